@@ -1,0 +1,3 @@
+"""Voqalize Sandbox: a mini Voqalize in your terminal."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,62 @@
+"""The ``sandbox`` command line: one sub-command per module in ``sandbox.commands``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from sandbox.errors import UserError
+
+#: Sub-commands, in the order ``sandbox --help`` lists them. Each module has
+#: ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+COMMANDS = ("run", "call", "check", "brain", "keys", "devices", "bench")
+
+
+def _load(name: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(f"sandbox.commands.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"sandbox.commands.{name}":
+            return None  # not built yet in this checkout
+        raise
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, with every available sub-command."""
+    parser = argparse.ArgumentParser(
+        prog="sandbox", description="A mini Voqalize in your terminal."
+    )
+    subs = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        module = _load(name)
+        if module is None:
+            continue
+        sub = subs.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(sub)
+        sub.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``sandbox`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    module: ModuleType | None = getattr(args, "_module", None)
+    if module is None:
+        parser.print_help()
+        return 2
+    try:
+        code: int = module.run(args)
+    except UserError as exc:
+        print(f"sandbox {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sub-commands of the ``sandbox`` command line, one module each."""
