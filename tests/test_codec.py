@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from sandbox.wire import WireError, body_name, decode, encode, envelope, pb
 from sandbox.wire.codec import body
 
+if TYPE_CHECKING:
+    # The stubs type a message's descriptors as either backend's classes.
+    from google._upb._message import FieldDescriptor as UpbFieldDescriptor
+
 ARMS = [field.name for field in pb.Envelope.DESCRIPTOR.oneofs_by_name["body"].fields]
 
 
-def _scalar(field: FieldDescriptor, n: int) -> object:
+def _scalar(field: FieldDescriptor | UpbFieldDescriptor, n: int) -> object:
     """A representative non-default value for a scalar field; ``n`` varies it."""
-    if field.type == FieldDescriptor.TYPE_ENUM:
+    if field.enum_type is not None:
         numbers = [v.number for v in field.enum_type.values if v.number != 0]
         return numbers[n % len(numbers)]
     if field.cpp_type == FieldDescriptor.CPPTYPE_STRING:
@@ -35,8 +41,7 @@ def _populate(msg: Message, depth: int = 0) -> None:
     Driven by the descriptor, so a field or arm added to the schema is covered
     without touching this test.
     """
-    descriptor: Descriptor = msg.DESCRIPTOR
-    for field in descriptor.fields:
+    for field in msg.DESCRIPTOR.fields:
         oneof = field.containing_oneof
         if oneof is not None and oneof.fields[0] is not field:
             continue  # a oneof holds one member (an optional field is a oneof of itself)

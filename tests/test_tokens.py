@@ -14,6 +14,7 @@ import jwt
 import platformdirs
 import pytest
 
+from sandbox.cli import main
 from sandbox.errors import UserError
 from sandbox.wire.tokens import (
     AUDIENCE,
@@ -219,3 +220,39 @@ def test_token_from_request(
     headers: dict[str, str], query: dict[str, str], found: str | None
 ) -> None:
     assert token_from_request(headers, query) == found
+
+
+def test_sandbox_keys_prints_the_public_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("VOQALIZE_SANDBOX_HOME", str(tmp_path))
+    assert main(["keys"]) == 0
+    out, err = capsys.readouterr()
+    private_path, public_path = key_paths()
+    assert private_path.parent == tmp_path / "keys"
+    assert out == public_path.read_text()
+    assert out.startswith("-----BEGIN PUBLIC KEY-----")
+    assert str(public_path) in err and str(private_path) in err
+    assert stat.S_IMODE(private_path.stat().st_mode) == 0o600
+    # A token the sandbox mints verifies against exactly what was printed.
+    token = mint_token(load_or_create_keys(), SESSION)
+    assert verify_token(token, out.encode(), SESSION)["sub"] == SESSION
+
+    assert main(["keys"]) == 0  # the second run prints the same pair, not a new one
+    assert capsys.readouterr().out == out
+
+    assert main(["keys", "--path"]) == 0
+    assert capsys.readouterr().out == f"{public_path}\n"
+
+
+def test_sandbox_keys_reports_an_unusable_home_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("VOQALIZE_SANDBOX_HOME", str(blocker))
+    assert main(["keys"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("sandbox keys: cannot set up the token signing key")
+    assert "Traceback" not in err

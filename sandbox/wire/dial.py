@@ -1,0 +1,170 @@
+"""Voqalize dials the brain: one WebSocket per call (or one relay socket), never reconnected.
+
+The first connect is retried for a few seconds, because a brain started beside the
+sandbox may not be listening yet. Two answers end that at once, because retrying
+cannot change them: an HTTP 401/403 at the handshake (the credential is wrong), and
+a close with code 4000 (the brain has no agent for this session) inside the
+handshake window. Once the socket is up, any close ends the call: a second
+connection would reach a fresh session with none of the first one's history.
+
+The handshake window is the opening handshake plus one ping round trip. A brain
+that refuses the session by closing right after accepting has sent its close before
+it answers that ping, so the close is seen here instead of on the call's first read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from urllib.parse import quote
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.client import process_exception
+from websockets.exceptions import ConnectionClosed, InvalidStatus, InvalidURI, WebSocketException
+
+from sandbox.errors import UserError
+
+#: Close code a brain (or the relay) sends when it has no agent for the session.
+NO_AGENT_CLOSE_CODE = 4000
+#: Largest incoming message accepted. Envelopes are small, but an RTVI payload
+#: may be 64 KiB and a brain's own frames are not ours to cap tightly.
+MAX_MESSAGE_BYTES = 16 * 2**20
+
+_FIRST_DELAY_S = 0.05
+_MAX_DELAY_S = 0.5
+_REFUSED_STATUSES = (401, 403)
+_START_HINT = "Is it running and listening there? `sandbox brain concierge --port 8765` runs one."
+
+
+class DialError(UserError):
+    """The brain could not be reached; the message says what to do next.
+
+    ``permanent`` is True when retrying cannot help (refused credential, no agent,
+    wrong URL) and False when the brain simply did not answer in time.
+    """
+
+    def __init__(self, message: str, *, permanent: bool) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
+def brain_url_with_session(brain_url: str, session_id: str) -> str:
+    """The inbound-leg URL: ``{brain_url}?session_id={session_id}``.
+
+    The path is used verbatim and other query parameters are kept as written; a
+    ``session_id`` already in the URL is replaced, so the socket names one session.
+    """
+    base, hash_mark, fragment = brain_url.partition("#")
+    before, _, query = base.partition("?")
+    kept = [p for p in query.split("&") if p and p.partition("=")[0] != "session_id"]
+    kept.append(f"session_id={quote(session_id, safe='')}")
+    return f"{before}?{'&'.join(kept)}{hash_mark}{fragment}"
+
+
+async def dial(
+    brain_url: str,
+    session_id: str,
+    token: str,
+    *,
+    relay: bool = False,
+    retry_for_s: float = 5.0,
+    open_timeout_s: float = 5.0,
+) -> ClientConnection:
+    """Open the socket to a brain, presenting ``Authorization: Bearer <token>``.
+
+    The inbound leg dials :func:`brain_url_with_session`; the relay leg (``relay=True``)
+    dials ``brain_url`` as given (its path should be ``/agent``) with no session query,
+    since that one socket carries many sessions. Transient failures (refused, timed
+    out, dropped, HTTP 5xx) are retried with short backoff until ``retry_for_s`` has
+    passed; each attempt may take ``open_timeout_s``. Raises DialError.
+    """
+    url = brain_url if relay else brain_url_with_session(brain_url, session_id)
+    headers = {"Authorization": f"Bearer {token}"}
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + retry_for_s
+    delays = _backoff()
+    while True:
+        try:
+            return await _open(url, headers, open_timeout_s)
+        except (OSError, TimeoutError, WebSocketException) as exc:
+            failure = _failure(brain_url, exc)
+        if failure.permanent:
+            raise failure
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            raise DialError(
+                f"could not reach the brain at {brain_url} within {retry_for_s:g} s "
+                f"({failure}). {_START_HINT}",
+                permanent=False,
+            )
+        await asyncio.sleep(min(next(delays), remaining))
+
+
+async def _open(url: str, headers: dict[str, str], open_timeout_s: float) -> ClientConnection:
+    conn = await connect(
+        url, additional_headers=headers, open_timeout=open_timeout_s, max_size=MAX_MESSAGE_BYTES
+    )
+    try:
+        pong = await conn.ping()
+        async with asyncio.timeout(open_timeout_s):
+            await pong
+    except BaseException:
+        conn.transport.abort()  # nothing of this connection is worth a closing handshake
+        raise
+    return conn
+
+
+def _backoff() -> Iterator[float]:
+    delay = _FIRST_DELAY_S
+    while True:
+        yield delay
+        delay = min(delay * 2, _MAX_DELAY_S)
+
+
+def _failure(brain_url: str, exc: Exception) -> DialError:
+    """Word one failed attempt, and say whether another attempt could succeed."""
+    if isinstance(exc, InvalidURI):
+        return DialError(
+            f"{brain_url!r} is not a WebSocket URL: use ws://host:port/path or wss://host/path",
+            permanent=True,
+        )
+    if isinstance(exc, InvalidStatus):
+        status = exc.response.status_code
+        if status in _REFUSED_STATUSES:
+            return DialError(
+                f"the brain at {brain_url} refused the connection token (HTTP {status}). "
+                "It must verify tokens against this sandbox's public key, which "
+                "`sandbox keys` prints.",
+                permanent=True,
+            )
+        if process_exception(exc) is None:
+            return DialError(f"HTTP {status}", permanent=False)
+        return DialError(
+            f"the brain at {brain_url} answered HTTP {status} instead of accepting a "
+            "WebSocket. Check the URL: its path is used verbatim.",
+            permanent=True,
+        )
+    if isinstance(exc, ConnectionClosed):
+        code = exc.rcvd.code if exc.rcvd is not None else None
+        reason = exc.rcvd.reason if exc.rcvd is not None else ""
+        if code == NO_AGENT_CLOSE_CODE:
+            return DialError(
+                f"the brain at {brain_url} has no agent for this session (close code "
+                f"{code}{': ' + reason if reason else ''}). Check that the agent is "
+                "connected and that this brain serves it.",
+                permanent=True,
+            )
+        return DialError(f"it closed the connection at once: {exc}", permanent=False)
+    if process_exception(exc) is None:
+        return DialError(_reason(exc), permanent=False)
+    return DialError(
+        f"the WebSocket handshake with the brain at {brain_url} failed: {exc}", permanent=True
+    )
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc) or type(exc).__name__
+    return str(exc)
