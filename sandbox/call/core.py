@@ -1,0 +1,614 @@
+"""CallCore: everything Voqalize does on the wire, as a sans-I/O state machine.
+
+The host feeds it events — an envelope from the brain, a committed caller turn, a
+barge-in, playout progress, app frames, the time — each with the current time in
+milliseconds, and carries out the effects it returns. The core owns every rule of the
+wire: turns and the floor, brackets, the watermark, exactly one Finalize per bracket in
+the order the units opened, SpeechCancel, the control leg, idle, the RTVI whitelist,
+TurnStep, errors and the end of the call. It has no clock, no socket and no audio.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from google.protobuf.json_format import MessageToDict
+
+from sandbox.call import outcome as outcomes
+from sandbox.call.effects import (
+    CallEnded,
+    CallerShown,
+    CloseUnit,
+    CutPlayout,
+    Effect,
+    ListenWith,
+    Notice,
+    OpenUnit,
+    SendFrame,
+    SpeakText,
+    StateChanged,
+    ToApp,
+    UnitChanged,
+)
+from sandbox.call.idle import IdleTimer
+from sandbox.call.rtvi import app_frame_problem, brain_frame_problem, rtvi_name
+from sandbox.call.settings import Capabilities, Settings, merged, validate
+from sandbox.call.units import Bracket, Fate, Unit
+from sandbox.wire import WIRE_VERSION, pb
+from sandbox.wire.catalog import ISO_BY_LANGUAGE, RTVI_TYPE_BY_NAME
+from sandbox.wire.codec import envelope
+
+#: Frames only Voqalize originates; a brain sending one breaks the wire.
+_VOQALIZE_ONLY = frozenset(
+    {"session_start", "user_message", "user_idle", "interruption", "finalize", "response"}
+)
+DEFAULT_CAPABILITIES = (pb.CAPABILITY_SPEECH_CANCEL, pb.CAPABILITY_TURN_STEPS)
+#: How long a minted turn may go unanswered before the user is told the brain is slow.
+DEFAULT_STALL_MS = 10_000
+
+
+@dataclass(frozen=True)
+class WireErrorRecord:
+    """One error either side reported, for the call's record."""
+
+    t_ms: int
+    dir: str  # "out": Voqalize told the brain; "in": the brain told Voqalize
+    code: str
+    message: str
+    fatal: bool
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One TurnStep, recorded beside its turn. Counts left out stay absent, not zero."""
+
+    t_ms: int
+    turn_id: int
+    step: dict[str, Any]
+
+
+@dataclass
+class _Pending:
+    """Why the floor is busy while no unit is open: a turn the brain still owes an answer."""
+
+    turn_id: int
+    since_ms: int
+    warned: bool = False
+
+
+@dataclass
+class CallCore:
+    """One session of the mini Voqalize. Every public method returns the effects to carry out."""
+
+    session_id: str
+    caps: Capabilities
+    init: str = "{}"
+    settings: Settings = field(default_factory=Settings)
+    capabilities: tuple[int, ...] = DEFAULT_CAPABILITIES
+    stall_ms: int = DEFAULT_STALL_MS
+
+    turn: int = 0
+    watermark: int = 0
+    units: list[Unit] = field(default_factory=list)
+    steps: list[StepRecord] = field(default_factory=list)
+    errors: list[WireErrorRecord] = field(default_factory=list)
+    caller_lines: list[str] = field(default_factory=list)
+    alignment_skips: int = 0
+    ended: CallEnded | None = None
+
+    _by_id: dict[int, Unit] = field(default_factory=dict)
+    _refused: set[int] = field(default_factory=set)
+    _next_finalize: int = 0
+    _pending: _Pending | None = None
+    _caller_active: bool = False
+    _stt_language_pending: int | None = None
+    _brain_ending: bool = False
+    _interrupted: bool = False
+    _state: str = ""
+    _idle: IdleTimer = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._idle = IdleTimer(self.settings.idle_ms)
+
+    # ---------------------------------------------------------------- opening
+
+    def start(self, now: int) -> list[Effect]:
+        """Open the session: SessionStart is the first envelope and mints turn 1."""
+        self.turn = 1
+        self._pending = _Pending(1, now)
+        start = pb.SessionStart(
+            turn_id=1,
+            session_id=self.session_id,
+            init=self.init,
+            wire_version=WIRE_VERSION,
+            capabilities=list(self.capabilities),  # type: ignore[arg-type]
+        )
+        out: list[Effect] = [SendFrame(envelope(start)), self._listen_with()]
+        self._idle.silent_from(now)
+        return out + self._state_effects()
+
+    @property
+    def started(self) -> bool:
+        """SessionStart has been sent."""
+        return self.turn > 0
+
+    # ------------------------------------------------------------ brain side
+
+    def from_brain(self, env: pb.Envelope, now: int) -> list[Effect]:
+        """One decoded envelope from the brain."""
+        if self.ended is not None:
+            return []
+        if not self.started:
+            return [Notice("error", "the brain spoke before SessionStart; frame dropped")]
+        arm = env.WhichOneof("body")
+        if arm is None or arm in _VOQALIZE_ONLY:
+            return self._protocol(now, f"{arm or 'an empty envelope'} is not sent by a brain")
+        handler = getattr(self, f"_on_{arm}")
+        out: list[Effect] = handler(getattr(env, arm), now)
+        return out + self._state_effects()
+
+    def brain_malformed(self, detail: str, now: int) -> list[Effect]:
+        """The brain sent something that is not an envelope; say so and go on."""
+        if self.ended is not None:
+            return []
+        return self._error_out(now, pb.ERROR_CODE_MALFORMED, detail)
+
+    def brain_closed(self, detail: str, now: int) -> list[Effect]:
+        """The brain's socket closed. The socket is the session: the call ends."""
+        if self.ended is not None:
+            return []
+        return self._end(now, ended_by="brain_closed", detail=detail, say_end=False)
+
+    def _on_speech_start(self, msg: pb.SpeechStart, now: int) -> list[Effect]:
+        sid, turn = msg.speech_id, msg.turn_id
+        if sid == 0:
+            return self._protocol(now, "SpeechStart with speech_id 0 (unset); frame dropped")
+        if sid in self._by_id or sid in self._refused:
+            return self._protocol(now, f"SpeechStart reuses speech_id {sid}; frame dropped")
+        if turn == 0 or turn > self.turn:
+            self._refused.add(sid)
+            return self._protocol(
+                now, f"SpeechStart {sid} names turn {turn}, which was never minted; unit refused"
+            )
+        unit = Unit(sid, turn, self.settings.voice, self.settings.tts_language, now)
+        self.units.append(unit)
+        self._by_id[sid] = unit
+        if self._pending is not None and turn >= self._pending.turn_id:
+            self._pending = None
+        self._idle.disarm()
+        if turn <= self.watermark:
+            # Opened for a dead turn: it is owed a Finalize and will never play.
+            return [*self._resolve(unit, Fate.DEAD_ON_ARRIVAL, now), *self._flush()]
+        return [OpenUnit(sid, unit.voice, unit.language), UnitChanged(sid)]
+
+    def _on_speech_chunk(self, msg: pb.SpeechChunk, now: int) -> list[Effect]:
+        unit = self._by_id.get(msg.speech_id)
+        if unit is None:
+            if msg.speech_id in self._refused:
+                return []
+            return self._protocol(
+                now, f"SpeechChunk for speech_id {msg.speech_id} outside an open unit"
+            )
+        if unit.bracket is Bracket.CANCELLED:
+            unit.discarded.append(msg.text)  # sent before the brain saw its own cut land
+            return []
+        if unit.bracket is Bracket.ENDED:
+            return self._protocol(
+                now, f"SpeechChunk for speech_id {unit.speech_id} after SpeechEnd"
+            )
+        if unit.fate is not None:
+            unit.discarded.append(msg.text)  # a dead turn's late text is never spoken
+            return [UnitChanged(unit.speech_id)]
+        if not msg.text:
+            return []
+        unit.cursor.extend(msg.text)
+        if unit.first_text_ms is None:
+            unit.first_text_ms = now
+        return [SpeakText(unit.speech_id, msg.text), UnitChanged(unit.speech_id)]
+
+    def _on_speech_end(self, msg: pb.SpeechEnd, now: int) -> list[Effect]:
+        unit = self._by_id.get(msg.speech_id)
+        if unit is None:
+            if msg.speech_id in self._refused:
+                return []
+            return self._protocol(now, f"SpeechEnd for speech_id {msg.speech_id}, never opened")
+        if unit.bracket is Bracket.CANCELLED:
+            return []
+        if unit.bracket is Bracket.ENDED:
+            return self._protocol(now, f"second SpeechEnd for speech_id {unit.speech_id}")
+        unit.bracket = Bracket.ENDED
+        if unit.fate is not None:
+            return []
+        if not unit.generated:
+            return [
+                CloseUnit(unit.speech_id),
+                *self._resolve(unit, Fate.SILENT, now),
+                *self._flush(),
+            ]
+        return [CloseUnit(unit.speech_id)]
+
+    def _on_speech_cancel(self, msg: pb.SpeechCancel, now: int) -> list[Effect]:
+        unit = self._by_id.get(msg.speech_id)
+        if msg.speech_id == 0 or unit is None:
+            if msg.speech_id in self._refused:
+                return []
+            return self._protocol(
+                now,
+                f"SpeechCancel names speech_id {msg.speech_id}, which this session never opened",
+            )
+        if pb.CAPABILITY_SPEECH_CANCEL not in self.capabilities:
+            return []  # not honoured here: the unit plays out and reports its full text
+        if unit.finalized or unit.bracket is Bracket.CANCELLED:
+            return []  # its one Finalize has gone, or is already owed by the first cancel
+        # Today the cut is the whole floor: every unit still playing, queued or open.
+        out: list[Effect] = []
+        in_play = False
+        for other in self._unresolved():
+            in_play = in_play or bool(other.generated)
+            if other.bracket is Bracket.OPEN:
+                other.bracket = Bracket.CANCELLED
+            out += self._resolve(other, Fate.CANCELLED, now)
+        if unit.bracket is Bracket.OPEN:
+            unit.bracket = Bracket.CANCELLED
+        if in_play:
+            out.insert(0, CutPlayout("cancel"))
+        return out + self._flush() + self._maybe_silent(now)
+
+    def _on_request(self, msg: pb.Request, now: int) -> list[Effect]:
+        if msg.WhichOneof("op") != "configure":
+            return [self._response(msg.request_id, "the request names no operation")]
+        problem, out = self._apply(msg.configure, now)
+        return [self._response(msg.request_id, problem), *out]
+
+    def _on_rtvi(self, msg: pb.RTVIFrame, now: int) -> list[Effect]:
+        problem = brain_frame_problem(msg)
+        if problem:
+            return self._protocol(now, f"{problem}; frame dropped")
+        # turn_id annotates traces and never reaches the app.
+        return [ToApp(rtvi_name(msg.type), msg.data, msg.id if msg.HasField("id") else None)]
+
+    def _on_turn_step(self, msg: pb.TurnStep, now: int) -> list[Effect]:
+        if pb.CAPABILITY_TURN_STEPS not in self.capabilities:
+            return []  # skipped, as a Voqalize that does not list the capability does
+        if msg.turn_id == 0 or msg.turn_id > self.turn:
+            return self._protocol(now, f"TurnStep names turn {msg.turn_id}, never minted")
+        step = MessageToDict(msg, preserving_proto_field_name=True)
+        self.steps.append(StepRecord(now, msg.turn_id, step))
+        return []
+
+    def _on_end(self, msg: pb.End, now: int) -> list[Effect]:
+        # Hang up once what is already playing has played out and been reported.
+        self._brain_ending = True
+        return self._maybe_finish(now)
+
+    def _on_cancel(self, msg: pb.Cancel, now: int) -> list[Effect]:
+        return self._end(now, ended_by="brain_cancel", detail=msg.reason, say_end=False)
+
+    def _on_error(self, msg: pb.Error, now: int) -> list[Effect]:
+        code = pb.ErrorCode.Name(msg.code) if msg.code in pb.ErrorCode.values() else str(msg.code)
+        self.errors.append(WireErrorRecord(now, "in", code, msg.message, msg.fatal))
+        words = f"brain error {code.removeprefix('ERROR_CODE_')}: {msg.message}"
+        if not msg.fatal:
+            return [Notice("warning", words)]
+        ended = self._end(now, ended_by="brain_error", detail=msg.message, say_end=False)
+        return [Notice("error", words), *ended]
+
+    # ----------------------------------------------------------- caller side
+
+    def caller_speaking(self, now: int) -> list[Effect]:
+        """Voice activity began on the caller's side (not yet a barge-in or a turn)."""
+        if self.ended is not None or self._caller_active:
+            return []
+        self._caller_active = True
+        self._idle.caller_spoke()
+        return self._state_effects()
+
+    def caller_quiet(self, now: int) -> list[Effect]:
+        """The caller's sound stopped without a turn (noise, a dropped empty close)."""
+        if self.ended is not None or not self._caller_active:
+            return []
+        self._caller_active = False
+        out = self._land_stt_language()
+        return out + self._maybe_silent(now) + self._state_effects()
+
+    def backchannel(self, text: str, now: int) -> list[Effect]:
+        """A short acknowledgement over the bot: shown, never a turn, never a cut."""
+        if self.ended is not None:
+            return []
+        return [CallerShown("backchannel", text, None)]
+
+    def barge_in(self, now: int) -> list[Effect]:
+        """Sustained caller speech over the bot took the floor: kill what is in flight."""
+        if self.ended is not None:
+            return []
+        self._caller_active = True
+        self._idle.caller_spoke()
+        return self._interrupt(now, taken=True) + self._state_effects()
+
+    def caller_turn(self, text: str, now: int, *, typed: bool = False) -> list[Effect]:
+        """A committed caller turn (spoken, or typed as the app's send-text)."""
+        if self.ended is not None:
+            return []
+        text = text.strip()
+        self._caller_active = False
+        if not text:
+            return self._maybe_silent(now) + self._state_effects()
+        out = self._interrupt(now)  # a new turn outranks anything still owed or in play
+        out += self._land_stt_language()
+        self._interrupted = False
+        self.turn += 1
+        self.caller_lines.append(text)
+        self._pending = _Pending(self.turn, now)
+        self._idle.caller_spoke()
+        self._idle.silent_from(now)
+        out.append(SendFrame(envelope(pb.UserMessage(turn_id=self.turn, text=text))))
+        out.append(CallerShown("typed" if typed else "spoken", text, self.turn))
+        return out + self._state_effects()
+
+    def from_app(self, rtvi_type: str, data: str, rtvi_id: str | None, now: int) -> list[Effect]:
+        """An RTVI message from the app. send-text becomes a caller turn; the rest cross."""
+        if self.ended is not None:
+            return []
+        number = RTVI_TYPE_BY_NAME.get(rtvi_type, -1)
+        if number == pb.RTVI_TYPE_SEND_TEXT:
+            return self.caller_turn(_send_text_content(data), now, typed=True)
+        problem = app_frame_problem(number, data) if number >= 0 else f"unknown RTVI {rtvi_type}"
+        if problem:
+            return [Notice("error", f"{problem}; not sent")]
+        frame = pb.RTVIFrame(type=number, data=data)  # type: ignore[arg-type]
+        if rtvi_id is not None:
+            frame.id = rtvi_id
+        return [SendFrame(envelope(frame))]
+
+    def configure(self, config: pb.Config, now: int) -> tuple[str | None, list[Effect]]:
+        """A settings change from the user, validated and landing as a brain's Config would."""
+        if self.ended is not None:
+            return "the call has ended", []
+        problem, out = self._apply(config, now)
+        return problem, out + self._state_effects()
+
+    def hang_up(self, now: int) -> list[Effect]:
+        """The caller ends the call."""
+        if self.ended is not None:
+            return []
+        return self._end(now, ended_by="caller", detail="", say_end=True)
+
+    # --------------------------------------------------------------- playout
+
+    def word_played(self, speech_id: int, word: str, now: int) -> list[Effect]:
+        """The playout clock released one word of a unit: it counts as heard."""
+        unit = self._by_id.get(speech_id)
+        if unit is None or unit.fate is not None:
+            return []  # a word racing a cut lands after the unit's heard text is fixed
+        if not unit.cursor.played(word):
+            self.alignment_skips += 1
+        return [UnitChanged(speech_id)]
+
+    def unit_played(self, speech_id: int, now: int) -> list[Effect]:
+        """All of a closed unit's audio has been released."""
+        unit = self._by_id.get(speech_id)
+        if unit is None or unit.fate is not None or unit.bracket is not Bracket.ENDED:
+            return []
+        unit.cursor.played_all()
+        out = self._resolve(unit, Fate.PLAYED, now) + self._flush()
+        return out + self._maybe_silent(now) + self._maybe_finish(now) + self._state_effects()
+
+    # ------------------------------------------------------------------ time
+
+    def next_deadline(self) -> int | None:
+        """When ``tick`` next has something to do, or None."""
+        if self.ended is not None:
+            return None
+        times = [self._idle.deadline()]
+        if self._pending is not None and not self._pending.warned:
+            times.append(self._pending.since_ms + self.stall_ms)
+        due = [t for t in times if t is not None]
+        return min(due) if due else None
+
+    def tick(self, now: int) -> list[Effect]:
+        """Time passed: fire the idle turn or the stall warning when due."""
+        if self.ended is not None:
+            return []
+        out: list[Effect] = []
+        pend = self._pending
+        if pend is not None and not pend.warned and now >= pend.since_ms + self.stall_ms:
+            pend.warned = True
+            out.append(
+                Notice(
+                    "warning",
+                    f"the brain has not answered turn {pend.turn_id} after "
+                    f"{(now - pend.since_ms) / 1000:.0f} s; the call goes on",
+                )
+            )
+        if not self._caller_active and not self._unresolved():
+            fired = self._idle.fire(now)
+            if fired is not None:
+                level, idle_ms = fired
+                self.turn += 1
+                self._pending = _Pending(self.turn, now)
+                idle = pb.UserIdle(turn_id=self.turn, level=level, idle_ms=idle_ms)
+                out.append(SendFrame(envelope(idle)))
+                out.append(CallerShown("idle", f"silent for {idle_ms / 1000:.1f} s", self.turn))
+        return out + self._state_effects()
+
+    # ------------------------------------------------------------- reporting
+
+    @property
+    def state(self) -> str:
+        """listening, caller speaking, thinking, speaking, interrupted, or ended."""
+        if self.ended is not None:
+            return "ended"
+        if self._caller_active:
+            return "interrupted" if self._interrupted else "caller speaking"
+        if any(u.generated for u in self._unresolved()):
+            return "speaking"
+        if self._pending is not None or self._unresolved():
+            return "thinking"
+        return "listening"
+
+    def outcome(self) -> str:
+        """The word the call's record ends with."""
+        greeting = [u for u in self.units if u.turn_id == 1]
+        return outcomes.decide(
+            reached=self.started and not self._refused_version(),
+            greeting_attempted=any(u.generated for u in greeting),
+            greeting_heard=any(u.heard for u in greeting),
+            caller_lines=self.caller_lines,
+        )
+
+    def unit(self, speech_id: int) -> Unit | None:
+        """A unit by its brain-minted id."""
+        return self._by_id.get(speech_id)
+
+    # -------------------------------------------------------------- internals
+
+    def _unresolved(self) -> list[Unit]:
+        return [u for u in self.units[self._next_finalize :] if u.fate is None]
+
+    def _resolve(self, unit: Unit, fate: Fate, now: int) -> list[Effect]:
+        unit.fate = fate
+        unit.resolved_ms = now
+        return [UnitChanged(unit.speech_id)]
+
+    def _flush(self) -> list[Effect]:
+        """Send every Finalize that is due: oldest unit first, none overtaking another."""
+        out: list[Effect] = []
+        while self._next_finalize < len(self.units):
+            unit = self.units[self._next_finalize]
+            if unit.fate is None:
+                break
+            unit.finalized = True
+            self._next_finalize += 1
+            fin = pb.Finalize(speech_id=unit.speech_id, heard_text=unit.heard)
+            out += [SendFrame(envelope(fin)), UnitChanged(unit.speech_id)]
+        return out
+
+    def _interrupt(self, now: int, *, taken: bool = False) -> list[Effect]:
+        """Raise the watermark to the current turn and cut what is in flight.
+
+        ``taken``: the caller took the floor over the bot (a decided barge-in): the turn
+        dies even if nothing is playing this instant (a cancel may just have cut it).
+        Otherwise only when something is in flight or an answer is still owed, so a
+        caller who resumes is not answered twice; the optional greeting is exempt.
+        """
+        in_flight = self._unresolved()
+        owed = self._pending is not None and self._pending.turn_id > 1
+        if self.turn <= self.watermark or not (in_flight or owed or taken):
+            return []
+        through = self.turn
+        self.watermark = max(self.watermark, through)
+        self._pending = None
+        self._interrupted = True
+        out: list[Effect] = [SendFrame(envelope(pb.Interruption(through_turn=through)))]
+        if any(u.generated for u in in_flight):
+            out.append(CutPlayout("barge-in"))
+        for unit in in_flight:
+            out += self._resolve(unit, Fate.BARGED, now)
+        return out + self._flush()
+
+    def _maybe_silent(self, now: int) -> list[Effect]:
+        """When nothing is in play and nobody speaks, the idle wait starts."""
+        if not self._caller_active and not self._unresolved() and self._idle.anchor is None:
+            self._idle.silent_from(now)
+        return []
+
+    def _maybe_finish(self, now: int) -> list[Effect]:
+        if self._brain_ending and not self._unresolved():
+            return self._end(now, ended_by="brain", detail="", say_end=False)
+        return []
+
+    def _end(self, now: int, *, ended_by: str, detail: str, say_end: bool) -> list[Effect]:
+        out: list[Effect] = []
+        left = self._unresolved()
+        if any(u.generated for u in left):
+            out.append(CutPlayout("end"))
+        for unit in left:
+            out += self._resolve(unit, Fate.ABANDONED, now)
+        out += self._flush()  # every bracket still gets its one Finalize
+        if say_end:
+            out.append(SendFrame(envelope(pb.End())))
+        self.ended = CallEnded(self.outcome(), ended_by, detail)
+        return [*out, self.ended, *self._state_effects()]
+
+    def _apply(self, config: pb.Config, now: int) -> tuple[str | None, list[Effect]]:
+        problem = validate(config, self.settings, self.caps)
+        if problem:
+            return problem, [Notice("warning", f"config rejected: {problem}")]
+        before = self.settings
+        after = merged(config, before)
+        out: list[Effect] = []
+        if after.stt_language != before.stt_language and self._caller_active:
+            # The turn being spoken still transcribes as spoken; the change lands at commit.
+            self._stt_language_pending = after.stt_language
+            after = _with_stt_language(after, before.stt_language)
+        self.settings = after
+        if config.idle.HasField("timeout_ms"):
+            self._idle.set_timeout(after.idle_ms, now)
+        if (after.stt_language, after.patience) != (before.stt_language, before.patience):
+            out.append(self._listen_with())
+        out.append(Notice("info", f"config: {after.describe()}"))
+        return None, out
+
+    def _land_stt_language(self) -> list[Effect]:
+        if self._stt_language_pending is None:
+            return []
+        self.settings = _with_stt_language(self.settings, self._stt_language_pending)
+        self._stt_language_pending = None
+        return [self._listen_with()]
+
+    def _listen_with(self) -> ListenWith:
+        lang = ISO_BY_LANGUAGE.get(self.settings.stt_language, "en")
+        return ListenWith(lang, self.settings.effective_patience)
+
+    def _response(self, request_id: int, problem: str | None) -> SendFrame:
+        status = pb.STATUS_REJECTED if problem else pb.STATUS_ACCEPTED
+        resp = pb.Response(request_id=request_id, status=status, detail=problem or "")
+        return SendFrame(envelope(resp))
+
+    def _protocol(self, now: int, message: str) -> list[Effect]:
+        return self._error_out(now, pb.ERROR_CODE_PROTOCOL, message)
+
+    def _error_out(self, now: int, code: int, message: str) -> list[Effect]:
+        name = pb.ErrorCode.Name(code)
+        self.errors.append(WireErrorRecord(now, "out", name, message, False))
+        err = pb.Error(code=code, message=message, fatal=False)  # type: ignore[arg-type]
+        words = f"brain broke the wire ({name.removeprefix('ERROR_CODE_')}): {message}"
+        return [SendFrame(envelope(err)), Notice("warning", words)]
+
+    def _refused_version(self) -> bool:
+        return any(
+            e.dir == "in" and e.fatal and e.code == "ERROR_CODE_VERSION" for e in self.errors
+        )
+
+    def _state_effects(self) -> list[Effect]:
+        state = self.state
+        if state == self._state:
+            return []
+        self._state = state
+        return [StateChanged(state)]
+
+
+def _with_stt_language(settings: Settings, language: int) -> Settings:
+    return replace(settings, stt_language=language)
+
+
+def _send_text_content(data: str) -> str:
+    """The text of an RTVI send-text: pipecat puts it in ``content`` (``text`` accepted too)."""
+    try:
+        payload = json.loads(data) if data else {}
+    except json.JSONDecodeError:
+        return data
+    if isinstance(payload, dict):
+        for key in ("content", "text"):
+            value = payload.get(key)
+            if isinstance(value, str):
+                return value
+    return payload if isinstance(payload, str) else ""
+
+
+def sent_frames(effects: Iterable[Effect]) -> list[pb.Envelope]:
+    """The envelopes among a batch of effects, in order (handy for tests and drivers)."""
+    return [e.env for e in effects if isinstance(e, SendFrame)]

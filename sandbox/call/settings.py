@@ -1,0 +1,117 @@
+"""How the call behaves (voice, languages, patience, idle) and the Config deltas that move it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
+
+from sandbox.wire import pb
+from sandbox.wire.catalog import language_name, voice_name
+
+#: The calibration the deployment runs when patience is unset.
+DEFAULT_PATIENCE = 7
+PATIENCE_RANGE = range(0, 11)
+DEFAULT_IDLE_MS = 8000
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings in force. ``patience`` None means unset (the default calibration, 7)."""
+
+    voice: int = pb.VOICE_JOE
+    tts_language: int = pb.LANGUAGE_EN
+    stt_language: int = pb.LANGUAGE_EN
+    patience: int | None = None
+    idle_ms: int = DEFAULT_IDLE_MS
+
+    @property
+    def effective_patience(self) -> int:
+        """The patience the recognizer runs at: unset is the default calibration."""
+        return DEFAULT_PATIENCE if self.patience is None else self.patience
+
+    def describe(self) -> str:
+        """One line for a status bar."""
+        idle = f"{self.idle_ms} ms" if self.idle_ms else "off"
+        return (
+            f"voice {voice_name(self.voice)} · speak {language_name(self.tts_language)}"
+            f" · hear {language_name(self.stt_language)} · patience {self.effective_patience}"
+            f" · idle {idle}"
+        )
+
+
+def patience_error(patience: int) -> str | None:
+    """The one wording for a patience off the scale, at whichever door it arrives."""
+    if patience in PATIENCE_RANGE:
+        return None
+    return f"stt.patience must be between 0 and 10 (got {patience})"
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What the speech tier can serve, asked at run time rather than frozen in the wire."""
+
+    languages_spoken: Callable[[int], Collection[int]]
+    stt_languages: Collection[int] | None = None  # None: the recognizer takes any language
+
+
+def validate(config: pb.Config, current: Settings, caps: Capabilities) -> str | None:
+    """Why this Config must be refused whole, or None when it can be applied whole."""
+    tts_lang = config.tts.HasField("language")
+    stt_lang = config.stt.HasField("language")
+    if tts_lang != stt_lang:
+        named, missing = ("tts", "stt") if tts_lang else ("stt", "tts")
+        return (
+            f"{named}.language is set but {missing}.language is not: name a language on both "
+            "legs (they may differ) so the call is never heard in one and spoken in another"
+        )
+    if config.stt.HasField("patience"):
+        problem = patience_error(config.stt.patience)
+        if problem:
+            return problem
+    voice = config.tts.voice if config.tts.HasField("voice") else current.voice
+    if config.tts.HasField("voice"):
+        if voice not in pb.Voice.values() or voice == pb.VOICE_UNSPECIFIED:
+            return f"tts.voice {voice} is not a voice this Voqalize knows"
+        if not caps.languages_spoken(voice):
+            return f"voice {voice_name(voice)} is not installed here; see voices/README.md"
+    if tts_lang:
+        for leg, lang in (("tts", config.tts.language), ("stt", config.stt.language)):
+            if lang == pb.LANGUAGE_UNSPECIFIED or lang not in pb.Language.values():
+                return f"{leg}.language {lang} is not a language in the catalog"
+        spoken = caps.languages_spoken(voice)
+        if config.tts.language not in spoken:
+            names = ", ".join(language_name(lang) for lang in spoken) or "none"
+            return (
+                f"voice {voice_name(voice)} does not speak "
+                f"{language_name(config.tts.language)}; it speaks: {names}"
+            )
+        heard = caps.stt_languages
+        if heard is not None and config.stt.language not in heard:
+            names = ", ".join(sorted(language_name(lang) for lang in heard))
+            return (
+                f"the recognizer cannot transcribe {language_name(config.stt.language)}; "
+                f"it serves: {names}"
+            )
+    elif config.tts.HasField("voice") and current.tts_language not in caps.languages_spoken(voice):
+        names = ", ".join(language_name(lang) for lang in caps.languages_spoken(voice))
+        return (
+            f"voice {voice_name(voice)} does not speak {language_name(current.tts_language)}, "
+            f"the language in force; it speaks: {names}. Set tts.language and stt.language too"
+        )
+    return None
+
+
+def merged(config: pb.Config, current: Settings) -> Settings:
+    """The settings once every section of a validated Config is in force."""
+    out = current
+    if config.tts.HasField("voice"):
+        out = replace(out, voice=config.tts.voice)
+    if config.tts.HasField("language"):
+        out = replace(out, tts_language=config.tts.language)
+    if config.stt.HasField("language"):
+        out = replace(out, stt_language=config.stt.language)
+    if config.stt.HasField("patience"):
+        out = replace(out, patience=config.stt.patience)
+    if config.idle.HasField("timeout_ms"):
+        out = replace(out, idle_ms=config.idle.timeout_ms)
+    return out

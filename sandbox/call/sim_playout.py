@@ -1,0 +1,140 @@
+"""A simulated playout clock: speaks relayed text word by word at a speaking rate.
+
+Used where there is no audio (``--audio sim``, the conformance driver, typed mode): it
+takes the same effects the real audio engine takes and reports the same progress, so
+the call core cannot tell the difference. Sans-I/O: the caller advances its time.
+A word counts as heard at the midpoint of its slot, the rule the real clock uses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+
+from sandbox.call.effects import CloseUnit, CutPlayout, Effect, OpenUnit, SpeakText
+
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class WordPlayed:
+    """One word of a unit reached the (simulated) speaker."""
+
+    speech_id: int
+    word: str
+
+
+@dataclass(frozen=True)
+class UnitPlayed:
+    """All of a closed unit's words have played."""
+
+    speech_id: int
+
+
+@dataclass
+class _Queued:
+    speech_id: int
+    text: str = ""
+    taken: int = 0  # characters already turned into words
+    closed: bool = False
+    words: deque[str] = field(default_factory=deque)
+    ready_at: int = 0  # when its next word became ready to speak
+
+    def ripen(self) -> None:
+        """Move complete words (followed by a space, or all of them once closed) to play."""
+        for match in _WORD.finditer(self.text, self.taken):
+            if match.end() == len(self.text) and not self.closed:
+                break  # the word may continue in the next chunk
+            self.words.append(match.group())
+            self.taken = match.end()
+
+
+@dataclass
+class SimPlayout:
+    """Plays units in the order they opened, one word per slot of ``ms_per_word``."""
+
+    ms_per_word: int = 300
+    _queue: deque[_Queued] = field(default_factory=deque)
+    _by_id: dict[int, _Queued] = field(default_factory=dict)
+    _word_started: int | None = None
+    _word_heard: bool = False
+    _free_at: int = 0  # when the last word finished
+    words_played: int = 0
+
+    def apply(self, effect: Effect, now: int) -> None:
+        """Take one effect from the call core; effects not about playout are ignored."""
+        if isinstance(effect, OpenUnit):
+            unit = _Queued(effect.speech_id)
+            self._queue.append(unit)
+            self._by_id[effect.speech_id] = unit
+        elif isinstance(effect, SpeakText):
+            queued = self._by_id.get(effect.speech_id)
+            if queued is not None:
+                queued.text += effect.text
+                self._ripen(queued, now)
+        elif isinstance(effect, CloseUnit):
+            queued = self._by_id.get(effect.speech_id)
+            if queued is not None:
+                queued.closed = True
+                self._ripen(queued, now)
+        elif isinstance(effect, CutPlayout):
+            self._queue.clear()
+            self._by_id.clear()
+            self._word_started = None
+        if self._word_started is None and self._head_has_word():
+            self._word_started = max(now, self._free_at)
+
+    @property
+    def speaking(self) -> bool:
+        """A word is being spoken now."""
+        return self._word_started is not None
+
+    def next_deadline(self) -> int | None:
+        """When ``advance`` next has something to report."""
+        if self._word_started is not None:
+            half = self._word_started + self.ms_per_word // 2
+            return half if not self._word_heard else self._word_started + self.ms_per_word
+        if self._queue and self._queue[0].closed and not self._queue[0].words:
+            return 0  # a finished unit is waiting to be reported
+        return None
+
+    def advance(self, now: int) -> list[WordPlayed | UnitPlayed]:
+        """Report everything that played up to ``now``."""
+        out: list[WordPlayed | UnitPlayed] = []
+        while self._queue:
+            head = self._queue[0]
+            if self._word_started is None:
+                if head.words:
+                    self._word_started = max(self._free_at, head.ready_at)
+                    continue
+                if head.closed:
+                    self._queue.popleft()
+                    self._by_id.pop(head.speech_id, None)
+                    out.append(UnitPlayed(head.speech_id))
+                    continue
+                break  # waiting for more text
+            start = self._word_started
+            if not self._word_heard:
+                if now < start + self.ms_per_word // 2:
+                    break
+                self._word_heard = True
+                self.words_played += 1
+                out.append(WordPlayed(head.speech_id, head.words[0]))
+            if now < start + self.ms_per_word:
+                break
+            head.words.popleft()
+            self._word_heard = False
+            self._free_at = start + self.ms_per_word
+            self._word_started = self._free_at if head.words else None
+        return out
+
+    @staticmethod
+    def _ripen(queued: _Queued, now: int) -> None:
+        had_words = bool(queued.words)
+        queued.ripen()
+        if not had_words and queued.words:
+            queued.ready_at = now
+
+    def _head_has_word(self) -> bool:
+        return bool(self._queue) and bool(self._queue[0].words)

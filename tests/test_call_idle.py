@@ -1,0 +1,79 @@
+"""UserIdle: silence after the bot stops, escalating levels, reset on speech, 0 disables."""
+
+from __future__ import annotations
+
+from call_rig import Rig
+
+from sandbox.call.settings import Settings
+from sandbox.wire import pb
+
+
+def idles(rig: Rig) -> list[tuple[int, int, int]]:
+    return [
+        (e.user_idle.turn_id, e.user_idle.level, e.user_idle.idle_ms)
+        for e in rig.sent
+        if e.HasField("user_idle")
+    ]
+
+
+def greeted(idle_ms: int) -> Rig:
+    rig = Rig(settings=Settings(idle_ms=idle_ms))
+    rig.start()
+    rig.say(1, 1, "Hello.")  # plays 0..100 ms
+    rig.advance(100)
+    return rig
+
+
+def test_idle_fires_after_the_bot_stops_and_escalates() -> None:
+    rig = greeted(3000)
+    rig.advance(2999)
+    assert idles(rig) == []
+    rig.advance(1)
+    assert idles(rig) == [(2, 1, 3000)]
+    rig.advance(3000)  # the brain said nothing: the next nudge escalates
+    assert idles(rig)[-1] == (3, 2, 6000)
+
+
+def test_level_resets_when_the_caller_speaks() -> None:
+    rig = greeted(1000)
+    rig.advance(1000)
+    rig.say(2, 2, "Still there?")  # two words: 200 ms
+    rig.advance(200)
+    rig.advance(1000)
+    assert [lvl for _, lvl, _ in idles(rig)] == [1, 2]
+    rig.caller("yes")
+    rig.advance(1000)
+    assert idles(rig)[-1][1] == 1
+
+
+def test_no_idle_while_the_bot_speaks_or_the_caller_talks() -> None:
+    rig = greeted(500)
+    rig.take(rig.core.caller_speaking(rig.now))
+    rig.advance(5000)
+    assert idles(rig) == []
+    rig.take(rig.core.caller_quiet(rig.now))
+    rig.advance(500)
+    assert len(idles(rig)) == 1
+
+
+def test_zero_disables_idle_detection() -> None:
+    rig = greeted(0)
+    rig.advance(60_000)
+    assert idles(rig) == []
+
+
+def test_a_running_timer_restarts_on_the_new_duration() -> None:
+    rig = greeted(3000)
+    rig.advance(2000)
+    rig.brain(pb.Request(request_id=1, configure=pb.Config(idle=pb.IdleConfig(timeout_ms=2000))))
+    rig.advance(1999)
+    assert idles(rig) == []
+    rig.advance(1)
+    assert idles(rig) == [(2, 1, 4000)]  # idle_ms is the whole silence
+
+
+def test_unset_idle_section_leaves_the_timer_alone() -> None:
+    rig = greeted(1000)
+    rig.brain(pb.Request(request_id=1, configure=pb.Config(stt=pb.SttConfig(patience=5))))
+    rig.advance(1000)
+    assert len(idles(rig)) == 1
