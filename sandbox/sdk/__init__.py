@@ -1,0 +1,65 @@
+"""The brain SDK: the brain's side of the Voqalize wire, with the bookkeeping removed.
+
+A brain implements callbacks and yields speech; nothing in its surface names a turn::
+
+    from sandbox.sdk import Brain, SpeechChunk, SpeechEnd, SpeechStart
+
+    class Greeter(Brain):
+        async def greet(self, session):
+            return "Hi! How can I help?"
+
+        async def on_user_message(self, session, msg):
+            yield SpeechStart()
+            yield SpeechChunk(f"You said: {msg.text}")
+            yield SpeechEnd()
+
+Serve it with :func:`serve` (or ``sandbox brain module:Greeter``), or host it in
+process with :class:`BrainConnection`.
+"""
+
+from sandbox.sdk.actions import Action, ui_command
+from sandbox.sdk.brain import Brain
+from sandbox.sdk.config import Config, IdleConfig, SttConfig, TtsConfig
+from sandbox.sdk.connection import BrainConnection
+from sandbox.sdk.errors import (
+    CapabilityMissing,
+    ConfigError,
+    RequestRejected,
+    SdkError,
+    SessionClosed,
+)
+from sandbox.sdk.events import Error, Finalize, RTVIFrame, UserIdle, UserMessage
+from sandbox.sdk.server import BrainServer, serve
+from sandbox.sdk.session import Session
+from sandbox.sdk.speech import Chunk, Speech, SpeechChunk, SpeechEnd, SpeechStart
+from sandbox.sdk.steps import TurnStep
+
+__all__ = [
+    "Action",
+    "Brain",
+    "BrainConnection",
+    "BrainServer",
+    "CapabilityMissing",
+    "Chunk",
+    "Config",
+    "ConfigError",
+    "Error",
+    "Finalize",
+    "IdleConfig",
+    "RTVIFrame",
+    "RequestRejected",
+    "SdkError",
+    "Session",
+    "SessionClosed",
+    "Speech",
+    "SpeechChunk",
+    "SpeechEnd",
+    "SpeechStart",
+    "SttConfig",
+    "TtsConfig",
+    "TurnStep",
+    "UserIdle",
+    "UserMessage",
+    "serve",
+    "ui_command",
+]
