@@ -48,6 +48,9 @@ _VOQALIZE_ONLY = frozenset(
 DEFAULT_CAPABILITIES = (pb.CAPABILITY_SPEECH_CANCEL, pb.CAPABILITY_TURN_STEPS)
 #: How long a minted turn may go unanswered before the user is told the brain is slow.
 DEFAULT_STALL_MS = 10_000
+#: The greeting is a static line ("nothing waits on a model there"), and optional: after
+#: this long without one the call simply listens.
+GREETING_WAIT_MS = 2_000
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,13 @@ class _Pending:
 
     turn_id: int
     since_ms: int
+    limit_ms: int
     warned: bool = False
+
+    @property
+    def due_ms(self) -> int:
+        """When the wait lapses."""
+        return self.since_ms + self.limit_ms
 
 
 @dataclass
@@ -118,7 +127,7 @@ class CallCore:
     def start(self, now: int) -> list[Effect]:
         """Open the session: SessionStart is the first envelope and mints turn 1."""
         self.turn = 1
-        self._pending = _Pending(1, now)
+        self._pending = _Pending(1, now, GREETING_WAIT_MS)
         start = pb.SessionStart(
             turn_id=1,
             session_id=self.session_id,
@@ -341,7 +350,7 @@ class CallCore:
         self._interrupted = False
         self.turn += 1
         self.caller_lines.append(text)
-        self._pending = _Pending(self.turn, now)
+        self._pending = _Pending(self.turn, now, self.stall_ms)
         self._idle.caller_spoke()
         self._idle.silent_from(now)
         out.append(SendFrame(envelope(pb.UserMessage(turn_id=self.turn, text=text))))
@@ -404,7 +413,7 @@ class CallCore:
             return None
         times = [self._idle.deadline()]
         if self._pending is not None and not self._pending.warned:
-            times.append(self._pending.since_ms + self.stall_ms)
+            times.append(self._pending.due_ms)
         due = [t for t in times if t is not None]
         return min(due) if due else None
 
@@ -414,21 +423,18 @@ class CallCore:
             return []
         out: list[Effect] = []
         pend = self._pending
-        if pend is not None and not pend.warned and now >= pend.since_ms + self.stall_ms:
+        if pend is not None and not pend.warned and now >= pend.due_ms:
             pend.warned = True
-            out.append(
-                Notice(
-                    "warning",
-                    f"the brain has not answered turn {pend.turn_id} after "
-                    f"{(now - pend.since_ms) / 1000:.0f} s; the call goes on",
-                )
-            )
+            if pend.turn_id > 1:
+                waited = (now - pend.since_ms) / 1000
+                words = f"the brain has not answered turn {pend.turn_id} after {waited:.0f} s"
+                out.append(Notice("warning", f"{words}; the call goes on"))
         if not self._caller_active and not self._unresolved():
             fired = self._idle.fire(now)
             if fired is not None:
                 level, idle_ms = fired
                 self.turn += 1
-                self._pending = _Pending(self.turn, now)
+                self._pending = _Pending(self.turn, now, self.stall_ms)
                 idle = pb.UserIdle(turn_id=self.turn, level=level, idle_ms=idle_ms)
                 out.append(SendFrame(envelope(idle)))
                 out.append(CallerShown("idle", f"silent for {idle_ms / 1000:.1f} s", self.turn))
@@ -445,7 +451,7 @@ class CallCore:
             return "interrupted" if self._interrupted else "caller speaking"
         if any(u.generated for u in self._unresolved()):
             return "speaking"
-        if self._pending is not None or self._unresolved():
+        if (self._pending is not None and not self._pending.warned) or self._unresolved():
             return "thinking"
         return "listening"
 

@@ -1,0 +1,88 @@
+"""``sandbox call``: one call with no terminal UI, played from a caller script."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from sandbox.call.sim_playout import SimPlayout
+from sandbox.commands.options import add_call_options, call_options
+from sandbox.errors import UserError
+from sandbox.host.launch import brain_url_for, open_call
+from sandbox.host.script import Script, load_script
+from sandbox.host.script_runner import ScriptRunner
+from sandbox.record.recorder import default_report_path
+
+HELP = "run one headless call from a caller script (TOML) and write its report (JSON)"
+#: The simulated speaking rate when the script does not set one (~170 words a minute).
+DEFAULT_MS_PER_WORD = 350
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``sandbox call``."""
+    add_call_options(parser)
+    parser.add_argument("--script", required=True, type=Path, help="caller script (TOML)")
+    parser.add_argument("--report", type=Path, help="where to write the report JSON")
+    parser.add_argument(
+        "--audio",
+        choices=("sim", "real"),
+        default="sim",
+        help="sim: caller turns are text and playout is simulated (default)",
+    )
+    parser.add_argument("--ms-per-word", type=int, help="simulated speaking rate")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the call and print what was said and what was heard."""
+    script = load_script(args.script)
+    if args.audio == "real":
+        raise UserError("--audio real is not available in this build yet; use --audio sim")
+    rate = args.ms_per_word or script.ms_per_word or DEFAULT_MS_PER_WORD
+    report = asyncio.run(_call(args, script, rate))
+    _print_summary(report)
+    return 0 if report["outcome"] != "not_reached" else 1
+
+
+async def _call(args: argparse.Namespace, script: Script, ms_per_word: int) -> dict[str, Any]:
+    options = call_options(args)
+    async with brain_url_for(options) as url:
+        host = await open_call(options, url, SimPlayout(ms_per_word=ms_per_word))
+        runner = ScriptRunner(host, script)
+        path: Path = args.report or default_report_path(host.core.session_id)
+        play = asyncio.create_task(runner.run())
+        try:
+            await host.run()
+        finally:
+            play.cancel()
+            host.recorder.write(path, host.core, script_notes=runner.notes)
+    report: dict[str, Any] = json.loads(path.read_text())
+    report["_path"] = str(path)
+    return report
+
+
+def _print_summary(report: dict[str, Any]) -> None:
+    """The call as it went: caller turns and what the caller heard of each unit."""
+    print(f"session {report['session_id']} · outcome {report['outcome']} · {report['ended_by']}")
+    units = {u["speech_id"]: u for u in report["units"]}
+    for frame in report["frames"]:
+        if frame["dir"] == "out" and frame["type"] == "user_message":
+            print(f"  caller  [turn {frame['turn_id']}] {frame.get('text', '')}")
+        elif frame["dir"] == "out" and frame["type"] == "user_idle":
+            print(f"  (idle)  [turn {frame['turn_id']}] level {frame.get('level', 0)}")
+        elif frame["dir"] == "out" and frame["type"] == "interruption":
+            print(f"  ✋ barge-in: turns up to {frame['through_turn']} are dead")
+        elif frame["dir"] == "out" and frame["type"] == "finalize":
+            unit = units.get(frame["speech_id"], {})
+            heard = frame.get("heard_text", "")
+            mark = ""
+            if unit.get("interrupted"):
+                mark = f"   ✂ {unit['words_heard']} of {unit['words_total']} words heard"
+            print(f"  bot     [unit {frame['speech_id']}] {heard!r}{mark}")
+    for err in report["errors"]:
+        print(f"  error ({err['dir']}) {err['code']}: {err['message']}")
+    for note in report.get("script_notes", []):
+        print(f"  note: {note}")
+    print(f"report: {report['_path']}")

@@ -1,0 +1,45 @@
+"""Options shared by the commands that place a call (``run`` and ``call``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, patience_error
+from sandbox.errors import UserError
+from sandbox.host.launch import CallOptions, check_init
+from sandbox.wire.catalog import voice_by_name
+
+
+def add_call_options(parser: argparse.ArgumentParser) -> None:
+    """--brain, --relay, --voice, --patience, --idle-ms, --init."""
+    parser.add_argument(
+        "--brain", metavar="URL", help="brain to dial (default: built-in concierge)"
+    )
+    parser.add_argument(
+        "--relay", action="store_true", help="dial as the Cortex relay leg (URL path /agent)"
+    )
+    parser.add_argument("--voice", default="joe", help="starting voice (default: joe)")
+    parser.add_argument("--patience", type=int, help="stt patience 0..10 (default: unset = 7)")
+    parser.add_argument(
+        "--idle-ms",
+        type=int,
+        default=DEFAULT_IDLE_MS,
+        help=f"silence before an idle turn, 0 disables (default: {DEFAULT_IDLE_MS})",
+    )
+    parser.add_argument("--init", default="{}", help="the session's init data, a JSON object")
+
+
+def call_options(args: argparse.Namespace) -> CallOptions:
+    """Validate the shared options; a bad value is a UserError saying what is allowed."""
+    try:
+        voice = voice_by_name(args.voice)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if args.patience is not None and patience_error(args.patience):
+        raise UserError(f"--patience: {patience_error(args.patience)}")
+    if args.idle_ms < 0:
+        raise UserError("--idle-ms must be 0 (off) or a positive number of milliseconds")
+    settings = Settings(voice=voice, patience=args.patience, idle_ms=args.idle_ms)
+    return CallOptions(
+        brain_url=args.brain, relay=args.relay, init=check_init(args.init), settings=settings
+    )

@@ -1,0 +1,93 @@
+"""Setting a call up: the built-in brain, dialing with a fresh token, the core and the host."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from sandbox.call.core import DEFAULT_CAPABILITIES, CallCore
+from sandbox.call.settings import Capabilities, Settings
+from sandbox.errors import UserError
+from sandbox.host.session import CallHost, Playout
+from sandbox.record.recorder import Recorder
+from sandbox.wire.dial import dial
+from sandbox.wire.relay import RELAY_PATH
+from sandbox.wire.tokens import RELAY_SUBJECT, load_or_create_keys, mint_token
+
+#: The brain a newcomer talks to when they name none.
+BUILTIN_BRAIN = "concierge"
+
+
+@dataclass(frozen=True)
+class CallOptions:
+    """Everything about a call that is not audio."""
+
+    brain_url: str | None = None
+    relay: bool = False
+    init: str = "{}"
+    settings: Settings = field(default_factory=Settings)
+    capabilities: tuple[int, ...] = DEFAULT_CAPABILITIES
+    builtin: str = BUILTIN_BRAIN
+
+
+def check_init(init: str) -> str:
+    """The session's init data must be a JSON object; a clear error otherwise."""
+    try:
+        value = json.loads(init)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"--init is not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise UserError('--init must be a JSON object, e.g. \'{"customer": "ada"}\'')
+    return init
+
+
+def speech_tier() -> Capabilities:
+    """What this machine's speech tier serves: the voices installed in the catalog."""
+    from sandbox.audio.voices import languages_spoken
+
+    return Capabilities(languages_spoken=languages_spoken)
+
+
+@contextlib.asynccontextmanager
+async def brain_url_for(options: CallOptions) -> AsyncIterator[str]:
+    """The URL to dial: the user's, or a built-in brain started on loopback for the call."""
+    if options.brain_url:
+        yield options.brain_url
+        return
+    from sandbox.brains import make_brain
+    from sandbox.sdk import serve
+
+    factory = make_brain(options.builtin)
+    server = await serve(factory, host="127.0.0.1", port=0)
+    try:
+        yield server.relay_url if options.relay else server.url()
+    finally:
+        await server.close()
+
+
+async def open_call(
+    options: CallOptions,
+    brain_url: str,
+    playout: Playout,
+    caps: Capabilities | None = None,
+) -> CallHost:
+    """Dial the brain for a new session and wire the core, the recorder and the playout."""
+    session_id = str(uuid.uuid4())
+    keys = load_or_create_keys()
+    subject = RELAY_SUBJECT if options.relay else session_id
+    token = mint_token(keys, subject)
+    url = brain_url
+    if options.relay and not url.rstrip("/").endswith(RELAY_PATH):
+        raise UserError(f"--relay dials the Cortex relay leg: the URL must end in {RELAY_PATH}")
+    conn = await dial(url, session_id, token, relay=options.relay)
+    core = CallCore(
+        session_id,
+        caps=caps or speech_tier(),
+        init=check_init(options.init),
+        settings=options.settings,
+        capabilities=options.capabilities,
+    )
+    return CallHost(core, conn, playout, Recorder(session_id, brain_url), relay=options.relay)

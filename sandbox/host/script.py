@@ -1,0 +1,116 @@
+"""Caller scripts: a TOML list of steps a headless call plays as the caller.
+
+```toml
+ms_per_word = 250                 # optional: the simulated speaking rate
+
+[[step]]
+say = "What are your opening hours?"
+[[step]]
+barge_in = "Sorry, what about Sunday?"
+after_words = 4                   # spoken over the bot once 4 words of its reply played
+[[step]]
+backchannel = "mm-hmm"            # over the bot; must not cut it
+after_words = 2
+[[step]]
+type = "I'd rather type this"     # send-text from the app
+[[step]]
+rtvi = { type = "ui-event", data = { event = "tap", target = "pricing" } }
+[[step]]
+silence_ms = 9000                 # stay silent so idle can fire
+[[step]]
+end = true
+```
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sandbox.errors import UserError
+
+KINDS = ("say", "barge_in", "backchannel", "type", "rtvi", "silence_ms", "end")
+_EXTRA = {"barge_in": {"after_words"}, "backchannel": {"after_words"}, "rtvi": set()}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One caller action. ``text`` for say/barge_in/backchannel/type; ``after_words`` for the
+    over-the-bot kinds; ``rtvi_type``/``rtvi_data``/``rtvi_id`` for rtvi; ``ms`` for silence."""
+
+    kind: str
+    text: str = ""
+    after_words: int = 0
+    rtvi_type: str = ""
+    rtvi_data: str = "{}"
+    rtvi_id: str | None = None
+    ms: int = 0
+
+
+@dataclass(frozen=True)
+class Script:
+    """A parsed caller script."""
+
+    steps: tuple[Step, ...]
+    ms_per_word: int | None = None
+
+
+def _step(index: int, raw: Any) -> Step:
+    where = f"step {index + 1}"
+    if not isinstance(raw, dict):
+        raise UserError(f'{where}: expected a table like `say = "..."`')
+    kinds = [k for k in KINDS if k in raw]
+    if len(kinds) != 1:
+        raise UserError(f"{where}: give exactly one of {', '.join(KINDS)} (got {sorted(raw)})")
+    kind = kinds[0]
+    unknown = set(raw) - {kind} - _EXTRA.get(kind, set())
+    if unknown:
+        raise UserError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} for {kind}")
+    value = raw[kind]
+    if kind in ("say", "barge_in", "backchannel", "type"):
+        if not isinstance(value, str) or not value.strip():
+            raise UserError(f"{where}: {kind} needs the caller's words as a non-empty string")
+        after = raw.get("after_words", 2 if kind != "say" else 0)
+        if not isinstance(after, int) or after < 0:
+            raise UserError(f"{where}: after_words must be a whole number ≥ 0")
+        return Step(kind, text=value, after_words=after)
+    if kind == "rtvi":
+        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+            raise UserError(f'{where}: rtvi needs a table with a `type` (e.g. "ui-event")')
+        rid = value.get("id")
+        data = value.get("data", {})
+        return Step(kind, rtvi_type=value["type"], rtvi_data=json.dumps(data), rtvi_id=rid)
+    if kind == "silence_ms":
+        if not isinstance(value, int) or value < 0:
+            raise UserError(f"{where}: silence_ms must be a whole number of milliseconds ≥ 0")
+        return Step(kind, ms=value)
+    if value is not True:
+        raise UserError(f"{where}: write `end = true`")
+    return Step(kind)
+
+
+def parse_script(text: str, source: str = "script") -> Script:
+    """Parse a caller script; a mistake is a UserError naming the step and the fix."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{source} is not valid TOML: {exc}") from None
+    steps = data.get("step", [])
+    if not isinstance(steps, list) or not steps:
+        raise UserError(f"{source} has no steps: add [[step]] tables (say, barge_in, ...)")
+    rate = data.get("ms_per_word")
+    if rate is not None and (not isinstance(rate, int) or rate <= 0):
+        raise UserError(f"{source}: ms_per_word must be a positive whole number")
+    return Script(tuple(_step(i, raw) for i, raw in enumerate(steps)), rate)
+
+
+def load_script(path: Path) -> Script:
+    """Read and parse a caller script file."""
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise UserError(f"cannot read the script {path}: {exc.strerror}") from None
+    return parse_script(text, str(path))

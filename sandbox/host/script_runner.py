@@ -1,0 +1,93 @@
+"""Plays a caller script against a running call, as the caller would."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sandbox.call.effects import Effect, SendFrame, StateChanged
+from sandbox.host.script import Script, Step
+from sandbox.host.session import CallHost
+
+#: How long the bot must have been quiet before the caller speaks again.
+SETTLE_MS = 400
+#: How long one step may wait for the bot before the script gives up on it.
+STEP_TIMEOUT_S = 30.0
+_POLL_S = 0.02
+
+
+@dataclass
+class ScriptRunner:
+    """Drives a CallHost through a script's steps; notes what could not be done."""
+
+    host: CallHost
+    script: Script
+    step_timeout_s: float = STEP_TIMEOUT_S
+    notes: list[str] = field(default_factory=list)
+    _quiet_since: int | None = None
+    _words_at_turn: int = 0
+
+    def __post_init__(self) -> None:
+        self.host.on_effect.append(self._watch)
+
+    def _watch(self, effect: Effect) -> None:
+        if isinstance(effect, StateChanged):
+            self._quiet_since = self.host.now() if effect.state == "listening" else None
+        elif isinstance(effect, SendFrame) and effect.env.WhichOneof("body") in (
+            "user_message",
+            "user_idle",
+        ):
+            self._words_at_turn = self.host.words_played
+
+    async def run(self) -> None:
+        """Play every step, then hang up once the bot is quiet (unless the call ended)."""
+        for index, step in enumerate(self.script.steps, start=1):
+            if self.host.core.ended is not None:
+                self.notes.append(f"step {index} ({step.kind}) not played: the call had ended")
+                return
+            await self._play(index, step)
+        if self.host.core.ended is None:
+            await self._until("the bot to finish", self._quiet, 0)
+            self.host.hang_up()
+
+    async def _play(self, index: int, step: Step) -> None:
+        if step.kind in ("say", "type"):
+            await self._until("the bot to finish", self._quiet, index)
+            self.host.caller_turn(step.text, typed=step.kind == "type")
+        elif step.kind in ("barge_in", "backchannel"):
+            await self._until(
+                f"{step.after_words} words of the bot's reply", self._heard(step.after_words), index
+            )
+            if step.kind == "barge_in":
+                self.host.barge_in()
+                self.host.caller_turn(step.text)
+            else:
+                self.host.backchannel(step.text)
+        elif step.kind == "rtvi":
+            self.host.from_app(step.rtvi_type, step.rtvi_data, step.rtvi_id)
+        elif step.kind == "silence_ms":
+            await asyncio.sleep(step.ms / 1000)
+        elif step.kind == "end":
+            self.host.hang_up()
+
+    def _quiet(self) -> bool:
+        since = self._quiet_since
+        return since is not None and self.host.now() - since >= SETTLE_MS
+
+    def _heard(self, words: int) -> Callable[[], bool]:
+        return lambda: self.host.words_played - self._words_at_turn >= words
+
+    async def _until(self, what: str, predicate: Callable[[], bool], index: int) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.step_timeout_s
+        while not predicate():
+            if self.host.core.ended is not None:
+                return
+            if loop.time() > deadline:
+                where = f"step {index}" if index else "end of script"
+                self.notes.append(
+                    f"{where}: gave up waiting for {what} after {self.step_timeout_s:.0f} s"
+                )
+                return
+            await asyncio.sleep(_POLL_S)

@@ -1,0 +1,245 @@
+"""CallHost: the thin asyncio layer that moves bytes and time between the core and the world.
+
+One consumer, one event at a time: frames from the brain, caller events (script, UI,
+audio engine), playout progress and timers all become calls into the CallCore in the
+order they happened, and its effects are carried out in the order it returned them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from websockets.exceptions import ConnectionClosed
+
+from sandbox.call.core import CallCore
+from sandbox.call.effects import CallEnded, Effect, SendFrame
+from sandbox.call.sim_playout import UnitPlayed, WordPlayed
+from sandbox.record.recorder import FrameRecord, Recorder
+from sandbox.wire import pb
+from sandbox.wire.codec import WireError, decode, encode
+from sandbox.wire.relay import frame_relay, unframe_relay
+
+log = logging.getLogger(__name__)
+
+CoreEvent = Callable[[int], list[Effect]]
+
+
+class BrainLink(Protocol):
+    """The brain's end of the wire: a WebSocket connection, or an in-process brain."""
+
+    async def send(self, message: bytes) -> None:
+        """Send one binary message."""
+
+    async def close(self) -> None:
+        """Close the link; the session ends with it."""
+
+    def __aiter__(self) -> AsyncIterator[str | bytes]:
+        """Messages from the brain until the link closes."""
+
+
+class Playout(Protocol):
+    """What the host needs of a playout clock, simulated or real."""
+
+    def apply(self, effect: Effect, now: int) -> None:
+        """Take an effect from the core (open, speak, close, cut); ignore the others."""
+
+    def next_deadline(self) -> int | None:
+        """When ``advance`` next has something to report (None: it will wake the host)."""
+
+    def advance(self, now: int) -> list[WordPlayed | UnitPlayed]:
+        """Everything that played up to ``now``."""
+
+
+@dataclass
+class CallHost:
+    """Runs one call: the core, the brain's socket, a playout clock and the recorder."""
+
+    core: CallCore
+    conn: BrainLink
+    playout: Playout
+    recorder: Recorder
+    relay: bool = False
+    clock: Callable[[], float] = time.monotonic
+    on_effect: list[Callable[[Effect], None]] = field(default_factory=list)
+    on_frame: list[Callable[[FrameRecord], None]] = field(default_factory=list)
+
+    words_played: int = 0
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _events: asyncio.Queue[CoreEvent] = field(default_factory=asyncio.Queue)
+    _t0: float = 0.0
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    def now(self) -> int:
+        """Milliseconds since the call started, on the host's clock."""
+        return int((self.clock() - self._t0) * 1000)
+
+    # ---------------------------------------------------------------- inputs
+
+    def post(self, event: CoreEvent) -> None:
+        """Queue a call into the core, from the event loop's thread."""
+        self._events.put_nowait(event)
+
+    def post_threadsafe(self, event: CoreEvent) -> None:
+        """Queue a call into the core from another thread (the audio engine)."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._events.put_nowait, event)
+
+    def caller_turn(self, text: str, *, typed: bool = False) -> None:
+        """A committed caller turn."""
+        self.post(lambda now: self.core.caller_turn(text, now, typed=typed))
+
+    def barge_in(self) -> None:
+        """The caller took the floor over the bot."""
+        self.post(self.core.barge_in)
+
+    def backchannel(self, text: str) -> None:
+        """A backchannel over the bot: shown, never a cut."""
+        self.post(lambda now: self.core.backchannel(text, now))
+
+    def from_app(self, rtvi_type: str, data: str, rtvi_id: str | None = None) -> None:
+        """An RTVI message from the app."""
+        self.post(lambda now: self.core.from_app(rtvi_type, data, rtvi_id, now))
+
+    async def configure(self, config: pb.Config) -> str | None:
+        """Apply a settings change as a brain's Config would land; the refusal, or None."""
+        answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+
+        def event(now: int) -> list[Effect]:
+            problem, effects = self.core.configure(config, now)
+            answer.set_result(problem)
+            return effects
+
+        self.post(event)
+        return await answer
+
+    def hang_up(self) -> None:
+        """The caller ends the call."""
+        self.post(self.core.hang_up)
+
+    # ------------------------------------------------------------------ loop
+
+    async def run(self) -> CallEnded:
+        """Run the call until the core says it has ended; returns how it ended."""
+        self._loop = asyncio.get_running_loop()
+        self._t0 = self.clock()
+        reader = asyncio.create_task(self._read())
+        try:
+            await self._carry(self.core.start(self.now()))
+            while self.core.ended is None:
+                await self._step()
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+            with contextlib.suppress(Exception):
+                await self.conn.close()
+        return self.core.ended
+
+    async def wait_for(self, predicate: Callable[[], bool], timeout_s: float) -> bool:
+        """Wait until ``predicate()`` holds after some event, or the timeout; True if it held."""
+        deadline = self.clock() + timeout_s
+        while not predicate():
+            left = deadline - self.clock()
+            if left <= 0 or self.core.ended is not None:
+                return predicate()
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+        return True
+
+    async def _step(self) -> None:
+        times = (self.core.next_deadline(), self.playout.next_deadline())
+        due = [d for d in times if d is not None]
+        timeout = max(0.0, (min(due) - self.now()) / 1000) if due else None
+        event: CoreEvent | None = None
+        with contextlib.suppress(TimeoutError):
+            event = await asyncio.wait_for(self._events.get(), timeout)
+        if event is not None:
+            await self._carry(event(self.now()))
+        await self._pump()
+        self.changed.set()
+
+    async def _pump(self) -> None:
+        """Feed playout progress and due timers into the core until nothing more is due."""
+        for _ in range(1000):
+            now = self.now()
+            effects: list[Effect] = []
+            for played in self.playout.advance(now):
+                if isinstance(played, WordPlayed):
+                    self.words_played += 1
+                    effects += self.core.word_played(played.speech_id, played.word, now)
+                else:
+                    effects += self.core.unit_played(played.speech_id, now)
+            effects += self.core.tick(now)
+            if not effects:
+                return
+            await self._carry(effects)
+
+    async def _carry(self, effects: list[Effect]) -> None:
+        now = self.now()
+        for effect in effects:
+            self.playout.apply(effect, now)
+            if isinstance(effect, SendFrame):
+                await self._send(effect.env)
+            for listener in self.on_effect:
+                listener(effect)
+
+    async def _send(self, env: pb.Envelope) -> None:
+        self._record("out", env)
+        payload = encode(env)
+        if self.relay:
+            payload = frame_relay(self.core.session_id, payload)
+        try:
+            await self.conn.send(payload)
+        except ConnectionClosed as exc:
+            self._closed(_closed_words(exc))
+
+    def _record(self, direction: str, env: pb.Envelope) -> None:
+        record = self.recorder.frame(direction, env, self.now())
+        for listener in self.on_frame:
+            listener(record)
+
+    async def _read(self) -> None:
+        try:
+            async for message in self.conn:
+                self._receive(message)
+        except ConnectionClosed as exc:
+            self._closed(_closed_words(exc))
+            return
+        self._closed("the brain closed the connection")
+
+    def _closed(self, words: str) -> None:
+        self.post(lambda now: self.core.brain_closed(words, now))
+
+    def _receive(self, message: str | bytes) -> None:
+        try:
+            payload = message
+            if self.relay:
+                sid, payload = unframe_relay(message)
+                if sid != self.core.session_id:
+                    raise WireError(f"relay frame for another session ({sid})")
+            env = decode(payload)
+        except WireError as exc:
+            size = len(message)
+            record = self.recorder.undecodable("in", str(exc), size, self.now())
+            for listener in self.on_frame:
+                listener(record)
+            detail = str(exc)
+            self.post(lambda now: self.core.brain_malformed(detail, now))
+            return
+        self._record("in", env)
+        self.post(lambda now: self.core.from_brain(env, now))
+
+
+def _closed_words(exc: ConnectionClosed) -> str:
+    rcvd = exc.rcvd
+    if rcvd is None:
+        return "the brain's connection dropped without a close frame"
+    reason = f": {rcvd.reason}" if rcvd.reason else ""
+    return f"the brain closed the connection (code {rcvd.code}{reason})"

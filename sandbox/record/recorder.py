@@ -1,0 +1,115 @@
+"""The recorder: every frame both directions as it crosses, and the call's report."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandbox.call.core import CallCore
+from sandbox.wire import pb
+from sandbox.wire.plain import describe
+
+#: Version of the report layout, so a reader can refuse one it does not know.
+REPORT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class FrameRecord:
+    """One frame as it crossed. ``dir`` is from the runtime's side: "in" from the brain."""
+
+    t_ms: int
+    dir: str
+    type: str
+    fields: dict[str, Any]
+
+    def as_json(self) -> dict[str, Any]:
+        """The report's shape: t_ms, dir, type, then the body's fields."""
+        return {"t_ms": self.t_ms, "dir": self.dir, "type": self.type, **self.fields}
+
+
+@dataclass
+class Recorder:
+    """Collects frames as they cross; builds and writes the report when the call ends."""
+
+    session_id: str
+    brain_url: str
+    started_at: float = field(default_factory=time.time)
+    frames: list[FrameRecord] = field(default_factory=list)
+
+    def frame(self, direction: str, env: pb.Envelope, t_ms: int) -> FrameRecord:
+        """Record one decoded envelope."""
+        arm, fields = describe(env)
+        record = FrameRecord(t_ms, direction, arm, fields)
+        self.frames.append(record)
+        return record
+
+    def undecodable(self, direction: str, detail: str, size: int, t_ms: int) -> FrameRecord:
+        """Record a message that was not an envelope, so nothing that crossed is lost."""
+        record = FrameRecord(t_ms, direction, "undecodable", {"detail": detail, "bytes": size})
+        self.frames.append(record)
+        return record
+
+    def report(self, core: CallCore, **extra: Any) -> dict[str, Any]:
+        """The call's record as one JSON-able dict."""
+        ended = core.ended
+        return {
+            "report_version": REPORT_VERSION,
+            "session_id": self.session_id,
+            "brain_url": self.brain_url,
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started_at)),
+            "outcome": ended.outcome if ended else core.outcome(),
+            "ended_by": ended.ended_by if ended else "unfinished",
+            "end_detail": ended.detail if ended else "",
+            "settings": core.settings.describe(),
+            "watermark": core.watermark,
+            "caller_turns": list(core.caller_lines),
+            "units": [
+                {
+                    "speech_id": u.speech_id,
+                    "turn_id": u.turn_id,
+                    "generated": u.received,
+                    "relayed": u.generated,
+                    "heard": u.heard,
+                    "interrupted": u.heard != u.received,
+                    "fate": u.fate.value if u.fate else "in play",
+                    "words_heard": u.cursor.words_heard,
+                    "words_total": u.cursor.words_total,
+                    "discarded": list(u.discarded),
+                }
+                for u in core.units
+            ],
+            "steps": [{"t_ms": s.t_ms, **s.step} for s in core.steps],
+            "errors": [
+                {
+                    "t_ms": e.t_ms,
+                    "dir": e.dir,
+                    "code": e.code,
+                    "message": e.message,
+                    "fatal": e.fatal,
+                }
+                for e in core.errors
+            ],
+            "alignment_skips": core.alignment_skips,
+            "frames": [f.as_json() for f in self.frames],
+            **extra,
+        }
+
+    def write(self, path: Path, core: CallCore, **extra: Any) -> Path:
+        """Write the report atomically (a crash mid-write leaves the previous file whole)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(self.report(core, **extra), indent=2, ensure_ascii=False))
+        os.replace(tmp, path)
+        return path
+
+
+def default_report_path(session_id: str, started_at: float | None = None) -> Path:
+    """Where a call's report goes when the user did not say: the data dir's sessions folder."""
+    from sandbox.wire.tokens import data_dir
+
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(started_at))
+    return data_dir() / "sessions" / f"{stamp}-{session_id[:8]}.json"

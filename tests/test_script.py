@@ -1,0 +1,66 @@
+"""Caller scripts: parsing, and clear errors naming the step and the fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox.errors import UserError
+from sandbox.host.script import Step, parse_script
+
+FULL = """
+ms_per_word = 120
+[[step]]
+say = "What are your hours?"
+[[step]]
+barge_in = "What about Sunday?"
+after_words = 4
+[[step]]
+backchannel = "mm-hmm"
+[[step]]
+type = "typed words"
+[[step]]
+rtvi = { type = "ui-event", data = { event = "tap" }, id = "e1" }
+[[step]]
+silence_ms = 900
+[[step]]
+end = true
+"""
+
+
+def test_every_step_kind_parses() -> None:
+    script = parse_script(FULL)
+    assert script.ms_per_word == 120
+    assert [s.kind for s in script.steps] == [
+        "say",
+        "barge_in",
+        "backchannel",
+        "type",
+        "rtvi",
+        "silence_ms",
+        "end",
+    ]
+    assert script.steps[1] == Step("barge_in", text="What about Sunday?", after_words=4)
+    assert script.steps[2].after_words == 2  # default for over-the-bot steps
+    assert script.steps[4].rtvi_type == "ui-event" and script.steps[4].rtvi_id == "e1"
+    assert script.steps[4].rtvi_data == '{"event": "tap"}'
+    assert script.steps[5].ms == 900
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[[step]]\nsay = 3", "step 1: say needs the caller's words"),
+        ("[[step]]\nsay = 'a'\nend = true", "give exactly one of"),
+        ("[[step]]\nbarge_in = 'x'\nafter_words = -1", "after_words must be"),
+        ("[[step]]\nsilence_ms = 'long'", "silence_ms must be"),
+        ("[[step]]\nsay = 'a'\nloud = true", "unknown key(s) loud"),
+        ("[[step]]\nrtvi = 'ui-event'", "rtvi needs a table"),
+        ("[[step]]\nend = false", "write `end = true`"),
+        ("say = 'x'", "has no steps"),
+        ("[[step]\n", "not valid TOML"),
+    ],
+)
+def test_mistakes_are_clear(text: str, words: str) -> None:
+    with pytest.raises(UserError, match=None) as info:
+        parse_script(text)
+    assert words in str(info.value)
