@@ -74,15 +74,9 @@ class Voqalize:
     ) -> None:
         """Send SessionStart (turn 1) and let the greeting out."""
         self.turn = 1
-        await self.feed(
-            pb.SessionStart(
-                turn_id=1,
-                session_id="s-1",
-                init=init,
-                wire_version=wire_version,
-                capabilities=list(capabilities),
-            )
-        )
+        start = pb.SessionStart(turn_id=1, session_id="s-1", init=init, wire_version=wire_version)
+        start.capabilities.extend(capabilities)  # type: ignore[arg-type]  # unknown ones too
+        await self.feed(start)
         await settle()
 
     async def feed(self, body: Message) -> None:
@@ -126,7 +120,9 @@ class Voqalize:
     def text_of(self, speech_id: int) -> str:
         """Everything relayed for one unit."""
         return "".join(
-            e.speech_chunk.text for e in self.of("speech_chunk") if e.speech_chunk.speech_id == speech_id
+            e.speech_chunk.text
+            for e in self.of("speech_chunk")
+            if e.speech_chunk.speech_id == speech_id
         )
 
     async def until(self, arm: str, count: int = 1, timeout: float = 2.0) -> list[pb.Envelope]:

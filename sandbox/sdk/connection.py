@@ -394,12 +394,14 @@ class BrainConnection:
             turn_id, self._units, self._outbox, lambda m: self._mistake(where, m), where
         )
         try:
-            while not self._turns.dead(turn_id):
+            while True:  # a dead turn still reaches its first yield: see the module doc
                 try:
                     item = await gen.__anext__()
                 except StopAsyncIteration:
                     break
                 await speaker.take(item)
+                if self._turns.dead(turn_id):
+                    break
         except Exception as exc:
             self._failed(where, exc)
         finally:

@@ -1,0 +1,153 @@
+"""Barge-in from the brain's end: the watermark, closing dead turns, and the priority lane."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from test_sdk_harness import Voqalize, eventually, settle
+
+from sandbox.sdk import (
+    Brain,
+    Chunk,
+    Finalize,
+    RTVIFrame,
+    Session,
+    Speech,
+    SpeechEnd,
+    SpeechStart,
+    UserMessage,
+)
+from sandbox.wire import pb
+
+
+class Talker(Brain):
+    """Streams a reply piece by piece; waits on ``gate`` before the last piece."""
+
+    def __init__(self, pieces: tuple[str, ...] = ("One. ", "Two. ", "Three.")) -> None:
+        self.pieces = pieces
+        self.gate = asyncio.Event()
+        self.began: list[str] = []
+        self.cleaned: list[str] = []
+        self.finals: list[Finalize] = []
+        self.rtvi_gate = asyncio.Event()
+        self.rtvi_seen = 0
+
+    async def on_user_message(self, session: Session, msg: UserMessage) -> AsyncIterator[Speech]:
+        self.began.append(msg.text)
+        try:
+            yield SpeechStart()
+            for piece in self.pieces[:-1]:
+                yield Chunk(piece)
+            await self.gate.wait()
+            yield Chunk(self.pieces[-1])
+            yield SpeechEnd()
+        finally:
+            self.cleaned.append(msg.text)
+
+    async def on_finalize(self, session: Session, fin: Finalize) -> None:
+        self.finals.append(fin)
+
+    async def on_rtvi(self, session: Session, frame: RTVIFrame) -> None:
+        self.rtvi_seen += 1
+        await self.rtvi_gate.wait()  # a slow callback holding the consumer
+
+
+async def test_a_dead_turn_is_closed_and_its_finally_runs() -> None:
+    brain = Talker()
+    v = Voqalize(brain)
+    await v.start()
+    turn = await v.say("first")
+    await v.until("speech_chunk", 2)
+    await v.interrupt(turn)
+    await eventually(lambda: brain.cleaned == ["first"])
+    await v.until("speech_end")
+    brain.gate.set()  # too late: the generator is closed
+    await settle()
+    assert v.speech() == [
+        "start 1 turn 2",
+        "chunk 1 'One. '",
+        "chunk 1 'Two. '",
+        "end 1",  # brackets balance even for a dead turn
+    ]
+    await v.finalize(1, "One.")
+    await settle()
+    assert brain.finals == [Finalize(1, "One.", "One. Two. ")]
+
+
+async def test_late_chunks_of_a_dead_turn_never_reach_the_wire() -> None:
+    brain = Talker(pieces=("a", "b", "c", "d", "e", "f"))
+    brain.gate.set()
+    v = Voqalize(brain)
+    await v.start(capabilities=())
+    v.flowing.clear()  # a congested socket: everything queues in the SDK
+    turn = await v.say("go")
+    await settle()
+    assert brain.cleaned == ["go"]  # the whole reply was generated and queued
+    await v.interrupt(turn)
+    await settle()
+    v.flowing.set()
+    await v.until("speech_end")
+    # The SpeechStart was already being written when the turn died; nothing after it
+    # but the closing bracket goes out.
+    assert v.speech() == ["start 1 turn 2", "end 1"]
+    await v.finalize(1, "")
+    await settle()
+    assert brain.finals == [Finalize(1, "", "abcdef")]
+
+
+async def test_the_watermark_only_rises() -> None:
+    brain = Talker()
+    v = Voqalize(brain)
+    await v.start()
+    await v.say("a")
+    t3 = await v.say("b")
+    await v.until("speech_chunk", 2)
+    await v.interrupt(t3)
+    await v.interrupt(2)  # lower: harmless
+    await eventually(lambda: sorted(brain.cleaned) == ["a", "b"])
+    assert v.conn.session is not None
+    t4 = await v.say("c")
+    await v.until("speech_start", 2)
+    assert v.log("speech_start")[-1] == f"start 2 turn {t4}"
+
+
+async def test_interruption_overtakes_queued_frames_but_not_the_running_callback() -> None:
+    brain = Talker()
+    v = Voqalize(brain)
+    await v.start()
+    t2 = await v.say("live")
+    await v.until("speech_chunk", 2)
+    # The consumer is now busy in a slow on_rtvi ...
+    await v.feed(pb.RTVIFrame(type=pb.RTVI_TYPE_UI_EVENT, data="{}"))
+    await eventually(lambda: brain.rtvi_seen == 1)
+    # ... while a message is queued behind it, and then the barge-in arrives.
+    t3 = await v.say("queued")
+    await v.interrupt(t3)
+    await settle()
+    assert brain.cleaned == []  # the running callback is not overtaken
+    assert t2 < t3
+    brain.rtvi_gate.set()
+    await eventually(lambda: brain.cleaned == ["live", "queued"])
+    # The Interruption went first: the queued message's turn was dead on dispatch, so
+    # its callback learnt what the caller said but none of its speech left.
+    assert brain.began == ["live", "queued"]
+    assert v.log("speech_start") == ["start 1 turn 2"]
+    assert v.log("speech_end") == ["end 1"]
+    # Its swallowed unit is still reported, by the SDK, in order.
+    await v.finalize(1, "One. ")
+    await settle()
+    assert brain.finals == [Finalize(1, "One. ", "One. Two. "), Finalize(2, "", "")]
+
+
+async def test_without_interruption_an_older_turn_keeps_speaking() -> None:
+    brain = Talker(pieces=("x", "y"))
+    v = Voqalize(brain)
+    await v.start()
+    await v.say("old")
+    await v.until("speech_chunk")
+    await v.say("new")
+    brain.gate.set()
+    await v.until("speech_end", 2)
+    assert v.log("speech_start") == ["start 1 turn 2", "start 2 turn 3"]
+    assert brain.cleaned == ["old", "new"]
