@@ -1,0 +1,85 @@
+"""A synthetic caller for the listening tests: espeak-ng speech made at test time.
+
+espeak-ng's voice is distinct from the bot's Piper voice (so an echo and a caller are never the
+same signal), installed system-wide, and never downloaded. ``en-us+m3`` at 160 wpm is the
+variant Whisper tiny.en transcribes most reliably among those tried.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sandbox.audio.resample import Float32, as_float32, as_int16, resample
+
+RATE = 16000
+CALLER_VOICE = "en-us+m3"
+#: A second espeak voice standing in for the bot in echo tests (Piper is the other half's).
+BOT_VOICE = "en-gb"
+
+
+def espeak(text: str, *, voice: str = CALLER_VOICE, wpm: int = 160) -> Float32:
+    """``text`` spoken by espeak-ng as float32 mono 16 kHz, trimmed of espeak's own padding."""
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng is not installed")
+    wav = subprocess.run(
+        ["espeak-ng", "-v", voice, "-s", str(wpm), "--stdout", text],
+        check=True,
+        capture_output=True,
+    ).stdout
+    with wave.open(io.BytesIO(wav)) as reader:
+        rate = reader.getframerate()
+        # espeak streams to stdout with a placeholder length: read what is there.
+        data = reader.readframes(10**9)
+    speech = resample(np.frombuffer(data, dtype=np.int16), rate, RATE)
+    loud = np.flatnonzero(np.abs(speech) > 0.01)
+    return speech[loud[0] : loud[-1] + 1] if len(loud) else speech
+
+
+def silence(ms: int) -> Float32:
+    """Digital silence."""
+    return np.zeros(RATE * ms // 1000, dtype=np.float32)
+
+
+def noise(ms: int, level: float, seed: int = 0) -> Float32:
+    """White noise with standard deviation ``level`` (0.01 is a quiet room, 0.05 a fan)."""
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(RATE * ms // 1000) * level).astype(np.float32)
+
+
+def join(*parts: Float32) -> Float32:
+    """Concatenate clips."""
+    return np.concatenate(parts).astype(np.float32)
+
+
+def write_wav(path: Path, pcm: Float32, rate: int = RATE) -> Path:
+    """Write float32 mono audio as a 16-bit WAV (for tests that play a caller into a device)."""
+    with wave.open(str(path), "wb") as writer:
+        writer.setnchannels(1)
+        writer.setsampwidth(2)
+        writer.setframerate(rate)
+        writer.writeframes(as_int16(as_float32(pcm)).tobytes())
+    return path
+
+
+def words(text: str) -> list[str]:
+    """Lowercase words without punctuation: "Two." and "two" compare equal."""
+    return re.findall(r"[a-z0-9']+", text.lower().replace("-", " "))
+
+
+def word_errors(reference: str, heard: str) -> int:
+    """Word-level edit distance (substitutions + insertions + deletions)."""
+    ref, hyp = words(reference), words(heard)
+    row = list(range(len(hyp) + 1))
+    for i, r in enumerate(ref, 1):
+        prev, row[0] = row[0], i
+        for j, h in enumerate(hyp, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
+    return row[-1]

@@ -1,0 +1,239 @@
+"""The endpointer with scripted VAD decisions and a fake frame clock."""
+
+from __future__ import annotations
+
+import itertools
+from typing import TypeVar
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sandbox.audio.endpointer import (
+    Endpointer,
+    EndpointEvent,
+    PauseStarted,
+    Resumed,
+    SpeechStarted,
+    TurnEnded,
+    Windows,
+    looks_complete,
+    windows_for,
+)
+
+F = 30  # ms per frame
+E = TypeVar("E", SpeechStarted, PauseStarted, Resumed, TurnEnded)
+
+
+class Script:
+    """Feeds an endpointer frame by frame on a fake clock; '#' voiced, '.' silent."""
+
+    def __init__(self, ep: Endpointer) -> None:
+        self.ep = ep
+        self.t = 0
+        self.events: list[EndpointEvent] = []
+
+    def play(self, pattern: str) -> list[EndpointEvent]:
+        new: list[EndpointEvent] = []
+        for ch in pattern:
+            new += self.ep.feed(ch == "#", self.t)
+            self.t += F
+        self.events += new
+        return new
+
+    def until(self, kind: type[E], limit_ms: int = 10_000) -> E:
+        """Feed silence until an event of ``kind`` comes out."""
+        for _ in range(limit_ms // F):
+            for ev in self.play("."):
+                if isinstance(ev, kind):
+                    return ev
+        raise AssertionError(f"no {kind.__name__} within {limit_ms} ms")
+
+
+def spoken(ep: Endpointer, frames: int = 20) -> Script:
+    """A script in which the caller has just spoken ``frames`` voiced frames from t=0."""
+    script = Script(ep)
+    script.play("#" * frames)
+    return script
+
+
+def test_patience_scale_is_monotonic_with_seven_as_the_calibration() -> None:
+    scale = [windows_for(p) for p in range(11)]
+    assert scale[7] == Windows(speculate_ms=150, confident_ms=720, silence_ms=1620)
+    for low, high in itertools.pairwise(scale):
+        assert high.confident_ms > low.confident_ms and high.silence_ms > low.silence_ms
+    for w in scale:
+        assert w.speculate_ms <= w.confident_ms < w.silence_ms
+        assert w.confident_ms % F == 0 and w.silence_ms % F == 0
+    assert Endpointer().windows == scale[7]
+
+
+@pytest.mark.parametrize("bad", [-1, 11, 7.5])
+def test_patience_off_the_scale_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError, match="0 to 10"):
+        Endpointer(bad)  # type: ignore[arg-type]
+    ep = Endpointer(3)
+    with pytest.raises(ValueError, match="0 to 10"):
+        ep.set_patience(bad)  # type: ignore[arg-type]
+    assert ep.windows == windows_for(3)
+
+
+def test_a_word_starts_a_turn_at_its_first_voiced_frame_but_blips_do_not() -> None:
+    script = Script(Endpointer())
+    assert script.play("...#.....#..#...##....") == []  # clicks, flicker, a 60 ms sound
+    assert script.play("#.##") == [SpeechStarted(22 * F)]
+
+
+def test_pause_starts_after_speculate_window_and_names_where_speech_ended() -> None:
+    script = spoken(Endpointer())
+    assert script.play("....") == []
+    assert script.play(".") == [PauseStarted(t=25 * F, speech_end=20 * F)]
+
+
+def test_a_vad_dropout_inside_speech_is_not_a_pause() -> None:
+    script = spoken(Endpointer(0))
+    script.play("#.##.###..###.#.##" + "#" * 10)
+    assert [type(e) for e in script.events] == [SpeechStarted]
+
+
+@pytest.mark.parametrize("patience", [0, 7, 10])
+def test_confident_close_after_the_confident_window(patience: int) -> None:
+    w = windows_for(patience)
+    script = spoken(Endpointer(patience))
+    script.until(PauseStarted)
+    script.ep.hint_complete(True)  # the fastest a guess can come: the frame after the pause
+    end = script.until(TurnEnded)
+    earliest = max(w.confident_ms, w.speculate_ms + F)
+    assert end == TurnEnded(t=20 * F + earliest, reason="confident", speech_end=20 * F)
+
+
+@pytest.mark.parametrize("patience", [0, 7, 10])
+@pytest.mark.parametrize("hint", [None, False])
+def test_silence_forced_close_without_a_complete_guess(patience: int, hint: bool | None) -> None:
+    w = windows_for(patience)
+    script = spoken(Endpointer(patience))
+    script.until(PauseStarted)
+    if hint is not None:
+        script.ep.hint_complete(hint)
+    end = script.until(TurnEnded)
+    assert end == TurnEnded(t=20 * F + w.silence_ms, reason="silence", speech_end=20 * F)
+
+
+def test_a_late_guess_closes_on_the_next_frame() -> None:
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    script.until(PauseStarted)
+    script.play("." * ((w.confident_ms + 300) // F))  # Whisper still busy past the window
+    script.ep.hint_complete(True)
+    assert script.play(".") == [
+        TurnEnded(t=script.t, reason="confident", speech_end=20 * F),
+    ]
+
+
+def test_resuming_discards_the_guess_and_restarts_the_silence_counter() -> None:
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    pause = script.until(PauseStarted)
+    script.ep.hint_complete(True)
+    onset = script.t + F
+    assert script.play(".###") == [Resumed(onset)]
+    script.play("#" * 10)
+    speech_end = script.t
+    script.until(PauseStarted)
+    # The old "complete" verdict is gone: without a new one, only silence closes the turn.
+    end = script.until(TurnEnded)
+    assert end == TurnEnded(speech_end + w.silence_ms, "silence", speech_end)
+    assert pause.speech_end == 20 * F
+
+
+def test_a_blip_in_the_pause_does_not_reset_the_silence_counter() -> None:
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    script.play("." * 10 + "#" + "." * 10 + "#.#")
+    end = script.until(TurnEnded)
+    assert end.t == 20 * F + w.silence_ms
+    assert not any(isinstance(e, Resumed) for e in script.events)
+
+
+def test_set_patience_shortens_a_pause_already_running() -> None:
+    script = spoken(Endpointer(10))
+    script.until(PauseStarted)
+    script.play("." * (1500 // F))  # 1.5 s of silence: patience 10 keeps waiting
+    assert not any(isinstance(e, TurnEnded) for e in script.events)
+    script.ep.set_patience(0)
+    assert script.play(".") == [TurnEnded(script.t, "silence", 20 * F)]
+
+
+def test_set_patience_lengthens_a_pause_already_running() -> None:
+    script = spoken(Endpointer(0))
+    script.until(PauseStarted)
+    script.ep.hint_complete(True)
+    script.ep.set_patience(10)  # before the 150 ms confident window of patience 0 elapsed
+    end = script.until(TurnEnded)
+    assert end == TurnEnded(20 * F + windows_for(10).confident_ms, "confident", 20 * F)
+
+
+def test_a_hint_outside_a_pause_is_ignored() -> None:
+    script = spoken(Endpointer(7))
+    script.ep.hint_complete(True)  # no guess can exist while the caller is talking
+    end = script.until(TurnEnded)
+    assert end.reason == "silence"
+
+
+def test_next_turn_starts_fresh() -> None:
+    script = spoken(Endpointer(0))
+    script.until(TurnEnded)
+    onset = script.t
+    assert script.play("###") == [SpeechStarted(onset)]
+
+
+@pytest.mark.parametrize(
+    ("text", "complete"),
+    [
+        ("I would like to book a table for two.", True),
+        ("What time do you open?", True),
+        ("Yes!", True),
+        ("I would like to book a table for", False),
+        ("I would like to book a table and...", False),
+        ("I want to, um.", False),
+        ("So I was thinking that.", False),
+        ("And.", False),
+        ("", False),
+        ("   ", False),
+        ("Mm-hmm.", True),
+    ],
+)
+def test_looks_complete(text: str, complete: bool) -> None:
+    assert looks_complete(text) is complete
+
+
+@given(
+    frames=st.lists(st.booleans(), max_size=400),
+    patience=st.integers(0, 10),
+    hints=st.lists(st.booleans(), max_size=400),
+)
+def test_event_grammar_holds_for_any_vad_sequence(
+    frames: list[bool], patience: int, hints: list[bool]
+) -> None:
+    """Started, then pauses and resumes, then an end; closes never beat their window."""
+    ep = Endpointer(patience)
+    w = windows_for(patience)
+    state = "idle"
+    for i, voiced in enumerate(frames):
+        if state == "paused" and i < len(hints):
+            ep.hint_complete(hints[i])
+        for ev in ep.feed(voiced, i * F):
+            if isinstance(ev, SpeechStarted):
+                assert state == "idle" and ev.t <= i * F
+                state = "speaking"
+            elif isinstance(ev, PauseStarted):
+                assert state == "speaking" and ev.t - ev.speech_end >= w.speculate_ms
+                state = "paused"
+            elif isinstance(ev, Resumed):
+                assert state == "paused"
+                state = "speaking"
+            else:
+                assert state == "paused"
+                floor = w.confident_ms if ev.reason == "confident" else w.silence_ms
+                assert ev.t - ev.speech_end >= floor
+                state = "idle"
