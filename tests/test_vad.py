@@ -64,6 +64,6 @@ def test_frames_must_be_30_ms_of_int16() -> None:
     with pytest.raises(ValueError, match="480 int16"):
         vad.is_speech(np.zeros(160, dtype=np.int16))
     with pytest.raises(ValueError, match="480 int16"):
-        vad.is_speech(np.zeros(480, dtype=np.float32))  # type: ignore[arg-type]
+        vad.is_speech(np.zeros(480, dtype=np.float32))
     with pytest.raises(ValueError, match="8/16/32/48"):
         FrameVad(sample_rate=22050)
