@@ -96,7 +96,7 @@ async def test_late_chunks_of_a_dead_turn_never_reach_the_wire() -> None:
     assert brain.finals == [Finalize(1, "", "abcdef")]
 
 
-async def test_the_watermark_only_rises() -> None:
+async def test_the_watermark_only_rises_and_a_unit_killed_at_the_mouth_is_reported() -> None:
     brain = Talker()
     v = Voqalize(brain)
     await v.start()
@@ -106,10 +106,14 @@ async def test_the_watermark_only_rises() -> None:
     await v.interrupt(t3)
     await v.interrupt(2)  # lower: harmless
     await eventually(lambda: sorted(brain.cleaned) == ["a", "b"])
-    assert v.conn.session is not None
     t4 = await v.say("c")
     await v.until("speech_start", 2)
-    assert v.log("speech_start")[-1] == f"start 2 turn {t4}"
+    # "b" had yielded its SpeechStart (unit 2) and was waiting for "a"'s unit to close
+    # when both died: unit 2 never reached the wire, and "c" speaks unit 3 on turn 4.
+    assert v.log("speech_start") == ["start 1 turn 2", f"start 3 turn {t4}"]
+    await v.finalize(1, "One.")
+    await settle()
+    assert brain.finals == [Finalize(1, "One.", "One. Two. "), Finalize(2, "", "")]
 
 
 async def test_interruption_overtakes_queued_frames_but_not_the_running_callback() -> None:

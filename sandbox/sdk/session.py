@@ -146,8 +146,11 @@ class Session:
             if self.closed:
                 raise SessionClosed("cannot cancel speech: the session is over")
             unit.cancel_requested = True
-            self._units.close(unit)
-            self._outbox.put(pb.SpeechCancel(speech_id=speech_id), unit)
+            if unit.queued:
+                self._units.close(unit)
+                self._outbox.put(pb.SpeechCancel(speech_id=speech_id), unit)
+            else:  # still waiting for the mouth: it never opens
+                self._units.drop(unit)
         return await unit.done
 
     def report_step(self, step: TurnStep) -> None:

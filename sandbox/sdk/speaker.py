@@ -63,9 +63,13 @@ class Speaker:
                 "still open; the SDK closed that unit first (yield SpeechEnd() to close one)"
             )
             self.close()
-        unit = await self._units.open(self._turn)
+        unit = self._units.mint(self._turn)
         item.speech_id = unit.speech_id
         self._unit = unit
+        await self._units.take_mouth(unit)
+        if unit.closed:
+            return  # taken back with cancel_speech before it could open
+        unit.queued = True
         self._outbox.put(pb.SpeechStart(speech_id=unit.speech_id, turn_id=self._turn), unit)
 
     def _chunk(self, item: SpeechChunk) -> None:

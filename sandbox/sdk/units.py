@@ -20,7 +20,11 @@ class Unit:
     done: asyncio.Future[Finalize]
     #: Everything the brain yielded into the unit while it was open.
     generated: str = ""
-    #: The SDK has closed the bracket (queued SpeechEnd or SpeechCancel).
+    #: It is the open unit: no other may open until it closes.
+    holds_mouth: bool = False
+    #: Its SpeechStart was handed to the writer.
+    queued: bool = False
+    #: The SDK has closed the bracket (queued SpeechEnd or SpeechCancel, or never queued it).
     closed: bool = False
     #: Closed by ``cancel_speech``: later chunks and SpeechEnd are ignored, as on the wire.
     cancel_requested: bool = False
@@ -51,22 +55,48 @@ class Units:
         self._pending: deque[Unit] = deque()
         self._mouth = asyncio.Lock()
 
-    async def open(self, turn_id: int) -> Unit:
-        """Wait for the mouth, then mint the next speech id (session-monotonic) for a new unit."""
-        await self._mouth.acquire()
+    def mint(self, turn_id: int) -> Unit:
+        """A new unit with the next speech id (session-monotonic), owed one Finalize."""
         unit = Unit(self._next_id, turn_id, asyncio.get_running_loop().create_future())
         self._next_id += 1
         self._by_id[unit.speech_id] = unit
         self._pending.append(unit)
         return unit
 
+    async def take_mouth(self, unit: Unit) -> None:
+        """Wait until no other unit is open; the mouth is free again when ``unit`` closes.
+
+        Waiters are served in minting order, so units reach the wire in id order. A
+        unit whose task is stopped while waiting never reaches the wire and is
+        reported by the SDK (``heard=""``), because the brain has already counted it.
+        """
+        try:
+            await self._mouth.acquire()
+        except asyncio.CancelledError:
+            self.drop(unit)
+            raise
+        unit.holds_mouth = True
+        if unit.closed:  # taken back while it waited
+            self._release(unit)
+
+    def drop(self, unit: Unit) -> None:
+        """A unit that will never reach the writer: close it and report it heard as nothing."""
+        self.close(unit)
+        unit.swallowed = True
+        self.resolve(unit, "")
+
     def close(self, unit: Unit) -> bool:
         """Close a unit's bracket and free the mouth; False if it was already closed."""
         if unit.closed:
             return False
         unit.closed = True
-        self._mouth.release()
+        self._release(unit)
         return True
+
+    def _release(self, unit: Unit) -> None:
+        if unit.holds_mouth:
+            unit.holds_mouth = False
+            self._mouth.release()
 
     def get(self, speech_id: int) -> Unit | None:
         """The unit with this id, if this session opened one."""

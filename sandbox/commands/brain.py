@@ -1,0 +1,59 @@
+"""``sandbox brain``: serve one brain for Voqalize (or the sandbox) to dial."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+
+from sandbox.brains.registry import BRAINS, resolve
+from sandbox.errors import UserError
+from sandbox.sdk import Brain, serve
+
+HELP = "serve a brain (echo, concierge, guardrail, or module:Class) for Voqalize to dial"
+DEFAULT_PORT = 8765
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``sandbox brain``."""
+    parser.add_argument(
+        "brain",
+        metavar="NAME|module:Class",
+        help=f"a built-in brain ({', '.join(BRAINS)}) or your own Brain subclass",
+    )
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (default %(default)s)")
+    parser.add_argument("--host", default="127.0.0.1", help="interface (default %(default)s)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until Ctrl-C."""
+    brain = resolve(args.brain)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    try:
+        asyncio.run(_serve(brain, args.brain, args.host, args.port))
+    except KeyboardInterrupt:
+        print("\nstopped.")
+    return 0
+
+
+async def _serve(brain: type[Brain], name: str, host: str, port: int) -> None:
+    try:
+        server = await serve(brain, host=host, port=port)
+    except OSError as exc:
+        raise UserError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}. "
+            "Is another brain already running there? Pick another with --port."
+        ) from None
+    print(
+        f"Serving the {name} brain. Dial it at\n"
+        f"  {server.url()}    (Voqalize adds ?session_id=...)\n"
+        f"or over the relay leg at\n"
+        f"  {server.relay_url}\n"
+        "Tokens are verified with the sandbox's public key (`sandbox keys` prints it).\n"
+        "Ctrl-C stops.",
+        flush=True,
+    )
+    try:
+        await server.serve_forever()
+    finally:
+        await server.close()
