@@ -1,0 +1,225 @@
+"""The playout clock: releases speech to the output in real time, and is the only source of "heard".
+
+Units of speech play strictly in the order they were first enqueued (FIFO), each one's
+clips back to back. Output goes out in blocks of ``block_ms``; when nothing is ready the
+block is silence, and a unit still waiting for its next clip holds back the units behind it.
+
+**When a word is heard.** A word counts as heard once the audio up to its midpoint
+(``ceil((start + end) / 2)`` samples into its clip) has been released, i.e. handed to the
+sink: written, for a sink the clock paces; returned to the device's audio callback, for a
+sound card. A word with no samples of its own counts once the audio before it is released.
+What was handed over may still be in the device's buffer (``sinks.DEVICE_LATENCY``) when a
+cut lands: as the wire says, read heard text as "the user may have heard one word more".
+
+**Callbacks** come from the releasing thread: the clock's own thread for a paced sink, the
+sound card's audio thread for a device. They run while the clock holds its lock, so they
+must return at once (hop onto asyncio with ``loop.call_soon_threadsafe``); they may call
+back into the clock. Per released block: ``on_release(block)`` (every block, silence
+included: the echo canceller's reference), then ``on_word`` for each word heard in it and
+``on_unit_done`` for each unit whose last audio it carried, in the order of the audio.
+
+**cut()** drops every queued and playing unit. The next released block is silence, so the
+speaker goes quiet within one block (plus the device's buffer). No callback fires for a
+cut unit after ``cut`` returns, not even ``on_unit_done``: the caller knows which units it
+cut (``cut`` returns their ids) and finalizes them itself from the words it was told about.
+A unit enqueued after the cut plays, even under a speech_id that was cut.
+
+If a callback raises, playout stops (silence from then on) and :meth:`stop` raises the error.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sandbox.audio.sinks import AudioSink, Block, ClockedSink
+from sandbox.audio.tts import Clip, WordSpan
+
+OnWord = Callable[[int, int, str], None]
+OnUnitDone = Callable[[int], None]
+OnRelease = Callable[[Block], None]
+
+
+def heard_at(word: WordSpan) -> int:
+    """Samples of its clip that must be released before a word counts as heard."""
+    return (word.start + word.end + 1) // 2
+
+
+@dataclass
+class _Unit:
+    speech_id: int
+    clips: deque[Clip] = field(default_factory=deque)
+    ended: bool = False
+    words_before: int = 0  # words in this unit's clips already fully played
+    position: int = 0  # samples of clips[0] released
+    next_word: int = 0  # index into clips[0].words of the next word to be heard
+
+
+class PlayoutClock:
+    """Paces speech units out to a sink and reports, word by word, what was released."""
+
+    def __init__(
+        self,
+        sink: AudioSink | ClockedSink,
+        *,
+        block_ms: int = 20,
+        on_word: OnWord,
+        on_unit_done: OnUnitDone,
+        on_release: OnRelease | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """The clock owns ``sink`` from here on and closes it in :meth:`stop`."""
+        self._sink = sink
+        self.sample_rate = sink.sample_rate
+        self.block_frames = sink.sample_rate * block_ms // 1000
+        self._on_word = on_word
+        self._on_unit_done = on_unit_done
+        self._on_release = on_release
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._units: deque[_Unit] = deque()
+        self._origin: float | None = None  # clock time block 0 was due
+        self._released = 0  # blocks released since the origin
+        self._thread: threading.Thread | None = None
+        self._halt = threading.Event()
+        self._error: BaseException | None = None
+
+    # ------------------------------------------------------------------ feeding
+
+    def enqueue(self, speech_id: int, clip: Clip) -> None:
+        """Queue a clip at the end of its unit; a unit not yet queued joins the end of the line."""
+        if clip.sample_rate != self.sample_rate:
+            raise ValueError(f"clip at {clip.sample_rate} Hz on a {self.sample_rate} Hz output")
+        with self._lock:
+            self._open(speech_id).clips.append(clip)
+
+    def end_unit(self, speech_id: int) -> None:
+        """No more clips for this unit: it is done once its audio is released (at once if none)."""
+        with self._lock:
+            self._open(speech_id).ended = True
+
+    def cut(self) -> list[int]:
+        """Drop every queued and playing unit, silently; returns their speech_ids, oldest first."""
+        with self._lock:
+            dropped = [unit.speech_id for unit in self._units]
+            self._units.clear()
+            return dropped
+
+    @property
+    def is_speaking(self) -> bool:
+        """Whether any unit is queued or playing (its audio, or its end, not yet released)."""
+        return bool(self._units)
+
+    def _open(self, speech_id: int) -> _Unit:
+        for unit in reversed(self._units):
+            if unit.speech_id == speech_id and not unit.ended:
+                return unit
+        unit = _Unit(speech_id)
+        self._units.append(unit)
+        return unit
+
+    # ---------------------------------------------------------------- releasing
+
+    def pull(self, frames: int) -> Block:
+        """Release the next ``frames`` samples now and report what they carried."""
+        events: list[tuple[int, int, str] | int] = []  # heard words and finished units, in order
+        with self._lock:
+            block = np.zeros(frames, np.int16)
+            filled = 0
+            while self._units:
+                unit = self._units[0]
+                if not unit.clips:
+                    if not unit.ended:
+                        break  # waiting for its next clip; the units behind it wait too
+                    self._units.popleft()
+                    events.append(unit.speech_id)
+                    continue
+                clip = unit.clips[0]
+                remaining = len(clip.samples) - unit.position
+                if remaining and filled == frames:
+                    break
+                take = min(frames - filled, remaining)
+                block[filled : filled + take] = clip.samples[unit.position : unit.position + take]
+                filled += take
+                unit.position += take
+                finished = unit.position == len(clip.samples)
+                while unit.next_word < len(clip.words) and (
+                    finished or heard_at(clip.words[unit.next_word]) <= unit.position
+                ):
+                    word = clip.words[unit.next_word]
+                    events.append((unit.speech_id, unit.words_before + unit.next_word, word.text))
+                    unit.next_word += 1
+                if not finished:
+                    break
+                unit.clips.popleft()
+                unit.words_before += len(clip.words)
+                unit.position = unit.next_word = 0
+            if self._on_release is not None:
+                self._on_release(block)
+            for event in events:
+                if isinstance(event, int):
+                    self._on_unit_done(event)
+                else:
+                    self._on_word(*event)
+        return block
+
+    def pump(self) -> int:
+        """Release, and write to the paced sink, every block due by now; returns how many."""
+        sink = self._sink
+        assert isinstance(sink, AudioSink), "a clocked sink pulls for itself"
+        now = self._clock()
+        if self._origin is None:
+            self._origin = now
+        elapsed = round((now - self._origin) * self.sample_rate)  # to the sample, not below it
+        due = elapsed // self.block_frames + 1
+        count = 0
+        while self._released < due:
+            sink.write(self.pull(self.block_frames))
+            self._released += 1
+            count += 1
+        return count
+
+    # ------------------------------------------------------------------ running
+
+    def start(self) -> None:
+        """Start releasing: the device pulls, or the clock's own thread paces the sink."""
+        if isinstance(self._sink, ClockedSink):
+            self._sink.start(self._guarded_pull, self.block_frames)
+            return
+        self._thread = threading.Thread(target=self._run, name="playout", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop releasing and close the sink; raises what a callback raised, if one did."""
+        self._halt.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._sink.close()
+        if self._error is not None:
+            raise self._error
+
+    def _run(self) -> None:
+        period = self.block_frames / self.sample_rate
+        try:
+            while not self._halt.is_set():
+                self.pump()
+                assert self._origin is not None
+                wait = self._origin + self._released * period - self._clock()
+                self._halt.wait(max(0.0, wait))
+        except BaseException as exc:  # kept for stop(); the thread must not die unheard
+            self._error = exc
+
+    def _guarded_pull(self, frames: int) -> Block:
+        if self._error is not None or self._halt.is_set():
+            return np.zeros(frames, np.int16)
+        try:
+            return self.pull(frames)
+        except BaseException as exc:  # raised again by stop(), not into PortAudio's thread
+            self._error = exc
+            return np.zeros(frames, np.int16)
