@@ -5,6 +5,15 @@ from sandbox.brains.concierge import Concierge
 from sandbox.brains.echo import Echo
 from sandbox.brains.guardrail import Guardrail
 from sandbox.brains.heard import HeardHistory, Reply
-from sandbox.brains.registry import BRAINS, resolve
+from sandbox.brains.registry import BRAINS, make_brain, resolve
 
-__all__ = ["BRAINS", "Concierge", "Echo", "Guardrail", "HeardHistory", "Reply", "resolve"]
+__all__ = [
+    "BRAINS",
+    "Concierge",
+    "Echo",
+    "Guardrail",
+    "HeardHistory",
+    "Reply",
+    "make_brain",
+    "resolve",
+]

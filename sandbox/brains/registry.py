@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 
 from sandbox.brains.concierge import Concierge
 from sandbox.brains.echo import Echo
@@ -35,3 +36,11 @@ def resolve(spec: str) -> type[Brain]:
     if not (isinstance(found, type) and issubclass(found, Brain)):
         raise UserError(f"{spec} is not a Brain subclass (from sandbox.sdk import Brain)")
     return found
+
+
+def make_brain(spec: str) -> Callable[[], Brain]:
+    """A factory of fresh brains for ``spec`` — what :func:`sandbox.sdk.serve` takes.
+
+    Checked now, so a wrong name is a UserError before anything listens.
+    """
+    return resolve(spec)

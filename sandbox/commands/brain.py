@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+from collections.abc import Callable
 
-from sandbox.brains.registry import BRAINS, resolve
+from sandbox.brains.registry import BRAINS, make_brain
 from sandbox.errors import UserError
 from sandbox.sdk import Brain, serve
 
@@ -27,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C."""
-    brain = resolve(args.brain)
+    brain = make_brain(args.brain)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:
         asyncio.run(_serve(brain, args.brain, args.host, args.port))
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _serve(brain: type[Brain], name: str, host: str, port: int) -> None:
+async def _serve(brain: Callable[[], Brain], name: str, host: str, port: int) -> None:
     try:
         server = await serve(brain, host=host, port=port)
     except OSError as exc:
