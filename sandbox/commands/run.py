@@ -1,22 +1,51 @@
-"""``sandbox run``: the terminal app."""
+"""``sandbox run``: the terminal app — talk to a brain, watch the wire and the heard truth."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+
+from sandbox.commands.call import DEFAULT_MS_PER_WORD
+from sandbox.commands.options import add_call_options, call_options
+from sandbox.errors import UserError
+from sandbox.ui.audio import AudioRequest
 
 HELP = "open the terminal app and talk to a brain (the built-in concierge by default)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sandbox run``."""
-    parser.add_argument("--brain", metavar="URL", help="brain to dial (default: built-in)")
+    add_call_options(parser)
+    parser.add_argument("--mic", metavar="DEVICE", help="microphone: index or part of its name")
+    parser.add_argument("--speaker", metavar="DEVICE", help="speaker: index or part of its name")
+    parser.add_argument(
+        "--no-aec", action="store_true", help="turn echo cancellation off (headphones)"
+    )
+    parser.add_argument(
+        "--ms-per-word",
+        type=int,
+        default=DEFAULT_MS_PER_WORD,
+        help=f"typed mode's simulated speaking rate (default: {DEFAULT_MS_PER_WORD})",
+    )
+    parser.add_argument("--report", type=Path, help="where to write the report JSON")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Not built yet: say so plainly."""
-    print(
-        "The terminal app is not built yet in this version of Voqalize Sandbox.\n"
-        "Meanwhile: `sandbox brain concierge --port 8765` runs the built-in brain, and\n"
-        "`sandbox keys` prints the public key a brain verifies Voqalize's tokens with."
-    )
-    return 0
+    """Open the app; when it closes, print where the call's report went."""
+    from sandbox.ui.app import SandboxApp
+    from sandbox.ui.runner import CallSetup
+    from sandbox.ui.typed_audio import choose_audio
+
+    options = call_options(args)
+    if args.ms_per_word <= 0:
+        raise UserError("--ms-per-word must be a positive number of milliseconds")
+    request = AudioRequest(mic=args.mic, speaker=args.speaker, aec=not args.no_aec)
+    audio = choose_audio(request, args.ms_per_word)
+    app = SandboxApp(CallSetup(options, audio, report_path=args.report))
+    report = app.run()
+    if app.problem:
+        print(f"sandbox run: {app.problem}", file=sys.stderr)
+    if report is not None:
+        print(f"report: {report}")
+    return 1 if app.problem or app.return_code else 0

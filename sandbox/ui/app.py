@@ -1,0 +1,383 @@
+"""SandboxApp: the terminal app of ``sandbox run``.
+
+The call runs in a worker beside the UI (:class:`~sandbox.ui.runner.CallRunner`), so the
+app is usable while the brain starts and models load. What the call does arrives as
+messages and is routed to the panes; what the user does goes to the host as caller events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input
+
+from sandbox.call.effects import (
+    CallEnded,
+    CallerShown,
+    Notice,
+    StateChanged,
+    ToApp,
+    UnitChanged,
+)
+from sandbox.host.session import CallHost
+from sandbox.ui.latency import LatencyTracker
+from sandbox.ui.lines import caller_text, ended_text, notice_text
+from sandbox.ui.messages import (
+    CallEffect,
+    CallFinished,
+    CallFrame,
+    CallProgress,
+    CallStarted,
+    EndOfSpeech,
+)
+from sandbox.ui.meter import meter
+from sandbox.ui.runner import CallRunner, CallSetup
+from sandbox.ui.screens.help import HelpScreen
+from sandbox.ui.screens.rtvi import AppFrame, RtviScreen
+from sandbox.ui.screens.settings import SettingsScreen
+from sandbox.ui.widgets.app_pane import AppPane
+from sandbox.ui.widgets.banner import Banner
+from sandbox.ui.widgets.conversation import ConversationPane
+from sandbox.ui.widgets.status import StatusLine, capability_names
+from sandbox.ui.widgets.wire import WirePane
+from sandbox.wire import pb
+from sandbox.wire.catalog import RTVI_NAME_BY_TYPE
+
+#: How long quitting waits for the call to end and its report to be written.
+QUIT_WAIT_S = 5.0
+#: How often the microphone meter is redrawn when audio is real.
+METER_INTERVAL_S = 0.1
+
+#: Keys, in the footer's order: (key, action, footer label, what the help screen says).
+KEYS = (
+    ("f1", "help", "help", "this help"),
+    ("f2", "barge_in", "barge in", "barge in: cut the bot now; text in the box is what you say"),
+    ("f3", "mute", "mute", "mute or unmute the microphone"),
+    ("f4", "settings", "settings", "change voice, patience or idle timeout mid-call"),
+    ("f5", "app_frame", "app frame", "send an RTVI message from the app (ui-event, ...)"),
+    ("f6", "filter_wire", "filter", "filter the wire pane by frame type"),
+    ("f10", "end_call", "end call", "end the call (the report is written)"),
+    ("ctrl+q", "quit", "quit", "end the call if it is live, then quit"),
+)
+HELP_KEYS = (
+    ("enter", "send what you typed as the caller's turn (RTVI send-text)"),
+    *((key, what) for key, _, _, what in KEYS),
+    ("ctrl+p", "command palette: every action by name"),
+    ("tab", "move between the message box, conversation, wire filter and table"),
+)
+
+
+class SandboxApp(App[Path | None]):
+    """Talk to a brain, watch the wire and the heard truth. Returns the report's path."""
+
+    TITLE = "Voqalize Sandbox"
+    CSS = """
+    #main { height: 1fr; }
+    #conversation { width: 1fr; border: round $primary; }
+    #side { width: 1fr; }
+    #wire { border: round $primary; }
+    #app-pane { border: round $secondary; }
+    #say { margin: 0 0; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(key, action, label, priority=key == "ctrl+q") for key, action, label, _ in KEYS
+    ]
+
+    def __init__(self, setup: CallSetup) -> None:
+        super().__init__()
+        self.setup = setup
+        self.runner = CallRunner(setup, self)
+        self.latency = LatencyTracker()
+        self._leaving = False  # the panes are going away: late call messages are dropped
+
+    # ---------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        """Banner, conversation | wire + app pane, message box, status line, footer."""
+        yield Header()
+        yield Banner(id="banner")
+        with Horizontal(id="main"):
+            yield ConversationPane(id="conversation", initial_index=None)
+            with Vertical(id="side"):
+                yield WirePane(id="wire")
+                yield AppPane(id="app-pane")
+        yield Input(placeholder="type what the caller says; enter sends (send-text)", id="say")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Show the audio situation and start the call beside the UI."""
+        audio = self.setup.audio
+        self.query_one(Banner).say(audio.banner)
+        self.query_one("#conversation").border_title = "conversation"
+        self.query_one("#wire").border_title = "wire"
+        self.query_one("#app-pane").border_title = "app (RTVI)"
+        self.status.show(state="starting", meter=self._meter())
+        if audio.real:
+            self.set_interval(METER_INTERVAL_S, self._show_meter)
+        self.query_one("#say", Input).focus()
+        self.run_worker(self.runner.run(), name="call", exit_on_error=False)
+
+    @property
+    def host(self) -> CallHost | None:
+        """The running call's host, once the brain answered."""
+        return self.runner.host
+
+    @property
+    def report(self) -> Path | None:
+        """Where the call's report was written, once it was."""
+        return self.runner.report
+
+    @property
+    def problem(self) -> str | None:
+        """What went wrong with the call, in words, if anything did."""
+        return self.runner.problem
+
+    @property
+    def status(self) -> StatusLine:
+        """The status line."""
+        return self.query_one(StatusLine)
+
+    @property
+    def conversation(self) -> ConversationPane:
+        """The conversation pane."""
+        return self.query_one(ConversationPane)
+
+    @property
+    def wire(self) -> WirePane:
+        """The wire pane."""
+        return self.query_one(WirePane)
+
+    @property
+    def app_pane(self) -> AppPane:
+        """The app (RTVI) pane."""
+        return self.query_one(AppPane)
+
+    # ------------------------------------------------------ from the call
+
+    def on_call_progress(self, message: CallProgress) -> None:
+        """A step of getting the call up."""
+        if self._leaving:
+            return
+        self.conversation.add_line(Text(message.text, style="dim"))
+        self.status.show(state="connecting")
+
+    def on_call_started(self, message: CallStarted) -> None:
+        """The brain answered."""
+        if self._leaving:
+            return
+        core = message.host.core
+        self.sub_title = f"session {core.session_id}"
+        self.status.show(capabilities=capability_names(core.capabilities))
+
+    def on_call_effect(self, message: CallEffect) -> None:
+        """Route one effect of the core to the pane that shows it."""
+        host = self.host
+        if host is None or self._leaving:
+            return
+        effect = message.effect
+        if isinstance(effect, UnitChanged):
+            unit = host.core.unit(effect.speech_id)
+            if unit is not None:
+                self.conversation.show_unit(unit)
+                heard = unit.cursor.words_heard > 0
+                if heard and self.latency.word_heard(unit.speech_id, message.t_ms):
+                    self._show_latency()
+        elif isinstance(effect, CallerShown):
+            self.conversation.add_line(caller_text(effect))
+        elif isinstance(effect, Notice):
+            self.conversation.add_line(notice_text(effect))
+            if effect.level == "error":
+                self.notify(effect.text, severity="error", timeout=8)
+        elif isinstance(effect, StateChanged):
+            self.status.show(state=effect.state)
+        elif isinstance(effect, ToApp):
+            self.app_pane.show("brain", effect.type, effect.data, effect.id)
+        elif isinstance(effect, CallEnded):
+            self.conversation.add_line(ended_text(effect))
+        self.status.show(watermark=host.core.watermark, config=host.core.settings.describe())
+
+    def on_call_frame(self, message: CallFrame) -> None:
+        """A frame crossed: the wire pane, the waterfall, and the app pane for the app's own."""
+        if self._leaving:
+            return
+        record = message.record
+        self.wire.add(record)
+        if self.latency.frame(record):
+            self._show_latency()
+        if record.type == "rtvi" and record.dir == "out":
+            fields = record.fields
+            number = pb.RTVIType.Value(fields["type"]) if "type" in fields else 0
+            name = RTVI_NAME_BY_TYPE.get(number, str(fields.get("type")))
+            self.app_pane.show("app", name, fields.get("data", ""), fields.get("id"))
+
+    def on_end_of_speech(self, message: EndOfSpeech) -> None:
+        """The audio engine marked the end of the caller's speech."""
+        self.latency.end_of_speech(message.t_ms)
+
+    def on_call_finished(self, message: CallFinished) -> None:
+        """The call is over: show where the report went, or what went wrong."""
+        if self._leaving:
+            return
+        if message.problem:
+            self.conversation.add_line(notice_text(Notice("error", message.problem)))
+            self.notify(message.problem, title="call failed", severity="error", timeout=15)
+        if message.report:
+            self.conversation.add_line(Text(f"report: {message.report}", style="bold"))
+        self.status.show(state="ended")
+        say = self.query_one("#say", Input)
+        say.placeholder = "the call has ended · ctrl+q quits"
+        say.disabled = True
+
+    @on(ConversationPane.UnitSelected)
+    def _mark_unit(self, message: ConversationPane.UnitSelected) -> None:
+        self.wire.mark_unit(message.speech_id)
+
+    # ---------------------------------------------------------- from the user
+
+    @on(Input.Submitted, "#say")
+    def _send_text(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        host = self._live_host()
+        if not text or host is None:
+            return
+        host.from_app("send-text", json.dumps({"content": text}))
+        event.input.clear()
+
+    def action_help(self) -> None:
+        """Show the keys and the panes explained."""
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(HELP_KEYS))
+
+    def action_barge_in(self) -> None:
+        """Cut the bot as a caller talking over it would; the box's text is what they say."""
+        host = self._live_host()
+        if host is None:
+            return
+        say = self.query_one("#say", Input)
+        text = say.value.strip()
+        host.barge_in()
+        if text:
+            host.caller_turn(text, typed=True)
+            say.clear()
+        else:
+            self.notify("barged in: the floor is yours, type what you say and press enter")
+        say.focus()
+
+    def action_mute(self) -> None:
+        """Mute or unmute the microphone."""
+        audio = self.setup.audio
+        problem = audio.set_muted(not audio.muted)
+        if problem:
+            self.notify(problem, severity="warning")
+        self._show_meter()
+
+    def action_settings(self) -> None:
+        """Change voice, patience or idle, applied as a brain's Config would land."""
+        host = self._live_host()
+        if host is not None:
+            self.push_screen(SettingsScreen(host.core.settings), self._configure)
+
+    def action_app_frame(self) -> None:
+        """Send an RTVI message from the app to the brain."""
+        if self._live_host() is not None:
+            self.push_screen(RtviScreen(), self._send_app_frame)
+
+    def action_filter_wire(self) -> None:
+        """Focus the wire pane's filter box."""
+        self.query_one("#wire-filter", Input).focus()
+
+    def action_end_call(self) -> None:
+        """Hang up; the report is written and its path shown."""
+        host = self._live_host()
+        if host is not None:
+            host.hang_up()
+
+    async def action_quit(self) -> None:
+        """End a live call, wait for its report, and leave."""
+        host = self.host
+        if host is not None and host.core.ended is None:
+            host.hang_up()
+        if host is not None or self.runner.done.is_set():
+            # On a timeout leave anyway: the worker's finally still writes the report.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.runner.done.wait(), QUIT_WAIT_S)
+        self._leaving = True
+        self.exit(self.runner.report)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The palette: Textual's own commands and every action of the app by name."""
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Send a message", "focus the message box", self._focus_say)
+        yield SystemCommand("Barge in", "cut the bot as if you spoke over it", self.action_barge_in)
+        yield SystemCommand("Mute microphone", "mute or unmute the mic", self.action_mute)
+        yield SystemCommand(
+            "Change voice, patience or idle", "as a brain's Config", self.action_settings
+        )
+        yield SystemCommand(
+            "Send an app RTVI frame", "ui-event, client-message, ...", self.action_app_frame
+        )
+        yield SystemCommand("Filter the wire", "show some frame types", self.action_filter_wire)
+        yield SystemCommand("End the call", "hang up and write the report", self.action_end_call)
+        yield SystemCommand("Help", "keys and panes explained", self.action_help)
+
+    # ------------------------------------------------------------- internals
+
+    def _live_host(self) -> CallHost | None:
+        """The host if the call is up and not over; otherwise say why not."""
+        host = self.host
+        if host is None:
+            self.notify("the call is not connected yet", severity="warning")
+        elif host.core.ended is not None:
+            self.notify("the call has ended", severity="warning")
+            return None
+        return host
+
+    def _focus_say(self) -> None:
+        self.query_one("#say", Input).focus()
+
+    def _meter(self) -> str:
+        audio = self.setup.audio
+        return meter(audio.mic_level(), real=audio.real, muted=audio.muted)
+
+    def _show_meter(self) -> None:
+        self.status.show(meter=self._meter())
+
+    def _show_latency(self) -> None:
+        last = self.latency.last
+        if last is not None:
+            self.status.show(latency=last.describe())
+
+    def _configure(self, delta: pb.Config | None) -> None:
+        if delta is None:
+            return
+        if delta.ByteSize() == 0:
+            self.notify("nothing changed")
+            return
+        self.run_worker(self._apply_config(delta), name="configure", exit_on_error=False)
+
+    async def _apply_config(self, delta: pb.Config) -> None:
+        host = self._live_host()
+        if host is None:
+            return
+        problem = await host.configure(delta)
+        if problem:
+            self.notify(f"config rejected: {problem}", severity="error", timeout=10)
+        else:
+            self.notify(f"config applied: {host.core.settings.describe()}")
+
+    def _send_app_frame(self, frame: AppFrame | None) -> None:
+        host = self._live_host() if frame is not None else None
+        if frame is not None and host is not None:
+            host.from_app(frame.type, frame.data, frame.id)

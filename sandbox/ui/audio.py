@@ -1,0 +1,69 @@
+"""What the app needs of an audio engine, so real audio plugs in beside typed mode.
+
+The engine owns devices, VAD, endpointing, STT, TTS and the playout clock. The app only
+needs: a :class:`~sandbox.host.session.Playout` for the host, whether audio is real (and,
+when it is not, a banner saying why and how to enable it), the microphone level for the
+meter, mute, and a moment to load models and to start feeding caller events into the host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from sandbox.host.session import CallHost, Playout
+
+
+@dataclass(frozen=True)
+class AudioRequest:
+    """The audio the user asked for on the command line."""
+
+    mic: str | None = None
+    speaker: str | None = None
+    aec: bool = True
+
+    @property
+    def named_devices(self) -> bool:
+        """The user picked a device or turned echo cancellation off."""
+        return self.mic is not None or self.speaker is not None or not self.aec
+
+
+class AudioFrontend(Protocol):
+    """An audio engine as the app sees it; :class:`~sandbox.ui.typed_audio.TypedAudio`
+    is the one without devices."""
+
+    @property
+    def real(self) -> bool:
+        """A live microphone and speaker carry the call."""
+
+    @property
+    def banner(self) -> str:
+        """Why audio is not real and how to enable it; empty when it is real."""
+
+    @property
+    def playout(self) -> Playout:
+        """The playout clock the host drives (the only source of "heard")."""
+
+    @property
+    def muted(self) -> bool:
+        """The microphone is muted: nothing the caller says reaches the call."""
+
+    def set_muted(self, muted: bool) -> str | None:
+        """Mute or unmute the microphone; words saying why it cannot, or None."""
+
+    def mic_level(self) -> float | None:
+        """The microphone's current level, 0.0 to 1.0, for the meter; None without one."""
+
+    async def prepare(self, progress: Callable[[str], None]) -> None:
+        """Open devices and load models, reporting each step in words."""
+
+    async def attach(self, host: CallHost, end_of_speech: Callable[[int], None]) -> None:
+        """Start feeding caller events into ``host``.
+
+        ``end_of_speech(t_ms)`` is called, on the host's clock, when the caller's speech
+        ended for a turn about to be committed (the first bar of the latency waterfall).
+        """
+
+    async def close(self) -> None:
+        """Release devices; the call is over."""

@@ -1,0 +1,98 @@
+"""Conversation lines as styled text: caller turns, bot units with their heard truth, notices.
+
+A bot unit shows the heard prefix in bold and the rest dimmed — struck through once the
+unit was cut, since the caller will never hear it — with "✂ N of M words heard".
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from sandbox.call.effects import CallEnded, CallerShown, Notice
+from sandbox.call.units import Fate, Unit
+
+#: Fates whose unheard remainder was cut off rather than merely not played yet.
+_CUT = frozenset({Fate.BARGED, Fate.CANCELLED, Fate.DEAD_ON_ARRIVAL, Fate.ABANDONED})
+_FATE_WORDS = {
+    Fate.PLAYED: "played",
+    Fate.BARGED: "cut by a barge-in",
+    Fate.CANCELLED: "cancelled by the brain",
+    Fate.DEAD_ON_ARRIVAL: "never played: its turn was already interrupted",
+    Fate.SILENT: "silent: no text",
+    Fate.ABANDONED: "cut: the call ended",
+}
+_CALLER_LABELS = {
+    "spoken": "you said",
+    "typed": "you typed",
+    "backchannel": "you (backchannel, not a turn)",
+    "idle": "idle",
+}
+_NOTICE_STYLES = {"info": ("·", "dim"), "warning": ("⚠", "yellow"), "error": ("✖", "bold red")}
+
+
+def unit_state(unit: Unit) -> str:
+    """Where a unit stands, in words."""
+    if unit.fate is not None:
+        return _FATE_WORDS[unit.fate]
+    return "speaking" if unit.generated else "opened, no text yet"
+
+
+def cut_mark(unit: Unit) -> str | None:
+    """``✂ N of M words heard`` for a unit that was cut with something in it, else None."""
+    if unit.fate not in _CUT or not unit.received.strip():
+        return None
+    return f"✂ {unit.cursor.words_heard} of {len(unit.received.split())} words heard"
+
+
+def unit_text(unit: Unit) -> Text:
+    """A bot unit: header, heard prefix (bold), unheard remainder (dim, struck when cut)."""
+    cut = unit.fate in _CUT
+    head = Text("bot", style="bold green")
+    head.append(f" · unit {unit.speech_id} · turn {unit.turn_id}", style="green")
+    if unit.turn_id == 1:
+        head.append(" · greeting", style="green")
+    head.append(f" · {unit_state(unit)}", style="italic")
+    mark = cut_mark(unit)
+    if mark:
+        head.append(f"  {mark}", style="bold magenta")
+    body = Text("\n  ")
+    body.append(unit.heard, style="bold")
+    rest_style = "dim strike" if cut else "dim"
+    body.append(unit.generated[len(unit.heard) :], style=rest_style)
+    body.append("".join(unit.discarded), style=f"{rest_style} italic")
+    return head + body
+
+
+def caller_text(shown: CallerShown) -> Text:
+    """A caller-side line: a spoken or typed turn, a backchannel, an idle nudge."""
+    label = _CALLER_LABELS.get(shown.kind, shown.kind)
+    line = Text(label, style="bold cyan")
+    if shown.turn_id is not None:
+        line.append(f" · turn {shown.turn_id}", style="cyan")
+    line.append("\n  ")
+    line.append(shown.text, style="dim italic" if shown.kind in ("backchannel", "idle") else "")
+    return line
+
+
+def notice_text(notice: Notice) -> Text:
+    """Something the user should know, marked by its level."""
+    mark, style = _NOTICE_STYLES.get(notice.level, ("•", ""))
+    return Text(f"{mark} {notice.text}", style=style)
+
+
+def ended_words(ended: CallEnded) -> str:
+    """Who ended the call and why, in words."""
+    detail = ended.detail
+    words = {
+        "caller": "you ended the call",
+        "brain": "the brain hung up",
+        "brain_closed": detail or "the brain's connection closed",
+        "brain_error": f"the brain ended the session with a fatal error: {detail}",
+        "brain_cancel": f"the brain cancelled the call: {detail or 'no reason given'}",
+    }
+    return words.get(ended.ended_by, f"{ended.ended_by}: {detail}".rstrip(": "))
+
+
+def ended_text(ended: CallEnded) -> Text:
+    """The last line of a call."""
+    return Text(f"■ Call ended: {ended_words(ended)}. Outcome: {ended.outcome}.", style="bold")

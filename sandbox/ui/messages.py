@@ -1,0 +1,61 @@
+"""What the call runner tells the app, as Textual messages (handled in the order posted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.message import Message
+
+from sandbox.call.effects import Effect
+from sandbox.host.session import CallHost
+from sandbox.record.recorder import FrameRecord
+
+
+class CallProgress(Message):
+    """A step of getting the call up (starting the brain, loading models, dialing)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class CallStarted(Message):
+    """The brain answered: the host is about to run the call."""
+
+    def __init__(self, host: CallHost) -> None:
+        super().__init__()
+        self.host = host
+
+
+class CallEffect(Message):
+    """The core asked for something (``t_ms`` on the host's clock when it was carried out)."""
+
+    def __init__(self, effect: Effect, t_ms: int) -> None:
+        super().__init__()
+        self.effect = effect
+        self.t_ms = t_ms
+
+
+class CallFrame(Message):
+    """A frame crossed the wire, either way."""
+
+    def __init__(self, record: FrameRecord) -> None:
+        super().__init__()
+        self.record = record
+
+
+class EndOfSpeech(Message):
+    """The audio engine saw the caller's speech end (``t_ms`` on the host's clock)."""
+
+    def __init__(self, t_ms: int) -> None:
+        super().__init__()
+        self.t_ms = t_ms
+
+
+class CallFinished(Message):
+    """The call is over: where its report went, and what went wrong if it did, in words."""
+
+    def __init__(self, report: Path | None, problem: str | None) -> None:
+        super().__init__()
+        self.report = report
+        self.problem = problem

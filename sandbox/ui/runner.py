@@ -1,0 +1,111 @@
+"""Runs one call beside the UI and tells the app what happens, as messages.
+
+Gets the call up (audio, the built-in brain when none was named, dialing), runs the
+host until the call ends, and writes the report in a ``finally`` so it exists however
+the call ended. Nothing raised here reaches the terminal: failures become words in
+:class:`~sandbox.ui.messages.CallFinished`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.message import Message
+from textual.message_pump import MessagePump
+
+from sandbox.errors import UserError
+from sandbox.host.launch import CallOptions, brain_url_for, open_call
+from sandbox.host.session import CallHost
+from sandbox.record.recorder import default_report_path
+from sandbox.ui.audio import AudioFrontend
+from sandbox.ui.messages import (
+    CallEffect,
+    CallFinished,
+    CallFrame,
+    CallProgress,
+    CallStarted,
+    EndOfSpeech,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CallSetup:
+    """What the app needs to place its call. ``clock`` is the host's (tests may freeze it)."""
+
+    options: CallOptions
+    audio: AudioFrontend
+    report_path: Path | None = None
+    clock: Callable[[], float] = time.monotonic
+
+
+class CallRunner:
+    """Places the call described by ``setup`` and posts its progress to ``target``."""
+
+    def __init__(self, setup: CallSetup, target: MessagePump) -> None:
+        self.setup = setup
+        self.host: CallHost | None = None
+        self.report: Path | None = None
+        self.problem: str | None = None
+        self.done = asyncio.Event()
+        self._target = target
+
+    def _post(self, message: Message) -> None:
+        self._target.post_message(message)
+
+    async def run(self) -> None:
+        """The whole call; returns once it is over and the report is written."""
+        try:
+            self.report = await self._call()
+        except UserError as exc:
+            self.problem = str(exc)
+        except Exception as exc:  # the UI must show words, never a traceback
+            log.debug("the call failed", exc_info=True)
+            self.problem = f"the call failed unexpectedly: {type(exc).__name__}: {exc}"
+        finally:
+            self.done.set()
+            self._post(CallFinished(self.report, self.problem))
+
+    async def _call(self) -> Path | None:
+        setup = self.setup
+        audio = setup.audio
+        try:
+            await audio.prepare(lambda text: self._post(CallProgress(text)))
+            self._post(CallProgress(_starting(setup.options)))
+            async with brain_url_for(setup.options) as url:
+                self._post(CallProgress(f"dialing {url} …"))
+                host = await open_call(setup.options, url, audio.playout)
+                host.clock = setup.clock
+                return await self._run(host)
+        finally:
+            await audio.close()
+
+    async def _run(self, host: CallHost) -> Path:
+        self.host = host
+        host.on_effect.append(lambda effect: self._post(CallEffect(effect, host.now())))
+        host.on_frame.append(lambda record: self._post(CallFrame(record)))
+        self._post(CallStarted(host))
+        try:
+            await self.setup.audio.attach(host, lambda t_ms: self._post(EndOfSpeech(t_ms)))
+            await host.run()
+        finally:
+            path = self.setup.report_path or default_report_path(
+                host.core.session_id, host.recorder.started_at
+            )
+            try:
+                host.recorder.write(path, host.core)
+            except OSError as exc:
+                raise UserError(f"could not write the report to {path}: {exc.strerror}") from None
+        return path
+
+
+def _starting(options: CallOptions) -> str:
+    if options.brain_url:
+        return f"reaching the brain at {options.brain_url} …"
+    return f"starting the built-in {options.builtin} brain …"

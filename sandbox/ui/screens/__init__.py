@@ -1,0 +1,1 @@
+"""The app's modal screens: help, settings, app RTVI frame."""
