@@ -110,8 +110,7 @@ def _resolve(direction: Direction, spec: int | str | None, devices: Sequence[Dev
     listing = "\n".join(describe(d) for d in (found or usable))
     if found:
         raise UserError(
-            f"several {direction} devices match {text!r}; name one exactly or by index:\n"
-            + listing
+            f"several {direction} devices match {text!r}; name one exactly or by index:\n" + listing
         )
     raise UserError(
         f"no {direction} device matches {text!r}. The {direction} devices are:\n"

@@ -1,0 +1,134 @@
+"""Finding and naming sound devices, and the words a user gets when there are none."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+
+from sandbox.audio.devices import (
+    Device,
+    list_devices,
+    require_sounddevice,
+    resolve_input,
+    resolve_output,
+)
+from sandbox.errors import UserError
+
+
+def device(index: int, name: str, inputs: int, outputs: int, *, default: bool = False) -> Device:
+    return Device(index, name, "ALSA", inputs, outputs, 44100.0, default, default)
+
+
+LAPTOP = [
+    device(0, "HDA Intel PCH: ALC257 Analog", 2, 2),
+    device(1, "USB Headset: Audio", 1, 2),
+    device(2, "HDMI 0", 0, 8),
+    device(3, "default", 32, 32, default=True),
+]
+
+
+def run_sandbox(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sandbox.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
+
+
+def test_none_means_the_default_device() -> None:
+    assert resolve_output(None, LAPTOP).index == 3
+    assert resolve_input(None, LAPTOP).index == 3
+
+
+def test_without_a_marked_default_the_first_usable_device_is_used() -> None:
+    assert resolve_input(None, LAPTOP[:3]).index == 0
+    assert resolve_output(None, LAPTOP[2:3]).index == 2
+
+
+def test_a_device_is_named_by_index_or_by_part_of_its_name() -> None:
+    assert resolve_output(2, LAPTOP).name == "HDMI 0"
+    assert resolve_output("1", LAPTOP).name == "USB Headset: Audio"
+    assert resolve_input("headset", LAPTOP).index == 1
+    assert resolve_output("DEFAULT", LAPTOP).index == 3
+
+
+def test_an_exact_name_wins_over_names_that_contain_it() -> None:
+    devices = [*LAPTOP, device(4, "default (pipewire)", 2, 2)]
+    assert resolve_output("default", devices).index == 3
+
+
+def test_a_device_without_channels_that_way_does_not_count() -> None:
+    with pytest.raises(UserError, match="no input device matches 'HDMI'"):
+        resolve_input("HDMI", LAPTOP)
+
+
+def test_a_missing_device_lists_what_exists_and_points_at_sandbox_devices() -> None:
+    with pytest.raises(UserError) as caught:
+        resolve_output("bluetooth", LAPTOP)
+    message = str(caught.value)
+    assert "no output device matches 'bluetooth'" in message
+    assert "USB Headset: Audio" in message and "HDMI 0" in message
+    assert "`sandbox devices`" in message
+    with pytest.raises(UserError, match="no output device matches '9'"):
+        resolve_output(9, LAPTOP)
+
+
+def test_a_name_several_devices_share_asks_for_more() -> None:
+    with pytest.raises(UserError, match="several input devices match 'a'") as caught:
+        resolve_input("a", LAPTOP)
+    assert "HDMI" not in str(caught.value)  # only the candidates are listed
+
+
+def test_no_devices_at_all_says_so_and_that_typed_mode_still_works() -> None:
+    with pytest.raises(UserError, match=r"no audio input device.*Typed mode works"):
+        resolve_input(None, [])
+    with pytest.raises(UserError, match="no audio output device"):
+        resolve_output("anything", [device(5, "mic only", 1, 0)])
+
+
+def test_a_missing_portaudio_library_names_the_fix() -> None:
+    # Hide the library from sounddevice's lookup, in a fresh interpreter.
+    probe = (
+        "import ctypes.util; ctypes.util.find_library = lambda name: None\n"
+        "from sandbox.audio.devices import require_sounddevice\n"
+        "from sandbox.errors import UserError\n"
+        "try:\n    require_sounddevice()\nexcept UserError as exc:\n    print(exc)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    assert "PortAudio library is missing" in out
+    assert "sudo apt install libportaudio2" in out
+    assert "macOS" in out and "Typed mode works without audio" in out
+
+
+def test_portaudio_sees_the_virtual_devices(pulse: ModuleType) -> None:
+    assert require_sounddevice().__name__ == "sounddevice"
+    devices = list_devices()
+    assert sum(d.default_output for d in devices) == 1
+    assert sum(d.default_input for d in devices) == 1
+    assert resolve_output(None).outputs > 0
+    assert resolve_input("pulse").name == "pulse"
+
+
+def test_sandbox_devices_lists_inputs_and_outputs_with_defaults_marked(pulse: ModuleType) -> None:
+    result = run_sandbox("devices")
+    assert result.returncode == 0, result.stderr
+    inputs, outputs = result.stdout.split("Outputs:")
+    assert inputs.startswith("Inputs:")
+    for section in (inputs, outputs):
+        assert "pulse (ALSA" in section
+        assert sum(line.startswith("*") for line in section.splitlines()) == 1
+
+
+def test_sandbox_devices_on_a_machine_without_audio(pulse: ModuleType) -> None:
+    result = run_sandbox("devices", PULSE_SERVER="unix:/nonexistent")
+    assert result.returncode == 0
+    assert "(none)" in result.stdout
+    assert "typed mode still works without audio" in result.stdout
