@@ -64,7 +64,8 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def test_sandbox_brain_serves_until_ctrl_c(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+async def test_sandbox_brain_serves_until_stopped(tmp_path: Path, stop: signal.Signals) -> None:
     port = _free_port()
     env = {**os.environ, HOME_ENV: str(tmp_path)}
     proc = subprocess.Popen(
@@ -85,7 +86,7 @@ async def test_sandbox_brain_serves_until_ctrl_c(tmp_path: Path) -> None:
             await ws.send(encode(pb.SessionStart(turn_id=1, session_id=SESSION, wire_version=3)))
             first = decode(await asyncio.wait_for(ws.recv(), 5))
             assert first.speech_start.turn_id == 1
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(stop)
             out, err = await asyncio.to_thread(proc.communicate, timeout=10)
     finally:
         if proc.poll() is None:

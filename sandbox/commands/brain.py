@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
+import signal
 from collections.abc import Callable
 
 from sandbox.brains.registry import BRAINS, make_brain
@@ -27,13 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Serve until Ctrl-C."""
+    """Serve until Ctrl-C (or SIGTERM)."""
     brain = make_brain(args.brain)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve(brain, args.brain, args.host, args.port))
-    except KeyboardInterrupt:
-        print("\nstopped.")
+    print("\nstopped.")
     return 0
 
 
@@ -54,7 +55,10 @@ async def _serve(brain: Callable[[], Brain], name: str, host: str, port: int) ->
         "Ctrl-C stops.",
         flush=True,
     )
+    stop = asyncio.Event()
+    with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows loops
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     try:
-        await server.serve_forever()
+        await stop.wait()  # Ctrl-C cancels this; SIGTERM sets it
     finally:
-        await server.close()
+        await server.close()  # ends open sessions: their brains' finally blocks run
