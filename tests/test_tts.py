@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sandbox.audio.tts import Clip, Synthesizer
-from sandbox.audio.voices import VoiceEntry
+from sandbox.audio.voices import VoiceEntry, catalog
 from sandbox.audio.wordalign import split_words
 from sandbox.errors import UserError
 from sandbox.wire import pb
@@ -127,3 +127,15 @@ def test_a_broken_model_file_is_refused_in_words(tmp_path: Path) -> None:
     amy = VoiceEntry(pb.VOICE_AMY, "amy", (pb.LANGUAGE_EN,), model, config, installed=True)
     with pytest.raises(UserError, match="cannot load voice amy"):
         Synthesizer.load(amy)
+
+
+def test_a_model_without_alignment_output_spreads_words_over_the_phonemes() -> None:
+    from piper import PiperVoice
+
+    joe = catalog()[pb.VOICE_JOE]
+    assert joe.model_path is not None
+    plain = Synthesizer(joe, PiperVoice.load(joe.model_path, joe.config_path))  # not patched
+    (clip,) = plain.synthesize("Red, green, blue, yellow.")
+    assert [w.text for w in clip.words] == ["Red,", "green,", "blue,", "yellow."]
+    assert spans_in_order(clip)
+    assert clip.words[0].start > 0 and clip.words[-1].end < len(clip.samples)

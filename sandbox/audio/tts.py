@@ -108,18 +108,19 @@ class Synthesizer:
     def synthesize(self, text: str) -> Iterator[Clip]:
         """One clip per sentence, each yielded as soon as it is synthesized."""
         piper = self._piper
-        words = [t for t in split_words(text) if any(map(is_sound, _phonemes(piper, t.text)))]
+        tokens = [(t, _phonemes(piper, t.text)) for t in split_words(text)]
+        words = [(t, ref) for t, ref in tokens if any(map(is_sound, ref))]  # "—" is no word
         sentences = [s for s in piper.phonemize(text) if s]
         spoken = [p for s in sentences for p in (_BOS, *s, _EOS)]
-        ranges = align([_phonemes(piper, w.text) for w in words], spoken)
-        plan = _plan_clips(text, words, ranges, [len(s) + 2 for s in sentences])
+        ranges = align([ref for _, ref in words], spoken)
+        plan = _plan_clips(text, [t for t, _ in words], ranges, [len(s) + 2 for s in sentences])
         chunks = piper.synthesize(text, include_alignments=True)
         for (clip_text, clip_words), phonemes, chunk in zip(plan, sentences, chunks, strict=True):
             if chunk.phonemes != phonemes:
                 raise RuntimeError("espeak phonemized the same text two ways")
             samples: NDArray[np.int16] = chunk.audio_int16_array
             durations = _durations(chunk.phoneme_alignments, len(phonemes) + 2, len(samples))
-            edges = [0, *accumulate(durations)]
+            edges = [min(e, len(samples)) for e in (0, *accumulate(durations))]
             yield Clip(
                 samples=samples,
                 sample_rate=self.sample_rate,
