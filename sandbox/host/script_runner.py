@@ -54,12 +54,14 @@ class ScriptRunner:
     async def _play(self, index: int, step: Step) -> None:
         if step.kind in ("say", "type"):
             await self._until("the bot to finish", self._quiet, index)
+            self._spoke()
             self.host.caller_turn(step.text, typed=step.kind == "type")
         elif step.kind in ("barge_in", "backchannel"):
             await self._until(
                 f"{step.after_words} words of the bot's reply", self._heard(step.after_words), index
             )
             if step.kind == "barge_in":
+                self._spoke()
                 self.host.barge_in()
                 self.host.caller_turn(step.text)
             else:
@@ -70,6 +72,11 @@ class ScriptRunner:
             await asyncio.sleep(step.ms / 1000)
         elif step.kind == "end":
             self.host.hang_up()
+
+    def _spoke(self) -> None:
+        # The core hears of it on its next event; until then the bot is not "quiet".
+        self._quiet_since = None
+        self._words_at_turn = self.host.words_played
 
     def _quiet(self) -> bool:
         since = self._quiet_since

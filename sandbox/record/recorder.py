@@ -27,8 +27,12 @@ class FrameRecord:
     fields: dict[str, Any]
 
     def as_json(self) -> dict[str, Any]:
-        """The report's shape: t_ms, dir, type, then the body's fields."""
-        return {"t_ms": self.t_ms, "dir": self.dir, "type": self.type, **self.fields}
+        """The report's shape: t_ms, dir, type, then the body's fields (an RTVI frame's own
+        ``type`` becomes ``rtvi_type`` so it cannot shadow the frame's)."""
+        head: dict[str, Any] = {"t_ms": self.t_ms, "dir": self.dir, "type": self.type}
+        for name, value in self.fields.items():
+            head[f"{self.type}_{name}" if name in head else name] = value
+        return head
 
 
 @dataclass

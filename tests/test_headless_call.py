@@ -1,0 +1,227 @@
+"""`sandbox call` end to end: the real CLI, a real brain process, a real WebSocket."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox.wire.tokens import HOME_ENV
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {**os.environ, HOME_ENV: str(home)}
+
+
+@pytest.fixture
+def brain(request: pytest.FixtureRequest, home: Path) -> Iterator[str]:
+    """`sandbox brain NAME` in its own process; yields the URL it serves."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sandbox.cli", "brain", request.param, "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(home),
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.05)
+    try:
+        yield f"ws://127.0.0.1:{port}/brain"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def _call(home: Path, tmp_path: Path, script: str, *extra: str) -> dict[str, Any]:
+    path = tmp_path / "script.toml"
+    path.write_text(script)
+    report = tmp_path / "report.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sandbox.cli",
+            "call",
+            "--script",
+            str(path),
+            "--report",
+            str(report),
+            "--idle-ms",
+            "0",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        timeout=120,
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"report: {report}" in result.stdout
+    data: dict[str, Any] = json.loads(report.read_text())
+    return data
+
+
+def _check_invariants(report: dict[str, Any]) -> None:
+    out = [f for f in report["frames"] if f["dir"] == "out"]
+    assert out[0]["type"] == "session_start" and out[0]["wire_version"] == 3
+    opened = [f["speech_id"] for f in report["frames"] if f["type"] == "speech_start"]
+    finalized = [f["speech_id"] for f in out if f["type"] == "finalize"]
+    assert finalized == opened  # exactly one each, in the order they opened
+    for unit in report["units"]:
+        assert unit["generated"].startswith(unit["heard"])
+        assert unit["interrupted"] == (unit["heard"] != unit["generated"])
+    for frame in report["frames"]:
+        assert {"t_ms", "dir", "type"} <= set(frame)
+
+
+ECHO = """
+ms_per_word = 30
+[[step]]
+say = "hello there"
+[[step]]
+type = "typed words"
+"""
+
+
+@pytest.mark.parametrize("brain", ["echo"], indirect=True)
+def test_echo_brain(brain: str, home: Path, tmp_path: Path) -> None:
+    report = _call(home, tmp_path, ECHO, "--brain", brain)
+    _check_invariants(report)
+    heard = [u["heard"] for u in report["units"]]
+    assert heard[1:] == ["You said: hello there", "You said: typed words"]
+    assert report["caller_turns"] == ["hello there", "typed words"]
+    assert report["outcome"] == "completed" and report["ended_by"] == "caller"
+    assert report["errors"] == []
+
+
+CONCIERGE = """
+ms_per_word = 30
+[[step]]
+say = "What are your opening hours?"
+[[step]]
+say = "How much does it cost?"
+[[step]]
+barge_in = "Sorry, do you have parking?"
+after_words = 3
+[[step]]
+rtvi = { type = "ui-event", data = { event = "tap", target = "pricing" } }
+"""
+
+
+@pytest.mark.parametrize("brain", ["concierge"], indirect=True)
+def test_concierge_brain_barge_in_heard_truth_and_steps(
+    brain: str, home: Path, tmp_path: Path
+) -> None:
+    report = _call(home, tmp_path, CONCIERGE, "--brain", brain)
+    _check_invariants(report)
+    cut = [u for u in report["units"] if u["interrupted"]]
+    assert len(cut) == 1 and cut[0]["words_heard"] == 3 and cut[0]["turn_id"] == 3
+    assert [f["through_turn"] for f in report["frames"] if f["type"] == "interruption"] == [3]
+    assert report["steps"], "the concierge reports TurnSteps"
+    kinds = {s["kind"] for s in report["steps"]}
+    assert {"model", "tool"} <= kinds
+    to_brain = [f for f in report["frames"] if f["dir"] == "out" and f["type"] == "rtvi"]
+    assert to_brain and to_brain[0]["rtvi_type"] == "RTVI_TYPE_UI_EVENT"
+    ui_commands = [f for f in report["frames"] if f["dir"] == "in" and f["type"] == "rtvi"]
+    assert ui_commands, "the tool hop dispatches a ui-command"
+
+
+GUARD = """
+ms_per_word = 30
+[[step]]
+say = "What is my card number?"
+[[step]]
+say = "And my balance?"
+"""
+
+
+@pytest.mark.parametrize("brain", ["guardrail"], indirect=True)
+def test_guardrail_brain_cancels_its_own_unit_and_goes_on(
+    brain: str, home: Path, tmp_path: Path
+) -> None:
+    report = _call(home, tmp_path, GUARD, "--brain", brain)
+    _check_invariants(report)
+    cancels = [f for f in report["frames"] if f["type"] == "speech_cancel"]
+    assert len(cancels) == 1
+    cancelled = next(u for u in report["units"] if u["speech_id"] == cancels[0]["speech_id"])
+    assert cancelled["fate"] == "cancelled" and cancelled["interrupted"]
+    after = [u for u in report["units"] if u["turn_id"] == cancelled["turn_id"]]
+    assert after[-1]["fate"] == "played" and "can't read card details" in after[-1]["heard"]
+    assert not [f for f in report["frames"] if f["type"] == "interruption"]
+    assert report["errors"] == []
+
+
+def test_builtin_brain_when_none_is_named(home: Path, tmp_path: Path) -> None:
+    report = _call(home, tmp_path, ECHO.replace("typed words", "what are your hours"))
+    _check_invariants(report)
+    assert "Harbour Street" in report["units"][0]["heard"]  # the concierge's greeting
+
+
+@pytest.mark.parametrize("brain", ["echo"], indirect=True)
+def test_relay_leg(brain: str, home: Path, tmp_path: Path) -> None:
+    relay = brain.replace("/brain", "/agent")
+    report = _call(home, tmp_path, ECHO, "--brain", relay, "--relay")
+    _check_invariants(report)
+    assert report["units"][-1]["heard"] == "You said: typed words"
+
+
+def test_a_bad_script_is_a_clear_error(home: Path, tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text("[[step]]\nshout = 'x'\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "sandbox.cli", "call", "--script", str(path)],
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        timeout=60,
+    )
+    assert result.returncode == 1 and "step 1" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_unreachable_brain_is_a_clear_error(home: Path, tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(ECHO)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sandbox.cli",
+            "call",
+            "--script",
+            str(path),
+            "--brain",
+            f"ws://127.0.0.1:{_free_port()}/brain",
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        timeout=60,
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.strip()
