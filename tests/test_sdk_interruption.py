@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
 from test_sdk_harness import Voqalize, eventually, settle
@@ -10,6 +11,7 @@ from test_sdk_harness import Voqalize, eventually, settle
 from sandbox.sdk import (
     Brain,
     Chunk,
+    Error,
     Finalize,
     RTVIFrame,
     Session,
@@ -155,3 +157,38 @@ async def test_without_interruption_an_older_turn_keeps_speaking() -> None:
     await v.until("speech_end", 2)
     assert v.log("speech_start") == ["start 1 turn 2", "start 2 turn 3"]
     assert brain.cleaned == ["old", "new"]
+
+
+class Stubborn(Brain):
+    """Refuses to stop: swallows the close and tries to say more."""
+
+    def __init__(self) -> None:
+        self.errors: list[Error] = []
+        self.gate = asyncio.Event()
+
+    async def on_user_message(self, session: Session, msg: UserMessage) -> AsyncIterator[Speech]:
+        yield SpeechStart()
+        yield Chunk("I will ")
+        with contextlib.suppress(asyncio.CancelledError):  # swallows the cancel, carries on
+            await self.gate.wait()
+        try:
+            yield Chunk("not stop")
+        except GeneratorExit:
+            yield Chunk("ever")
+
+    async def on_error(self, session: Session, err: Error) -> None:
+        self.errors.append(err)
+
+
+async def test_a_generator_that_will_not_stop_is_stopped_and_reported() -> None:
+    brain = Stubborn()
+    v = Voqalize(brain)
+    await v.start()
+    turn = await v.say("go")
+    await v.until("speech_chunk")
+    await v.interrupt(turn)
+    await v.until("speech_end")
+    await eventually(lambda: len(brain.errors) == 1)
+    assert "did not stop when asked" in brain.errors[0].message
+    assert v.speech() == ["start 1 turn 2", "chunk 1 'I will '", "end 1"]
+    assert not v.conn.closed

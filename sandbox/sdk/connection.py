@@ -298,11 +298,9 @@ class BrainConnection:
         if line is None or line == "":
             return
         if not isinstance(line, str):
-            self._mistake("greet", f"greet returned {line!r}; it must return a str or None")
+            self._mistake(f"greet returned {line!r}; it must return a str or None")
             return
-        speaker = Speaker(
-            turn, self._units, self._outbox, lambda m: self._mistake("greet", m), "greet"
-        )
+        speaker = Speaker(turn, self._units, self._outbox, self._mistake, "greet")
         for item in (SpeechStart(), SpeechChunk(line), SpeechEnd()):
             await speaker.take(item)
 
@@ -385,14 +383,11 @@ class BrainConnection:
             if inspect.iscoroutine(gen):
                 gen.close()
             self._mistake(
-                where,
                 f"{where} must be an async generator (an `async def` that yields speech); "
                 f"it returned {type(gen).__name__}",
             )
             return
-        speaker = Speaker(
-            turn_id, self._units, self._outbox, lambda m: self._mistake(where, m), where
-        )
+        speaker = Speaker(turn_id, self._units, self._outbox, self._mistake, where)
         try:
             while True:  # a dead turn still reaches its first yield: see the module doc
                 try:
@@ -412,7 +407,7 @@ class BrainConnection:
         try:
             await gen.aclose()
         except RuntimeError as exc:  # e.g. it yielded again instead of closing
-            self._mistake(where, f"{where} did not stop when asked: {exc}")
+            self._mistake(f"{where} did not stop when asked: {exc}")
         except Exception as exc:
             self._failed(f"{where} (while closing)", exc)
 
@@ -424,7 +419,7 @@ class BrainConnection:
         if self._established:
             self._outbox.put(pb.Error(code=code, message=message, fatal=False))
 
-    def _mistake(self, where: str, message: str) -> None:
+    def _mistake(self, message: str) -> None:
         """The brain did something the SDK refused: log it and tell ``on_error``."""
         self._log.warning("%s", message)
         self._lanes.put(Error(code="PROTOCOL", message=message, origin="sdk"))
