@@ -19,7 +19,7 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Header, Input
 
 from sandbox.call.effects import (
@@ -99,6 +99,13 @@ class SandboxApp(App[Path | None]):
         self.setup = setup
         self.runner = CallRunner(setup, self)
         self.latency = LatencyTracker()
+        # The panes, kept: a query would search the active screen, which may be a modal.
+        self.banner = Banner(id="banner")
+        self.conversation = ConversationPane(id="conversation", initial_index=None)
+        self.wire = WirePane(id="wire")
+        self.app_pane = AppPane(id="app-pane")
+        self.say = Input(placeholder="type what the caller says; enter sends (send-text)", id="say")
+        self.status = StatusLine(id="status")
         self._leaving = False  # the panes are going away: late call messages are dropped
 
     # ---------------------------------------------------------------- layout
@@ -106,27 +113,27 @@ class SandboxApp(App[Path | None]):
     def compose(self) -> ComposeResult:
         """Banner, conversation | wire + app pane, message box, status line, footer."""
         yield Header()
-        yield Banner(id="banner")
+        yield self.banner
         with Horizontal(id="main"):
-            yield ConversationPane(id="conversation", initial_index=None)
+            yield self.conversation
             with Vertical(id="side"):
-                yield WirePane(id="wire")
-                yield AppPane(id="app-pane")
-        yield Input(placeholder="type what the caller says; enter sends (send-text)", id="say")
-        yield StatusLine(id="status")
+                yield self.wire
+                yield self.app_pane
+        yield self.say
+        yield self.status
         yield Footer()
 
     def on_mount(self) -> None:
         """Show the audio situation and start the call beside the UI."""
         audio = self.setup.audio
-        self.query_one(Banner).say(audio.banner)
-        self.query_one("#conversation").border_title = "conversation"
-        self.query_one("#wire").border_title = "wire"
-        self.query_one("#app-pane").border_title = "app (RTVI)"
+        self.banner.say(audio.banner)
+        self.conversation.border_title = "conversation"
+        self.wire.border_title = "wire"
+        self.app_pane.border_title = "app (RTVI)"
         self.status.show(state="starting", meter=self._meter())
         if audio.real:
             self.set_interval(METER_INTERVAL_S, self._show_meter)
-        self.query_one("#say", Input).focus()
+        self.say.focus()
         self.run_worker(self.runner.run(), name="call", exit_on_error=False)
 
     @property
@@ -145,37 +152,22 @@ class SandboxApp(App[Path | None]):
         return self.runner.problem
 
     @property
-    def status(self) -> StatusLine:
-        """The status line."""
-        return self.query_one(StatusLine)
-
-    @property
-    def conversation(self) -> ConversationPane:
-        """The conversation pane."""
-        return self.query_one(ConversationPane)
-
-    @property
-    def wire(self) -> WirePane:
-        """The wire pane."""
-        return self.query_one(WirePane)
-
-    @property
-    def app_pane(self) -> AppPane:
-        """The app (RTVI) pane."""
-        return self.query_one(AppPane)
+    def _showing(self) -> bool:
+        """The panes are up to show what the call does (not yet torn down at exit)."""
+        return not self._leaving and self.conversation.is_attached
 
     # ------------------------------------------------------ from the call
 
     def on_call_progress(self, message: CallProgress) -> None:
         """A step of getting the call up."""
-        if self._leaving:
+        if not self._showing:
             return
         self.conversation.add_line(Text(message.text, style="dim"))
         self.status.show(state="connecting")
 
     def on_call_started(self, message: CallStarted) -> None:
         """The brain answered."""
-        if self._leaving:
+        if not self._showing:
             return
         core = message.host.core
         self.sub_title = f"session {core.session_id}"
@@ -184,7 +176,7 @@ class SandboxApp(App[Path | None]):
     def on_call_effect(self, message: CallEffect) -> None:
         """Route one effect of the core to the pane that shows it."""
         host = self.host
-        if host is None or self._leaving:
+        if host is None or not self._showing:
             return
         effect = message.effect
         if isinstance(effect, UnitChanged):
@@ -210,7 +202,7 @@ class SandboxApp(App[Path | None]):
 
     def on_call_frame(self, message: CallFrame) -> None:
         """A frame crossed: the wire pane, the waterfall, and the app pane for the app's own."""
-        if self._leaving:
+        if not self._showing:
             return
         record = message.record
         self.wire.add(record)
@@ -228,7 +220,7 @@ class SandboxApp(App[Path | None]):
 
     def on_call_finished(self, message: CallFinished) -> None:
         """The call is over: show where the report went, or what went wrong."""
-        if self._leaving:
+        if not self._showing:
             return
         if message.problem:
             self.conversation.add_line(notice_text(Notice("error", message.problem)))
@@ -236,7 +228,7 @@ class SandboxApp(App[Path | None]):
         if message.report:
             self.conversation.add_line(Text(f"report: {message.report}", style="bold"))
         self.status.show(state="ended")
-        say = self.query_one("#say", Input)
+        say = self.say
         say.placeholder = "the call has ended · ctrl+q quits"
         say.disabled = True
 
@@ -257,7 +249,7 @@ class SandboxApp(App[Path | None]):
 
     def action_help(self) -> None:
         """Show the keys and the panes explained."""
-        if not isinstance(self.screen, HelpScreen):
+        if not self._in_form():
             self.push_screen(HelpScreen(HELP_KEYS))
 
     def action_barge_in(self) -> None:
@@ -265,7 +257,7 @@ class SandboxApp(App[Path | None]):
         host = self._live_host()
         if host is None:
             return
-        say = self.query_one("#say", Input)
+        say = self.say
         text = say.value.strip()
         host.barge_in()
         if text:
@@ -285,18 +277,18 @@ class SandboxApp(App[Path | None]):
 
     def action_settings(self) -> None:
         """Change voice, patience or idle, applied as a brain's Config would land."""
-        host = self._live_host()
+        host = None if self._in_form() else self._live_host()
         if host is not None:
             self.push_screen(SettingsScreen(host.core.settings), self._configure)
 
     def action_app_frame(self) -> None:
         """Send an RTVI message from the app to the brain."""
-        if self._live_host() is not None:
+        if not self._in_form() and self._live_host() is not None:
             self.push_screen(RtviScreen(), self._send_app_frame)
 
     def action_filter_wire(self) -> None:
         """Focus the wire pane's filter box."""
-        self.query_one("#wire-filter", Input).focus()
+        self.wire.focus_filter()
 
     def action_end_call(self) -> None:
         """Hang up; the report is written and its path shown."""
@@ -344,8 +336,12 @@ class SandboxApp(App[Path | None]):
             return None
         return host
 
+    def _in_form(self) -> bool:
+        """A modal screen (help, settings, app frame) is open."""
+        return isinstance(self.screen, ModalScreen)
+
     def _focus_say(self) -> None:
-        self.query_one("#say", Input).focus()
+        self.say.focus()
 
     def _meter(self) -> str:
         audio = self.setup.audio

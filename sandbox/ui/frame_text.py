@@ -63,5 +63,10 @@ def parse_filter(text: str) -> tuple[str, ...]:
 
 
 def matches(record: FrameRecord, terms: tuple[str, ...]) -> bool:
-    """A frame passes when no terms are given or its type contains one of them."""
-    return not terms or any(term in record.type for term in terms)
+    """Whether a frame passes the filter: its type contains one of the terms (any type when
+    there are none), and none of the terms written with a leading ``-``."""
+    wanted = [t for t in terms if not t.startswith("-")]
+    unwanted = [t[1:] for t in terms if t.startswith("-") and len(t) > 1]
+    if any(term in record.type for term in unwanted):
+        return False
+    return not wanted or any(term in record.type for term in wanted)

@@ -18,9 +18,9 @@ cut. Highlight a unit (arrow keys or a click) to mark its frames in the wire pan
 
 **Wire** (right): every frame both ways as it crosses — V→B from Voqalize to the brain,
 B→V back — with its time (ms since the call started), turn, speech unit and fields. Type
-in the filter box to show only some types (e.g. `speech finalize`); highlight a row to see
-the whole frame below. The **app** pane shows the RTVI plane: the brain's ui-commands and
-server-messages, and the frames you send.
+in the filter box to show only some types (`speech finalize`) or hide some (`-turn_step`);
+highlight a row to see the whole frame below. The **app** pane shows the RTVI plane: the
+brain's ui-commands and server-messages, and the frames you send.
 
 **Status** (bottom): call state, microphone, the interruption watermark, capabilities, the
 config in force, and the last turn's latency waterfall.

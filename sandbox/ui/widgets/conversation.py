@@ -24,12 +24,14 @@ class Line(ListItem):
     """
 
     def __init__(self, text: Text, **kwargs: Any) -> None:
-        self.body = Static(text)  # kept: a line may be redrawn before it is mounted
-        super().__init__(self.body, **kwargs)
+        self.text = text
+        self._body = Static(text)  # kept: a line may be redrawn before it is mounted
+        super().__init__(self._body, **kwargs)
 
     def show(self, text: Text) -> None:
         """Redraw the entry."""
-        self.body.update(text)
+        self.text = text
+        self._body.update(text)
 
 
 class UnitLine(Line):

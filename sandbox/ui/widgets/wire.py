@@ -47,7 +47,9 @@ class WirePane(Vertical):
 
     def compose(self) -> ComposeResult:
         """Filter, table, detail."""
-        yield Input(placeholder="filter by type, e.g. speech finalize", id="wire-filter")
+        yield Input(
+            placeholder="filter by type: speech finalize, or -turn_step to hide", id="wire-filter"
+        )
         table: DataTable[Text] = DataTable(id="wire-table", cursor_type="row", zebra_stripes=True)
         table.add_columns(*COLUMNS)
         yield table
@@ -70,6 +72,10 @@ class WirePane(Vertical):
             self._add_row(index, record)
             if not self.table.has_focus:
                 self.table.scroll_end(animate=False)
+
+    def focus_filter(self) -> None:
+        """Put the cursor in the filter box."""
+        self.query_one("#wire-filter", Input).focus()
 
     def mark_unit(self, speech_id: int | None) -> None:
         """Mark the frames of one speech unit (None: mark nothing)."""

@@ -1,0 +1,59 @@
+"""Brains that go wrong, written straight against the wire, for the app's error paths.
+
+Real WebSocket servers on loopback: one refuses the session's wire version as a brain
+built for another version does (a fatal VERSION Error, then End), one drops the socket
+after the greeting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from websockets.asyncio.server import ServerConnection, serve
+
+from sandbox.wire import pb
+from sandbox.wire.codec import decode, encode, envelope
+
+REFUSAL = (
+    "this brain speaks wire version 2 and Voqalize offered version 3; "
+    "the versions must be equal, so the session is refused"
+)
+GREETING = "Hello, I will hang up on you."
+
+
+async def _refuse_version(ws: ServerConnection) -> None:
+    decode(await ws.recv())  # SessionStart
+    error = pb.Error(code=pb.ERROR_CODE_VERSION, message=REFUSAL, fatal=True)
+    await ws.send(encode(envelope(error)))
+    await ws.send(encode(envelope(pb.End())))
+    await ws.wait_closed()
+
+
+async def _greet_then_drop(ws: ServerConnection) -> None:
+    start = decode(await ws.recv()).session_start
+    for body in (
+        pb.SpeechStart(speech_id=1, turn_id=start.turn_id),
+        pb.SpeechChunk(speech_id=1, text=GREETING),
+        pb.SpeechEnd(speech_id=1),
+    ):
+        await ws.send(encode(envelope(body)))
+    decode(await ws.recv())  # the greeting's Finalize
+    await ws.close(1011, "brain crashed")
+
+
+@contextlib.asynccontextmanager
+async def _serving(handler: Callable[[ServerConnection], Awaitable[None]]) -> AsyncIterator[str]:
+    async with serve(handler, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        yield f"ws://127.0.0.1:{port}/brain"
+
+
+def version_refusing_brain() -> contextlib.AbstractAsyncContextManager[str]:
+    """A brain for wire version 2: refuses every session. Yields its URL."""
+    return _serving(_refuse_version)
+
+
+def dropping_brain() -> contextlib.AbstractAsyncContextManager[str]:
+    """A brain that greets, and closes the socket once the greeting was heard."""
+    return _serving(_greet_then_drop)
