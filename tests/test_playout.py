@@ -300,7 +300,9 @@ def test_the_clocks_own_thread_paces_a_sink_in_real_time() -> None:
     time.sleep(0.5)
     playout.stop()
     elapsed = time.monotonic() - began
-    assert elapsed - 0.04 <= len(sink.samples()) / RATE <= elapsed + 0.04
+    # Never ahead of real time by more than the block due at the start; behind it only by
+    # how late the thread was woken (generous: the suite runs Whisper and Piper beside it).
+    assert elapsed - 0.15 <= len(sink.samples()) / RATE <= elapsed + 0.02
 
 
 def test_a_null_sink_is_silent_but_words_are_still_heard_on_time() -> None:
