@@ -321,7 +321,7 @@ def test_a_null_sink_is_silent_but_words_are_still_heard_on_time() -> None:
     playout.stop()
     ((when, text),) = heard
     assert text == "late"
-    assert 0.3 <= when - start <= 0.5  # its midpoint is 0.375 s in
+    assert 0.35 <= when - start <= 0.7  # its midpoint is 0.375 s in: never early
 
 
 def test_an_error_in_a_callback_stops_playout_and_surfaces_on_stop() -> None:
