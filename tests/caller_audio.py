@@ -59,6 +59,31 @@ def join(*parts: Float32) -> Float32:
     return np.concatenate(parts).astype(np.float32)
 
 
+class LaptopEchoPath:
+    """The bot's voice as a laptop microphone hears it, streamed block by block.
+
+    A small speaker driven hard (soft clipping), the direct path ``delay_ms`` late (output
+    buffer + air), a 120 ms exponentially decaying room tail, ``gain`` overall, and the mic's
+    own hiss. Feed :meth:`step` what the speaker emits in each block (zeros when it is
+    silent) and add the caller's voice to what it returns.
+    """
+
+    def __init__(self, rate: int, *, delay_ms: int, gain: float, seed: int = 0) -> None:
+        self._rng = np.random.default_rng(seed)
+        tail = rate * 120 // 1000
+        room = self._rng.standard_normal(tail) * np.exp(-np.arange(tail) / (0.025 * rate)) * 0.3
+        room[0] = 1.0
+        self._response = np.concatenate([np.zeros(rate * delay_ms // 1000), room]) * gain
+        self._history = np.zeros(len(self._response) - 1)
+
+    def step(self, speaker: Float32) -> Float32:
+        """What the microphone picks up from the speaker during this block."""
+        driven = np.concatenate([self._history, np.tanh(2.0 * speaker) / 2.0])
+        self._history = driven[len(driven) - len(self._history) :]
+        heard = np.convolve(driven, self._response, mode="valid")
+        return (heard + self._rng.standard_normal(len(heard)) * 0.001).astype(np.float32)
+
+
 def write_wav(path: Path, pcm: Float32, rate: int = RATE) -> Path:
     """Write float32 mono audio as a 16-bit WAV (for tests that play a caller into a device)."""
     with wave.open(str(path), "wb") as writer:

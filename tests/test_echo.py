@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
-from caller_audio import BOT_VOICE, espeak, join, silence
+from caller_audio import BOT_VOICE, LaptopEchoPath, espeak, join, silence
 
 from sandbox.audio.echo import EchoCanceller
 from sandbox.audio.resample import Float32, StreamResampler, as_int16, resample
@@ -25,21 +25,10 @@ def db(x: npt.NDArray[np.floating[Any]]) -> float:
     return float(10 * np.log10(np.mean(np.square(x, dtype=np.float64)) + 1e-12))
 
 
-def laptop_echo(bot: Float32, *, delay_ms: int, gain: float, seed: int = 0) -> Float32:
-    """The bot's audio as a laptop microphone hears it, at MIC_RATE.
-
-    A small speaker driven hard (soft clipping), the direct path ``delay_ms`` late (output
-    buffer + air), a 120 ms exponentially decaying room tail, and the mic's own hiss.
-    """
-    rng = np.random.default_rng(seed)
-    speaker = np.tanh(2.0 * resample(bot, BOT_RATE, MIC_RATE)) / 2.0
-    tail_len = MIC_RATE * 120 // 1000
-    response = rng.standard_normal(tail_len) * np.exp(-np.arange(tail_len) / (0.025 * MIC_RATE))
-    response *= 0.3
-    response[0] = 1.0
-    heard = np.convolve(speaker, response)[: len(speaker)] * gain
-    delayed = np.concatenate([np.zeros(MIC_RATE * delay_ms // 1000), heard])[: len(speaker)]
-    return (delayed + rng.standard_normal(len(delayed)) * 0.001).astype(np.float32)
+def laptop_echo(bot: Float32, *, delay_ms: int, gain: float) -> Float32:
+    """The whole of the bot's speech as the laptop microphone hears it, at MIC_RATE."""
+    path = LaptopEchoPath(MIC_RATE, delay_ms=delay_ms, gain=gain)
+    return path.step(resample(bot, BOT_RATE, MIC_RATE))
 
 
 def run_call(canceller: EchoCanceller, bot: Float32, mic: Float32, block_ms: int = 20) -> Float32:

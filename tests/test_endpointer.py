@@ -90,6 +90,12 @@ def test_pause_starts_after_speculate_window_and_names_where_speech_ended() -> N
     assert script.play(".") == [PauseStarted(t=25 * F, speech_end=20 * F)]
 
 
+def test_confirming_the_next_word_does_not_count_as_pause() -> None:
+    """90 ms between words plus two voiced frames awaiting confirmation is not 150 ms of pause."""
+    script = spoken(Endpointer(7))
+    assert script.play("...####") == []
+
+
 def test_a_vad_dropout_inside_speech_is_not_a_pause() -> None:
     script = spoken(Endpointer(0))
     script.play("#.##.###..###.#.##" + "#" * 10)

@@ -8,7 +8,10 @@ the level the barge-in detector and Whisper see.
 
 Playout calls :meth:`EchoCanceller.feed_reference` with each block as it releases it to the
 speaker (not ahead of time: AEC3 expects the far end roughly in step with capture); capture
-calls :meth:`EchoCanceller.process`. AEC3 estimates the delay between the two itself (measured
+calls :meth:`EchoCanceller.process`. When playout stops feeding (the bot is silent, or was cut)
+the canceller feeds silence in its place once the reference trails capture by 100 ms: AEC3
+starved of far-end frames keeps suppressing as if the last echo went on, and mangles the
+caller's words right after a barge-in. AEC3 estimates the delay between the two itself (measured
 converging at 30-400 ms), so no delay hint is passed. The two may be called from different
 threads.
 """
@@ -27,6 +30,12 @@ from sandbox.errors import UserError
 #: The rate cleaned audio comes out at.
 PROCESS_RATE = 16000
 _FRAME = PROCESS_RATE // 100  # AEC3 takes exactly 10 ms per call
+#: How far (in 10 ms frames) the reference may trail capture before the speaker is taken to be
+#: silent and silence is fed in its place.
+_REFERENCE_SLACK = 10
+
+
+_SILENCE: Float32 = np.zeros(_FRAME, dtype=np.float32)
 
 
 class _Stream:
@@ -65,6 +74,7 @@ class EchoCanceller:
         self._reference = _Stream()
         self._lock = threading.Lock()  # playout and capture may run on different threads
         self._apm: Any = None
+        self._lead = 0  # capture frames processed minus reference frames fed
         if enabled:
             self._rtc = _load_livekit()
             self._apm = self._rtc.AudioProcessingModule(
@@ -80,6 +90,7 @@ class EchoCanceller:
         with self._lock:
             for frame in self._reference.frames(block, sample_rate):
                 self._apm.process_reverse_stream(self._audio_frame(frame))
+                self._lead -= 1
 
     def process(self, block: npt.NDArray[np.generic], sample_rate: int) -> Float32:
         """Clean one capture block (mono, any rate); returns float32 at :attr:`sample_rate`.
@@ -92,6 +103,11 @@ class EchoCanceller:
         with self._lock:
             cleaned = []
             for frame in self._capture.frames(block, sample_rate):
+                if self._lead > _REFERENCE_SLACK:
+                    # Playout is not feeding us: the speaker is silent, so say so.
+                    self._apm.process_reverse_stream(self._audio_frame(_SILENCE))
+                    self._lead -= 1
+                self._lead += 1
                 audio = self._audio_frame(frame)
                 self._apm.process_stream(audio)
                 cleaned.append(as_float32(np.frombuffer(audio.data, dtype=np.int16)))

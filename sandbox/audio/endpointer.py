@@ -43,7 +43,8 @@ What counts as speech
 A *word* is at least ``ONSET_VOICED`` voiced frames among the last ``ONSET_WINDOW`` (90 ms of
 voicing in 120 ms). It starts a turn, extends one across a short VAD dropout, or resumes a
 paused one. An isolated voiced frame (a click, a breath, VAD flicker) does not reset the
-silence counter.
+silence counter, but nothing is decided on a voiced frame: the 60 ms it takes to confirm a word
+never counts towards a pause.
 """
 
 from __future__ import annotations
@@ -180,8 +181,8 @@ class Endpointer:
         word = self._word_onset()
         if word is not None and (self._state == "idle" or word[1] > self._speech_end):
             return self._speech(word)
-        if self._state == "idle":
-            return []
+        if self._state == "idle" or voiced:
+            return []  # a voiced frame may be the start of a word: judge silence on silence
         return self._silence(end)
 
     def _word_onset(self) -> tuple[int, int] | None:

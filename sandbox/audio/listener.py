@@ -1,0 +1,267 @@
+"""The listening half, glued: capture blocks in, caller events out. No devices, no event loop.
+
+Per capture block: echo canceller (also resamples to 16 kHz) -> 30 ms frames -> VAD -> the
+endpointer (turns) and the barge-in detector (floor). Whisper runs through a ``transcribe``
+hook returning a :class:`concurrent.futures.Future`, so the host decides where it runs (one
+worker thread: Whisper already uses both cores); the listener polls the future on each frame.
+
+What it emits (the host pairs them with the call core):
+
+* :class:`CallerSpeaking` ``(t)`` - a caller turn began (``t`` = onset). Not emitted for speech
+  that overlaps the bot until that speech takes the floor.
+* :class:`BargeIn` ``(t_onset, t_decided)`` - cut the bot now. Followed by CallerSpeaking for the
+  turn that took the floor.
+* :class:`Backchannel` ``(text)`` - speech under the bot that never took the floor ("mm hmm");
+  for display and the record only, never a UserMessage. Not emitted when Whisper heard nothing.
+* :class:`TurnCommitted` ``(text, reason, t_end_of_speech, t_committed)`` - one committed turn;
+  ``reason`` is "confident" or "silence" (see :mod:`sandbox.audio.endpointer`).
+* :class:`DroppedEmpty` ``(reason)`` - a turn closed but Whisper heard nothing in it (a cough, a
+  door): there is no question to answer, so nothing is handed on.
+
+Commits come out in turn order. A caller who resumes right after a commit starts a new turn and
+gets a new TurnCommitted; joining several commits into one UserMessage is the host's job.
+
+Speculation: at each PauseStarted the turn so far is transcribed; the guess decides the
+endpointer's confident/silence window and, if the caller does not resume before the close, *is*
+the committed text (no second Whisper run). At most one transcription runs at a time; turns
+that have closed go first, in order, then the guess for the pause in progress.
+
+Speech that began while the bot held the floor is an *overlap*: it becomes a turn when it
+barges in, or when the bot stops while the caller is still talking (or talks again); if it
+closes with the bot still speaking - or pauses, and the bot then stops - it was a backchannel.
+``bot_speaking`` should be true for the whole time the bot holds the floor, gaps between its
+sentences included.
+
+Times are the host's milliseconds: a block's ``t_ms`` is when its first sample was captured;
+frames are timed from there (to within the canceller's 10 ms framing).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from sandbox.audio.bargein import BargeIn, BargeInDetector
+from sandbox.audio.echo import EchoCanceller
+from sandbox.audio.endpointer import (
+    PATIENCE_DEFAULT,
+    Endpointer,
+    EndpointEvent,
+    PauseStarted,
+    Reason,
+    Resumed,
+    SpeechStarted,
+    TurnEnded,
+    looks_complete,
+)
+from sandbox.audio.resample import Float32, as_int16
+from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
+from sandbox.audio.vad import FRAME_MS, FrameVad
+
+#: Whisper hook: (float32 16 kHz audio, ISO language) -> a future transcript.
+TranscribeFn = Callable[[Float32, str], "Future[Transcript]"]
+
+#: Audio kept from before the onset is detected, so Whisper hears the first consonant.
+PREROLL_MS = 300
+_FRAME = SAMPLE_RATE * FRAME_MS // 1000
+
+
+def in_executor(transcriber: Transcriber, executor: Executor) -> TranscribeFn:
+    """The usual hook: run ``transcriber`` on ``executor`` (give it a single worker)."""
+
+    def submit(pcm: Float32, language: str) -> Future[Transcript]:
+        return executor.submit(transcriber.transcribe, pcm, language=language)
+
+    return submit
+
+
+@dataclass(frozen=True)
+class CallerSpeaking:
+    """A caller turn began at ``t``."""
+
+    t: int
+
+
+@dataclass(frozen=True)
+class Backchannel:
+    """Speech under the bot that did not take the floor."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class TurnCommitted:
+    """One committed caller turn."""
+
+    text: str
+    reason: Reason
+    t_end_of_speech: int
+    t_committed: int
+
+
+@dataclass(frozen=True)
+class DroppedEmpty:
+    """A turn closed with nothing transcribed; nothing is handed on."""
+
+    reason: Reason
+
+
+ListenerEvent = CallerSpeaking | BargeIn | Backchannel | TurnCommitted | DroppedEmpty
+
+
+@dataclass
+class _Turn:
+    onset: int
+    language: str
+    overlap: bool
+    audio: list[Float32]
+    epoch: int = 0  # bumped whenever the caller resumes: guesses of older epochs are stale
+    paused: bool = False
+    guess: tuple[int, Transcript] | None = None
+    ended: TurnEnded | None = None
+
+    def has_current_guess(self) -> bool:
+        return self.guess is not None and self.guess[0] == self.epoch
+
+
+class Listener:
+    """Turns capture audio into caller events; see the module docstring."""
+
+    def __init__(
+        self,
+        transcribe: TranscribeFn,
+        *,
+        echo: EchoCanceller | None = None,
+        patience: int = PATIENCE_DEFAULT,
+        language: str = "en",
+        bargein: BargeInDetector | None = None,
+    ) -> None:
+        self._transcribe = transcribe
+        self._echo = echo if echo is not None else EchoCanceller(enabled=False)
+        self._vad = FrameVad(sample_rate=SAMPLE_RATE)
+        self._endpointer = Endpointer(patience)
+        self._bargein = bargein if bargein is not None else BargeInDetector()
+        self._language = language
+        self._pending: Float32 = np.zeros(0, dtype=np.float32)
+        self._pending_t = 0
+        self._preroll: deque[Float32] = deque(maxlen=PREROLL_MS // FRAME_MS)
+        self._turn: _Turn | None = None
+        self._closed: deque[_Turn] = deque()  # ended, waiting for their transcript
+        self._job: tuple[_Turn, int, Future[Transcript]] | None = None
+        self._barged = False  # the caller took the floor from the bot still fading out
+        self._now = 0
+
+    def set_patience(self, patience: int) -> None:
+        """stt.patience: applies at once, including to a pause in progress."""
+        self._endpointer.set_patience(patience)
+
+    def set_language(self, language: str) -> None:
+        """stt.language: the turn already open keeps the language it started in."""
+        self._language = language
+
+    def feed(
+        self,
+        block: npt.NDArray[np.generic],
+        sample_rate: int,
+        t_ms: int,
+        bot_speaking: bool,
+    ) -> list[ListenerEvent]:
+        """One capture block (mono, float or int16, any rate) captured at ``t_ms``."""
+        cleaned = self._echo.process(block, sample_rate)
+        if len(self._pending) == 0:
+            self._pending_t = t_ms
+        samples = np.concatenate([self._pending, cleaned])
+        events: list[ListenerEvent] = []
+        whole = len(samples) // _FRAME * _FRAME
+        for start in range(0, whole, _FRAME):
+            frame = samples[start : start + _FRAME]
+            events += self._on_frame(frame, self._pending_t, bot_speaking)
+            self._pending_t += FRAME_MS
+        self._pending = samples[whole:]
+        return events
+
+    def _on_frame(self, frame: Float32, t: int, bot_speaking: bool) -> list[ListenerEvent]:
+        voiced = self._vad.is_speech(as_int16(frame))
+        self._preroll.append(frame)
+        self._now = t + FRAME_MS
+        if not bot_speaking:
+            self._barged = False
+        events: list[ListenerEvent] = []
+        before = self._turn
+        for ev in self._endpointer.feed(voiced, t):
+            events += self._on_endpoint(ev, bot_holds_floor=bot_speaking and not self._barged)
+        turn = self._turn
+        if turn is not None and turn is before:  # a new turn's pre-roll holds this frame already
+            turn.audio.append(frame)
+        barge = self._bargein.feed(voiced, t, bot_speaking)
+        if barge is not None:
+            self._barged = True
+            events.append(barge)
+        if turn is not None and turn.overlap and self._takes_floor(turn, bot_speaking):
+            turn.overlap = False
+            events.append(CallerSpeaking(turn.onset))
+        return events + self._advance()
+
+    def _takes_floor(self, turn: _Turn, bot_speaking: bool) -> bool:
+        # A paused overlap is a finished backchannel unless the caller speaks again.
+        return self._barged or (not bot_speaking and not turn.paused)
+
+    def _on_endpoint(self, ev: EndpointEvent, *, bot_holds_floor: bool) -> list[ListenerEvent]:
+        if isinstance(ev, SpeechStarted):
+            self._turn = _Turn(ev.t, self._language, bot_holds_floor, list(self._preroll))
+            return [] if bot_holds_floor else [CallerSpeaking(ev.t)]
+        turn = self._turn
+        assert turn is not None, "the endpointer reports pauses and ends only inside a turn"
+        if isinstance(ev, PauseStarted):
+            turn.paused = True
+        elif isinstance(ev, Resumed):
+            turn.paused = False
+            turn.epoch += 1
+        elif isinstance(ev, TurnEnded):
+            turn.ended = ev
+            self._closed.append(turn)
+            self._turn = None
+        return []
+
+    def _advance(self) -> list[ListenerEvent]:
+        """Collect a finished transcription, emit closed turns in order, start the next job.
+
+        Loops while jobs finish at once (a synchronous hook), so results are never a frame late.
+        """
+        events: list[ListenerEvent] = []
+        while True:
+            if self._job is not None and self._job[2].done():
+                turn, epoch, future = self._job
+                self._job = None
+                turn.guess = (epoch, future.result())
+                if turn is self._turn and turn.paused and turn.has_current_guess():
+                    self._endpointer.hint_complete(looks_complete(turn.guess[1].text))
+            while self._closed and self._closed[0].has_current_guess():
+                events += self._finish(self._closed.popleft())
+            if self._job is None:
+                self._job = self._next_job()
+            if self._job is None or not self._job[2].done():
+                return events
+
+    def _next_job(self) -> tuple[_Turn, int, Future[Transcript]] | None:
+        turn = self._closed[0] if self._closed else self._turn
+        if turn is None or turn.has_current_guess():
+            return None
+        if turn.ended is None and (not turn.paused or turn.overlap):
+            return None  # guess only in a pause, and never for speech under the bot
+        audio = np.concatenate(turn.audio)
+        return turn, turn.epoch, self._transcribe(audio, turn.language)
+
+    def _finish(self, turn: _Turn) -> list[ListenerEvent]:
+        assert turn.ended is not None and turn.guess is not None
+        text = turn.guess[1].text.strip()
+        if turn.overlap:
+            return [Backchannel(text)] if text else []
+        if not text:
+            return [DroppedEmpty(turn.ended.reason)]
+        return [TurnCommitted(text, turn.ended.reason, turn.ended.speech_end, self._now)]

@@ -1,0 +1,301 @@
+"""The listening half end to end: capture blocks through the canceller, VAD, endpointer,
+barge-in detector and the real Whisper tiny.en, with espeak-ng as the caller."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from typing import Any, ParamSpec, TypeVar
+
+import numpy as np
+import pytest
+from caller_audio import (
+    BOT_VOICE,
+    LaptopEchoPath,
+    espeak,
+    join,
+    noise,
+    silence,
+    word_errors,
+    words,
+)
+
+from sandbox.audio.bargein import BargeIn
+from sandbox.audio.echo import EchoCanceller
+from sandbox.audio.endpointer import windows_for
+from sandbox.audio.listener import (
+    Backchannel,
+    CallerSpeaking,
+    DroppedEmpty,
+    Listener,
+    ListenerEvent,
+    TurnCommitted,
+    in_executor,
+)
+from sandbox.audio.resample import Float32, resample
+from sandbox.audio.stt import Transcriber, Transcript
+
+MIC_RATE = 48000
+BOT_RATE = 22050
+BLOCK_MS = 20
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class InlineExecutor(Executor):
+    """Runs each job at submit: the transcript is ready the moment the pause starts, so
+    timings are exact multiples of frames (Whisper's own latency is measured separately)."""
+
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+        future: Future[T] = Future()
+        future.set_result(fn(*args, **kwargs))
+        return future
+
+
+@pytest.fixture(scope="module")
+def transcriber() -> Transcriber:
+    return Transcriber.load()
+
+
+def caller_at_mic(pcm16k: Float32) -> Float32:
+    return resample(pcm16k, 16000, MIC_RATE)
+
+
+def blocks(mic: Float32) -> Iterator[tuple[int, Float32]]:
+    """(t_ms, block) for 20 ms capture blocks."""
+    step = MIC_RATE * BLOCK_MS // 1000
+    for i in range(len(mic) // step):
+        yield i * BLOCK_MS, mic[i * step : (i + 1) * step]
+
+
+def listen(listener: Listener, mic: Float32, bot_speaking: bool = False) -> list[ListenerEvent]:
+    events: list[ListenerEvent] = []
+    for t, block in blocks(mic):
+        events += listener.feed(block, MIC_RATE, t, bot_speaking)
+    return events
+
+
+def of(kind: type[T], events: list[Any]) -> list[T]:
+    return [e for e in events if isinstance(e, kind)]
+
+
+def test_a_pause_mid_sentence_is_one_turn_with_the_whole_text(transcriber: Transcriber) -> None:
+    now = [0]
+    guesses_at: list[int] = []
+
+    def transcribe(pcm: Float32, language: str) -> Future[Transcript]:
+        guesses_at.append(now[0])
+        return InlineExecutor().submit(transcriber.transcribe, pcm, language=language)
+
+    first, second = espeak("I'd like to book a table for"), espeak("two people on Friday evening.")
+    audio = join(silence(500), first, silence(700), second, silence(3000))
+    listener = Listener(transcribe, echo=EchoCanceller())
+    events: list[ListenerEvent] = []
+    for t, block in blocks(caller_at_mic(audio)):
+        now[0] = t
+        events += listener.feed(block, MIC_RATE, t, False)
+
+    assert [type(e) for e in events] == [CallerSpeaking, TurnCommitted]
+    turn = of(TurnCommitted, events)[0]
+    said = "I'd like to book a table for two people on Friday evening."
+    assert word_errors(said, turn.text) <= 2, turn.text
+    speech_end_ms = (len(audio) - 48000) * 1000 // 16000
+    assert 0 <= turn.t_end_of_speech - speech_end_ms <= 150  # the VAD's hangover
+    w = windows_for(7)
+    assert turn.reason == "confident"
+    assert turn.t_committed - turn.t_end_of_speech == w.confident_ms
+    # One guess in the 700 ms pause (a fragment: "...for"), one when the caller finished; the
+    # commit reuses the last guess rather than transcribing again at the close.
+    assert len(guesses_at) == 2
+    assert guesses_at[-1] - turn.t_end_of_speech <= w.speculate_ms + BLOCK_MS
+
+
+@pytest.mark.parametrize("patience", [0, 10])
+def test_patience_sets_how_long_a_finished_sentence_waits(
+    transcriber: Transcriber, patience: int
+) -> None:
+    listener = Listener(in_executor(transcriber, InlineExecutor()), patience=patience)
+    audio = join(silence(300), espeak("I would like to book a table for two."), silence(2000))
+    (turn,) = of(TurnCommitted, listen(listener, caller_at_mic(audio)))
+    w = windows_for(patience)
+    # The guess is ready the frame the pause starts (inline), so patience 0 closes one
+    # frame after it.
+    assert turn.t_committed - turn.t_end_of_speech == max(w.confident_ms, w.speculate_ms + 30)
+
+
+def test_a_trailing_fragment_waits_for_the_silence_window(transcriber: Transcriber) -> None:
+    listener = Listener(in_executor(transcriber, InlineExecutor()))
+    audio = join(silence(300), espeak("I want to book a table and"), silence(2500))
+    (turn,) = of(TurnCommitted, listen(listener, caller_at_mic(audio)))
+    assert turn.reason == "silence"
+    assert turn.t_committed - turn.t_end_of_speech == windows_for(7).silence_ms
+
+
+def test_patience_change_applies_to_the_pause_in_progress(transcriber: Transcriber) -> None:
+    listener = Listener(in_executor(transcriber, InlineExecutor()), patience=10)
+    speech = caller_at_mic(join(silence(300), espeak("I want to book a table and")))
+    events = listen(listener, join(speech, caller_at_mic(silence(900))))
+    assert of(TurnCommitted, events) == []  # 900 ms into a patience-10 pause
+    listener.set_patience(0)
+    t = len(speech) * 1000 // MIC_RATE + 900
+    events = listener.feed(np.zeros(960, dtype=np.float32), MIC_RATE, t, False)
+    (turn,) = of(TurnCommitted, events)
+    assert turn.reason == "silence"
+
+
+def test_a_noise_burst_is_dropped_not_committed(transcriber: Transcriber) -> None:
+    listener = Listener(in_executor(transcriber, InlineExecutor()))
+    audio = join(silence(500), noise(400, level=0.2, seed=7), silence(2500))
+    events = listen(listener, caller_at_mic(audio))
+    assert of(DroppedEmpty, events) == [DroppedEmpty("silence")]
+    assert of(TurnCommitted, events) == []
+
+
+def test_language_changes_once_the_open_turn_commits(transcriber: Transcriber) -> None:
+    languages: list[str] = []
+
+    def transcribe(pcm: Float32, language: str) -> Future[Transcript]:
+        languages.append(language)
+        return InlineExecutor().submit(transcriber.transcribe, pcm, language="en")
+
+    listener = Listener(transcribe)
+    turn = caller_at_mic(join(silence(300), espeak("Can I bring my dog?")))
+    listen(listener, turn[: len(turn) // 2])
+    listener.set_language("hi")  # arrives while the caller is mid-sentence
+    events = listen(listener, join(turn[len(turn) // 2 :], caller_at_mic(silence(1500))))
+    events += listen(listener, caller_at_mic(join(espeak("Thank you."), silence(1500))))
+    assert len(of(TurnCommitted, events)) == 2
+    assert languages == ["en", "hi"]
+
+
+def test_two_sentences_far_apart_are_two_commits_in_order(transcriber: Transcriber) -> None:
+    listener = Listener(in_executor(transcriber, InlineExecutor()))
+    audio = join(
+        silence(300),
+        espeak("Can I bring my dog to the restaurant?"),
+        silence(2500),
+        espeak("I want to cancel my booking for tomorrow."),
+        silence(2500),
+    )
+    first, second = of(TurnCommitted, listen(listener, caller_at_mic(audio)))
+    assert word_errors("Can I bring my dog to the restaurant?", first.text) <= 2, first.text
+    assert word_errors("I want to cancel my booking for tomorrow.", second.text) <= 2, second.text
+    assert first.t_committed < second.t_end_of_speech
+
+
+class Call:
+    """The bot talking through a laptop speaker while the caller talks into its microphone.
+
+    Playout releases the bot's audio block by block to the speaker and to the canceller's
+    reference; a BargeIn cuts it at once. The echo reaches the microphone ~50 ms late with a
+    room tail, about 14 dB below the caller's voice.
+    """
+
+    def __init__(self, listener: Listener, canceller: EchoCanceller, bot: Float32) -> None:
+        self.listener, self.canceller = listener, canceller
+        self.bot22 = bot
+        self.speaker = resample(bot, BOT_RATE, MIC_RATE)
+        self.path = LaptopEchoPath(MIC_RATE, delay_ms=50, gain=0.05)
+        self.cut_at: int | None = None
+
+    def run(self, caller: Float32) -> list[tuple[int, ListenerEvent]]:
+        ref, mic = BOT_RATE * BLOCK_MS // 1000, MIC_RATE * BLOCK_MS // 1000
+        timeline: list[tuple[int, ListenerEvent]] = []
+        for i in range(len(caller) // mic):
+            t = i * BLOCK_MS
+            playing = self.cut_at is None and (i + 1) * ref <= len(self.bot22)
+            speaker = self.speaker[i * mic : (i + 1) * mic] if playing else np.zeros(mic)
+            if playing:
+                self.canceller.feed_reference(self.bot22[i * ref : (i + 1) * ref], BOT_RATE)
+            heard = self.path.step(speaker.astype(np.float32)) + caller[i * mic : (i + 1) * mic]
+            for event in self.listener.feed(heard, MIC_RATE, t, playing):
+                timeline.append((t, event))
+                if isinstance(event, BargeIn):
+                    self.cut_at = t
+        return timeline
+
+
+def test_a_backchannel_under_the_bot_is_not_a_barge_in_but_an_objection_is(
+    transcriber: Transcriber,
+) -> None:
+    bot_text = (
+        "Thanks for calling. I can help you book a table, change a reservation, or answer "
+        "questions about our menu. We are open from noon until eleven every day except Monday, "
+        "and on Sundays we serve brunch from ten."
+    )
+    bot = resample(espeak(bot_text, voice=BOT_VOICE, wpm=175), 16000, BOT_RATE)
+    objection = "Sorry, can I change the time of my booking?"
+    caller = join(
+        silence(2500),
+        espeak("mm hmm", wpm=240),  # a backchannel at its natural pace
+        silence(2000),
+        espeak(objection),
+        silence(3000),
+    )
+    canceller = EchoCanceller()
+    listener = Listener(in_executor(transcriber, InlineExecutor()), echo=canceller)
+    timeline = Call(listener, canceller, bot).run(caller_at_mic(caller))
+    events = [e for _, e in timeline]
+
+    objection_at = 2500 + len(espeak("mm hmm", wpm=240)) * 1000 // 16000 + 2000
+    before = [e for t, e in timeline if t < objection_at]
+    assert of(BargeIn, before) == [] and of(CallerSpeaking, before) == []
+    assert all(isinstance(e, Backchannel) for e in before)
+
+    (barge,) = of(BargeIn, events)
+    assert objection_at - 60 <= barge.t_onset <= objection_at + 300
+    assert barge.t_decided - barge.t_onset < 1200
+    (speaking,) = of(CallerSpeaking, events)
+    assert speaking.t == barge.t_onset
+    (turn,) = of(TurnCommitted, events)
+    # Until the cut the caller talks over the bot; AEC3 lets the caller through with some
+    # residual echo, and tiny.en stumbles on the first word or two ("Sorry" comes out as
+    # "I'll read"). With the echo twice as loud (gain 0.1) it garbles the whole overlap.
+    assert word_errors(objection, turn.text) <= 4, turn.text
+    assert " ".join(words("change the time of my")) in " ".join(words(turn.text)), turn.text
+
+
+def test_speculation_hides_whisper_in_the_pause_in_real_time(transcriber: Transcriber) -> None:
+    """Fed at the pace of a microphone, with Whisper on its own thread: the committed text is
+    the guess started 150 ms into the pause, so the caller waits for Whisper about once."""
+    said = "I would like to book a table for two."
+    speech = join(silence(300), espeak(said))
+    audio = join(speech, silence(2500))
+    runs_ms: list[float] = []
+
+    def timed(pcm: Float32) -> Transcript:
+        start = time.perf_counter()
+        result = transcriber.transcribe(pcm)
+        runs_ms.append((time.perf_counter() - start) * 1000)
+        return result
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(transcriber.transcribe, silence(1000)).result()  # warm
+
+        def transcribe(pcm: Float32, language: str) -> Future[Transcript]:
+            return pool.submit(timed, pcm)
+
+        listener = Listener(transcribe)
+        started = time.perf_counter()
+        committed: list[float] = []
+        for t, block in blocks(caller_at_mic(audio)):
+            delay = started + (t + BLOCK_MS) / 1000 - time.perf_counter()  # block fully captured
+            if delay > 0:
+                time.sleep(delay)
+            for event in listener.feed(block, MIC_RATE, t, False):
+                if isinstance(event, TurnCommitted):
+                    assert word_errors(said, event.text) <= 1
+                    committed.append(time.perf_counter() - started)
+    (wall,) = committed
+    latency_ms = wall * 1000 - len(speech) * 1000 / 16000
+    print(
+        f"\nend of speech -> committed turn: {latency_ms:.0f} ms "
+        f"(Whisper ran once, {runs_ms[0]:.0f} ms)"
+    )
+    assert len(runs_ms) == 1  # the guess was the commit
+    w = windows_for(7)
+    # Beyond the later of the confident window and Whisper's run, only the VAD's hangover,
+    # the speculation delay and a frame or two of framing.
+    assert latency_ms < max(w.confident_ms, w.speculate_ms + runs_ms[0]) + 400
