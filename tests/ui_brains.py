@@ -2,13 +2,17 @@
 
 Real WebSocket servers on loopback: one refuses the session's wire version as a brain
 built for another version does (a fatal VERSION Error, then End), one drops the socket
-after the greeting.
+after the greeting. :func:`in_thread` serves one from its own event loop, for apps that
+run theirs (snapshot tests).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from concurrent.futures import Future
 
 from websockets.asyncio.server import ServerConnection, serve
 
@@ -57,3 +61,27 @@ def version_refusing_brain() -> contextlib.AbstractAsyncContextManager[str]:
 def dropping_brain() -> contextlib.AbstractAsyncContextManager[str]:
     """A brain that greets, and closes the socket once the greeting was heard."""
     return _serving(_greet_then_drop)
+
+
+@contextlib.contextmanager
+def in_thread(
+    serving: Callable[[], contextlib.AbstractAsyncContextManager[str]],
+) -> Iterator[str]:
+    """Serve a brain on its own event loop in a thread; yields its URL until the block ends."""
+    loop = asyncio.new_event_loop()
+    url: Future[str] = Future()
+    stop = asyncio.Event()
+
+    async def main() -> None:
+        async with serving() as where:
+            url.set_result(where)
+            await stop.wait()
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(main(),), daemon=True)
+    thread.start()
+    try:
+        yield url.result(timeout=10)
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(timeout=10)
+        loop.close()

@@ -159,18 +159,19 @@ class SandboxApp(App[Path | None]):
     # ------------------------------------------------------ from the call
 
     def on_call_progress(self, message: CallProgress) -> None:
-        """A step of getting the call up."""
+        """A step of getting the call up: shown in the status line until the call is up."""
         if not self._showing:
             return
-        self.conversation.add_line(Text(message.text, style="dim"))
-        self.status.show(state="connecting")
+        self.status.show(state=message.text)
 
     def on_call_started(self, message: CallStarted) -> None:
         """The brain answered."""
         if not self._showing:
             return
         core = message.host.core
-        self.sub_title = f"session {core.session_id}"
+        options = self.setup.options
+        brain = options.brain_url or f"the built-in {options.builtin}"
+        self.sub_title = f"session {core.session_id} · {brain}"
         self.status.show(capabilities=capability_names(core.capabilities))
 
     def on_call_effect(self, message: CallEffect) -> None:

@@ -31,7 +31,7 @@ class AppPane(RichLog):
     """One line per RTVI message between the app and the brain."""
 
     DEFAULT_CSS = """
-    AppPane { height: 1fr; }
+    AppPane { height: 1fr; min-height: 4; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:

@@ -32,10 +32,10 @@ class WirePane(Vertical):
     """A filter box, the frame table and the selected frame in full."""
 
     DEFAULT_CSS = """
-    WirePane { height: 2fr; }
+    WirePane { height: 3fr; }
     WirePane #wire-filter { height: 3; }
-    WirePane #wire-table { height: 1fr; }
-    WirePane #wire-detail-box { height: 9; border-top: solid $primary; }
+    WirePane #wire-table { height: 1fr; min-height: 4; }
+    WirePane #wire-detail-box { height: 1fr; max-height: 12; border-top: solid $primary; }
     """
 
     def __init__(self, **kwargs: Any) -> None:

@@ -1,0 +1,87 @@
+"""What goes wrong is shown in words: a refused version, a brain that drops, a bad URL,
+and a unit the brain takes back. The report is still written and its path shown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ui_brains import REFUSAL, dropping_brain, version_refusing_brain
+from ui_rig import SIZE, greeted, host_of, line_texts, make_app, say, unit, use_home, wait_until
+
+from sandbox.call.units import Fate
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_home(monkeypatch, tmp_path)
+
+
+async def test_a_refused_version_is_shown_and_reported() -> None:
+    async with version_refusing_brain() as url:
+        app = make_app(brain_url=url)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.report is not None, "the report")
+            lines = line_texts(app)
+            assert f"✖ brain error VERSION: {REFUSAL}" in lines
+            assert (
+                "■ Call ended: the brain ended the session with a fatal error: "
+                f"{REFUSAL}. Outcome: not_reached." in lines
+            )
+            assert lines[-1] == f"report: {app.report}"
+            assert any(REFUSAL in str(n.message) for n in app._notifications)
+            assert app.status.info.state == "ended"
+    assert app.report is not None
+    report = json.loads(app.report.read_text())
+    assert report["outcome"] == "not_reached" and report["ended_by"] == "brain_error"
+    assert app.problem is None
+
+
+async def test_a_brain_that_drops_the_socket_ends_the_call_in_words() -> None:
+    async with dropping_brain() as url:
+        app = make_app(brain_url=url, ms_per_word=20)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.report is not None, "the report")
+            lines = line_texts(app)
+            assert (
+                "■ Call ended: the brain closed the connection (code 1011: brain crashed). "
+                "Outcome: " in lines[-2]
+            )
+            assert unit(app, 1).fate is Fate.PLAYED
+    assert app.report is not None
+    assert json.loads(app.report.read_text())["ended_by"] == "brain_closed"
+
+
+async def test_a_url_that_is_not_a_websocket_is_explained_and_nothing_is_reported() -> None:
+    app = make_app(brain_url="http://127.0.0.1:1/brain")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.problem is not None, "the failure")
+        await pilot.pause()
+        assert app.problem == (
+            "'http://127.0.0.1:1/brain' is not a WebSocket URL: "
+            "use ws://host:port/path or wss://host/path"
+        )
+        assert f"✖ {app.problem}" in line_texts(app)
+        assert app.report is None and app.host is None
+        assert app.status.info.state == "ended"
+
+
+async def test_a_unit_the_brain_takes_back_is_marked_cancelled_and_cut() -> None:
+    app = make_app(builtin="guardrail", ms_per_word=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await greeted(pilot)
+        await say(pilot, "what is my card number")
+        await wait_until(
+            pilot,
+            lambda: any(u.fate is Fate.CANCELLED for u in host_of(app).core.units),
+            "the cancel",
+        )
+        cancelled = next(u for u in host_of(app).core.units if u.fate is Fate.CANCELLED)
+        entry = app.conversation.unit_line(cancelled.speech_id)
+        assert entry is not None
+        text = entry.text.plain
+        assert "cancelled by the brain" in text
+        total = len(cancelled.received.split())
+        assert f"✂ {cancelled.cursor.words_heard} of {total} words heard" in text
+        assert any(r.type == "speech_cancel" for r in app.wire.records)
