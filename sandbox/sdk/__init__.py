@@ -21,6 +21,7 @@ from sandbox.sdk.actions import Action, ui_command
 from sandbox.sdk.brain import Brain
 from sandbox.sdk.config import Config, IdleConfig, SttConfig, TtsConfig
 from sandbox.sdk.connection import BrainConnection
+from sandbox.sdk.driver import VoqalizeDriver
 from sandbox.sdk.errors import (
     CapabilityMissing,
     ConfigError,
@@ -60,6 +61,7 @@ __all__ = [
     "TurnStep",
     "UserIdle",
     "UserMessage",
+    "VoqalizeDriver",
     "serve",
     "ui_command",
 ]
