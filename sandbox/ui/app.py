@@ -211,8 +211,9 @@ class SandboxApp(App[Path | None]):
             self._show_latency()
         if record.type == "rtvi" and record.dir == "out":
             fields = record.fields
-            number = pb.RTVIType.Value(fields["type"]) if "type" in fields else 0
-            name = RTVI_NAME_BY_TYPE.get(number, str(fields.get("type")))
+            raw = fields.get("type", 0)  # the enum's name; its number if this build lacks it
+            number = pb.RTVIType.Value(raw) if isinstance(raw, str) else int(raw)
+            name = RTVI_NAME_BY_TYPE.get(number, str(raw))
             self.app_pane.show("app", name, fields.get("data", ""), fields.get("id"))
 
     def on_end_of_speech(self, message: EndOfSpeech) -> None:
