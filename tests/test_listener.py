@@ -54,6 +54,25 @@ class InlineExecutor(Executor):
         return future
 
 
+class HeldExecutor(Executor):
+    """Runs jobs only when the test says, to stage Whisper being slow."""
+
+    def __init__(self) -> None:
+        self.queue: list[tuple[Future[Any], Callable[[], Any]]] = []
+
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+        future: Future[T] = Future()
+        self.queue.append((future, lambda: fn(*args, **kwargs)))
+        return future
+
+    def run_all(self) -> int:
+        ran = len(self.queue)
+        for future, job in self.queue:
+            future.set_result(job())
+        self.queue.clear()
+        return ran
+
+
 @pytest.fixture(scope="module")
 def transcriber() -> Transcriber:
     return Transcriber.load()
@@ -183,6 +202,60 @@ def test_two_sentences_far_apart_are_two_commits_in_order(transcriber: Transcrib
     assert word_errors("Can I bring my dog to the restaurant?", first.text) <= 2, first.text
     assert word_errors("I want to cancel my booking for tomorrow.", second.text) <= 2, second.text
     assert first.t_committed < second.t_end_of_speech
+
+
+def test_a_slow_guess_holds_the_commit_and_the_next_guess(transcriber: Transcriber) -> None:
+    """Whisper still busy with a stale guess: one job at a time, the commit waits for the
+    guess of the whole turn, and nothing is committed from the stale one."""
+    held = HeldExecutor()
+    listener = Listener(in_executor(transcriber, held))
+    part1 = caller_at_mic(join(silence(300), espeak("I'd like to book a table for")))
+    pause = caller_at_mic(silence(400))
+    part2 = caller_at_mic(join(espeak("two people."), silence(2000)))
+    events = listen(listener, join(part1, pause))
+    assert len(held.queue) == 1  # the guess of the fragment, still running
+    t0 = (len(part1) + len(pause)) * 1000 // MIC_RATE
+    for t, block in blocks(part2):
+        events += listener.feed(block, MIC_RATE, t0 + t, False)
+    assert len(held.queue) == 1  # the caller finished, but Whisper is busy: nothing queued
+    assert of(TurnCommitted, events) == []  # closed (silence window passed), awaiting text
+    t = t0 + len(part2) // 960 * BLOCK_MS
+    assert held.run_all() == 1  # the stale guess finishes...
+    events += listener.feed(np.zeros(960, dtype=np.float32), MIC_RATE, t, False)
+    assert len(held.queue) == 1 and of(TurnCommitted, events) == []  # ...the whole turn's starts
+    held.run_all()
+    events += listener.feed(np.zeros(960, dtype=np.float32), MIC_RATE, t + BLOCK_MS, False)
+    (turn,) = of(TurnCommitted, events)
+    assert word_errors("I'd like to book a table for two people.", turn.text) <= 2, turn.text
+    assert turn.reason == "silence"  # no guess came in time to make it confident
+    # Committed when the transcript came in, well after the silence window closed the turn.
+    assert turn.t_committed - turn.t_end_of_speech > windows_for(7).silence_ms + 200
+
+
+def test_speech_under_the_bot_becomes_a_turn_when_the_bot_stops(transcriber: Transcriber) -> None:
+    listener = Listener(in_executor(transcriber, InlineExecutor()))
+    said = "I want to cancel my booking for tomorrow."
+    mic = caller_at_mic(join(silence(300), espeak(said), silence(2000)))
+    events: list[ListenerEvent] = []
+    for t, block in blocks(mic):
+        events += listener.feed(block, MIC_RATE, t, bot_speaking=t < 500)
+    assert of(BargeIn, events) == []  # the bot stopped on its own before a barge-in was due
+    (speaking,) = of(CallerSpeaking, events)
+    assert 300 <= speaking.t <= 360
+    (turn,) = of(TurnCommitted, events)
+    assert word_errors(said, turn.text) <= 2, turn.text
+
+
+def test_a_backchannel_as_the_bot_finishes_stays_a_backchannel(transcriber: Transcriber) -> None:
+    listener = Listener(in_executor(transcriber, InlineExecutor()))
+    mm = espeak("mm hmm", wpm=240)
+    mic = caller_at_mic(join(silence(300), mm, silence(2500)))
+    bot_stops = 300 + len(mm) * 1000 // 16000 + 300  # the caller's "mm hmm" is over by then
+    events: list[ListenerEvent] = []
+    for t, block in blocks(mic):
+        events += listener.feed(block, MIC_RATE, t, bot_speaking=t < bot_stops)
+    assert of(CallerSpeaking, events) == [] and of(TurnCommitted, events) == []
+    assert of(BargeIn, events) == []
 
 
 class Call:

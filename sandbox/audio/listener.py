@@ -183,7 +183,9 @@ class Listener:
             events += self._on_frame(frame, self._pending_t, bot_speaking)
             self._pending_t += FRAME_MS
         self._pending = samples[whole:]
-        return events
+        # A transcript may have come in since the last whole frame.
+        self._now = max(self._now, t_ms + len(block) * 1000 // sample_rate)
+        return events + self._advance()
 
     def _on_frame(self, frame: Float32, t: int, bot_speaking: bool) -> list[ListenerEvent]:
         voiced = self._vad.is_speech(as_int16(frame))
