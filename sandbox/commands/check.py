@@ -1,0 +1,70 @@
+"""``sandbox check URL``: hold a running brain to the wire contract, one call per scenario."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import textwrap
+
+from sandbox.check import ScenarioResult, Status, check_brain
+
+HELP = "run the conformance suite against a running brain and print what it breaks"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``sandbox check``."""
+    parser.add_argument(
+        "url", metavar="URL", help="the brain to dial, e.g. ws://127.0.0.1:8765/brain"
+    )
+    parser.add_argument(
+        "--relay", action="store_true", help="dial as the Cortex relay leg (URL path /agent)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the suite; exit 0 only if no scenario failed and at least one was exercised."""
+    results = asyncio.run(check_brain(args.url, relay=args.relay))
+    ok = passed(results)
+    if args.json:
+        doc = {"brain_url": args.url, "passed": ok, "scenarios": [r.as_json() for r in results]}
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+    else:
+        print(summary(args.url, results))
+    return 0 if ok else 1
+
+
+def passed(results: list[ScenarioResult]) -> bool:
+    """No scenario failed, and something was exercised (a brain that never answers is not
+    conformant just because every scenario was out of its reach)."""
+    statuses = [r.status for r in results]
+    return Status.FAIL not in statuses and Status.PASS in statuses
+
+
+def summary(url: str, results: list[ScenarioResult]) -> str:
+    """The results as words: a line per scenario, each finding with the rule it breaks."""
+    width = max(len(r.name) for r in results)
+    lines = [f"sandbox check {url}: {len(results)} scenarios, one call each", ""]
+    for result in results:
+        status = result.status.value
+        lines.append(f"{status:<13}  {result.name:<{width}}  {result.title}")
+        for finding in result.findings:
+            when = f" (at {finding.t_ms / 1000:.2f} s)" if finding.t_ms is not None else ""
+            lines.append(f"    x {finding.detail}{when}")
+            lines.append(f"      breaks {finding.rule.cite()}:")
+            quote = textwrap.wrap(f'"{finding.rule.words}"', 88)
+            lines += [f"        {line}" for line in quote]
+        if result.not_exercised:
+            lines.append(f"    - not exercised: {result.not_exercised}")
+        lines += [f"    . {note}" for note in result.notes]
+    counts = {s: sum(r.status is s for r in results) for s in Status}
+    verdict = "PASS" if passed(results) else "FAIL"
+    lines += [
+        "",
+        f"{counts[Status.PASS]} passed, {counts[Status.FAIL]} failed, "
+        f"{counts[Status.NOT_EXERCISED]} not exercised: {verdict}",
+    ]
+    if verdict == "FAIL" and not counts[Status.FAIL]:
+        lines.append("nothing could be exercised: the brain never answered the caller")
+    return "\n".join(lines)
