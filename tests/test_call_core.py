@@ -392,3 +392,36 @@ def test_a_brain_that_stalls_is_reported_and_the_call_goes_on() -> None:
     notices = [n.text for n in rig.of(Notice)]
     assert any("has not answered turn 2" in t for t in notices)
     assert rig.core.ended is None
+
+
+# ---------------------------------------------------------------- joined commits
+
+
+def test_a_resumed_fragment_is_joined_into_one_message() -> None:
+    rig = started()
+    rig.caller("I'd like to book a table for")
+    rig.advance(1200)  # silence forced the close; the caller goes on before any answer
+    rig.take(rig.core.caller_turn("two on Friday", rig.now, closed_by="confident"))
+    messages = [e.user_message for e in rig.sent if e.HasField("user_message")]
+    assert [(m.turn_id, m.text) for m in messages] == [
+        (2, "I'd like to book a table for"),
+        (3, "I'd like to book a table for two on Friday"),
+    ]
+    assert rig.interruptions() == [2]  # the fragment's answer dies
+    assert rig.core.caller_lines == ["I'd like to book a table for two on Friday"]
+    assert rig.core.caller_closes[3] == "confident"
+
+
+def test_no_join_once_the_answer_was_heard_or_too_late_or_typed() -> None:
+    rig = started()
+    rig.caller("what time")
+    rig.say(1, 2, "We open at nine.")
+    rig.advance(150)  # "We" heard
+    rig.barge_in()
+    rig.caller("on sunday")
+    assert rig.sent[-1].user_message.text == "on sunday"
+    rig.advance(3001)
+    rig.caller("and monday")
+    assert rig.sent[-1].user_message.text == "and monday"
+    rig.take(rig.core.caller_turn("typed", rig.now, typed=True))
+    assert rig.sent[-1].user_message.text == "typed"

@@ -51,6 +51,9 @@ DEFAULT_STALL_MS = 10_000
 #: The greeting is a static line ("nothing waits on a model there"), and optional: after
 #: this long without one the call simply listens.
 GREETING_WAIT_MS = 2_000
+#: A spoken commit this soon after the caller's previous one, with nothing of the answer
+#: heard yet, continues that turn (silence forced the close on a fragment).
+JOIN_WINDOW_MS = 3_000
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,7 @@ class CallCore:
     steps: list[StepRecord] = field(default_factory=list)
     errors: list[WireErrorRecord] = field(default_factory=list)
     caller_lines: list[str] = field(default_factory=list)
+    caller_closes: dict[int, str] = field(default_factory=dict)
     alignment_skips: int = 0
     ended: CallEnded | None = None
 
@@ -113,6 +117,7 @@ class CallCore:
     _next_finalize: int = 0
     _pending: _Pending | None = None
     _caller_active: bool = False
+    _last_spoken: tuple[int, str, int] | None = None
     _stt_language_pending: int | None = None
     _brain_ending: bool = False
     _interrupted: bool = False
@@ -337,25 +342,50 @@ class CallCore:
         self._idle.caller_spoke()
         return self._interrupt(now, taken=True) + self._state_effects()
 
-    def caller_turn(self, text: str, now: int, *, typed: bool = False) -> list[Effect]:
-        """A committed caller turn (spoken, or typed as the app's send-text)."""
+    def caller_turn(
+        self, text: str, now: int, *, typed: bool = False, closed_by: str = ""
+    ) -> list[Effect]:
+        """A committed caller turn (spoken, or typed as the app's send-text).
+
+        ``closed_by`` records how endpointing closed a spoken turn ("confident" or
+        "silence"). A spoken commit that resumes the caller's previous turn within
+        JOIN_WINDOW_MS, before any word of an answer to it was heard, is joined to it: the
+        fragment's turn dies and one message carries the whole thought, so the brain is not
+        made to answer the same caller twice.
+        """
         if self.ended is not None:
             return []
         text = text.strip()
         self._caller_active = False
         if not text:
             return self._maybe_silent(now) + self._state_effects()
+        resumed = None if typed else self._resumable(now)
         out = self._interrupt(now)  # a new turn outranks anything still owed or in play
         out += self._land_stt_language()
         self._interrupted = False
         self.turn += 1
-        self.caller_lines.append(text)
+        if resumed is not None:
+            text = f"{resumed} {text}"
+            self.caller_lines[-1] = text
+        else:
+            self.caller_lines.append(text)
+        self.caller_closes[self.turn] = "typed" if typed else closed_by
+        self._last_spoken = None if typed else (self.turn, text, now)
         self._pending = _Pending(self.turn, now, self.stall_ms)
         self._idle.caller_spoke()
         self._idle.silent_from(now)
         out.append(SendFrame(envelope(pb.UserMessage(turn_id=self.turn, text=text))))
         out.append(CallerShown("typed" if typed else "spoken", text, self.turn))
         return out + self._state_effects()
+
+    def _resumable(self, now: int) -> str | None:
+        """The previous spoken turn's text, if this commit continues it (see caller_turn)."""
+        last = self._last_spoken
+        if last is None or last[0] != self.turn or now - last[2] > JOIN_WINDOW_MS:
+            return None
+        if any(u.heard for u in self.units if u.turn_id == last[0]):
+            return None
+        return last[1]
 
     def from_app(self, rtvi_type: str, data: str, rtvi_id: str | None, now: int) -> list[Effect]:
         """An RTVI message from the app. send-text becomes a caller turn; the rest cross."""

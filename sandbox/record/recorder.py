@@ -71,6 +71,7 @@ class Recorder:
             "settings": core.settings.describe(),
             "watermark": core.watermark,
             "caller_turns": list(core.caller_lines),
+            "turn_closes": {str(turn): how for turn, how in core.caller_closes.items()},
             "units": [
                 {
                     "speech_id": u.speech_id,
