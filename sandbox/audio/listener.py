@@ -190,7 +190,7 @@ class Listener:
     def _on_frame(self, frame: Float32, t: int, bot_speaking: bool) -> list[ListenerEvent]:
         voiced = self._vad.is_speech(as_int16(frame))
         self._preroll.append(frame)
-        self._now = t + FRAME_MS
+        self._now = max(self._now, t + FRAME_MS)
         if not bot_speaking:
             self._barged = False
         events: list[ListenerEvent] = []
