@@ -8,12 +8,12 @@ the level the barge-in detector and Whisper see.
 
 Playout calls :meth:`EchoCanceller.feed_reference` with each block as it releases it to the
 speaker (not ahead of time: AEC3 expects the far end roughly in step with capture); capture
-calls :meth:`EchoCanceller.process`. When playout stops feeding (the bot is silent, or was cut)
-the canceller feeds silence in its place once the reference trails capture by 100 ms: AEC3
-starved of far-end frames goes on suppressing as if the last echo continued (measured: the
-caller's words right after a barge-in came through ~3 dB down instead of intact). AEC3 estimates the delay between the two itself (measured
-converging at 30-400 ms), so no delay hint is passed. The two may be called from different
-threads.
+calls :meth:`EchoCanceller.process`. The two may be called from different threads. AEC3
+estimates the delay between them itself (measured converging at 30-400 ms), so no delay hint
+is passed. When playout stops feeding (the bot is silent, or was cut) the canceller feeds
+silence in its place once the reference trails capture by 100 ms: AEC3 starved of far-end
+frames goes on suppressing as if the last echo continued (measured: the caller's words right
+after a barge-in came through ~3 dB down instead of intact).
 """
 
 from __future__ import annotations
