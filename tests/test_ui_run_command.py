@@ -46,8 +46,14 @@ def test_this_build_runs_typed_and_says_what_the_device_options_will_do() -> Non
     assert "--mic, --speaker and --no-aec take effect once it is." in audio.banner
 
 
+#: A tmux server of the test's own, so the user's sessions and options play no part.
+_SOCKET = f"sandbox-test-{os.getpid()}"
+
+
 def _tmux(*args: str) -> str:
-    done = subprocess.run(["tmux", *args], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["tmux", "-L", _SOCKET, *args], capture_output=True, text=True, check=True
+    )
     return done.stdout
 
 
@@ -67,11 +73,13 @@ def test_sandbox_run_in_a_terminal(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     command = " ".join(
         [
-            f"{shlex.quote(sys.executable)} -m sandbox.cli run --ms-per-word 30",
+            f"{shlex.quote(sys.executable)} -m sandbox.cli run --ms-per-word 30 --idle-ms 0",
             f"--report {shlex.quote(str(report))}; echo EXIT=$?; sleep 60",
         ]
     )
-    env = f"VOQALIZE_SANDBOX_HOME={shlex.quote(str(tmp_path / 'home'))}"
+    # COLUMNS and LINES as the window is: an inherited 80x24 would shrink the app.
+    home = shlex.quote(str(tmp_path / "home"))
+    env = f"VOQALIZE_SANDBOX_HOME={home} COLUMNS=160 LINES=45"
     _tmux(
         "new-session", "-d", "-s", session, "-x", "160", "-y", "45", "-c", str(REPO),
         f"env {env} {command}",
@@ -89,7 +97,7 @@ def test_sandbox_run_in_a_terminal(tmp_path: Path) -> None:
         assert "EXIT=0" in screen and "Traceback" not in screen
         assert f"report: {report}" in screen.replace("\n", "")
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], check=False)
+        subprocess.run(["tmux", "-L", _SOCKET, "kill-server"], check=False)
     data = json.loads(report.read_text())
     assert data["ended_by"] == "caller"
     assert data["caller_turns"] == ["what are your opening hours"]
