@@ -91,6 +91,11 @@ class PlayoutClock:
 
     # ------------------------------------------------------------------ feeding
 
+    def open_unit(self, speech_id: int) -> None:
+        """Take a unit's place in line now, before its first clip is synthesized."""
+        with self._lock:
+            self._open(speech_id)
+
     def enqueue(self, speech_id: int, clip: Clip) -> None:
         """Queue a clip at the end of its unit; a unit not yet queued joins the end of the line."""
         if clip.sample_rate != self.sample_rate:

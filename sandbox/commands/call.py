@@ -5,15 +5,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
+from sandbox.audio.engine import AudioEngine
+from sandbox.audio.script_mic import EchoPath, ScriptMic
 from sandbox.call.sim_playout import SimPlayout
-from sandbox.commands.options import add_call_options, call_options
+from sandbox.commands.options import (
+    add_audio_options,
+    add_call_options,
+    audio_options,
+    call_options,
+)
 from sandbox.errors import UserError
 from sandbox.host.launch import brain_url_for, open_call
 from sandbox.host.script import Script, load_script
 from sandbox.host.script_runner import ScriptRunner
+from sandbox.host.session import CallHost
+from sandbox.host.voice_caller import InjectedVoice
 from sandbox.record.recorder import default_report_path
 
 HELP = "run one headless call from a caller script (TOML) and write its report (JSON)"
@@ -33,31 +43,64 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sim: caller turns are text and playout is simulated (default)",
     )
     parser.add_argument("--ms-per-word", type=int, help="simulated speaking rate")
+    add_audio_options(parser)
+    parser.add_argument(
+        "--echo-path",
+        action="store_true",
+        help="real audio: leak the bot's voice back into the injected microphone like a "
+        "laptop speaker would (delay, gain, reverb)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the call and print what was said and what was heard."""
     script = load_script(args.script)
+    if args.audio == "real" and args.mic:
+        raise UserError(
+            "in a scripted call the script speaks for the caller (espeak-ng into the "
+            "microphone path), so --mic does not apply; talk yourself with `sandbox run --mic`"
+        )
     if args.audio == "real":
-        raise UserError("--audio real is not available in this build yet; use --audio sim")
-    rate = args.ms_per_word or script.ms_per_word or DEFAULT_MS_PER_WORD
-    report = asyncio.run(_call(args, script, rate))
+        report = asyncio.run(_real_call(args, script))
+    else:
+        rate = args.ms_per_word or script.ms_per_word or DEFAULT_MS_PER_WORD
+        report = asyncio.run(_sim_call(args, script, rate))
     _print_summary(report)
     return 0 if report["outcome"] != "not_reached" else 1
 
 
-async def _call(args: argparse.Namespace, script: Script, ms_per_word: int) -> dict[str, Any]:
+async def _sim_call(args: argparse.Namespace, script: Script, ms_per_word: int) -> dict[str, Any]:
     options = call_options(args)
     async with brain_url_for(options) as url:
         host = await open_call(options, url, SimPlayout(ms_per_word=ms_per_word))
-        runner = ScriptRunner(host, script)
-        path: Path = args.report or default_report_path(host.core.session_id)
-        play = asyncio.create_task(runner.run())
+        return await _play(args, host, ScriptRunner(host, script))
+
+
+async def _real_call(args: argparse.Namespace, script: Script) -> dict[str, Any]:
+    options = call_options(args)
+    engine = AudioEngine(audio_options(args))
+    mic = ScriptMic(EchoPath() if args.echo_path else None)
+    engine.mic_source = mic
+    engine.release_hooks.append(mic.bot_released)
+    await asyncio.to_thread(engine.load, lambda words: print(words, file=sys.stderr))
+    async with brain_url_for(options) as url:
+        host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
+        engine.attach(host)
         try:
-            await host.run()
+            runner = ScriptRunner(host, script, caller=InjectedVoice(mic))
+            return await _play(args, host, runner)
         finally:
-            play.cancel()
-            host.recorder.write(path, host.core, script_notes=runner.notes)
+            engine.stop()
+
+
+async def _play(args: argparse.Namespace, host: CallHost, runner: ScriptRunner) -> dict[str, Any]:
+    path: Path = args.report or default_report_path(host.core.session_id)
+    play = asyncio.create_task(runner.run())
+    try:
+        await host.run()
+    finally:
+        play.cancel()
+        host.recorder.write(path, host.core, script_notes=runner.notes)
     report: dict[str, Any] = json.loads(path.read_text())
     report["_path"] = str(path)
     return report

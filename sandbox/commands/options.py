@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from sandbox.audio.engine import AudioOptions
 from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, patience_error
 from sandbox.errors import UserError
 from sandbox.host.launch import CallOptions, check_init
@@ -27,6 +28,27 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
         help=f"silence before an idle turn, 0 disables (default: {DEFAULT_IDLE_MS})",
     )
     parser.add_argument("--init", default="{}", help="the session's init data, a JSON object")
+
+
+def add_audio_options(parser: argparse.ArgumentParser) -> None:
+    """--mic, --speaker, --no-aec, --stt-model."""
+    parser.add_argument("--mic", help="microphone: a device (index or name) or a WAV file")
+    parser.add_argument(
+        "--speaker", help="speaker: a device (index or name), a WAV file to write, or none"
+    )
+    parser.add_argument(
+        "--no-aec", action="store_true", help="turn echo cancellation off (use headphones)"
+    )
+    parser.add_argument(
+        "--stt-model", metavar="PATH", help="another CTranslate2 Whisper model directory"
+    )
+
+
+def audio_options(args: argparse.Namespace) -> AudioOptions:
+    """The audio engine's options from --mic, --speaker, --no-aec, --stt-model."""
+    return AudioOptions(
+        mic=args.mic, speaker=args.speaker, aec=not args.no_aec, stt_model=args.stt_model
+    )
 
 
 def call_options(args: argparse.Namespace) -> CallOptions:

@@ -1,10 +1,16 @@
-"""Plays a caller script against a running call, as the caller would."""
+"""Plays a caller script against a running call, as the caller would.
+
+The caller is either text (``--audio sim``: turns are committed text, barge-ins are
+decided by the script) or a voice (``--audio real``: lines are spoken into the microphone
+and the audio engine decides turns, barge-ins and backchannels by itself).
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from sandbox.call.effects import Effect, SendFrame, StateChanged
 from sandbox.host.script import Script, Step
@@ -17,12 +23,42 @@ STEP_TIMEOUT_S = 30.0
 _POLL_S = 0.02
 
 
+class Caller(Protocol):
+    """How the script's caller reaches the call."""
+
+    async def say(self, text: str) -> None:
+        """A caller turn, spoken while the bot is quiet."""
+
+    async def over_bot(self, text: str, *, barge_in: bool) -> None:
+        """Words over the bot: a barge-in that takes the floor, or a backchannel."""
+
+
+@dataclass
+class TextCaller:
+    """Committed text straight into the core; the script decides what is a barge-in."""
+
+    host: CallHost
+
+    async def say(self, text: str) -> None:
+        """Commit a caller turn."""
+        self.host.caller_turn(text)
+
+    async def over_bot(self, text: str, *, barge_in: bool) -> None:
+        """Barge in and commit, or show a backchannel."""
+        if barge_in:
+            self.host.barge_in()
+            self.host.caller_turn(text)
+        else:
+            self.host.backchannel(text)
+
+
 @dataclass
 class ScriptRunner:
     """Drives a CallHost through a script's steps; notes what could not be done."""
 
     host: CallHost
     script: Script
+    caller: Caller | None = None  # default: a TextCaller on the host
     step_timeout_s: float = STEP_TIMEOUT_S
     notes: list[str] = field(default_factory=list)
     _quiet_since: int | None = None
@@ -30,6 +66,7 @@ class ScriptRunner:
 
     def __post_init__(self) -> None:
         self.host.on_effect.append(self._watch)
+        self._caller: Caller = self.caller or TextCaller(self.host)
 
     def _watch(self, effect: Effect) -> None:
         if isinstance(effect, StateChanged):
@@ -55,17 +92,17 @@ class ScriptRunner:
         if step.kind in ("say", "type"):
             await self._until("the bot to finish", self._quiet, index)
             self._spoke()
-            self.host.caller_turn(step.text, typed=step.kind == "type")
+            if step.kind == "type":
+                self.host.caller_turn(step.text, typed=True)
+            else:
+                await self._caller.say(step.text)
         elif step.kind in ("barge_in", "backchannel"):
             await self._until(
                 f"{step.after_words} words of the bot's reply", self._heard(step.after_words), index
             )
             if step.kind == "barge_in":
                 self._spoke()
-                self.host.barge_in()
-                self.host.caller_turn(step.text)
-            else:
-                self.host.backchannel(step.text)
+            await self._caller.over_bot(step.text, barge_in=step.kind == "barge_in")
         elif step.kind == "rtvi":
             self.host.from_app(step.rtvi_type, step.rtvi_data, step.rtvi_id)
         elif step.kind == "silence_ms":

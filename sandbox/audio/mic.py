@@ -1,0 +1,118 @@
+"""Where caller audio comes from: a PortAudio input device, or a WAV file played in real time."""
+
+from __future__ import annotations
+
+import threading
+import time
+import wave
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from sandbox.audio.devices import require_sounddevice
+from sandbox.audio.sinks import Block
+from sandbox.errors import UserError
+
+#: Capture block length; the listener reframes to 30 ms for the VAD.
+BLOCK_MS = 20
+OnBlock = Callable[[Block, int], None]  # (int16 mono block, sample rate)
+
+
+class MicSource(Protocol):
+    """A source of capture blocks, delivered on its own thread."""
+
+    def start(self, on_block: OnBlock) -> None:
+        """Begin delivering blocks."""
+
+    def stop(self) -> None:
+        """Stop delivering blocks and release the device or file."""
+
+
+class DeviceMic:
+    """A PortAudio input device (its own ``InputStream``, never a duplex stream)."""
+
+    def __init__(self, device: int | None, sample_rate: int | None = None) -> None:
+        """``device``: PortAudio index (None = default); rate defaults to the device's own."""
+        self._device = device
+        self._rate = sample_rate
+        self._stream: Any = None
+
+    def start(self, on_block: OnBlock) -> None:
+        """Open the device; its audio thread hands each block to ``on_block``."""
+        sd = require_sounddevice()
+        try:
+            info = sd.query_devices(self._device, "input")
+            rate = self._rate or int(info["default_samplerate"])
+
+            def callback(indata: Any, _frames: int, _time: Any, _status: Any) -> None:
+                on_block(indata[:, 0].copy(), rate)
+
+            self._stream = sd.InputStream(
+                samplerate=rate,
+                channels=1,
+                dtype="int16",
+                blocksize=rate * BLOCK_MS // 1000,
+                device=self._device,
+                callback=callback,
+            )
+            self._stream.start()
+        except (sd.PortAudioError, ValueError) as exc:
+            name = "the default input" if self._device is None else f"input {self._device}"
+            raise UserError(
+                f"cannot listen on {name}: {exc}. `sandbox devices` lists the inputs; "
+                "or run without a microphone and type."
+            ) from None
+
+    def stop(self) -> None:
+        """Close the stream."""
+        if self._stream is not None:
+            self._stream.stop()
+            self._stream.close()
+            self._stream = None
+
+
+class WavMic:
+    """A WAV file spoken into the call in real time, then silence (so turns can close)."""
+
+    def __init__(self, path: Path, clock: Callable[[], float] = time.monotonic) -> None:
+        """Reads the whole file now so a bad file is an error before the call starts."""
+        try:
+            with wave.open(str(path), "rb") as wav:
+                if wav.getsampwidth() != 2:
+                    raise UserError(f"{path}: only 16-bit PCM WAV files can be a microphone")
+                self._rate = wav.getframerate()
+                channels = wav.getnchannels()
+                data = np.frombuffer(wav.readframes(wav.getnframes()), dtype=np.int16)
+        except (OSError, wave.Error, EOFError) as exc:
+            raise UserError(f"cannot read {path} as a WAV microphone: {exc}") from None
+        self.samples: Block = data.reshape(-1, channels)[:, 0].copy() if channels > 1 else data
+        self._clock = clock
+        self._halt = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, on_block: OnBlock) -> None:
+        """Deliver the file block by block at real-time pace, then silence until stopped."""
+        size = self._rate * BLOCK_MS // 1000
+        period = BLOCK_MS / 1000
+
+        def run() -> None:
+            origin = self._clock()
+            index = 0
+            while not self._halt.is_set():
+                block = self.samples[index * size : (index + 1) * size]
+                if len(block) < size:
+                    block = np.concatenate([block, np.zeros(size - len(block), np.int16)])
+                on_block(block, self._rate)
+                index += 1
+                self._halt.wait(max(0.0, origin + index * period - self._clock()))
+
+        self._thread = threading.Thread(target=run, name="wav-mic", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop delivering."""
+        self._halt.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)

@@ -1,0 +1,214 @@
+"""SpeechOut: the call core's playout, for real — Piper into the playout clock.
+
+It takes the core's effects (open, speak, close, cut), synthesizes each unit's text clause
+by clause on one worker thread (Piper uses the cores it is given; one synthesis at a time
+keeps units in order), queues the clips on the playout clock, and hands the core what the
+clock released: a word when it counts as heard, a unit when all of its audio is out.
+
+Clock callbacks arrive on the audio thread; they are queued here and ``wake`` is called so
+the host's loop drains them with :meth:`advance`. Nothing here blocks the audio thread.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sandbox.audio.clauses import take_ready
+from sandbox.audio.playout import PlayoutClock
+from sandbox.audio.sinks import Block
+from sandbox.audio.tts import Synthesizer
+from sandbox.call.effects import CloseUnit, CutPlayout, Effect, OpenUnit, SpeakText
+from sandbox.call.sim_playout import UnitPlayed, WordPlayed
+
+SynthesizerFor = Callable[[int], Synthesizer]
+
+
+@dataclass
+class _Pending:
+    """Text of a unit not yet handed to the synthesizer."""
+
+    voice: int
+    text: str = ""
+    sent_any: bool = False
+
+
+@dataclass(frozen=True)
+class _Job:
+    generation: int
+    speech_id: int
+    voice: int
+    text: str | None  # None: the unit is closed, no more text
+
+
+@dataclass
+class Timing:
+    """When each unit's text arrived and its first audio went out (clock seconds)."""
+
+    first_text: dict[int, float] = field(default_factory=dict)
+    first_audio: dict[int, float] = field(default_factory=dict)
+
+
+class SpeechOut:
+    """The real playout behind the host's ``Playout`` protocol."""
+
+    def __init__(
+        self,
+        synthesizer_for: SynthesizerFor,
+        make_clock: Callable[..., PlayoutClock],
+        *,
+        on_release: Callable[[Block], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """``make_clock(on_word=, on_unit_done=, on_release=)`` builds the playout clock."""
+        self._synthesizer_for = synthesizer_for
+        self._now = clock
+        self._on_release_hook = on_release
+        self._events: deque[WordPlayed | UnitPlayed] = deque()
+        # Lock order: _cut_lock, then the clock's lock, then _lock. Clock callbacks hold the
+        # clock's lock and take only _lock; nothing holding _lock calls into the clock.
+        self._cut_lock = threading.Lock()
+        self._lock = threading.Lock()
+        self._pending: dict[int, _Pending] = {}
+        self._in_play: list[int] = []  # opened and not done or cut, oldest first
+        self._awaiting_audio: deque[int] = deque()
+        self._generation = 0
+        self._jobs: queue.Queue[_Job | None] = queue.Queue()
+        self.timing = Timing()
+        self.wake: Callable[[], None] = lambda: None
+        self.clock = make_clock(
+            on_word=self._word, on_unit_done=self._unit_done, on_release=self._released
+        )
+        self._worker = threading.Thread(target=self._synthesize, name="tts", daemon=True)
+
+    # ------------------------------------------------------------- lifecycle
+
+    def start(self) -> None:
+        """Start synthesizing and releasing audio."""
+        self._worker.start()
+        self.clock.start()
+
+    def stop(self) -> None:
+        """Stop the worker and the clock (what the device holds plays out)."""
+        self._jobs.put(None)
+        self._worker.join(timeout=5)
+        self.clock.stop()
+
+    @property
+    def speaking(self) -> bool:
+        """The bot holds the floor: some unit is open, queued or playing (gaps included)."""
+        with self._lock:
+            return bool(self._in_play)
+
+    # ------------------------------------------------------ host's Playout
+
+    def apply(self, effect: Effect, now: int) -> None:
+        """Take one effect from the call core."""
+        if isinstance(effect, OpenUnit):
+            with self._cut_lock:
+                with self._lock:
+                    self._pending[effect.speech_id] = _Pending(effect.voice)
+                    self._in_play.append(effect.speech_id)
+                self.clock.open_unit(effect.speech_id)
+        elif isinstance(effect, SpeakText):
+            self._speak(effect.speech_id, effect.text)
+        elif isinstance(effect, CloseUnit):
+            self._close(effect.speech_id)
+        elif isinstance(effect, CutPlayout):
+            self.cut()
+
+    def next_deadline(self) -> int | None:
+        """Never: the audio thread wakes the host when something played."""
+        return None
+
+    def advance(self, now: int) -> list[WordPlayed | UnitPlayed]:
+        """What the clock released since the last call."""
+        with self._lock:
+            out = list(self._events)
+            self._events.clear()
+        return out
+
+    def cut(self) -> None:
+        """Silence now: drop every queued clip and every job not yet synthesized."""
+        with self._cut_lock:
+            with self._lock:
+                self._generation += 1
+                self._pending.clear()
+                self._in_play.clear()
+                self._awaiting_audio.clear()
+            self.clock.cut()
+
+    # --------------------------------------------------------------- feeding
+
+    def _speak(self, speech_id: int, text: str) -> None:
+        with self._lock:
+            pending = self._pending.get(speech_id)
+            if pending is None:
+                return
+            self.timing.first_text.setdefault(speech_id, self._now())
+            pending.text += text
+            pieces, pending.text = take_ready(pending.text, first=not pending.sent_any)
+            pending.sent_any = pending.sent_any or bool(pieces)
+            jobs = [_Job(self._generation, speech_id, pending.voice, p) for p in pieces]
+        for job in jobs:
+            self._jobs.put(job)
+
+    def _close(self, speech_id: int) -> None:
+        with self._lock:
+            pending = self._pending.pop(speech_id, None)
+            if pending is None:
+                return
+            jobs = [_Job(self._generation, speech_id, pending.voice, None)]
+            if pending.text.strip():
+                jobs.insert(0, _Job(self._generation, speech_id, pending.voice, pending.text))
+        for job in jobs:
+            self._jobs.put(job)
+
+    def _synthesize(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            if job.generation != self._generation:
+                continue  # cut before it was spoken
+            if job.text is None:
+                with self._cut_lock:
+                    if job.generation == self._generation:
+                        self.clock.end_unit(job.speech_id)
+                continue
+            synthesizer = self._synthesizer_for(job.voice)
+            for clip in synthesizer.synthesize(job.text):
+                with self._cut_lock:
+                    if job.generation != self._generation:
+                        break  # a clip of a cut unit must never start a new one
+                    with self._lock:
+                        first = job.speech_id not in self.timing.first_audio
+                        if first and job.speech_id not in self._awaiting_audio:
+                            self._awaiting_audio.append(job.speech_id)
+                    self.clock.enqueue(job.speech_id, clip)
+
+    # ------------------------------------------------------ clock callbacks
+
+    def _word(self, speech_id: int, _index: int, word: str) -> None:
+        with self._lock:
+            self._events.append(WordPlayed(speech_id, word))
+        self.wake()
+
+    def _unit_done(self, speech_id: int) -> None:
+        with self._lock:
+            if speech_id in self._in_play:
+                self._in_play.remove(speech_id)
+            self._events.append(UnitPlayed(speech_id))
+        self.wake()
+
+    def _released(self, block: Block) -> None:
+        if self._awaiting_audio and np.any(block):
+            with self._lock:
+                if self._awaiting_audio:
+                    sid = self._awaiting_audio.popleft()
+                    self.timing.first_audio.setdefault(sid, self._now())
+        if self._on_release_hook is not None:
+            self._on_release_hook(block)

@@ -1,0 +1,83 @@
+"""SpeechOut: the core's effects through real Piper into a real playout clock."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from sandbox.audio.playout import PlayoutClock
+from sandbox.audio.sinks import MemorySink
+from sandbox.audio.speech_out import SpeechOut
+from sandbox.audio.tts import Synthesizer
+from sandbox.call.effects import CloseUnit, CutPlayout, OpenUnit, SpeakText
+from sandbox.call.sim_playout import UnitPlayed, WordPlayed
+from sandbox.wire import pb
+
+
+def make(synthesizer: Synthesizer) -> tuple[SpeechOut, MemorySink, threading.Event]:
+    sink = MemorySink(synthesizer.sample_rate)
+    woke = threading.Event()
+    out = SpeechOut(lambda _voice: synthesizer, lambda **cb: PlayoutClock(sink, **cb))
+    out.wake = woke.set
+    out.start()
+    return out, sink, woke
+
+
+def collect(out: SpeechOut, until: type, speech_id: int, timeout: float = 30.0) -> list[object]:
+    seen: list[object] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        seen += out.advance(0)
+        if any(isinstance(e, until) and e.speech_id == speech_id for e in seen):  # type: ignore[attr-defined]
+            return seen
+        time.sleep(0.01)
+    raise AssertionError(f"no {until.__name__} for {speech_id}: {seen}")
+
+
+def test_units_play_in_the_order_they_opened_word_by_word(synthesizer: Synthesizer) -> None:
+    out, sink, woke = make(synthesizer)
+    try:
+        out.apply(OpenUnit(1, pb.VOICE_JOE, pb.LANGUAGE_EN), 0)
+        out.apply(OpenUnit(2, pb.VOICE_JOE, pb.LANGUAGE_EN), 0)
+        out.apply(SpeakText(2, "Second unit."), 0)  # its text arrives first
+        out.apply(CloseUnit(2), 0)
+        out.apply(SpeakText(1, "First, "), 0)
+        out.apply(SpeakText(1, "then more."), 0)
+        out.apply(CloseUnit(1), 0)
+        assert out.speaking
+        events = collect(out, UnitPlayed, 2)
+    finally:
+        out.stop()
+    assert events == [
+        WordPlayed(1, "First,"),
+        WordPlayed(1, "then"),
+        WordPlayed(1, "more."),
+        UnitPlayed(1),
+        WordPlayed(2, "Second"),
+        WordPlayed(2, "unit."),
+        UnitPlayed(2),
+    ]
+    assert woke.is_set() and not out.speaking
+    assert len(sink.samples()) > synthesizer.sample_rate  # over a second of real speech
+    assert out.timing.first_audio[1] >= out.timing.first_text[1]
+
+
+def test_cut_silences_and_nothing_of_the_cut_unit_plays_after(synthesizer: Synthesizer) -> None:
+    out, _sink, _woke = make(synthesizer)
+    try:
+        out.apply(OpenUnit(1, pb.VOICE_JOE, pb.LANGUAGE_EN), 0)
+        out.apply(SpeakText(1, "One two three four five six. Seven eight nine ten."), 0)
+        out.apply(CloseUnit(1), 0)
+        collect(out, WordPlayed, 1)
+        out.apply(CutPlayout("barge-in"), 0)
+        assert not out.speaking
+        time.sleep(1.5)
+        assert out.advance(0) == []  # not a word more, not a done
+        out.apply(OpenUnit(2, pb.VOICE_JOE, pb.LANGUAGE_EN), 0)
+        out.apply(SpeakText(2, "After the cut."), 0)
+        out.apply(CloseUnit(2), 0)
+        events = collect(out, UnitPlayed, 2)
+    finally:
+        out.stop()
+    assert [e for e in events if getattr(e, "speech_id", 0) == 1] == []
+    assert WordPlayed(2, "After") in events
