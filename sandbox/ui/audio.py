@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from sandbox.call.settings import Capabilities
 from sandbox.host.session import CallHost, Playout
 
 
@@ -52,11 +53,18 @@ class AudioFrontend(Protocol):
     def set_muted(self, muted: bool) -> str | None:
         """Mute or unmute the microphone; words saying why it cannot, or None."""
 
+    def capabilities(self) -> Capabilities | None:
+        """What this speech tier serves (voices, languages); None: the voice catalog's."""
+
     def mic_level(self) -> float | None:
         """The microphone's current level, 0.0 to 1.0, for the meter; None without one."""
 
     async def prepare(self, progress: Callable[[str], None]) -> None:
-        """Open devices and load models, reporting each step in words."""
+        """Open devices and load models, reporting each step in words.
+
+        Call ``progress`` on the event loop's thread (an engine loading in a worker thread
+        hops back with ``loop.call_soon_threadsafe``): it posts to the UI.
+        """
 
     async def attach(self, host: CallHost, end_of_speech: Callable[[int], None]) -> None:
         """Start feeding caller events into ``host``.

@@ -80,7 +80,7 @@ class CallRunner:
             self._post(CallProgress(_starting(setup.options)))
             async with brain_url_for(setup.options) as url:
                 self._post(CallProgress(f"dialing {url} …"))
-                host = await open_call(setup.options, url, audio.playout)
+                host = await open_call(setup.options, url, audio.playout, audio.capabilities())
                 host.clock = setup.clock
                 return await self._run(host)
         finally:

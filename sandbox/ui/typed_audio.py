@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sandbox.call.settings import Capabilities
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.host.session import CallHost, Playout
 from sandbox.ui.audio import AudioFrontend, AudioRequest
@@ -82,6 +83,10 @@ class TypedAudio:
     def set_muted(self, muted: bool) -> str | None:
         """Refused in words: there is no microphone to mute."""
         return "typed mode has no microphone to mute"
+
+    def capabilities(self) -> Capabilities | None:
+        """The voice catalog's: typed mode synthesizes nothing, so any catalogued voice will do."""
+        return None
 
     def mic_level(self) -> float | None:
         """No microphone, no level."""
