@@ -7,20 +7,18 @@ variant Whisper tiny.en transcribes most reliably among those tried.
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
-import subprocess
 import wave
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from sandbox.audio.caller_voice import CALLER_VOICE, speak
 from sandbox.audio.resample import Float32, as_float32, as_int16, resample
 
 RATE = 16000
-CALLER_VOICE = "en-us+m3"
 #: A second espeak voice standing in for the bot in echo tests (Piper is the other half's).
 BOT_VOICE = "en-gb"
 
@@ -29,18 +27,8 @@ def espeak(text: str, *, voice: str = CALLER_VOICE, wpm: int = 160) -> Float32:
     """``text`` spoken by espeak-ng as float32 mono 16 kHz, trimmed of espeak's own padding."""
     if shutil.which("espeak-ng") is None:
         pytest.skip("espeak-ng is not installed")
-    wav = subprocess.run(
-        ["espeak-ng", "-v", voice, "-s", str(wpm), "--stdout", text],
-        check=True,
-        capture_output=True,
-    ).stdout
-    with wave.open(io.BytesIO(wav)) as reader:
-        rate = reader.getframerate()
-        # espeak streams to stdout with a placeholder length: read what is there.
-        data = reader.readframes(10**9)
-    speech = resample(np.frombuffer(data, dtype=np.int16), rate, RATE)
-    loud = np.flatnonzero(np.abs(speech) > 0.01)
-    return speech[loud[0] : loud[-1] + 1] if len(loud) else speech
+    samples, rate = speak(text, voice=voice, wpm=wpm)
+    return resample(samples, rate, RATE)
 
 
 def silence(ms: int) -> Float32:
@@ -57,31 +45,6 @@ def noise(ms: int, level: float, seed: int = 0) -> Float32:
 def join(*parts: Float32) -> Float32:
     """Concatenate clips."""
     return np.concatenate(parts).astype(np.float32)
-
-
-class LaptopEchoPath:
-    """The bot's voice as a laptop microphone hears it, streamed block by block.
-
-    A small speaker driven hard (soft clipping), the direct path ``delay_ms`` late (output
-    buffer + air), a 120 ms exponentially decaying room tail, ``gain`` overall, and the mic's
-    own hiss. Feed :meth:`step` what the speaker emits in each block (zeros when it is
-    silent) and add the caller's voice to what it returns.
-    """
-
-    def __init__(self, rate: int, *, delay_ms: int, gain: float, seed: int = 0) -> None:
-        self._rng = np.random.default_rng(seed)
-        tail = rate * 120 // 1000
-        room = self._rng.standard_normal(tail) * np.exp(-np.arange(tail) / (0.025 * rate)) * 0.3
-        room[0] = 1.0
-        self._response = np.concatenate([np.zeros(rate * delay_ms // 1000), room]) * gain
-        self._history = np.zeros(len(self._response) - 1)
-
-    def step(self, speaker: Float32) -> Float32:
-        """What the microphone picks up from the speaker during this block."""
-        driven = np.concatenate([self._history, np.tanh(2.0 * speaker) / 2.0])
-        self._history = driven[len(driven) - len(self._history) :]
-        heard = np.convolve(driven, self._response, mode="valid")
-        return (heard + self._rng.standard_normal(len(heard)) * 0.001).astype(np.float32)
 
 
 def write_wav(path: Path, pcm: Float32, rate: int = RATE) -> Path:

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from caller_audio import (
     BOT_VOICE,
-    LaptopEchoPath,
     espeak,
     join,
     noise,
@@ -23,6 +22,7 @@ from caller_audio import (
 
 from sandbox.audio.bargein import BargeIn
 from sandbox.audio.echo import EchoCanceller
+from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.endpointer import windows_for
 from sandbox.audio.listener import (
     Backchannel,

@@ -1,10 +1,10 @@
 """ScriptMic: a microphone a script speaks into, with an optional simulated echo path.
 
 It delivers capture blocks in real time like a device: silence, plus whatever caller lines
-were queued with :meth:`speak`, plus — when an :class:`EchoPath` is given — the bot's own
-released audio coming back the way a laptop's speaker leaks into its microphone (a delay,
-a gain and a short reverberant tail). Everything after it (echo canceller, VAD, endpointing,
-barge-in, Whisper) is the real listening path.
+were queued with :meth:`speak`, plus — when a :class:`LaptopEchoPath` is given — the bot's
+own released audio coming back the way a laptop's speaker leaks into its microphone.
+Everything after it (echo canceller, VAD, endpointing, barge-in, Whisper) is the real
+listening path.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
+from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.mic import BLOCK_MS, OnBlock
 from sandbox.audio.resample import StreamResampler, as_float32, as_int16, resample
 from sandbox.audio.sinks import Block
@@ -24,46 +24,22 @@ from sandbox.audio.sinks import Block
 RATE = 16000
 
 
-@dataclass(frozen=True)
-class EchoPath:
-    """How the speaker leaks into the microphone: delay, gain, reverb tail (RT60-ish)."""
-
-    delay_ms: int = 50
-    gain: float = 0.3
-    tail_ms: int = 120
-
-    def impulse(self) -> np.ndarray:
-        """The path's impulse response at 16 kHz."""
-        taps = np.zeros(RATE * (self.delay_ms + self.tail_ms) // 1000 + 1, dtype=np.float32)
-        start = RATE * self.delay_ms // 1000
-        rng = np.random.default_rng(7)
-        tail = np.arange(len(taps) - start, dtype=np.float32)
-        decay = np.exp(-6.9 * tail / max(1, RATE * self.tail_ms // 1000))
-        taps[start:] = (
-            self.gain
-            * 0.25
-            * decay
-            * rng.standard_normal(len(tail))
-            / np.sqrt(max(1, len(tail) // 64))
-        )
-        taps[start] = self.gain
-        return taps
-
-
 class ScriptMic:
     """A MicSource fed by a script (and, optionally, by the bot's own echo)."""
 
+    RATE = RATE
+
     def __init__(
-        self, echo: EchoPath | None = None, clock: Callable[[], float] = time.monotonic
+        self, echo: LaptopEchoPath | None = None, clock: Callable[[], float] = time.monotonic
     ) -> None:
+        """``echo``: a path built at this mic's rate (``LaptopEchoPath(ScriptMic.RATE)``)."""
         self._clock = clock
         self._lock = threading.Lock()
         self._queue: deque[np.ndarray] = deque()
         self._halt = threading.Event()
         self._thread: threading.Thread | None = None
-        self._echo_ir = echo.impulse() if echo is not None else None
+        self._echo = echo
         self._echo_in: np.ndarray = np.zeros(0, dtype=np.float32)  # released audio at 16 kHz
-        self._echo_state: np.ndarray = np.zeros(0, dtype=np.float32)
         self._resampler: StreamResampler | None = None
         self.delivered_ms = 0  # how much capture audio has gone out
         self._line_ends: deque[tuple[int, threading.Event]] = deque()
@@ -84,7 +60,7 @@ class ScriptMic:
 
     def bot_released(self, block: Block, rate: int) -> None:
         """What playout just released (the echo path's input); call from playout's thread."""
-        if self._echo_ir is None:
+        if self._echo is None:
             return
         if self._resampler is None:
             self._resampler = StreamResampler(rate, RATE)
@@ -133,15 +109,6 @@ class ScriptMic:
             self.delivered_ms += BLOCK_MS
             while self._line_ends and self._line_ends[0][0] <= self.delivered_ms:
                 self._line_ends.popleft()[1].set()
-        if self._echo_ir is not None:
-            out += self._echo(np.pad(echo_in, (0, size - len(echo_in))))
+        if self._echo is not None:
+            out += self._echo.step(np.pad(echo_in, (0, size - len(echo_in))))
         return np.clip(out, -1.0, 1.0)
-
-    def _echo(self, block: np.ndarray) -> np.ndarray:
-        """Overlap-add convolution of the released audio with the echo path."""
-        assert self._echo_ir is not None
-        full = np.convolve(block, self._echo_ir)
-        if len(self._echo_state):
-            full[: len(self._echo_state)] += self._echo_state
-        self._echo_state = full[len(block) :]
-        return full[: len(block)].astype(np.float32)

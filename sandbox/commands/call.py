@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.engine import AudioEngine
-from sandbox.audio.script_mic import EchoPath, ScriptMic
+from sandbox.audio.script_mic import ScriptMic
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.commands.options import (
     add_audio_options,
@@ -79,7 +80,8 @@ async def _sim_call(args: argparse.Namespace, script: Script, ms_per_word: int) 
 async def _real_call(args: argparse.Namespace, script: Script) -> dict[str, Any]:
     options = call_options(args)
     engine = AudioEngine(audio_options(args))
-    mic = ScriptMic(EchoPath() if args.echo_path else None)
+    echo = LaptopEchoPath(ScriptMic.RATE) if args.echo_path else None
+    mic = ScriptMic(echo)
     engine.mic_source = mic
     engine.release_hooks.append(mic.bot_released)
     await asyncio.to_thread(engine.load, lambda words: print(words, file=sys.stderr))
