@@ -275,3 +275,12 @@ def test_typed_audio_is_the_simulated_clock_and_explains_itself() -> None:
     assert typed_banner("why", 100, "Devices are present.").endswith(" Devices are present.")
     assert AudioRequest().named_devices is False
     assert AudioRequest(aec=False).named_devices and AudioRequest(mic="usb").named_devices
+
+
+def test_every_key_runs_an_action_of_the_app_and_is_in_the_help() -> None:
+    from sandbox.ui.app import SandboxApp
+    from sandbox.ui.keys import HELP_ROWS, KEYS
+
+    assert all(callable(getattr(SandboxApp, f"action_{k.action}", None)) for k in KEYS)
+    assert {k.key for k in KEYS} <= {key for key, _ in HELP_ROWS}
+    assert len({k.key for k in KEYS}) == len(KEYS)

@@ -31,6 +31,7 @@ from sandbox.call.effects import (
     UnitChanged,
 )
 from sandbox.host.session import CallHost
+from sandbox.ui.keys import HELP_ROWS, KEYS
 from sandbox.ui.latency import LatencyTracker
 from sandbox.ui.lines import caller_text, ended_text, notice_text
 from sandbox.ui.messages import (
@@ -59,24 +60,6 @@ QUIT_WAIT_S = 5.0
 #: How often the microphone meter is redrawn when audio is real.
 METER_INTERVAL_S = 0.1
 
-#: Keys, in the footer's order: (key, action, footer label, what the help screen says).
-KEYS = (
-    ("f1", "help", "help", "this help"),
-    ("f2", "barge_in", "barge in", "barge in: cut the bot now; text in the box is what you say"),
-    ("f3", "mute", "mute", "mute or unmute the microphone"),
-    ("f4", "settings", "settings", "change voice, patience or idle timeout mid-call"),
-    ("f5", "app_frame", "app frame", "send an RTVI message from the app (ui-event, ...)"),
-    ("f6", "filter_wire", "filter", "filter the wire pane by frame type"),
-    ("f10", "end_call", "end call", "end the call (the report is written)"),
-    ("ctrl+q", "quit", "quit", "end the call if it is live, then quit"),
-)
-HELP_KEYS = (
-    ("enter", "send what you typed as the caller's turn (RTVI send-text)"),
-    *((key, what) for key, _, _, what in KEYS),
-    ("ctrl+p", "command palette: every action by name"),
-    ("tab", "move between the message box, conversation, wire filter and table"),
-)
-
 
 class SandboxApp(App[Path | None]):
     """Talk to a brain, watch the wire and the heard truth. Returns the report's path."""
@@ -88,10 +71,9 @@ class SandboxApp(App[Path | None]):
     #side { width: 1fr; }
     #wire { border: round $primary; }
     #app-pane { border: round $secondary; }
-    #say { margin: 0 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(key, action, label, priority=key == "ctrl+q") for key, action, label, _ in KEYS
+        Binding(k.key, k.action, k.label, priority=k.action == "quit") for k in KEYS
     ]
 
     def __init__(self, setup: CallSetup) -> None:
@@ -252,7 +234,7 @@ class SandboxApp(App[Path | None]):
     def action_help(self) -> None:
         """Show the keys and the panes explained."""
         if not self._in_form():
-            self.push_screen(HelpScreen(HELP_KEYS))
+            self.push_screen(HelpScreen(HELP_ROWS))
 
     def action_barge_in(self) -> None:
         """Cut the bot as a caller talking over it would; the box's text is what they say."""
@@ -312,19 +294,13 @@ class SandboxApp(App[Path | None]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette: Textual's own commands and every action of the app by name."""
-        yield from super().get_system_commands(screen)
-        yield SystemCommand("Send a message", "focus the message box", self._focus_say)
-        yield SystemCommand("Barge in", "cut the bot as if you spoke over it", self.action_barge_in)
-        yield SystemCommand("Mute microphone", "mute or unmute the mic", self.action_mute)
-        yield SystemCommand(
-            "Change voice, patience or idle", "as a brain's Config", self.action_settings
-        )
-        yield SystemCommand(
-            "Send an app RTVI frame", "ui-event, client-message, ...", self.action_app_frame
-        )
-        yield SystemCommand("Filter the wire", "show some frame types", self.action_filter_wire)
-        yield SystemCommand("End the call", "hang up and write the report", self.action_end_call)
-        yield SystemCommand("Help", "keys and panes explained", self.action_help)
+        yield from super().get_system_commands(screen)  # its own Quit runs action_quit
+        yield SystemCommand("Send a message", "type what the caller says", self._focus_say)
+        for k in KEYS:
+            if k.action != "quit":
+                yield SystemCommand(
+                    k.title, f"{k.does} ({k.key})", getattr(self, f"action_{k.action}")
+                )
 
     # ------------------------------------------------------------- internals
 
