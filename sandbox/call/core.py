@@ -474,9 +474,11 @@ class CallCore:
 
     @property
     def state(self) -> str:
-        """listening, caller speaking, thinking, speaking, interrupted, or ended."""
+        """connecting, listening, caller speaking, thinking, speaking, interrupted, or ended."""
         if self.ended is not None:
             return "ended"
+        if not self.started:
+            return "connecting"
         if self._caller_active:
             return "interrupted" if self._interrupted else "caller speaking"
         if any(u.generated for u in self._unresolved()):

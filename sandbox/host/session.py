@@ -75,6 +75,13 @@ class CallHost:
     _t0: float = 0.0
     _loop: asyncio.AbstractEventLoop | None = None
 
+    def __post_init__(self) -> None:
+        # The clock starts when the host exists, so the audio engine attached before
+        # run() already speaks the call's time.
+        self._t0 = self.clock()
+        with contextlib.suppress(RuntimeError):  # built outside a loop: run() sets it
+            self._loop = asyncio.get_running_loop()
+
     def now(self) -> int:
         """Milliseconds since the call started, on the host's clock."""
         return int((self.clock() - self._t0) * 1000)
@@ -127,7 +134,6 @@ class CallHost:
     async def run(self) -> CallEnded:
         """Run the call until the core says it has ended; returns how it ended."""
         self._loop = asyncio.get_running_loop()
-        self._t0 = self.clock()
         reader = asyncio.create_task(self._read())
         try:
             await self._carry(self.core.start(self.now()))

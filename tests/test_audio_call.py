@@ -1,0 +1,167 @@
+"""Calls through real audio: PortAudio on PulseAudio virtual devices, webrtcvad, Whisper,
+Piper, the playout clock and the echo canceller, against a real brain over a real socket."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from caller_audio import espeak, join, silence, word_errors, words, write_wav
+
+from sandbox.audio.caller_voice import speak
+from sandbox.audio.echo_path import LaptopEchoPath
+from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.audio.mic import MicSource
+from sandbox.audio.script_mic import ScriptMic
+from sandbox.audio.stt import Transcriber
+from sandbox.audio.tts import Synthesizer
+from sandbox.audio.voices import default_voice
+from sandbox.call.effects import Effect, SendFrame
+from sandbox.call.settings import Settings
+from sandbox.call.units import Fate
+from sandbox.host.launch import CallOptions, brain_url_for, open_call
+from sandbox.host.session import CallHost
+
+pytestmark = pytest.mark.audio
+
+
+@pytest.fixture(scope="module")
+def transcriber() -> Transcriber:
+    return Transcriber.load()
+
+
+@contextlib.asynccontextmanager
+async def audio_call(
+    brain: str,
+    transcriber: Transcriber,
+    synthesizer: Synthesizer,
+    *,
+    speaker: str | None = None,
+    mic: MicSource | None = None,
+    aec: bool = True,
+) -> AsyncIterator[tuple[CallHost, AudioEngine, list[Effect]]]:
+    """A call with the real audio engine; the host runs in the background."""
+    engine = AudioEngine(
+        AudioOptions(speaker=speaker, aec=aec),
+        transcriber=transcriber,
+        synthesizers={default_voice(): synthesizer},
+        mic_source=mic,
+    )
+    if isinstance(mic, ScriptMic):
+        engine.release_hooks.append(mic.bot_released)
+    options = CallOptions(settings=Settings(idle_ms=0), builtin=brain)
+    effects: list[Effect] = []
+    async with brain_url_for(options) as url:
+        host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
+        host.on_effect.append(effects.append)
+        engine.attach(host)
+        running = asyncio.create_task(host.run())
+        try:
+            yield host, engine, effects
+        finally:
+            if host.core.ended is None:
+                host.hang_up()
+            await asyncio.wait_for(running, 20)
+            engine.stop()
+
+
+def quiet(host: CallHost) -> Callable[[], bool]:
+    """The greeting (or the last reply) has played out and the call is listening."""
+    return lambda: host.core.state == "listening" and bool(host.core.units)
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+def sent(effects: list[Effect], arm: str) -> list[object]:
+    return [
+        getattr(e.env, arm) for e in effects if isinstance(e, SendFrame) and e.env.HasField(arm)
+    ]
+
+
+def caller_wav(tmp_path: Path, text: str) -> Path:
+    return write_wav(tmp_path / "caller.wav", join(silence(200), espeak(text), silence(200)))
+
+
+async def test_a_caller_wav_into_the_microphone_becomes_the_user_message(
+    pulse: ModuleType, transcriber: Transcriber, synthesizer: Synthesizer, tmp_path: Path
+) -> None:
+    said = "I would like to book a table for two"
+    wav = caller_wav(tmp_path, said)
+    async with audio_call("echo", transcriber, synthesizer) as (host, _engine, effects):
+        await until(quiet(host))  # the greeting played out
+        await asyncio.to_thread(pulse.play_into_mic, wav)
+        await until(lambda: bool(sent(effects, "user_message")))
+        message = sent(effects, "user_message")[0]
+        await until(lambda: len(host.core.units) == 2 and host.core.units[1].fate is not None)
+    assert word_errors(said, message.text) <= 2, message.text  # type: ignore[attr-defined]
+    assert host.core.caller_closes[2] in ("confident", "silence")
+    assert host.core.units[1].heard.startswith("You said:")
+
+
+async def test_barge_in_stops_the_speaker_and_heard_text_matches_what_it_emitted(
+    pulse: ModuleType, transcriber: Transcriber, synthesizer: Synthesizer, tmp_path: Path
+) -> None:
+    question = caller_wav(tmp_path, "What are your opening hours?")
+    objection = write_wav(
+        tmp_path / "objection.wav", join(espeak("Sorry, do you have parking near the studio"))
+    )
+    recording = tmp_path / "speaker.wav"
+    async with audio_call("concierge", transcriber, synthesizer) as (host, _engine, effects):
+        await until(quiet(host))
+        with pulse.record_speaker(recording, rate=16000):
+            await asyncio.to_thread(pulse.play_into_mic, question)
+            await until(lambda: host.words_played >= 30)  # greeting (16) and 14 of the reply
+            await asyncio.to_thread(pulse.play_into_mic, objection)
+            await until(lambda: bool(sent(effects, "interruption")))
+            await asyncio.sleep(0.6)  # the cut's tail, before the next answer starts
+        reply = next(u for u in host.core.units if u.turn_id == 2)
+    assert reply.fate is Fate.BARGED
+    samples, _rate = pulse.read_wav(recording)
+    emitted = transcriber.transcribe(samples.astype("float32") / 32768.0, language="en")
+    heard, truth = words(reply.heard), words(emitted.text)
+    assert 0 < len(heard) < reply.cursor.words_total
+    assert abs(len(heard) - len(truth)) <= 1, (reply.heard, emitted.text)
+    assert word_errors(" ".join(heard[:-1]), " ".join(truth[: len(heard) - 1])) <= 3
+
+
+async def test_a_backchannel_does_not_cut_the_bot(
+    pulse: ModuleType, transcriber: Transcriber, synthesizer: Synthesizer, tmp_path: Path
+) -> None:
+    question = caller_wav(tmp_path, "What are your opening hours?")
+    nod = write_wav(tmp_path / "nod.wav", espeak("uh huh"))
+    async with audio_call("concierge", transcriber, synthesizer) as (host, _engine, effects):
+        await until(quiet(host))
+        await asyncio.to_thread(pulse.play_into_mic, question)
+        await until(lambda: host.words_played >= 22)
+        await asyncio.to_thread(pulse.play_into_mic, nod)
+        await until(lambda: host.core.state == "listening" and len(host.core.units) > 1, 40)
+    assert sent(effects, "interruption") == []
+    assert len(sent(effects, "user_message")) == 1
+    reply = next(u for u in host.core.units if u.turn_id == 2)
+    assert reply.fate is Fate.PLAYED and reply.heard == reply.generated
+
+
+async def test_the_bots_own_echo_does_not_cut_it_with_aec_on(
+    transcriber: Transcriber, synthesizer: Synthesizer
+) -> None:
+    mic = ScriptMic(LaptopEchoPath(ScriptMic.RATE, delay_ms=60, gain=0.5))
+    async with audio_call("concierge", transcriber, synthesizer, speaker="none", mic=mic) as (
+        host,
+        _engine,
+        effects,
+    ):
+        await until(quiet(host))
+        samples, rate = await asyncio.to_thread(speak, "What are your opening hours?")
+        await asyncio.to_thread(mic.speak(samples, rate).wait, 10)
+        await until(lambda: len(host.core.units) >= 2 and host.core.state == "listening", 60)
+    assert sent(effects, "interruption") == []
+    assert all(u.fate is Fate.PLAYED for u in host.core.units)
