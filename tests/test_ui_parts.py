@@ -9,7 +9,6 @@ from sandbox.call.effects import CallEnded, CallerShown, Notice
 from sandbox.call.settings import Settings
 from sandbox.call.units import Bracket, Fate, Unit
 from sandbox.record.recorder import FrameRecord
-from sandbox.ui.audio import AudioRequest
 from sandbox.ui.frame_text import (
     frame_detail,
     frame_speech,
@@ -24,7 +23,7 @@ from sandbox.ui.meter import meter
 from sandbox.ui.screens.help import help_markdown
 from sandbox.ui.screens.rtvi import APP_TYPES, AppFrame, app_frame
 from sandbox.ui.screens.settings import config_delta
-from sandbox.ui.typed_audio import NO_ENGINE, TypedAudio, typed_banner
+from sandbox.ui.typed_audio import TypedAudio, typed_banner
 from sandbox.ui.widgets.app_pane import app_line
 from sandbox.ui.widgets.status import StatusInfo, capability_names, status_text
 from sandbox.wire import pb
@@ -267,14 +266,15 @@ def test_app_pane_lines_and_help_text() -> None:
 
 
 def test_typed_audio_is_the_simulated_clock_and_explains_itself() -> None:
-    audio = TypedAudio(250)
+    audio = TypedAudio(250, typed_banner("no microphone found", 250, "Plug one in."))
     assert not audio.real and audio.mic_level() is None and not audio.muted
+    assert audio.capabilities() is None
     assert audio.set_muted(True) == "typed mode has no microphone to mute"
-    assert audio.banner == typed_banner(NO_ENGINE, 250)
-    assert "250 ms a word" in audio.banner and NO_ENGINE in audio.banner
-    assert typed_banner("why", 100, "Devices are present.").endswith(" Devices are present.")
-    assert AudioRequest().named_devices is False
-    assert AudioRequest(aec=False).named_devices and AudioRequest(mic="usb").named_devices
+    assert audio.banner == (
+        "Typed mode, no sound: no microphone found. Type what the caller says below; the "
+        "bot's replies play on a simulated clock at 250 ms a word, so heard text and cuts "
+        "are real. Plug one in."
+    )
 
 
 def test_every_key_runs_an_action_of_the_app_and_is_in_the_help() -> None:

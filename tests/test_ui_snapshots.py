@@ -35,7 +35,9 @@ from ui_rig import (
 
 from sandbox.call.units import Bracket
 from sandbox.ui.app import SandboxApp
+from sandbox.ui.choose import HOW_TO_ENABLE
 from sandbox.ui.screens.settings import SettingsScreen
+from sandbox.ui.typed_audio import typed_banner
 from sandbox.wire import pb
 
 SnapCompare = Callable[..., bool]
@@ -52,8 +54,11 @@ def deterministic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-def snapshot_app(clock: ManualClock, brain_url: str | None = None) -> SandboxApp:
-    return make_app(MS_PER_WORD, clock=clock, report=Path("report.json"), brain_url=brain_url)
+def snapshot_app(
+    clock: ManualClock, brain_url: str | None = None, banner: str | None = None
+) -> SandboxApp:
+    report = Path("report.json")
+    return make_app(MS_PER_WORD, clock=clock, report=report, brain_url=brain_url, banner=banner)
 
 
 async def _steady(pilot: Pilot[Any]) -> SandboxApp:
@@ -89,14 +94,17 @@ def run(
     scenario: Callable[[Pilot[Any]], Awaitable[object]],
     size: tuple[int, int] = WIDE,
     brain_url: str | None = None,
+    banner: str | None = None,
 ) -> bool:
-    return snap_compare(snapshot_app(clock, brain_url), run_before=scenario, terminal_size=size)
+    app = snapshot_app(clock, brain_url, banner)
+    return snap_compare(app, run_before=scenario, terminal_size=size)
 
 
 def test_typed_mode_banner(snap_compare: SnapCompare) -> None:
-    """Just connected on a small terminal: the banner says why there is no sound."""
+    """No devices, a small terminal: the banner says why there is no sound and how to get it."""
     clock = ManualClock()
-    assert run(snap_compare, clock, _steady, size=(100, 30))
+    why = typed_banner("no microphone and no speaker found", MS_PER_WORD, HOW_TO_ENABLE)
+    assert run(snap_compare, clock, _steady, size=(100, 30), banner=why)
 
 
 def test_greeting(snap_compare: SnapCompare) -> None:

@@ -22,8 +22,9 @@ from sandbox.call.units import Bracket, Unit
 from sandbox.host.launch import CallOptions
 from sandbox.host.session import CallHost
 from sandbox.ui.app import SandboxApp
+from sandbox.ui.choose import ASKED_TYPED
 from sandbox.ui.runner import CallSetup
-from sandbox.ui.typed_audio import NO_ENGINE, TypedAudio, typed_banner
+from sandbox.ui.typed_audio import TypedAudio, typed_banner
 from sandbox.wire.tokens import HOME_ENV
 
 #: The session id snapshot tests pin, so the header and SessionStart read the same each run.
@@ -63,10 +64,11 @@ def make_app(
     report: Path | None = None,
     brain_url: str | None = None,
     builtin: str = "concierge",
+    banner: str | None = None,
     **settings: Any,
 ) -> SandboxApp:
     """The app in typed mode on the built-in brain (or ``brain_url``)."""
-    audio = TypedAudio(ms_per_word, typed_banner(NO_ENGINE, ms_per_word))
+    audio = TypedAudio(ms_per_word, banner or typed_banner(ASKED_TYPED, ms_per_word))
     options = CallOptions(brain_url=brain_url, builtin=builtin, settings=Settings(**settings))
     return SandboxApp(CallSetup(options, audio, report_path=report, clock=clock))
 

@@ -7,9 +7,13 @@ import sys
 from pathlib import Path
 
 from sandbox.commands.call import DEFAULT_MS_PER_WORD
-from sandbox.commands.options import add_call_options, call_options
+from sandbox.commands.options import (
+    add_audio_options,
+    add_call_options,
+    audio_options,
+    call_options,
+)
 from sandbox.errors import UserError
-from sandbox.ui.audio import AudioRequest
 
 HELP = "open the terminal app and talk to a brain (the built-in concierge by default)"
 
@@ -17,10 +21,11 @@ HELP = "open the terminal app and talk to a brain (the built-in concierge by def
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sandbox run``."""
     add_call_options(parser)
-    parser.add_argument("--mic", metavar="DEVICE", help="microphone: index or part of its name")
-    parser.add_argument("--speaker", metavar="DEVICE", help="speaker: index or part of its name")
+    add_audio_options(parser)
     parser.add_argument(
-        "--no-aec", action="store_true", help="turn echo cancellation off (headphones)"
+        "--typed",
+        action="store_true",
+        help="no audio: type what the caller says; replies play silently on a simulated clock",
     )
     parser.add_argument(
         "--ms-per-word",
@@ -34,14 +39,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Open the app; when it closes, print where the call's report went."""
     from sandbox.ui.app import SandboxApp
+    from sandbox.ui.choose import choose_audio
     from sandbox.ui.runner import CallSetup
-    from sandbox.ui.typed_audio import choose_audio
 
     options = call_options(args)
     if args.ms_per_word <= 0:
         raise UserError("--ms-per-word must be a positive number of milliseconds")
-    request = AudioRequest(mic=args.mic, speaker=args.speaker, aec=not args.no_aec)
-    audio = choose_audio(request, args.ms_per_word)
+    audio = choose_audio(audio_options(args), typed=args.typed, ms_per_word=args.ms_per_word)
     app = SandboxApp(CallSetup(options, audio, report_path=args.report))
     report = app.run()
     if app.problem:

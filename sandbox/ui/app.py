@@ -200,7 +200,8 @@ class SandboxApp(App[Path | None]):
 
     def on_end_of_speech(self, message: EndOfSpeech) -> None:
         """The audio engine marked the end of the caller's speech."""
-        self.latency.end_of_speech(message.t_ms)
+        if self.latency.end_of_speech(message.t_ms):
+            self._show_latency()
 
     def on_call_finished(self, message: CallFinished) -> None:
         """The call is over: show where the report went, or what went wrong."""

@@ -9,30 +9,15 @@ meter, mute, and a moment to load models and to start feeding caller events into
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from sandbox.call.settings import Capabilities
 from sandbox.host.session import CallHost, Playout
 
 
-@dataclass(frozen=True)
-class AudioRequest:
-    """The audio the user asked for on the command line."""
-
-    mic: str | None = None
-    speaker: str | None = None
-    aec: bool = True
-
-    @property
-    def named_devices(self) -> bool:
-        """The user picked a device or turned echo cancellation off."""
-        return self.mic is not None or self.speaker is not None or not self.aec
-
-
 class AudioFrontend(Protocol):
-    """An audio engine as the app sees it; :class:`~sandbox.ui.typed_audio.TypedAudio`
-    is the one without devices."""
+    """An audio engine as the app sees it: :class:`~sandbox.ui.engine_audio.EngineAudio`
+    (real devices) or :class:`~sandbox.ui.typed_audio.TypedAudio` (none)."""
 
     @property
     def real(self) -> bool:

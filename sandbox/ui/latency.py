@@ -56,9 +56,19 @@ class LatencyTracker:
     _end_of_speech_ms: int | None = None
     _units: set[int] = field(default_factory=set)
 
-    def end_of_speech(self, t_ms: int) -> None:
-        """The audio engine saw the caller stop speaking for a turn it is about to commit."""
+    def end_of_speech(self, t_ms: int) -> bool:
+        """The audio engine saw the caller stop speaking, at ``t_ms``, for a turn it commits.
+
+        Speech ends before its turn is committed, so a mark no later than the newest
+        UserMessage belongs to that turn (it may be told after the frame went out);
+        a later one waits for the next UserMessage. True when the waterfall changed.
+        """
+        last = self.last
+        if last is not None and last.end_of_speech_ms is None and t_ms <= last.user_message_ms:
+            last.end_of_speech_ms = t_ms
+            return True
         self._end_of_speech_ms = t_ms
+        return False
 
     def frame(self, record: FrameRecord) -> bool:
         """One frame crossed; True when the waterfall changed."""

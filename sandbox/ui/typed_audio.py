@@ -12,44 +12,15 @@ from dataclasses import dataclass, field
 from sandbox.call.settings import Capabilities
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.host.session import CallHost, Playout
-from sandbox.ui.audio import AudioFrontend, AudioRequest
-
-#: Why this build runs typed: the audio engine (devices, VAD, STT, TTS) is not wired in yet.
-NO_ENGINE = "real audio is not in this build yet"
 
 
-def typed_banner(why: str, ms_per_word: int, devices: str = "") -> str:
+def typed_banner(why: str, ms_per_word: int, how: str = "") -> str:
     """The banner's words: why there is no sound, what happens instead, how to get audio."""
     text = (
         f"Typed mode, no sound: {why}. Type what the caller says below; the bot's replies "
         f"play on a simulated clock at {ms_per_word} ms a word, so heard text and cuts are real."
     )
-    return f"{text} {devices}" if devices else text
-
-
-def device_note(request: AudioRequest) -> str:
-    """What the sound devices look like, and how to make audio possible, in one sentence."""
-    from sandbox.audio.devices import list_devices
-    from sandbox.errors import UserError
-
-    named = (
-        " --mic, --speaker and --no-aec take effect once it is." if request.named_devices else ""
-    )
-    try:
-        devices = list_devices()
-    except UserError as exc:
-        return str(exc).splitlines()[0] + "." + named
-    mics = [d for d in devices if d.inputs > 0]
-    speakers = [d for d in devices if d.outputs > 0]
-    if not mics or not speakers:
-        missing = " and ".join(
-            what for what, found in (("microphone", mics), ("speaker", speakers)) if not found
-        )
-        return (
-            f"No {missing} found: plug one in, or on a headless machine run PulseAudio "
-            f"(README, 'A real microphone and speaker').{named}"
-        )
-    return f"Devices are present (`sandbox devices` lists them).{named}"
+    return f"{text} {how}" if how else text
 
 
 @dataclass
@@ -57,13 +28,11 @@ class TypedAudio:
     """The audio frontend without devices: a simulated playout clock and no microphone."""
 
     ms_per_word: int
-    banner: str = ""
+    banner: str
     _playout: SimPlayout = field(init=False)
 
     def __post_init__(self) -> None:
         self._playout = SimPlayout(ms_per_word=self.ms_per_word)
-        if not self.banner:
-            self.banner = typed_banner(NO_ENGINE, self.ms_per_word)
 
     @property
     def real(self) -> bool:
@@ -100,9 +69,3 @@ class TypedAudio:
 
     async def close(self) -> None:
         """Nothing to release."""
-
-
-def choose_audio(request: AudioRequest, ms_per_word: int) -> AudioFrontend:
-    """The audio for this run. This build has no audio engine yet, so it is typed mode with a
-    banner that says so and what the sound devices look like."""
-    return TypedAudio(ms_per_word, typed_banner(NO_ENGINE, ms_per_word, device_note(request)))

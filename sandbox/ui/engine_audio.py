@@ -1,0 +1,93 @@
+"""Real audio for the app: the audio engine (devices, VAD, Whisper, Piper, playout clock)
+seen through the app's :class:`~sandbox.ui.audio.AudioFrontend`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sandbox.audio.engine import AudioEngine, TurnTiming
+from sandbox.call.effects import Effect, SendFrame
+from sandbox.call.settings import Capabilities
+from sandbox.errors import UserError
+from sandbox.host.session import CallHost, Playout
+
+#: The meter's floor: quieter than this shows as an empty bar.
+METER_FLOOR_DB = -60.0
+#: What to do when audio cannot start, added to the engine's own words.
+TYPED_HINT = "`sandbox run --typed` runs the app without audio"
+
+
+def level_from_db(db: float) -> float:
+    """A microphone level in dBFS as 0.0 (the floor or below) to 1.0 (full scale)."""
+    return min(1.0, max(0.0, (db - METER_FLOOR_DB) / -METER_FLOOR_DB))
+
+
+@dataclass
+class EngineAudio:
+    """The audio engine as the app sees it: a live microphone and speaker."""
+
+    engine: AudioEngine
+    banner: str = ""
+    _reported: TurnTiming | None = field(default=None, init=False)
+
+    @property
+    def real(self) -> bool:
+        """Always: the engine owns a microphone and a speaker."""
+        return True
+
+    @property
+    def playout(self) -> Playout:
+        """Piper into the playout clock on the chosen speaker (after ``prepare``)."""
+        return self.engine.playout()
+
+    @property
+    def muted(self) -> bool:
+        """The microphone feeds silence."""
+        return self.engine.muted
+
+    def set_muted(self, muted: bool) -> str | None:
+        """Mute or unmute: a muted microphone feeds silence, so nothing reaches the call."""
+        self.engine.muted = muted
+        return None
+
+    def capabilities(self) -> Capabilities | None:
+        """The languages the loaded Whisper model hears and the catalog's voices speak."""
+        return self.engine.capabilities()
+
+    def mic_level(self) -> float | None:
+        """The last captured block's level, for the meter."""
+        return level_from_db(self.engine.mic_level_db)
+
+    async def prepare(self, progress: Callable[[str], None]) -> None:
+        """Load and warm Whisper and the default voice on a worker thread."""
+        loop = asyncio.get_running_loop()
+
+        def say(words: str) -> None:
+            loop.call_soon_threadsafe(progress, words)
+
+        try:
+            await asyncio.to_thread(self.engine.load, say)
+        except UserError as exc:
+            raise UserError(f"{exc} ({TYPED_HINT})") from None
+
+    async def attach(self, host: CallHost, end_of_speech: Callable[[int], None]) -> None:
+        """Start the microphone and the speaker; mark each spoken turn's end of speech."""
+
+        def spoken_turn(effect: Effect) -> None:
+            turn = self.engine.last_turn
+            committed = isinstance(effect, SendFrame) and effect.env.HasField("user_message")
+            if committed and turn is not None and turn is not self._reported:
+                self._reported = turn  # a typed turn after it has no end of speech
+                end_of_speech(turn.end_of_speech_ms)
+
+        host.on_effect.append(spoken_turn)
+        try:
+            self.engine.attach(host)
+        except UserError as exc:
+            raise UserError(f"{exc} ({TYPED_HINT})") from None
+
+    async def close(self) -> None:
+        """Stop the microphone, the listener and the speaker."""
+        await asyncio.to_thread(self.engine.stop)

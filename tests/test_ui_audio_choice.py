@@ -1,0 +1,71 @@
+"""Real audio or typed mode: the decision, the banner, and the engine's hooks for the app."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox.audio.devices import Device
+from sandbox.audio.engine import AudioOptions
+from sandbox.errors import UserError
+from sandbox.record.recorder import FrameRecord
+from sandbox.ui.choose import ASKED_TYPED, HOW_TO_ENABLE, choose_audio, missing_audio
+from sandbox.ui.engine_audio import EngineAudio, level_from_db
+from sandbox.ui.latency import LatencyTracker
+from sandbox.ui.typed_audio import TypedAudio
+
+
+def device(index: int, name: str, inputs: int, outputs: int) -> Device:
+    return Device(index, name, "ALSA", inputs, outputs, 48000.0, index == 0, index == 0)
+
+
+HEADSET = device(0, "USB Headset", 1, 2)
+SPEAKERS = device(1, "HDMI speakers", 0, 2)
+
+
+def test_audio_runs_when_there_is_a_microphone_and_a_speaker() -> None:
+    assert missing_audio(AudioOptions(), [HEADSET]) is None
+    assert missing_audio(AudioOptions(mic="usb", speaker="hdmi"), [HEADSET, SPEAKERS]) is None
+
+
+def test_what_is_missing_is_said() -> None:
+    assert missing_audio(AudioOptions(), [SPEAKERS]) == "no microphone found"
+    assert missing_audio(AudioOptions(), []) == "no microphone and no speaker found"
+
+
+def test_files_stand_in_for_devices() -> None:
+    assert missing_audio(AudioOptions(mic="caller.wav", speaker="none"), []) is None
+    assert missing_audio(AudioOptions(mic="caller.WAV"), [SPEAKERS]) is None
+    assert missing_audio(AudioOptions(speaker="out.wav"), [SPEAKERS]) == "no microphone found"
+
+
+def test_a_named_device_that_is_not_there_is_an_error_in_words() -> None:
+    with pytest.raises(UserError, match="no input device matches 'studio mic'"):
+        missing_audio(AudioOptions(mic="studio mic"), [HEADSET, SPEAKERS])
+
+
+def test_typed_mode_when_asked_or_when_devices_are_missing() -> None:
+    asked = choose_audio(AudioOptions(), typed=True, ms_per_word=200)
+    assert isinstance(asked, TypedAudio) and not asked.real
+    assert ASKED_TYPED in asked.banner and "200 ms a word" in asked.banner
+    files = choose_audio(AudioOptions(mic="caller.wav", speaker="none"), typed=False, ms_per_word=1)
+    assert isinstance(files, EngineAudio) and files.real and files.banner == ""
+    assert HOW_TO_ENABLE.startswith("To talk instead, plug in a microphone and a speaker")
+
+
+def test_the_meter_maps_dbfs_onto_its_bar() -> None:
+    assert level_from_db(-120.0) == 0.0
+    assert level_from_db(-60.0) == 0.0
+    assert level_from_db(-30.0) == 0.5
+    assert level_from_db(0.0) == 1.0
+    assert level_from_db(6.0) == 1.0
+
+
+def test_end_of_speech_told_after_its_user_message_still_lands_on_that_turn() -> None:
+    tracker = LatencyTracker()
+    tracker.frame(FrameRecord(1000, "out", "user_message", {"turn_id": 2, "text": "hi"}))
+    assert tracker.end_of_speech(640)
+    assert tracker.last is not None and tracker.last.end_of_speech_ms == 640
+    assert tracker.last.describe().startswith("turn 2: end of speech ─360 ms→ UserMessage")
+    assert not tracker.end_of_speech(1500)  # the next turn's: it waits for its UserMessage
+    tracker.frame(FrameRecord(1900, "out", "user_message", {"turn_id": 3, "text": "more"}))
+    assert tracker.last.end_of_speech_ms == 1500
