@@ -102,11 +102,12 @@ def _barge_in(log: WireLog, units: Sequence[HeardUnit]) -> Verdict:
         return Verdict(not_exercised="the barge-in did not happen")
     dead, live = log.caller_turns[0][0], log.caller_turns[1][0]
     cut = [u for u in units if u.turn_id == dead and u.fate == "barged" and u.heard]
-    verdict = Verdict()
     if not cut:
-        verdict.not_exercised = (
-            f"no unit answering turn {dead} was still playing after {BARGE_AFTER_WORDS} words"
+        return Verdict(
+            not_exercised=f"no unit answering turn {dead} was still playing after "
+            f"{BARGE_AFTER_WORDS} words"
         )
+    verdict = Verdict()
     if not any(u.text for u in log.units.values() if u.turn_id >= live):
         verdict.findings.append(
             Finding(

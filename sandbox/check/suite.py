@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Sequence
 
 from sandbox.call.core import WireErrorRecord
@@ -16,7 +17,7 @@ from sandbox.sdk.driver import DriverError, VoqalizeDriver
 CHECK_MS_PER_WORD = 30
 #: A real model may be slow: how long a turn may go unanswered, and a step may wait.
 ANSWER_WITHIN_MS = 10_000
-STEP_TIMEOUT_S = 20.0
+STEP_TIMEOUT_S = 15.0
 _ENDED_BY_BRAIN = ("brain", "brain_closed", "brain_cancel", "brain_error")
 
 
@@ -41,11 +42,20 @@ async def run_scenario(brain_url: str, scenario: Scenario, *, relay: bool) -> Sc
         try:
             for step in scenario.steps:
                 await driver.play(step)
-            await driver.settle()
         except DriverError as exc:
             notes.append(f"the caller could not go on: {exc}")
+        try:
+            await driver.settle()
+        except DriverError as exc:
+            notes.append(f"the bot never finished: {exc}")
     log = WireLog(driver.frames)
     verdict = scenario.judge(log, driver.units)
+    findings = log.findings + verdict.findings
+    answers = _answers(driver.errors)
+    if findings:  # each answer is the runtime's side of a finding above
+        notes += [finding.detail for finding in answers]
+    else:
+        findings = answers
     ended = driver.ended
     if ended is not None and ended.ended_by in _ENDED_BY_BRAIN:
         notes.append(f"the call was ended by {ended.ended_by}: {ended.detail or 'no reason'}")
@@ -53,21 +63,29 @@ async def run_scenario(brain_url: str, scenario: Scenario, *, relay: bool) -> Sc
     return ScenarioResult(
         scenario.name,
         scenario.title,
-        findings=[
-            *log.findings,
-            *verdict.findings,
-            *(_answered(e) for e in driver.errors if e.dir == "out"),
-        ],
+        findings=findings,
         not_exercised=verdict.not_exercised,
         notes=notes + verdict.notes,
     )
 
 
-def _answered(error: WireErrorRecord) -> Finding:
-    """An Error Voqalize sent the brain: the runtime refused something the brain sent."""
-    code = error.code.removeprefix("ERROR_CODE_")
-    rule = rules.BINARY_ONLY if code == "MALFORMED" else rules.OWES_THE_INVARIANTS
-    return Finding(rule, f"Voqalize answered with a {code} Error: {error.message}", error.t_ms)
+def _answers(errors: Sequence[WireErrorRecord]) -> list[Finding]:
+    """The Errors Voqalize sent the brain (the runtime refusing a frame), once each."""
+    seen: Counter[tuple[str, str]] = Counter()
+    first: dict[tuple[str, str], int] = {}
+    for error in errors:
+        if error.dir == "out":
+            key = (error.code.removeprefix("ERROR_CODE_"), error.message)
+            seen[key] += 1
+            first.setdefault(key, error.t_ms)
+    return [
+        Finding(
+            rules.BINARY_ONLY if code == "MALFORMED" else rules.OWES_THE_INVARIANTS,
+            f"Voqalize answered with a {code} Error{f' ({n} times)' if n > 1 else ''}: {message}",
+            first[(code, message)],
+        )
+        for (code, message), n in seen.items()
+    ]
 
 
 def _brain_error(error: WireErrorRecord) -> str:

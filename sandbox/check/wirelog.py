@@ -160,6 +160,10 @@ class WireLog:
             self._request(int(f.get("request_id", 0)), t)
         elif kind == "turn_step":
             self.steps.append(dict(f))
+            turn = int(f.get("turn_id", 0))
+            if turn == 0 or turn > self._turn:
+                detail = f"a TurnStep names turn {turn}, {self._newest()}"
+                self._flag(rules.SPEECH_NAMES_TURN, ("step", turn), detail, t)
 
     def _start(self, sid: int, turn: int, t: int, index: int) -> None:
         if sid == 0 or sid in self.units:
@@ -173,8 +177,7 @@ class WireLog:
             self._flag(
                 rules.SPEECH_NAMES_TURN,
                 ("turn", turn),
-                f"unit {sid} names turn {turn}, but the newest turn Voqalize minted was "
-                f"{self._turn}",
+                f"unit {sid} names turn {turn}, {self._newest()}",
                 t,
             )
             return
@@ -256,6 +259,9 @@ class WireLog:
             )
         self._last_request = max(self._last_request, request_id)
         self.requests.setdefault(request_id, [])
+
+    def _newest(self) -> str:
+        return f"but the newest turn Voqalize had minted was {self._turn}"
 
     # ------------------------------------------------------------- dead turns
 

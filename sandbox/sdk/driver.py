@@ -192,6 +192,10 @@ class VoqalizeDriver:
             raise DriverError(f"cannot {step.kind}: {self._ended_words()}")
         self._actions += 1
         seen = len(runner.notes)
+        if step.kind in ("barge_in", "backchannel"):
+            # Wake on the very word played rather than on the runner's next poll, which
+            # at a fast speaking rate can land a word late.
+            await runner.host.wait_for(runner._heard(step.after_words), self._step_timeout_s)
         await runner._play(self._actions, step)
         self._raise_if_stuck(seen)
         if self.ended is not None and step.kind != "end":

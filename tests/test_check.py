@@ -1,0 +1,377 @@
+"""``sandbox check``: the every-frame rules on recorded frames, and the suite over real sockets.
+
+The example brains pass; brains written straight against the wire
+(``fixtures_bad_brains``) fail with the finding for the one rule each breaks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+from fixtures_bad_brains import BAD_BRAINS, WireBrain, serve_wire_brain
+
+from sandbox import cli
+from sandbox.brains import make_brain
+from sandbox.check import SCENARIOS, ScenarioResult, Status, WireLog, check_brain, rules
+from sandbox.check.rules import Rule
+from sandbox.check.suite import run_scenario
+from sandbox.commands.check import passed
+from sandbox.record.recorder import FrameRecord
+from sandbox.sdk import (
+    Brain,
+    Config,
+    Session,
+    Speech,
+    SpeechChunk,
+    SpeechEnd,
+    SpeechStart,
+    SttConfig,
+    UserMessage,
+    serve,
+)
+from sandbox.wire.tokens import HOME_ENV
+
+# ------------------------------------------------------------- the every-frame rules
+
+
+def out(t: int, arm: str, /, **fields: Any) -> FrameRecord:
+    return FrameRecord(t, "out", arm, fields)
+
+
+def brain(t: int, arm: str, /, **fields: Any) -> FrameRecord:
+    return FrameRecord(t, "in", arm, fields)
+
+
+def opening() -> list[FrameRecord]:
+    """SessionStart, a greeting played out, and the caller's turn 2."""
+    return [
+        out(0, "session_start", turn_id=1),
+        brain(5, "speech_start", speech_id=1, turn_id=1),
+        brain(6, "speech_chunk", speech_id=1, text="Hi there."),
+        brain(7, "speech_end", speech_id=1),
+        out(500, "finalize", speech_id=1, heard_text="Hi there."),
+        out(1000, "user_message", turn_id=2, text="hello"),
+    ]
+
+
+def broken(log: WireLog) -> list[Rule]:
+    return [f.rule for f in log.findings]
+
+
+def test_a_clean_call_breaks_nothing() -> None:
+    log = WireLog(
+        [
+            *opening(),
+            brain(1010, "speech_start", speech_id=2, turn_id=2),
+            brain(1011, "speech_chunk", speech_id=2, text="Hello "),
+            brain(1012, "speech_chunk", speech_id=2, text="again."),
+            brain(1013, "speech_end", speech_id=2),
+            out(1500, "finalize", speech_id=2, heard_text="Hello again."),
+        ]
+    )
+    assert log.findings == []
+    assert [(u.speech_id, u.turn_id, u.text) for u in log.units.values()] == [
+        (1, 1, "Hi there."),
+        (2, 2, "Hello again."),
+    ]
+    assert log.caller_turns == [(2, 5)]
+
+
+def barged(*after: FrameRecord) -> WireLog:
+    """Turn 2's unit is cut by a barge-in at 1100 ms; turn 3 is minted right after."""
+    return WireLog(
+        [
+            *opening(),
+            brain(1010, "speech_start", speech_id=2, turn_id=2),
+            brain(1011, "speech_chunk", speech_id=2, text="One two three "),
+            out(1100, "interruption", through_turn=2),
+            out(1100, "finalize", speech_id=2, heard_text="One"),
+            out(1100, "user_message", turn_id=3, text="stop"),
+            *after,
+        ]
+    )
+
+
+def test_a_dead_turn_may_finish_what_was_in_flight() -> None:
+    log = barged(
+        brain(1150, "speech_chunk", speech_id=2, text="four "),
+        brain(1160, "speech_end", speech_id=2),
+        brain(1200, "speech_start", speech_id=3, turn_id=3),
+        brain(1201, "speech_chunk", speech_id=3, text="Okay."),
+        brain(1202, "speech_end", speech_id=3),
+        out(1500, "finalize", speech_id=3, heard_text="Okay."),
+    )
+    assert log.findings == []
+
+
+def test_a_dead_turn_speaking_past_the_grace_is_flagged_once() -> None:
+    late = [brain(2200 + i, "speech_chunk", speech_id=2, text="more ") for i in range(5)]
+    log = barged(*late, brain(2300, "speech_end", speech_id=2))
+    [finding] = log.findings
+    assert finding.rule is rules.DEAD_TURN_STOPS
+    assert "5 chunk(s)" in finding.detail and "1100 ms after Interruption" in finding.detail
+
+
+def test_a_dead_turn_speaking_after_its_successor_is_flagged_at_once() -> None:
+    log = barged(
+        brain(1200, "speech_start", speech_id=3, turn_id=3),
+        brain(1210, "speech_chunk", speech_id=2, text="still me "),  # within the grace
+        brain(1220, "speech_start", speech_id=4, turn_id=2),
+    )
+    assert rules.DEAD_TURN_STOPS in broken(log)
+    assert {"unit 4 opened on turn 2 120 ms after Interruption(through_turn=2)"} <= {
+        f.detail for f in log.findings
+    }
+
+
+def test_brackets_balance_and_cancel_closes_a_unit() -> None:
+    log = WireLog(
+        [
+            *opening(),
+            brain(1010, "speech_start", speech_id=2, turn_id=2),
+            brain(1011, "speech_chunk", speech_id=2, text="Your card is 4"),
+            brain(1012, "speech_cancel", speech_id=2),
+            brain(1013, "speech_chunk", speech_id=2, text=" 4 1 2"),  # ignored, legal
+            brain(1014, "speech_end", speech_id=2),  # ignored, legal
+            out(1015, "finalize", speech_id=2, heard_text="Your"),
+            brain(1020, "speech_start", speech_id=3, turn_id=2),
+            brain(1021, "speech_chunk", speech_id=3, text="Sorry."),
+            brain(1022, "speech_end", speech_id=3),
+            brain(1023, "speech_cancel", speech_id=3),  # after SpeechEnd: legal
+            out(1024, "finalize", speech_id=3, heard_text=""),
+        ]
+    )
+    assert log.findings == []
+    assert log.units[2].cancel_index is not None
+
+
+def test_bracket_breaks_are_flagged() -> None:
+    log = WireLog(
+        [
+            *opening(),
+            brain(1010, "speech_chunk", speech_id=9, text="out of nowhere"),
+            brain(1011, "speech_start", speech_id=1, turn_id=2),  # reused
+            brain(1012, "speech_start", speech_id=2, turn_id=7),  # never minted
+            brain(1013, "speech_chunk", speech_id=2, text="x"),  # its unit was refused
+            brain(1014, "speech_start", speech_id=3, turn_id=2),
+            brain(1015, "speech_end", speech_id=3),  # silent: opened for nothing
+            brain(1016, "speech_start", speech_id=4, turn_id=2),  # never closed
+            brain(1017, "speech_cancel", speech_id=0),
+            out(1100, "finalize", speech_id=3, heard_text=""),
+            out(1100, "finalize", speech_id=4, heard_text=""),
+        ]
+    )
+    assert broken(log) == [
+        rules.BRACKETS_BALANCE,
+        rules.ONE_SPEECH_ID,
+        rules.SPEECH_NAMES_TURN,
+        rules.CANCEL_NAMES_A_UNIT,
+        rules.LAZY_BRACKETS,
+        rules.BRACKETS_BALANCE,
+    ]
+
+
+def test_frames_only_voqalize_sends_and_forged_rtvi_are_flagged() -> None:
+    log = WireLog(
+        [
+            *opening(),
+            brain(1010, "finalize", speech_id=1, heard_text="all of it"),
+            brain(1011, "rtvi", type="RTVI_TYPE_BOT_READY", data="{}"),
+            brain(1012, "rtvi", type="RTVI_TYPE_UI_EVENT", data="{}"),
+            brain(1013, "rtvi", type="RTVI_TYPE_SERVER_MESSAGE", data="x" * 70_000),
+            brain(1014, "rtvi", type="RTVI_TYPE_UI_COMMAND", data="{}"),
+            brain(1015, "undecodable", detail="text WebSocket message", bytes=5),
+        ]
+    )
+    assert broken(log) == [
+        rules.FLOOR_IS_VOQALIZES,
+        rules.RTVI_NOT_FORGED,
+        rules.RTVI_WHITELIST,
+        rules.RTVI_SIZE,
+        rules.BINARY_ONLY,
+    ]
+    assert "RTVI bot-ready" in log.findings[1].detail
+
+
+def test_the_control_leg_and_steps_name_what_they_must() -> None:
+    log = WireLog(
+        [
+            *opening(),
+            brain(1010, "request", request_id=1),
+            out(1011, "response", request_id=1, status="STATUS_ACCEPTED"),
+            brain(1012, "request", request_id=1),  # reused
+            out(1013, "response", request_id=1, status="STATUS_ACCEPTED"),
+            brain(1014, "turn_step", turn_id=9, kind="tool", name="lookup"),
+        ]
+    )
+    assert broken(log) == [rules.REQUEST_IDS_RISE, rules.SPEECH_NAMES_TURN, rules.ONE_RESPONSE]
+
+
+def test_a_missing_or_misordered_finalize_is_the_runtimes_fault_and_says_so() -> None:
+    log = WireLog(
+        [
+            *opening()[:4],
+            out(1000, "user_message", turn_id=2, text="hello"),
+            brain(1010, "speech_start", speech_id=2, turn_id=2),
+            brain(1011, "speech_chunk", speech_id=2, text="Hi"),
+            brain(1012, "speech_end", speech_id=2),
+            out(1500, "finalize", speech_id=2, heard_text="Hi there"),
+            out(1600, "finalize", speech_id=1, heard_text="Hi there."),
+        ]
+    )
+    assert broken(log) == [rules.HEARD_IS_PREFIX, rules.ONE_FINALIZE]
+    assert all("runtime" in f.detail for f in log.findings)
+
+
+def test_the_verdict_needs_something_exercised_and_nothing_failed() -> None:
+    exercised = ScenarioResult("a", "a")
+    untried = ScenarioResult("b", "b", not_exercised="the brain sent no Request")
+    assert untried.status is Status.NOT_EXERCISED
+    assert passed([exercised, untried])
+    assert not passed([untried])
+
+
+# --------------------------------------------------------------- over real sockets
+
+
+class Running(Protocol):
+    port: int
+
+    async def close(self) -> None: ...
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(HOME_ENV, str(tmp_path / "home"))
+
+
+@contextmanager
+def served(start: Callable[[], Coroutine[Any, Any, Running]]) -> Iterator[str]:
+    """A brain server on its own event loop in a thread; yields its inbound URL."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        server = asyncio.run_coroutine_threadsafe(start(), loop).result(10)
+        try:
+            yield f"ws://127.0.0.1:{server.port}/brain"
+        finally:
+            asyncio.run_coroutine_threadsafe(server.close(), loop).result(10)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
+def example(name: str) -> Callable[[], Coroutine[Any, Any, Running]]:
+    return lambda: serve(make_brain(name))
+
+
+def check_json(url: str, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, Any]:
+    code = cli.main(["check", url, "--json", *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def scenario(name: str, url: str) -> ScenarioResult:
+    [chosen] = [s for s in SCENARIOS if s.name == name]
+    return asyncio.run(run_scenario(url, chosen, relay=False))
+
+
+@pytest.mark.parametrize(
+    ("name", "exercised"),
+    [
+        ("echo", {"greeting", "brackets", "barge-in"}),
+        ("concierge", {"greeting", "brackets", "tool-hop", "barge-in"}),
+        ("guardrail", {"greeting", "brackets", "barge-in", "cancel"}),
+    ],
+)
+def test_the_example_brains_pass(
+    name: str, exercised: set[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with served(example(name)) as url:
+        code, doc = check_json(url, capsys)
+    statuses = {s["name"]: s["status"] for s in doc["scenarios"]}
+    assert code == 0 and doc["passed"], doc
+    assert {n for n, s in statuses.items() if s == "PASS"} == exercised
+    assert set(statuses.values()) <= {"PASS", "NOT EXERCISED"}
+
+
+def test_the_relay_leg(capsys: pytest.CaptureFixture[str]) -> None:
+    with served(example("echo")) as url:
+        relay = url.replace("/brain", "/agent")
+        results = asyncio.run(check_brain(relay, relay=True, scenarios=SCENARIOS[:1]))
+    assert [r.status for r in results] == [Status.PASS]
+
+
+class Configures(Brain):
+    """Asks Voqalize to wait longer for this caller, then answers."""
+
+    async def on_user_message(self, session: Session, msg: UserMessage) -> AsyncIterator[Speech]:
+        await session.configure(Config(stt=SttConfig(patience=9)))
+        yield SpeechStart()
+        yield SpeechChunk("Sure, I'll give you more time to finish.")
+        yield SpeechEnd()
+
+
+def test_a_brain_that_configures_gets_one_response_per_request() -> None:
+    with served(lambda: serve(Configures)) as url:
+        result = scenario("config", url)
+    assert result.status is Status.PASS, result
+    assert result.notes == ["Request 1: ACCEPTED"]
+
+
+def test_a_hand_written_wire_brain_that_keeps_the_rules_passes() -> None:
+    with served(lambda: serve_wire_brain(WireBrain)) as url:
+        results = asyncio.run(check_brain(url))
+    assert Status.FAIL not in [r.status for r in results], results
+    assert passed(results)
+
+
+@pytest.mark.parametrize(
+    ("bad", "where", "rule", "words"),
+    [
+        ("reuses_ids", "greeting", rules.ONE_SPEECH_ID, "names speech_id 2, already used"),
+        ("chunk_after_end", "greeting", rules.BRACKETS_BALANCE, "already closed by SpeechEnd"),
+        ("forges_bot_ready", "greeting", rules.RTVI_NOT_FORGED, "RTVI bot-ready"),
+        ("names_unminted_turn", "greeting", rules.SPEECH_NAMES_TURN, "names turn 3"),
+        ("opens_silent_units", "brackets", rules.LAZY_BRACKETS, "opened and closed with no text"),
+        ("forges_finalize", "greeting", rules.FLOOR_IS_VOQALIZES, "the brain sent finalize"),
+    ],
+)
+def test_a_broken_brain_fails_with_the_rule_it_breaks(
+    bad: str, where: str, rule: Rule, words: str
+) -> None:
+    with served(lambda: serve_wire_brain(BAD_BRAINS[bad])) as url:
+        result = scenario(where, url)
+    assert result.status is Status.FAIL
+    assert any(f.rule is rule and words in f.detail for f in result.findings), result.findings
+    # The runtime's own answers (PROTOCOL Errors) are shown beside the rule, not twice.
+    assert all("Voqalize answered" not in f.detail for f in result.findings)
+
+
+def test_a_brain_that_talks_over_a_barge_in_fails_and_the_cli_quotes_the_rule(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with served(lambda: serve_wire_brain(BAD_BRAINS["talks_over_barge_in"])) as url:
+        code = cli.main(["check", url])
+    text = capsys.readouterr().out
+    assert code == 1
+    assert "FAIL           barge-in" in text
+    assert "unit 2 kept speaking for turn 2" in text
+    assert 'breaks 001 The wire, section "Barge-in":' in text
+    assert '"Voqalize sends Interruption(through_turn), and that is a watermark' in text
+    assert "PASS           greeting" in text
+    assert text.rstrip().endswith("failed, 3 not exercised: FAIL")
+
+
+def test_an_unreachable_brain_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.main(["check", "ws://127.0.0.1:9/brain"])
+    err = capsys.readouterr().err
+    assert code == 1 and "could not reach the brain" in err and "Traceback" not in err
