@@ -65,7 +65,6 @@ class WireLog:
     """See the module doc. ``findings`` are the frame-level rule breaks, in order."""
 
     def __init__(self, frames: Sequence[FrameRecord]) -> None:
-        self.frames = list(frames)
         #: Units in the order they opened.
         self.units: dict[int, UnitLog] = {}
         #: Caller turns (UserMessage) in order: (turn_id, index in the record).
@@ -83,7 +82,7 @@ class WireLog:
         self._turn = 0
         self._named_turn = 0  # the newest turn the brain's speech has named
         self._last_request = 0
-        for index, frame in enumerate(self.frames):
+        for index, frame in enumerate(frames):
             if frame.dir == "out":
                 self._out(frame, index)
             else:
@@ -102,11 +101,11 @@ class WireLog:
         """The units that named ``turn_id``."""
         return [u for u in self.units.values() if u.turn_id == turn_id]
 
-    def killed_at(self, turn_id: int) -> tuple[int, int] | None:
-        """When the Interruption that killed ``turn_id`` crossed: (t_ms, index), or None."""
-        for through, t_ms, index in self.interruptions:
+    def killed_at(self, turn_id: int) -> int | None:
+        """When (t_ms) the Interruption that killed ``turn_id`` crossed, or None."""
+        for through, t_ms, _ in self.interruptions:
             if through >= turn_id:
-                return t_ms, index
+                return t_ms
         return None
 
     # ---------------------------------------------------------------- reading
@@ -270,7 +269,7 @@ class WireLog:
         killed = self.killed_at(turn)
         if killed is None:
             return False
-        return t - killed[0] > DEAD_TURN_GRACE_MS or self._named_turn > turn_through(
+        return t - killed > DEAD_TURN_GRACE_MS or self._named_turn > turn_through(
             self.interruptions, turn
         )
 
@@ -278,7 +277,7 @@ class WireLog:
         killed = self.killed_at(turn)
         assert killed is not None
         through = turn_through(self.interruptions, turn)
-        return f"{t - killed[0]} ms after Interruption(through_turn={through})"
+        return f"{t - killed} ms after Interruption(through_turn={through})"
 
     # ---------------------------------------------------------------- the end
 
