@@ -195,7 +195,13 @@ class VoqalizeDriver:
         if step.kind in ("barge_in", "backchannel"):
             # Wake on the very word played rather than on the runner's next poll, which
             # at a fast speaking rate can land a word late.
-            await runner.host.wait_for(runner._heard(step.after_words), self._step_timeout_s)
+            words = step.after_words
+            heard = await runner.host.wait_for(runner._heard(words), self._step_timeout_s)
+            if not heard and self.ended is None:
+                raise DriverError(
+                    f"step {self._actions}: gave up waiting for {words} words of the bot's "
+                    f"reply after {self._step_timeout_s:g} s"
+                )
         await runner._play(self._actions, step)
         self._raise_if_stuck(seen)
         if self.ended is not None and step.kind != "end":
