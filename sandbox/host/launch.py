@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from sandbox.call.core import DEFAULT_CAPABILITIES, CallCore
@@ -73,6 +74,7 @@ async def open_call(
     brain_url: str,
     playout: Playout,
     caps: Capabilities | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> CallHost:
     """Dial the brain for a new session and wire the core, the recorder and the playout."""
     session_id = str(uuid.uuid4())
@@ -90,4 +92,5 @@ async def open_call(
         settings=options.settings,
         capabilities=options.capabilities,
     )
-    return CallHost(core, conn, playout, Recorder(session_id, brain_url), relay=options.relay)
+    recorder = Recorder(session_id, brain_url)
+    return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock)

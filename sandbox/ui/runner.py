@@ -9,7 +9,6 @@ the call ended. Nothing raised here reaches the terminal: failures become words 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -81,10 +80,9 @@ class CallRunner:
             self._post(CallProgress(_starting(setup.options)))
             async with brain_url_for(setup.options) as url:
                 self._post(CallProgress(f"dialing {url} …"))
-                host = await open_call(setup.options, url, audio.playout, audio.capabilities())
-                if host.clock is not setup.clock:
-                    # A fresh host on the given clock: the call's time starts at construction.
-                    host = dataclasses.replace(host, clock=setup.clock)
+                host = await open_call(
+                    setup.options, url, audio.playout, audio.capabilities(), clock=setup.clock
+                )
                 return await self._run(host)
         finally:
             await audio.close()
