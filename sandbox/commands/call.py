@@ -56,6 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the call and print what was said and what was heard."""
     script = load_script(args.script)
+    if args.audio == "sim" and (args.speaker or args.no_aec or args.stt_model or args.echo_path):
+        raise UserError("--speaker, --no-aec, --stt-model and --echo-path need --audio real")
     if args.audio == "real" and args.mic:
         raise UserError(
             "in a scripted call the script speaks for the caller (espeak-ng into the "
