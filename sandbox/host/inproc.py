@@ -12,10 +12,8 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 
-from sandbox.call.core import CallCore
-from sandbox.host.launch import CallOptions, check_init, speech_tier
+from sandbox.host.launch import CallOptions, host_for
 from sandbox.host.session import CallHost, Playout
-from sandbox.record.recorder import Recorder
 from sandbox.sdk.brain import Brain
 from sandbox.sdk.connection import BrainConnection
 from sandbox.wire import pb
@@ -64,13 +62,5 @@ class InProcLink:
 def open_inproc_call(options: CallOptions, brain: Brain, playout: Playout) -> CallHost:
     """A call to ``brain`` hosted in this process: the real core, recorder and host."""
     session_id = str(uuid.uuid4())
-    core = CallCore(
-        session_id,
-        caps=speech_tier(),
-        init=check_init(options.init),
-        settings=options.settings,
-        capabilities=options.capabilities,
-    )
     link = InProcLink(brain, session_id)
-    recorder = Recorder(session_id, f"in-process:{type(brain).__name__}")
-    return CallHost(core, link, playout, recorder)
+    return host_for(options, link, session_id, f"in-process:{type(brain).__name__}", playout)

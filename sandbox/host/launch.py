@@ -9,10 +9,10 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
-from sandbox.call.core import DEFAULT_CAPABILITIES, CallCore
+from sandbox.call.core import DEFAULT_CAPABILITIES, DEFAULT_STALL_MS, CallCore
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.errors import UserError
-from sandbox.host.session import CallHost, Playout
+from sandbox.host.session import BrainLink, CallHost, Playout
 from sandbox.record.recorder import Recorder
 from sandbox.wire.dial import dial
 from sandbox.wire.relay import RELAY_PATH
@@ -32,6 +32,7 @@ class CallOptions:
     settings: Settings = field(default_factory=Settings)
     capabilities: tuple[int, ...] = DEFAULT_CAPABILITIES
     builtin: str = BUILTIN_BRAIN
+    stall_ms: int = DEFAULT_STALL_MS  # an unanswered turn is reported after this long
 
 
 def check_init(init: str) -> str:
@@ -85,12 +86,26 @@ async def open_call(
     if options.relay and not url.rstrip("/").endswith(RELAY_PATH):
         raise UserError(f"--relay dials the Cortex relay leg: the URL must end in {RELAY_PATH}")
     conn = await dial(url, session_id, token, relay=options.relay)
+    return host_for(options, conn, session_id, brain_url, playout, caps, clock)
+
+
+def host_for(
+    options: CallOptions,
+    conn: BrainLink,
+    session_id: str,
+    brain_url: str,
+    playout: Playout,
+    caps: Capabilities | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> CallHost:
+    """The core, the recorder and the host of one session around an open brain link."""
     core = CallCore(
         session_id,
         caps=caps or speech_tier(),
         init=check_init(options.init),
         settings=options.settings,
         capabilities=options.capabilities,
+        stall_ms=options.stall_ms,
     )
     recorder = Recorder(session_id, brain_url)
     return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock)

@@ -20,7 +20,7 @@ from sandbox.host.session import CallHost
 SETTLE_MS = 400
 #: How long one step may wait for the bot before the script gives up on it.
 STEP_TIMEOUT_S = 30.0
-_POLL_S = 0.02
+_SLICE_S = 0.05
 
 
 class Caller(Protocol):
@@ -83,23 +83,30 @@ class ScriptRunner:
             if self.host.core.ended is not None:
                 self.notes.append(f"step {index} ({step.kind}) not played: the call had ended")
                 return
-            await self._play(index, step)
+            await self.play(step, index)
         if self.host.core.ended is None:
-            await self._until("the bot to finish", self._quiet, 0)
+            await self.settle()
             self.host.hang_up()
 
-    async def _play(self, index: int, step: Step) -> None:
+    async def settle(self, index: int = 0) -> bool:
+        """Wait until the bot has finished and been quiet a moment; False if it never did."""
+        return await self._until("the bot to finish", self._quiet, index)
+
+    async def until_words(self, words: int, index: int = 0) -> bool:
+        """Wait until ``words`` words of the bot's current reply have played."""
+        return await self._until(f"{words} words of the bot's reply", self._heard(words), index)
+
+    async def play(self, step: Step, index: int = 0) -> None:
+        """Carry out one step; ``index`` names it in notes (0: not part of the script)."""
         if step.kind in ("say", "type"):
-            await self._until("the bot to finish", self._quiet, index)
+            await self.settle(index)
             self._spoke()
             if step.kind == "type":
                 self.host.caller_turn(step.text, typed=True)
             else:
                 await self._caller.say(step.text)
         elif step.kind in ("barge_in", "backchannel"):
-            await self._until(
-                f"{step.after_words} words of the bot's reply", self._heard(step.after_words), index
-            )
+            await self.until_words(step.after_words, index)
             if step.kind == "barge_in":
                 self._spoke()
             await self._caller.over_bot(step.text, barge_in=step.kind == "barge_in")
@@ -122,16 +129,18 @@ class ScriptRunner:
     def _heard(self, words: int) -> Callable[[], bool]:
         return lambda: self.host.words_played - self._words_at_turn >= words
 
-    async def _until(self, what: str, predicate: Callable[[], bool], index: int) -> None:
+    async def _until(self, what: str, predicate: Callable[[], bool], index: int) -> bool:
+        """Wake on every event the host handles (and at least every 50 ms, for waits that
+        only time can satisfy); a timeout is noted, never raised."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.step_timeout_s
-        while not predicate():
+        while not await self.host.wait_for(predicate, _SLICE_S):
             if self.host.core.ended is not None:
-                return
+                return False
             if loop.time() > deadline:
                 where = f"step {index}" if index else "end of script"
                 self.notes.append(
                     f"{where}: gave up waiting for {what} after {self.step_timeout_s:.0f} s"
                 )
-                return
-            await asyncio.sleep(_POLL_S)
+                return False
+        return True

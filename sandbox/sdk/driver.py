@@ -109,9 +109,9 @@ class VoqalizeDriver:
             init=init,
             settings=settings or Settings(idle_ms=0),
             capabilities=tuple(capabilities),
+            stall_ms=answer_within_ms,
         )
         self._ms_per_word = ms_per_word
-        self._answer_within_ms = answer_within_ms
         self._step_timeout_s = step_timeout_s
         self._host: CallHost | None = None
         self._runner: ScriptRunner | None = None
@@ -133,7 +133,6 @@ class VoqalizeDriver:
         else:
             assert self._options.brain_url is not None
             host = await open_call(self._options, self._options.brain_url, playout)
-        host.core.stall_ms = self._answer_within_ms
         self._host = host
         self._runner = ScriptRunner(host, Script(()), step_timeout_s=self._step_timeout_s)
         self._call = asyncio.create_task(host.run())
@@ -192,17 +191,7 @@ class VoqalizeDriver:
             raise DriverError(f"cannot {step.kind}: {self._ended_words()}")
         self._actions += 1
         seen = len(runner.notes)
-        if step.kind in ("barge_in", "backchannel"):
-            # Wake on the very word played rather than on the runner's next poll, which
-            # at a fast speaking rate can land a word late.
-            words = step.after_words
-            heard = await runner.host.wait_for(runner._heard(words), self._step_timeout_s)
-            if not heard and self.ended is None:
-                raise DriverError(
-                    f"step {self._actions}: gave up waiting for {words} words of the bot's "
-                    f"reply after {self._step_timeout_s:g} s"
-                )
-        await runner._play(self._actions, step)
+        await runner.play(step, self._actions)
         self._raise_if_stuck(seen)
         if self.ended is not None and step.kind != "end":
             raise DriverError(f"while waiting to {step.kind}: {self._ended_words()}")
@@ -211,7 +200,7 @@ class VoqalizeDriver:
         """Wait until the bot has finished speaking and every Finalize is out."""
         runner = self._live_runner()
         seen = len(runner.notes)
-        await runner._until("the bot to finish", runner._quiet, self._actions)
+        await runner.settle(self._actions)
         self._raise_if_stuck(seen)
 
     # ------------------------------------------------------------ what happened
