@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Literal
 
+from sandbox.audio.alsa_quiet import quiet_alsa
 from sandbox.errors import UserError
 
 Direction = Literal["input", "output"]
@@ -43,6 +44,7 @@ class Device:
 
 def require_sounddevice() -> ModuleType:
     """The ``sounddevice`` module; a missing PortAudio library becomes words with the fix."""
+    quiet_alsa()
     try:
         sounddevice: ModuleType = importlib.import_module("sounddevice")
     except OSError as exc:
