@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 
 from sandbox.errors import UserError
+from sandbox.logs import log_path, log_to_file
 
 #: Sub-commands, in the order ``sandbox --help`` lists them. Each module has
 #: ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
@@ -48,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if module is None:
         parser.print_help()
         return 2
+    if args.command != "brain":  # a brain server logs to its console on purpose
+        log_to_file()
     try:
         code: int = module.run(args)
     except UserError as exc:
@@ -55,6 +59,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug of ours: words on the terminal, the traceback in the log
+        logging.getLogger("sandbox").exception("sandbox %s failed", args.command)
+        print(
+            f"sandbox {args.command}: unexpected error ({type(exc).__name__}: {exc}).\n"
+            f"  The details are in {log_path()}; please report them.",
+            file=sys.stderr,
+        )
+        return 70
     return code
 
 
