@@ -1,0 +1,68 @@
+"""Self-interruptions: does the bot's own voice, leaking back into the microphone, cut it?
+
+A real call to the concierge with no speaker, the microphone fed by a simulated laptop echo
+path (the bot's released audio: delay, gain, room tail, hiss) and the echo canceller on.
+The caller never speaks: turns are typed (so recognition noise is out of the loop), each
+after the previous reply played out. Every Interruption sent is then a self-interruption.
+Also counted: barge-ins decided, backchannels heard and spoken turns committed from the
+echo (none of them should happen either).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sandbox.audio.bargein import BargeIn
+from sandbox.audio.echo_path import LaptopEchoPath
+from sandbox.audio.listener import Backchannel, TurnCommitted
+from sandbox.audio.script_mic import ScriptMic
+from sandbox.bench.call import answered, bench_call, listening, until
+from sandbox.bench.figures import Progress
+from sandbox.bench.models import Models
+from sandbox.bench.texts import ECHO_PROMPTS
+from sandbox.call.units import Fate
+
+
+@dataclass(frozen=True)
+class EchoFigures:
+    """What the echo did over the replies."""
+
+    replies: int  # bot replies spoken through the echo path (the greeting not counted)
+    self_interruptions: int  # Interruption frames sent (the caller said nothing)
+    barge_ins: int
+    backchannels: int
+    spoken_turns: int
+    audio_s: float  # seconds of bot audio released, greeting included
+
+
+async def measure_echo(models: Models, replies: int, progress: Progress) -> EchoFigures:
+    """``replies`` typed turns to the concierge, each reply played through the echo path."""
+    done = 0
+    async with bench_call(models, "concierge", echo=LaptopEchoPath(ScriptMic.RATE)) as call:
+        host, log = call.host, call.log
+        await until(listening(host))  # the greeting played out
+        for index in range(1, replies + 1):
+            turn = host.core.turn + 1
+            host.caller_turn(ECHO_PROMPTS[(index - 1) % len(ECHO_PROMPTS)], typed=True)
+            await until(answered(host, turn))
+            await until(listening(host))
+            units = [u for u in host.core.units if u.turn_id == turn]
+            done += any(u.generated for u in units)
+            words = sum(len(u.heard.split()) for u in units)
+            played = bool(units) and all(u.fate is Fate.PLAYED for u in units)
+            outcome = "played out" if played else "did not play out"
+            progress(
+                f"  reply {index}/{replies}: {words} words {outcome}; "
+                f"self-interruptions so far {len(log.sent('interruption'))}"
+            )
+        clock = call.engine.playout().clock
+        block_s = clock.block_frames / clock.sample_rate
+        events = [e for _t, e in log.events]
+        return EchoFigures(
+            replies=done,
+            self_interruptions=len(log.sent("interruption")),
+            barge_ins=sum(isinstance(e, BargeIn) for e in events),
+            backchannels=sum(isinstance(e, Backchannel) for e in events),
+            spoken_turns=sum(isinstance(e, TurnCommitted) for e in events),
+            audio_s=round(sum(loud for _t, loud in log.releases) * block_s, 1),
+        )

@@ -1,0 +1,177 @@
+"""Heard text at random cuts against what the speaker really emitted.
+
+The real playout clock with a fake clock and a memory sink (no real-time waiting) plays real
+Piper clips of a typical reply; at a random moment the unit is cut. *Heard* is what the clock
+reported word by word (``on_word``: a word counts once its midpoint is released). *Emitted*
+is what Whisper transcribes from the sink's samples: the audio that really went out.
+
+Two judges of "emitted", both reported:
+
+* **count** (the target's judge): the number of words in Whisper's transcript. Whisper's
+  language model often completes a word from its first syllable, so it tends to "hear" one
+  word more than the clock reports — the wire's "the user may have heard one word more".
+* **midpoint**: only Whisper's words whose midpoint (Whisper's own word timestamps) lies in
+  the emitted audio — the clock's rule on an independent alignment. Whisper stretches the
+  last word into the silence after the cut, so this judge leans one word short.
+
+Words are compared as lowercase runs of letters, digits and apostrophes; the replies hold
+no numbers, which Whisper would write as digits or words at will.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from sandbox.audio.playout import PlayoutClock
+from sandbox.audio.resample import as_float32, resample
+from sandbox.audio.sinks import MemorySink
+from sandbox.audio.stt import SAMPLE_RATE
+from sandbox.audio.tts import Clip
+from sandbox.bench.figures import Progress
+from sandbox.bench.models import Models
+from sandbox.bench.texts import BOT_REPLIES
+
+#: Silence released after the cut, so Whisper hears the audio end as the listener would.
+TAIL_S = 0.3
+#: Mismatching cuts kept for the report.
+EXAMPLES = 5
+
+
+def words(text: str) -> list[str]:
+    """Lowercase words without punctuation: "Two." and "two" compare equal."""
+    return re.findall(r"[a-z0-9']+", text.lower().replace("-", " "))
+
+
+@dataclass(frozen=True)
+class Cut:
+    """One cut: where, what the clock said was heard, what Whisper heard in the audio."""
+
+    reply: str
+    emitted_s: float  # audio released before the cut
+    heard: str
+    transcript: str
+    by_midpoint: str  # the transcript's words whose midpoint lies in the emitted audio
+
+    @property
+    def count_error(self) -> int:
+        """Whisper's words minus heard words (positive: the listener got more)."""
+        return len(words(self.transcript)) - len(words(self.heard))
+
+    @property
+    def midpoint_error(self) -> int:
+        """The same, counting only Whisper's words whose midpoint was emitted."""
+        return len(words(self.by_midpoint)) - len(words(self.heard))
+
+
+@dataclass(frozen=True)
+class HeardFigures:
+    """The cuts measured and how heard text compared with the emitted audio."""
+
+    cuts: tuple[Cut, ...]
+
+    @property
+    def exact_fraction(self) -> float | None:
+        """Share of cuts where the heard word count equals Whisper's."""
+        return _exact([c.count_error for c in self.cuts])
+
+    @property
+    def max_word_error(self) -> int | None:
+        """Largest |heard words - Whisper's words| over the cuts."""
+        return max((abs(c.count_error) for c in self.cuts), default=None)
+
+    @property
+    def midpoint_exact_fraction(self) -> float | None:
+        """Share of cuts exact under the midpoint judge."""
+        return _exact([c.midpoint_error for c in self.cuts])
+
+    @property
+    def midpoint_max_word_error(self) -> int | None:
+        """Largest error under the midpoint judge."""
+        return max((abs(c.midpoint_error) for c in self.cuts), default=None)
+
+    def errors(self, *, midpoint: bool = False) -> dict[str, int]:
+        """How many cuts were off by each signed word count ("-1", "0", "1", ...)."""
+        found = Counter(c.midpoint_error if midpoint else c.count_error for c in self.cuts)
+        return {str(k): found[k] for k in sorted(found)}
+
+    def examples(self) -> list[dict[str, object]]:
+        """A few mismatching cuts: the last words heard and transcribed."""
+        return [
+            {
+                "emitted_s": round(c.emitted_s, 2),
+                "heard_tail": " ".join(words(c.heard)[-4:]),
+                "transcript_tail": " ".join(words(c.transcript)[-4:]),
+                "error": c.count_error,
+            }
+            for c in self.cuts
+            if c.count_error
+        ][:EXAMPLES]
+
+
+def _exact(errors: list[int]) -> float | None:
+    return round(sum(e == 0 for e in errors) / len(errors), 3) if errors else None
+
+
+class _FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def cut_at(clips: list[Clip], at_s: float) -> tuple[MemorySink, list[str], float]:
+    """Play ``clips`` as one unit through the playout clock, cut at ``at_s`` on a fake clock.
+
+    Returns the sink (silence after the cut included), the words the clock reported heard,
+    and how many seconds of audio were released before the cut.
+    """
+    rate = clips[0].sample_rate
+    sink = MemorySink(rate)
+    heard: list[str] = []
+    fake = _FakeClock()
+    clock = PlayoutClock(
+        sink,
+        on_word=lambda _sid, _i, word: heard.append(word),
+        on_unit_done=lambda _sid: None,
+        clock=fake,
+    )
+    clock.open_unit(1)
+    for clip in clips:
+        clock.enqueue(1, clip)
+    clock.end_unit(1)
+    clock.pump()  # block 0 is due at time 0
+    fake.now = at_s
+    clock.pump()
+    emitted_s = len(sink.samples()) / rate
+    clock.cut()
+    fake.now = at_s + TAIL_S
+    clock.pump()
+    return sink, heard, emitted_s
+
+
+def measure_heard(
+    models: Models, cuts: int, progress: Progress, rng: random.Random
+) -> HeardFigures:
+    """``cuts`` random cuts over the typical replies, each transcribed by Whisper."""
+    synthesized = {reply: list(models.synthesizer.synthesize(reply)) for reply in BOT_REPLIES}
+    measured: list[Cut] = []
+    for index in range(1, cuts + 1):
+        reply = rng.choice(BOT_REPLIES)
+        clips = synthesized[reply]
+        at_s = rng.uniform(0.0, sum(c.duration for c in clips))
+        sink, heard, emitted_s = cut_at(clips, at_s)
+        pcm = resample(as_float32(sink.samples()), sink.sample_rate, SAMPLE_RATE)
+        transcript = models.transcriber.transcribe(pcm, word_timestamps=True)
+        by_midpoint = [w.text for w in transcript.words if (w.start + w.end) / 2 <= emitted_s]
+        cut = Cut(reply, emitted_s, " ".join(heard), transcript.text, " ".join(by_midpoint))
+        measured.append(cut)
+        progress(
+            f"  cut {index}/{cuts} at {emitted_s:.2f} s: heard {len(words(cut.heard))} words, "
+            f"Whisper {len(words(cut.transcript))} ({cut.count_error:+d}; "
+            f"by midpoint {cut.midpoint_error:+d})"
+        )
+    return HeardFigures(tuple(measured))

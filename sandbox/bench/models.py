@@ -1,0 +1,44 @@
+"""The two models every stage shares, loaded once through the audio engine's own path."""
+
+from __future__ import annotations
+
+import resource
+import sys
+from dataclasses import dataclass
+
+from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.audio.stt import Transcriber
+from sandbox.audio.tts import Synthesizer
+from sandbox.audio.voices import default_voice
+from sandbox.bench.figures import Progress
+
+
+@dataclass(frozen=True)
+class Models:
+    """Whisper and the default Piper voice, loaded and warmed up."""
+
+    transcriber: Transcriber
+    synthesizer: Synthesizer
+
+    def engine_options(self) -> AudioOptions:
+        """A bench call's audio: no speaker (silent, paced in real time), echo canceller on."""
+        return AudioOptions(speaker="none", aec=True)
+
+    def synthesizers(self) -> dict[int, Synthesizer]:
+        """The engine's voice table, already holding the loaded default voice."""
+        return {default_voice(): self.synthesizer}
+
+
+def load_models(progress: Progress) -> Models:
+    """Load and warm Whisper and the default voice, as a call does (seconds)."""
+    engine = AudioEngine(AudioOptions(speaker="none"))
+    engine.load(progress)
+    assert engine.transcriber is not None
+    return Models(engine.transcriber, engine.synthesizer_for(default_voice()))
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory so far, in MB (10^6 bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    per_unit = 1 if sys.platform == "darwin" else 1024  # macOS reports bytes, Linux KiB
+    return round(peak * per_unit / 1e6, 1)

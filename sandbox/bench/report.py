@@ -1,0 +1,187 @@
+"""The bench's result: one JSON object, its targets (from the issue) and a readable table.
+
+Targets are reported, never enforced: a benchmark says how fast, tests say whether it works.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sandbox.bench.bargein import BargeInFigures
+from sandbox.bench.echo import EchoFigures
+from sandbox.bench.first_audio import FirstAudioFigures
+from sandbox.bench.heard import HeardFigures
+from sandbox.bench.rtf import RtfFigures
+from sandbox.bench.turns import TurnFigures
+
+#: End of speech -> UserMessage may exceed the window that closed the turn by this much.
+WINDOW_SLACK_MS = 150
+#: Bounds from the issue's targets (2-core machine); the first depends on the patience window.
+FIXED_TARGETS: dict[str, tuple[str, float]] = {
+    "first_chunk_to_first_audio_ms": ("max", 200),
+    "barge_in_decision_to_silence_ms": ("max", 30),
+    "heard_exact_fraction": ("min", 0.95),
+    "heard_max_word_error": ("max", 1),
+    "self_interruptions": ("max", 0),
+    "peak_rss_mb": ("max", 700),
+}
+#: The peer (Pipecat 1.14.0, fully local with the same models; see DESIGN.md).
+PEER: dict[str, float | str] = {
+    "end_of_speech_to_first_audio_ms": 1470,
+    "onset_to_silence_ms": 380,
+    "source": "Pipecat 1.14.0, Whisper tiny.en + Piper joe, plain VAD + 0.6 s timeout",
+}
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Every stage's figures."""
+
+    turns: TurnFigures
+    first_audio: FirstAudioFigures
+    barge_in: BargeInFigures
+    heard: HeardFigures
+    echo: EchoFigures
+    rtf: RtfFigures
+    peak_rss_mb: float
+
+
+def result(figures: Figures, extra: dict[str, Any]) -> dict[str, Any]:
+    """The JSON object: the figures, their targets, the peer's figures, then ``extra``."""
+    turns, barge, heard, echo = figures.turns, figures.barge_in, figures.heard, figures.echo
+    out: dict[str, Any] = {
+        "end_of_speech_to_user_message_ms": turns.end_of_speech_to_user_message_ms,
+        "patience_window_ms": turns.patience_window_ms,
+        "patience": turns.patience,
+        "patience_windows_ms": turns.windows_ms,
+        "turn_closes": turns.closes,
+        "turns": len(turns.runs),
+        "turn_breakdown_ms": turns.breakdown_ms,
+        "end_of_speech_to_first_audio_ms": turns.end_of_speech_to_first_audio_ms,
+        "first_chunk_to_first_audio_ms": figures.first_audio.first_chunk_to_first_audio_ms,
+        "first_audio_units": len(figures.first_audio.runs),
+        "barge_in_decision_to_silence_ms": barge.decision_to_silence_ms,
+        "onset_to_interruption_ms": barge.onset_to_interruption_ms,
+        "onset_to_silence_ms": barge.onset_to_silence_ms,
+        "onset_to_barge_in_decision_ms": barge.onset_to_decision_ms,
+        "barge_ins": len(barge.runs),
+        "barge_in_attempts": barge.attempts,
+        "stt_rtf": figures.rtf.stt_rtf,
+        "stt_ms": figures.rtf.stt_ms,
+        "tts_rtf": figures.rtf.tts_rtf,
+        "peak_rss_mb": figures.peak_rss_mb,
+        "heard_cuts": len(heard.cuts),
+        "heard_exact_fraction": heard.exact_fraction,
+        "heard_max_word_error": heard.max_word_error,
+        "heard_word_errors": heard.errors(),
+        "heard_midpoint_exact_fraction": heard.midpoint_exact_fraction,
+        "heard_midpoint_max_word_error": heard.midpoint_max_word_error,
+        "heard_midpoint_word_errors": heard.errors(midpoint=True),
+        "heard_mismatches": heard.examples(),
+        "echo_replies": echo.replies,
+        "self_interruptions": echo.self_interruptions,
+        "echo_barge_ins": echo.barge_ins,
+        "echo_backchannels": echo.backchannels,
+        "echo_spoken_turns": echo.spoken_turns,
+        "echo_audio_s": echo.audio_s,
+    }
+    out["targets"] = targets(out)
+    out["peer"] = PEER
+    return out | extra
+
+
+def targets(figures: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each target: its bound ("max" or "min") and whether the measured figure met it."""
+    bounds = dict(FIXED_TARGETS)
+    bounds["end_of_speech_to_user_message_ms"] = (
+        "max",
+        figures["patience_window_ms"] + WINDOW_SLACK_MS,
+    )
+    out: dict[str, dict[str, Any]] = {}
+    for key, (kind, bound) in bounds.items():
+        value = figures.get(key)
+        met = None if value is None else (value <= bound if kind == "max" else value >= bound)
+        out[key] = {kind: bound, "met": met}
+    return out
+
+
+# ------------------------------------------------------------------ the table
+
+_ROWS: tuple[tuple[str, str, str], ...] = (
+    # (label, key, unit) — unit: ms, frac, count, x, MB
+    ("end of speech → UserMessage", "end_of_speech_to_user_message_ms", "ms"),
+    ("end of speech → first reply audio", "end_of_speech_to_first_audio_ms", "ms"),
+    ("first clause → first audio", "first_chunk_to_first_audio_ms", "ms"),
+    ("barge-in decision → silence", "barge_in_decision_to_silence_ms", "ms"),
+    ("caller onset → barge-in decision", "onset_to_barge_in_decision_ms", "ms"),
+    ("caller onset → Interruption", "onset_to_interruption_ms", "ms"),
+    ("caller onset → silence", "onset_to_silence_ms", "ms"),
+    ("heard = emitted (Whisper's count)", "heard_exact_fraction", "frac"),
+    ("heard: largest word error", "heard_max_word_error", "count"),
+    ("heard = emitted (Whisper's midpoints)", "heard_midpoint_exact_fraction", "frac"),
+    ("self-interruptions (echo, AEC on)", "self_interruptions", "count"),
+    ("Whisper real-time factor", "stt_rtf", "x"),
+    ("Piper real-time factor", "tts_rtf", "x"),
+    ("peak RSS (both models used)", "peak_rss_mb", "MB"),
+)
+
+
+def _value(value: Any, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit == "ms":
+        return f"{value:.0f} ms"
+    if unit == "frac":
+        return f"{value:.0%}"
+    if unit == "MB":
+        return f"{value:.0f} MB"
+    if unit == "x":
+        return f"{value:.2f}"
+    return str(value)
+
+
+def _target(target: dict[str, Any] | None, unit: str) -> str:
+    if target is None:
+        return ""
+    kind = "max" if "max" in target else "min"
+    mark = {True: "✓", False: "✗", None: "?"}[target["met"]]
+    return f"{'≤' if kind == 'max' else '≥'} {_value(target[kind], unit)} {mark}"
+
+
+def table(result: dict[str, Any]) -> str:
+    """The result as a table: measured, target (✓ met, ✗ missed), the peer's figure."""
+    notes = {
+        "end_of_speech_to_user_message_ms": (
+            f"{result['turns']} turns, patience {result['patience']} "
+            f"(confident {result['patience_windows_ms']['confident']} ms, silence "
+            f"{result['patience_windows_ms']['silence']} ms), closed: "
+            + ", ".join(f"{n} {k}" for k, n in sorted(result["turn_closes"].items()))
+        ),
+        "heard_exact_fraction": f"{result['heard_cuts']} random cuts",
+        "self_interruptions": f"{result['echo_replies']} replies",
+        "barge_in_decision_to_silence_ms": (
+            f"{result['barge_ins']} of {result['barge_in_attempts']} objections took the floor"
+        ),
+    }
+    header = ("measure", "measured", "target", "peer", "")
+    rows = [header]
+    for label, key, unit in _ROWS:
+        peer = PEER.get(key)
+        rows.append(
+            (
+                label,
+                _value(result.get(key), unit),
+                _target(result["targets"].get(key), unit),
+                "" if peer is None else _value(peer, unit),
+                notes.get(key, ""),
+            )
+        )
+    widths = [max(len(str(r[i])) for r in rows) for i in range(4)]
+    lines = [
+        "  ".join(str(cell).ljust(width) for cell, width in zip(row[:4], widths, strict=True))
+        + (f"  {row[4]}" if row[4] else "")
+        for row in rows
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(line.rstrip() for line in lines)

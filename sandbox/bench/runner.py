@@ -1,0 +1,92 @@
+"""Runs every measurement family in turn and collects the result.
+
+Stages run one after another, never side by side: each figure is taken on a machine doing
+only that. Progress goes to the ``progress`` callback (stderr in the command).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sandbox.bench.bargein import measure_barge_in
+from sandbox.bench.echo import measure_echo
+from sandbox.bench.figures import Progress, fmt_ms
+from sandbox.bench.first_audio import measure_first_audio
+from sandbox.bench.heard import measure_heard
+from sandbox.bench.models import load_models, peak_rss_mb
+from sandbox.bench.report import Figures, result
+from sandbox.bench.rtf import measure_rtf
+from sandbox.bench.turns import measure_turns
+
+#: (runs, cuts, replies) for a full run and for --quick.
+FULL = (5, 50, 20)
+QUICK = (2, 6, 3)
+STAGES = 8
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """How much to measure: repeats of each latency, random cuts, echo replies."""
+
+    runs: int
+    cuts: int
+    replies: int
+    quick: bool = False
+    seed: int = 7
+
+    @classmethod
+    def from_flags(
+        cls, *, quick: bool, runs: int | None, cuts: int | None, replies: int | None
+    ) -> BenchConfig:
+        """The preset (full or quick), with any count the user gave instead."""
+        preset_runs, preset_cuts, preset_replies = QUICK if quick else FULL
+        return cls(
+            runs=preset_runs if runs is None else runs,
+            cuts=preset_cuts if cuts is None else cuts,
+            replies=preset_replies if replies is None else replies,
+            quick=quick,
+        )
+
+
+async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
+    """Measure everything; returns the JSON-ready result."""
+    started = time.monotonic()
+    rng = random.Random(config.seed)
+
+    def stage(number: int, words: str) -> None:
+        progress(f"[{number}/{STAGES}] {words}")
+
+    stage(1, "loading models")
+    models = load_models(lambda words: progress(f"  {words}"))
+    stage(2, f"Whisper and Piper real-time factors ({config.runs} runs each)")
+    rtf = measure_rtf(models, config.runs, progress)
+    stage(3, f"first clause → first audio ({config.runs} units)")
+    first_audio = measure_first_audio(models, config.runs, progress)
+    progress(f"  median {fmt_ms(first_audio.first_chunk_to_first_audio_ms)}")
+    stage(4, f"heard text at {config.cuts} random cuts (Whisper on what was emitted)")
+    heard = measure_heard(models, config.cuts, progress, rng)
+    stage(5, f"end of speech → UserMessage ({config.runs} spoken turns, echo brain)")
+    turns = await measure_turns(models, config.runs, progress)
+    progress(f"  median {fmt_ms(turns.end_of_speech_to_user_message_ms)}")
+    stage(6, f"barge-in ({config.runs} objections over the concierge)")
+    barge_in = await measure_barge_in(models, config.runs, progress, rng)
+    progress(f"  median decision → silence {fmt_ms(barge_in.decision_to_silence_ms)}")
+    stage(7, f"echo: {config.replies} replies through a laptop echo path, AEC on")
+    echo = await measure_echo(models, config.replies, progress)
+    progress(f"  {echo.self_interruptions} self-interruptions")
+    stage(8, "peak memory")
+    figures = Figures(turns, first_audio, barge_in, heard, echo, rtf, peak_rss_mb())
+    progress(f"  {figures.peak_rss_mb:.0f} MB")
+    machine = {
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+    }
+    elapsed = round(time.monotonic() - started, 1)
+    return result(figures, {"config": asdict(config), "machine": machine, "elapsed_s": elapsed})

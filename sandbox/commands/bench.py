@@ -1,0 +1,79 @@
+"""``sandbox bench``: latency, heard-text accuracy, echo and memory figures on this machine."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+
+from sandbox.bench.report import table
+from sandbox.bench.runner import FULL, QUICK, BenchConfig, run_bench
+from sandbox.errors import UserError
+
+HELP = "measure latency, heard-text accuracy, echo and memory of the real audio path"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """--json, --quick, --runs, --cuts, --replies."""
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object on stdout instead of a table"
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"fewer repeats (runs {QUICK[0]}, cuts {QUICK[1]}, replies {QUICK[2]}), "
+        "about a minute",
+    )
+    parser.add_argument(
+        "--runs", type=int, help=f"repeats of each latency measurement (default {FULL[0]})"
+    )
+    parser.add_argument(
+        "--cuts", type=int, help=f"random cuts to check heard text on (default {FULL[1]})"
+    )
+    parser.add_argument(
+        "--replies",
+        type=int,
+        help=f"bot replies through the simulated echo path (default {FULL[2]})",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the bench; progress on stderr, the figures on stdout. Figures never fail it."""
+    for name in ("runs", "cuts", "replies"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise UserError(f"--{name} must be at least 1")
+    config = BenchConfig.from_flags(
+        quick=args.quick, runs=args.runs, cuts=args.cuts, replies=args.replies
+    )
+
+    def progress(words: str) -> None:
+        print(words, file=sys.stderr, flush=True)
+
+    if args.json:
+        with _stdout_to_stderr():  # native libraries print too: keep stdout for the JSON
+            result = asyncio.run(run_bench(config, progress))
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        result = asyncio.run(run_bench(config, progress))
+        print(table(result))
+    return 0
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send everything written to stdout (file descriptor 1 included) to stderr meanwhile."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)

@@ -1,0 +1,322 @@
+"""sandbox bench: the command end to end (real models, real calls), and the pure parts of each
+measurement (log analysis, the heard-cut harness, targets, the table) on made-up timelines."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sandbox.audio.bargein import BargeIn
+from sandbox.audio.listener import TurnCommitted
+from sandbox.audio.script_mic import ScriptMic
+from sandbox.audio.sinks import Block
+from sandbox.audio.tts import Clip, WordSpan
+from sandbox.bench.bargein import BargeInFigures, BargeInRun, barge_in_run, first_silence
+from sandbox.bench.call import CallLog, until
+from sandbox.bench.echo import EchoFigures
+from sandbox.bench.first_audio import FirstAudioFigures, first_chunk
+from sandbox.bench.heard import Cut, HeardFigures, cut_at, words
+from sandbox.bench.mic import CallerLine, TimedMic
+from sandbox.bench.report import Figures, result, table, targets
+from sandbox.bench.rtf import RtfFigures
+from sandbox.bench.runner import FULL, QUICK, BenchConfig
+from sandbox.bench.turns import TurnFigures, TurnRun, turn_run
+from sandbox.call.effects import CutPlayout, SendFrame
+from sandbox.wire import pb
+from sandbox.wire.codec import envelope
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Every key the issue asks for, with the type its value must have.
+REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "end_of_speech_to_user_message_ms": (int, float),
+    "patience_window_ms": int,
+    "first_chunk_to_first_audio_ms": (int, float),
+    "barge_in_decision_to_silence_ms": (int, float),
+    "onset_to_interruption_ms": (int, float),
+    "stt_rtf": (int, float),
+    "tts_rtf": (int, float),
+    "peak_rss_mb": (int, float),
+    "heard_cuts": int,
+    "heard_exact_fraction": (int, float),
+    "heard_max_word_error": int,
+    "echo_replies": int,
+    "self_interruptions": int,
+    "targets": dict,
+}
+
+
+def _bench(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sandbox.cli", "bench", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        check=False,
+    )
+
+
+# ------------------------------------------------------------ the command, for real
+
+
+@pytest.mark.audio
+def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
+    done = _bench("--json", "--quick")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    figures = json.loads(done.stdout)  # exactly one JSON object: nothing else on stdout
+    assert isinstance(figures, dict)
+    for key, kind in REQUIRED.items():
+        assert isinstance(figures.get(key), kind), (key, figures.get(key))
+    for stage in range(1, 9):
+        assert f"[{stage}/8]" in done.stderr
+    assert "models ready" in done.stderr
+    assert figures["heard_cuts"] == QUICK[1]
+    assert 0 <= figures["heard_exact_fraction"] <= 1
+    assert 0 <= figures["heard_max_word_error"] < 20
+    assert figures["echo_replies"] == QUICK[2]
+    assert 0 <= figures["self_interruptions"] <= figures["echo_replies"]
+    assert figures["patience_window_ms"] in figures["patience_windows_ms"].values()
+    assert figures["end_of_speech_to_user_message_ms"] > 0
+    assert figures["first_chunk_to_first_audio_ms"] > 0
+    assert figures["barge_in_decision_to_silence_ms"] >= 0
+    assert figures["onset_to_interruption_ms"] > 0
+    assert 0 < figures["stt_rtf"] < 10 and 0 < figures["tts_rtf"] < 10
+    assert figures["peak_rss_mb"] > 100
+    assert figures["config"] == {
+        "runs": QUICK[0],
+        "cuts": QUICK[1],
+        "replies": QUICK[2],
+        "quick": True,
+        "seed": 7,
+    }
+    assert set(figures["targets"]) >= {
+        "end_of_speech_to_user_message_ms",
+        "first_chunk_to_first_audio_ms",
+        "barge_in_decision_to_silence_ms",
+        "heard_exact_fraction",
+        "heard_max_word_error",
+        "self_interruptions",
+        "peak_rss_mb",
+    }
+    assert all(isinstance(t["met"], bool) for t in figures["targets"].values())
+
+
+def test_a_count_below_one_is_refused_in_words() -> None:
+    done = _bench("--runs", "0", timeout=60)
+    assert done.returncode == 1
+    assert "--runs must be at least 1" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stdout == ""
+
+
+def test_quick_is_a_preset_that_explicit_counts_override() -> None:
+    assert BenchConfig.from_flags(quick=False, runs=None, cuts=None, replies=None) == BenchConfig(
+        *FULL
+    )
+    quick = BenchConfig.from_flags(quick=True, runs=None, cuts=9, replies=None)
+    assert (quick.runs, quick.cuts, quick.replies, quick.quick) == (QUICK[0], 9, QUICK[2], True)
+
+
+# ------------------------------------------------------------ the timed microphone
+
+
+def test_a_line_lands_on_block_boundaries_and_its_voice_maps_to_host_time() -> None:
+    origin = time.monotonic()
+
+    def now() -> int:
+        return int((time.monotonic() - origin) * 1000)
+
+    tone = (np.cos(np.arange(4000) / 5.0) * 8000).astype(np.int16)  # 250 ms of "voice"
+    samples = np.zeros(4160, dtype=np.int16)  # padded to 13 blocks of 20 ms
+    samples[80:4080] = tone
+    line = CallerLine("tone", samples, voice_start=80, voice_end=4080)
+    mic = TimedMic(ScriptMic(), now)
+    delivered: list[tuple[int, Block]] = []
+    mic.start(lambda block, _rate: delivered.append((now(), block.copy())))
+    try:
+        time.sleep(0.1)
+        spoken = mic.say(line)
+        with pytest.raises(RuntimeError):
+            mic.say(line)  # one line at a time: the next would not start on a block boundary
+        assert spoken.done.wait(2)
+        deadline = time.monotonic() + 1
+        while spoken.voice_end_ms is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+    finally:
+        mic.stop()
+    assert spoken.voice_start_ms is not None and spoken.voice_end_ms is not None
+    assert spoken.end_mic_ms is not None and spoken.end_mic_ms % 20 == 0
+    assert spoken.voice_end_ms - spoken.voice_start_ms == pytest.approx(250, abs=25)
+    # The line starts at sample 0 of a block; its voice 5 ms (80 samples) later.
+    first = next(i for i, (_t, block) in enumerate(delivered) if np.any(block))
+    assert np.flatnonzero(delivered[first][1])[0] == 80
+    block_start = delivered[first][0] - 20
+    assert spoken.voice_start_ms == pytest.approx(block_start + 5, abs=10)
+
+
+def test_a_spoken_line_is_padded_to_whole_blocks_around_its_voice() -> None:
+    line = CallerLine.spoken("Hello there.")
+    assert len(line.samples) % (ScriptMic.RATE // 50) == 0
+    assert 0 <= line.voice_start < line.voice_end <= len(line.samples)
+    assert line.voice_end - line.voice_start > ScriptMic.RATE // 4  # a real utterance
+    assert not np.any(line.samples[line.voice_end :] > 300)
+
+
+# ------------------------------------------------------------ reading a call's log
+
+
+def _um(turn_id: int, text: str) -> SendFrame:
+    return SendFrame(envelope(pb.UserMessage(turn_id=turn_id, text=text)))
+
+
+def test_a_turn_is_timed_from_the_voice_end_to_its_user_message() -> None:
+    log = CallLog()
+    log.events.append((1900, TurnCommitted("Book a table.", "confident", 1120, 1890)))
+    log.effects.append((1905, _um(2, "Book a table.")))
+    log.releases += [(1500, False), (1980, False), (2040, True), (2060, True)]
+    run = turn_run("Book a table.", 1000.0, log, {2: "confident"})
+    assert run is not None
+    assert (run.to_user_message_ms, run.to_first_audio_ms) == (905, 1040)
+    assert (run.vad_lag_ms, run.to_commit_ms, run.closed_by) == (120, 900, "confident")
+    assert turn_run("Too late.", 2000.0, log, {}) is None  # no message after that voice
+    figures = TurnFigures((run,), 7, {"confident": 720, "silence": 1620})
+    assert figures.breakdown_ms == {
+        "voice_end_to_vad_end": 120,
+        "vad_end_to_commit": 780,
+        "commit_to_user_message": 5,
+    }
+    assert figures.patience_window_ms == 720
+
+
+def test_the_patience_window_is_the_one_that_closed_most_turns() -> None:
+    def run(reason: str) -> TurnRun:
+        return TurnRun("x", "x", reason, 1000.0, None, None, None)
+
+    windows = {"confident": 720, "silence": 1620}
+    silence = TurnFigures((run("silence"), run("silence"), run("confident")), 7, windows)
+    assert silence.patience_window_ms == 1620
+    assert silence.closes == {"silence": 2, "confident": 1}
+    assert TurnFigures((), 7, windows).patience_window_ms == 720
+
+
+def test_silence_is_the_first_quiet_block_after_the_last_sound_before_the_cut() -> None:
+    releases = [(100, True), (120, False), (140, True), (160, True), (180, False), (200, False)]
+    # Decided at 150, cut applied at 170: the block at 160 still had sound.
+    assert first_silence(releases, 150, 170) == 180
+    # A quiet gap before the decision does not count as the cut's silence.
+    assert first_silence(releases, 110, 170) == 180
+    # Decided and cut in a gap: the speaker was already quiet from the decision on.
+    gap = [(100, True), (120, False), (140, False), (160, False)]
+    assert first_silence(gap, 130, 150) == 140
+    assert first_silence([(100, True)], 90, 110) is None  # nothing released after the cut
+
+
+def test_a_barge_in_is_timed_from_the_objections_onset() -> None:
+    log = CallLog()
+    log.events.append((1750, BargeIn(1040, 1740)))
+    log.effects += [
+        (1760, SendFrame(envelope(pb.Interruption(through_turn=3)))),
+        (1761, CutPlayout("barge-in")),
+    ]
+    log.releases += [(1740, True), (1760, True), (1780, False), (1800, False)]
+    run = barge_in_run(5, 1000.0, log)
+    assert run == BargeInRun(5, 750, 30, 760, 780)
+    assert barge_in_run(5, 2000.0, log) is None  # nothing took the floor after that onset
+
+
+# ------------------------------------------------------------ heard text at a cut
+
+
+def test_a_cut_reports_the_words_whose_midpoint_was_released() -> None:
+    rate = 22050  # blocks of 441 samples
+    spans = tuple(
+        WordSpan(w, i * 4410, (i + 1) * 4410) for i, w in enumerate(["one", "two", "three"])
+    )
+    clip = Clip(np.full(13230, 1000, np.int16), rate, spans, "one two three")
+    sink, heard, emitted_s = cut_at([clip], 0.25)
+    # Due at 0.25 s: 13 blocks (5733 samples): past "one"'s midpoint (2205), short of "two"'s.
+    assert heard == ["one"]
+    assert emitted_s == pytest.approx(13 * 441 / rate)
+    samples = sink.samples()
+    assert np.all(samples[: 13 * 441] == 1000)
+    assert len(samples) > 13 * 441 and not np.any(samples[13 * 441 :])  # silence after the cut
+
+
+def test_heard_and_emitted_are_compared_by_normalized_word_counts() -> None:
+    assert words("We're open, early-ish. OK?") == ["we're", "open", "early", "ish", "ok"]
+    exact = Cut("r", 1.0, "Our opening", "Our opening.", "Our opening.")
+    one_more = Cut("r", 1.0, "Our opening", "Our opening hours.", "Our opening")
+    figures = HeardFigures((exact, one_more, exact, exact))
+    assert (one_more.count_error, one_more.midpoint_error) == (1, 0)
+    assert figures.exact_fraction == 0.75 and figures.max_word_error == 1
+    assert figures.midpoint_exact_fraction == 1.0
+    assert figures.errors() == {"0": 3, "1": 1}
+    assert figures.examples() == [
+        {
+            "emitted_s": 1.0,
+            "heard_tail": "our opening",
+            "transcript_tail": "our opening hours",
+            "error": 1,
+        }
+    ]
+    assert HeardFigures(()).exact_fraction is None
+
+
+def test_a_first_chunk_is_the_first_clause_and_the_word_after_it() -> None:
+    assert first_chunk("Your first class is free, so you can try us.") == (
+        "Your first class is free, so"
+    )
+    assert first_chunk("Sorry, I'm not sure. I can help.") == "Sorry, I'm not sure. I"
+
+
+# ------------------------------------------------------------ targets and the table
+
+
+def _figures(*, decision_ms: float, self_interruptions: int) -> Figures:
+    turn = TurnRun("a", "a", "confident", 850.0, 1000.0, 120.0, 840.0)
+    return Figures(
+        turns=TurnFigures((turn,), 7, {"confident": 720, "silence": 1620}),
+        first_audio=FirstAudioFigures((("Hi, there", 150.0),)),
+        barge_in=BargeInFigures((BargeInRun(3, 700.0, decision_ms, 720.0, 730.0),), 2),
+        heard=HeardFigures((Cut("r", 1.0, "a b", "a b", "a b"),)),
+        echo=EchoFigures(20, self_interruptions, 0, 0, 0, 120.0),
+        rtf=RtfFigures(0.3, 0.1, {"1.1s": 580.0}),
+        peak_rss_mb=650.0,
+    )
+
+
+def test_targets_are_reported_met_or_missed_never_enforced() -> None:
+    good = result(_figures(decision_ms=17, self_interruptions=0), {"elapsed_s": 1.0})
+    assert good["targets"]["end_of_speech_to_user_message_ms"] == {"max": 870, "met": True}
+    assert all(t["met"] for t in good["targets"].values())
+    assert good["elapsed_s"] == 1.0 and good["barge_in_attempts"] == 2
+    bad = result(_figures(decision_ms=45, self_interruptions=2), {})
+    assert bad["targets"]["barge_in_decision_to_silence_ms"] == {"max": 30, "met": False}
+    assert bad["targets"]["self_interruptions"] == {"max": 0, "met": False}
+    assert targets({"patience_window_ms": 720})["peak_rss_mb"] == {"max": 700, "met": None}
+
+
+def test_the_table_shows_measured_target_and_peer() -> None:
+    text = table(result(_figures(decision_ms=45, self_interruptions=0), {}))
+    lines = text.splitlines()
+    assert lines[0].split()[:2] == ["measure", "measured"]
+    decision = next(line for line in lines if line.startswith("barge-in decision → silence"))
+    assert "45 ms" in decision and "≤ 30 ms ✗" in decision
+    reply = next(line for line in lines if line.startswith("end of speech → first reply audio"))
+    assert "1000 ms" in reply and "1470 ms" in reply  # the peer's figure beside ours
+    assert "≤ 870 ms ✓" in text and "patience 7" in text and "20 replies" in text
+
+
+async def test_every_wait_in_a_call_gives_up_after_its_timeout() -> None:
+    started = time.monotonic()
+    assert await until(lambda: False, 0.05) is False
+    assert time.monotonic() - started < 1
+    assert await until(lambda: True, 0.05) is True
