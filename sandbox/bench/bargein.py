@@ -32,6 +32,8 @@ from sandbox.call.effects import CutPlayout
 WORDS_BEFORE = (2, 8)
 #: Longest the decision may take after the objection's onset.
 DECISION_WAIT_S = 5.0
+#: Longest the objection may take to reach the brain as a turn after its voice ended.
+TURN_WAIT_S = 15.0
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,9 @@ async def measure_barge_in(
     objection = await asyncio.to_thread(CallerLine.spoken, OBJECTION)
     measured: list[BargeInRun] = []
     async with bench_call(models, "concierge") as call:
-        await until(listening(call.host))  # the greeting played out
+        # The greeting plays out first. Not just for realism: the echo canceller has not
+        # converged in a call's first seconds and then suppresses the caller's voice too.
+        await until(listening(call.host))
         for index in range(1, runs + 1):
             words = rng.randint(*WORDS_BEFORE)
             run = await _one_objection(call, objection, index, words)
@@ -143,8 +147,9 @@ async def _one_objection(
     if not await until(reply_heard):
         return None
     spoken = await say(call, objection)
-    onset = spoken.voice_start_ms
-    assert onset is not None
+    onset, end = spoken.voice_start_ms, spoken.voice_end_ms
+    assert onset is not None and end is not None
     await until(sent_after(call.log, "interruption", onset), DECISION_WAIT_S)
-    await until(listening(host))  # the answer to the objection played out
+    # Once the objection reached the brain the next question may cut the answer to it.
+    await until(sent_after(call.log, "user_message", end), TURN_WAIT_S)
     return barge_in_run(words, onset, call.log)

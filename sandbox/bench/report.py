@@ -163,6 +163,12 @@ def table(result: dict[str, Any]) -> str:
         "barge_in_decision_to_silence_ms": (
             f"{result['barge_ins']} of {result['barge_in_attempts']} objections took the floor"
         ),
+        "peak_rss_mb": "after the calls"
+        + (
+            f"; the whole bench {result['bench_peak_rss_mb']:.0f} MB"
+            if "bench_peak_rss_mb" in result
+            else ""
+        ),
     }
     header = ("measure", "measured", "target", "peer", "")
     rows = [header]
