@@ -96,7 +96,7 @@ class TimedMic:
         self.script.stop()
 
     def say(self, line: CallerLine) -> Spoken:
-        """Inject ``line`` now; wait on ``done`` (off the loop) before reading its times.
+        """Inject ``line`` now. Its host times are set once all of it has been delivered.
 
         The previous line must have been delivered: the line then starts on a block boundary.
         """
