@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--quick",
         action="store_true",
         help=f"fewer repeats (runs {QUICK[0]}, cuts {QUICK[1]}, replies {QUICK[2]}), "
-        "about a minute",
+        "under 2 minutes on 2 cores",
     )
     parser.add_argument(
         "--runs", type=int, help=f"repeats of each latency measurement (default {FULL[0]})"
