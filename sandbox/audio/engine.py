@@ -95,6 +95,8 @@ class AudioEngine:
     mic_source: MicSource | None = None  # overrides options.mic (a scripted caller)
     #: Also told of every block playout releases (a simulated echo path listens here).
     release_hooks: list[Callable[[Block, int], None]] = field(default_factory=list)
+    #: Told of every listener event with the host time it was decided (listener thread).
+    listener_hooks: list[Callable[[int, ListenerEvent], None]] = field(default_factory=list)
     mic_level_db: float = -120.0
     last_turn: TurnTiming | None = None
     _host: CallHost | None = None
@@ -228,6 +230,8 @@ class AudioEngine:
                 self._deliver(host, event)
 
     def _deliver(self, host: CallHost, event: ListenerEvent) -> None:
+        for hook in self.listener_hooks:
+            hook(host.now(), event)
         core = host.core
         if isinstance(event, CallerSpeaking):
             host.post_threadsafe(core.caller_speaking)

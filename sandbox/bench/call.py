@@ -53,23 +53,11 @@ class CallLog:
 
 
 @dataclass
-class BenchEngine(AudioEngine):
-    """The audio engine, noting each listener event with the host time it was emitted."""
-
-    heard_events: list[tuple[int, ListenerEvent]] = field(default_factory=list)
-
-    def _deliver(self, host: CallHost, event: ListenerEvent) -> None:
-        # The only hook on the listener's decisions (a barge-in's moment of decision).
-        self.heard_events.append((host.now(), event))
-        super()._deliver(host, event)
-
-
-@dataclass
 class BenchCall:
     """A running bench call."""
 
     host: CallHost
-    engine: BenchEngine
+    engine: AudioEngine
     mic: TimedMic
     log: CallLog
 
@@ -80,12 +68,12 @@ async def bench_call(
 ) -> AsyncIterator[BenchCall]:
     """A call with the real engine (AEC on, no speaker) to a built-in brain, idle nudges off."""
     log = CallLog()
-    engine = BenchEngine(
+    engine = AudioEngine(
         models.engine_options(),
         transcriber=models.transcriber,
         synthesizers=models.synthesizers(),
-        heard_events=log.events,
     )
+    engine.listener_hooks.append(lambda t_ms, event: log.events.append((t_ms, event)))
     options = CallOptions(settings=Settings(idle_ms=0), builtin=brain)
     async with brain_url_for(options) as url:
         host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
