@@ -19,7 +19,7 @@ def test_the_seed_example_same_turn_goes_on() -> None:
     rig = started()
     rig.open(7, 2)
     rig.chunk(7, "Good question. One approach is ")
-    rig.advance(200)  # Good, question.
+    rig.advance(150)  # Good (0 ms), question. (100 ms)
     rig.chunk(7, "to use binary search on…")
     rig.cancel(7)
     assert rig.finalizes() == [(7, "Good question.")]

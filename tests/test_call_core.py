@@ -149,7 +149,7 @@ def test_barge_in_cuts_mid_unit_and_reports_the_heard_prefix() -> None:
     rig.caller("what are your hours")
     rig.open(2, 2)
     rig.chunk(2, "We open at nine. We close at five.")
-    rig.advance(250)  # words at 50, 150, 250 ms: "We open at"
+    rig.advance(250)  # words start at 0, 100, 200 ms: "We open at"
     rig.barge_in()
     assert rig.interruptions() == [2]
     assert rig.core.watermark == 2
@@ -169,7 +169,7 @@ def test_heard_is_a_verbatim_prefix_never_crossing_units() -> None:
     rig.caller("tell me")
     rig.say(1, 2, "Alpha beta.")
     rig.say(2, 2, "Gamma delta epsilon.")
-    rig.advance(350)  # alpha, beta, gamma, delta(350)
+    rig.advance(350)  # alpha, beta, gamma, delta (300 ms)
     rig.barge_in()
     assert rig.finalizes() == [(1, "Alpha beta."), (2, "Gamma delta")]
 
@@ -179,7 +179,7 @@ def test_unit_never_heard_reports_empty() -> None:
     rig.caller("go")
     rig.say(1, 2, "First sentence here.")
     rig.say(2, 2, "Queued and never played.")
-    rig.advance(120)
+    rig.advance(50)
     rig.barge_in()
     assert rig.finalizes() == [(1, "First"), (2, "")]
 
@@ -188,7 +188,7 @@ def test_speech_for_a_dead_turn_is_discarded_but_still_finalized() -> None:
     rig = started()
     rig.caller("one")
     rig.say(1, 2, "Answer to one.")
-    rig.advance(100)
+    rig.advance(50)
     rig.barge_in()
     rig.caller("two")  # turn 3
     rig.say(2, 2, "Late answer to one.")  # dead on arrival: owed a Finalize, never spoken

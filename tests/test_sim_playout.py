@@ -6,19 +6,16 @@ from sandbox.call.effects import CloseUnit, CutPlayout, OpenUnit, SpeakText
 from sandbox.call.sim_playout import SimPlayout, UnitPlayed, WordPlayed
 
 
-def test_words_are_heard_at_their_midpoint_units_in_order() -> None:
+def test_words_are_heard_as_their_slot_starts_units_in_order() -> None:
     sim = SimPlayout(ms_per_word=100)
     for effect in (OpenUnit(1, 1, 1), SpeakText(1, "one two"), CloseUnit(1), OpenUnit(2, 1, 1)):
         sim.apply(effect, 0)
     sim.apply(SpeakText(2, "three"), 0)
     sim.apply(CloseUnit(2), 0)
-    assert sim.advance(49) == []
-    assert sim.advance(50) == [WordPlayed(1, "one")]
-    assert sim.advance(260) == [
-        WordPlayed(1, "two"),
-        UnitPlayed(1),
-        WordPlayed(2, "three"),
-    ]
+    assert sim.advance(0) == [WordPlayed(1, "one")]
+    assert sim.advance(99) == []
+    assert sim.advance(150) == [WordPlayed(1, "two")]
+    assert sim.advance(250) == [UnitPlayed(1), WordPlayed(2, "three")]
     assert sim.advance(1000) == [UnitPlayed(2)]
 
 

@@ -83,7 +83,7 @@ async def _speaking(pilot: Pilot[Any], clock: ManualClock) -> SandboxApp:
     await say(pilot, "what are your prices")
     await wait_until(pilot, lambda: len(host_of(app).core.units) >= 2, "the reply")
     await wait_until(pilot, lambda: unit(app, 2).bracket is Bracket.ENDED, "all of its text")
-    await advance(pilot, clock, 6 * MS_PER_WORD)
+    await advance(pilot, clock, 5 * MS_PER_WORD)  # words are heard as they start: 0..5
     await wait_until(pilot, lambda: unit(app, 2).cursor.words_heard == 6, "six words heard")
     return app
 

@@ -2,7 +2,7 @@
 
 The real playout clock with a fake clock and a memory sink (no real-time waiting) plays real
 Piper clips of a typical reply; at a random moment the unit is cut. *Heard* is what the clock
-reported word by word (``on_word``: a word counts once its midpoint is released). *Emitted*
+reported word by word (``on_word``: a word counts once its first sample is released). *Emitted*
 is what Whisper transcribes from the sink's samples: the audio that really went out.
 
 Two judges of "emitted", both reported:

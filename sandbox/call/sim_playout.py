@@ -3,7 +3,7 @@
 Used where there is no audio (``--audio sim``, the conformance driver, typed mode): it
 takes the same effects the real audio engine takes and reports the same progress, so
 the call core cannot tell the difference. Sans-I/O: the caller advances its time.
-A word counts as heard at the midpoint of its slot, the rule the real clock uses.
+A word counts as heard as its slot starts (its audio starts), the rule the real clock uses.
 """
 
 from __future__ import annotations
@@ -93,8 +93,8 @@ class SimPlayout:
     def next_deadline(self) -> int | None:
         """When ``advance`` next has something to report."""
         if self._word_started is not None:
-            half = self._word_started + self.ms_per_word // 2
-            return half if not self._word_heard else self._word_started + self.ms_per_word
+            start = self._word_started
+            return start if not self._word_heard else start + self.ms_per_word
         if self._queue and self._queue[0].closed and not self._queue[0].words:
             return 0  # a finished unit is waiting to be reported
         return None
@@ -116,7 +116,7 @@ class SimPlayout:
                 break  # waiting for more text
             start = self._word_started
             if not self._word_heard:
-                if now < start + self.ms_per_word // 2:
+                if now < start:
                     break
                 self._word_heard = True
                 self.words_played += 1
