@@ -9,8 +9,9 @@ from google.protobuf.message import Message
 
 from sandbox.call.core import CallCore
 from sandbox.call.effects import Effect, SendFrame
+from sandbox.call.played import UnitPlayed, WordPlayed
 from sandbox.call.settings import Capabilities, Settings
-from sandbox.call.sim_playout import SimPlayout, UnitPlayed, WordPlayed
+from sandbox.call.sim_playout import SimPlayout
 from sandbox.wire import pb
 from sandbox.wire.codec import envelope
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from sandbox.call.effects import CloseUnit, CutPlayout, OpenUnit, SpeakText
-from sandbox.call.sim_playout import SimPlayout, UnitPlayed, WordPlayed
+from sandbox.call.played import UnitPlayed, WordPlayed
+from sandbox.call.sim_playout import SimPlayout
 
 
 def test_words_are_heard_as_their_slot_starts_units_in_order() -> None:

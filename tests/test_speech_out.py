@@ -10,7 +10,7 @@ from sandbox.audio.sinks import MemorySink
 from sandbox.audio.speech_out import SpeechOut
 from sandbox.audio.tts import Synthesizer
 from sandbox.call.effects import CloseUnit, CutPlayout, OpenUnit, SpeakText
-from sandbox.call.sim_playout import UnitPlayed, WordPlayed
+from sandbox.call.played import UnitPlayed, WordPlayed
 from sandbox.wire import pb
 
 

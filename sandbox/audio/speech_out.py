@@ -25,7 +25,7 @@ from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import Block
 from sandbox.audio.tts import Synthesizer
 from sandbox.call.effects import CloseUnit, CutPlayout, Effect, OpenUnit, SpeakText
-from sandbox.call.sim_playout import UnitPlayed, WordPlayed
+from sandbox.call.played import UnitPlayed, WordPlayed
 
 SynthesizerFor = Callable[[int], Synthesizer]
 

@@ -13,23 +13,9 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from sandbox.call.effects import CloseUnit, CutPlayout, Effect, OpenUnit, SpeakText
+from sandbox.call.played import UnitPlayed, WordPlayed
 
 _WORD = re.compile(r"\S+")
-
-
-@dataclass(frozen=True)
-class WordPlayed:
-    """One word of a unit reached the (simulated) speaker."""
-
-    speech_id: int
-    word: str
-
-
-@dataclass(frozen=True)
-class UnitPlayed:
-    """All of a closed unit's words have played."""
-
-    speech_id: int
 
 
 @dataclass

@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from sandbox.call.core import CallCore
 from sandbox.call.effects import CallEnded, Effect, SendFrame
-from sandbox.call.sim_playout import UnitPlayed, WordPlayed
+from sandbox.call.played import UnitPlayed, WordPlayed
 from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
 from sandbox.wire.codec import WireError, decode, encode
