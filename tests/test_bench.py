@@ -235,19 +235,19 @@ def test_a_barge_in_is_timed_from_the_objections_onset() -> None:
 # ------------------------------------------------------------ heard text at a cut
 
 
-def test_a_cut_reports_the_words_whose_midpoint_was_released() -> None:
+def test_a_cut_reports_the_words_whose_audio_had_started() -> None:
     rate = 22050  # blocks of 441 samples
     spans = tuple(
         WordSpan(w, i * 4410, (i + 1) * 4410) for i, w in enumerate(["one", "two", "three"])
     )
     clip = Clip(np.full(13230, 1000, np.int16), rate, spans, "one two three")
-    sink, heard, emitted_s = cut_at([clip], 0.25)
-    # Due at 0.25 s: 13 blocks (5733 samples): past "one"'s midpoint (2205), short of "two"'s.
+    sink, heard, emitted_s = cut_at([clip], 0.15)
+    # Due at 0.15 s: 8 blocks (3528 samples): "one" has started, "two" (at 4410) has not.
     assert heard == ["one"]
-    assert emitted_s == pytest.approx(13 * 441 / rate)
+    assert emitted_s == pytest.approx(8 * 441 / rate)
     samples = sink.samples()
-    assert np.all(samples[: 13 * 441] == 1000)
-    assert len(samples) > 13 * 441 and not np.any(samples[13 * 441 :])  # silence after the cut
+    assert np.all(samples[: 8 * 441] == 1000)
+    assert len(samples) > 8 * 441 and not np.any(samples[8 * 441 :])  # silence after the cut
 
 
 def test_heard_and_emitted_are_compared_by_normalized_word_counts() -> None:

@@ -38,6 +38,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+#: How long stopping waits for open sessions to close.
+STOP_TIMEOUT_S = 5.0
+
+
 async def _serve(brain: Callable[[], Brain], name: str, host: str, port: int) -> None:
     try:
         server = await serve(brain, host=host, port=port)
@@ -61,4 +65,7 @@ async def _serve(brain: Callable[[], Brain], name: str, host: str, port: int) ->
     try:
         await stop.wait()  # Ctrl-C cancels this; SIGTERM sets it
     finally:
-        await server.close()  # ends open sessions: their brains' finally blocks run
+        # Ends open sessions (their brains' finally blocks run), but a stop never hangs on
+        # a peer that does not answer the close.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(server.close(), STOP_TIMEOUT_S)
