@@ -11,7 +11,6 @@ TurnStep, errors and the end of the call. It has no clock, no socket and no audi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -269,7 +268,9 @@ class CallCore:
             unit.bracket = Bracket.CANCELLED
         if in_play:
             out.insert(0, CutPlayout("cancel"))
-        return out + self._flush() + self._maybe_silent(now)
+        out += self._flush()
+        self._maybe_silent(now)
+        return out
 
     def _on_request(self, msg: pb.Request, now: int) -> list[Effect]:
         if msg.WhichOneof("op") != "configure":
@@ -326,7 +327,8 @@ class CallCore:
             return []
         self._caller_active = False
         out = self._land_stt_language()
-        return out + self._maybe_silent(now) + self._state_effects()
+        self._maybe_silent(now)
+        return out + self._state_effects()
 
     def backchannel(self, text: str, now: int) -> list[Effect]:
         """A short acknowledgement over the bot: shown, never a turn, never a cut."""
@@ -358,7 +360,8 @@ class CallCore:
         text = text.strip()
         self._caller_active = False
         if not text:
-            return self._maybe_silent(now) + self._state_effects()
+            self._maybe_silent(now)
+            return self._state_effects()
         resumed = None if typed else self._resumable(now)
         out = self._interrupt(now)  # a new turn outranks anything still owed or in play
         out += self._land_stt_language()
@@ -433,7 +436,8 @@ class CallCore:
             return []
         unit.cursor.played_all()
         out = self._resolve(unit, Fate.PLAYED, now) + self._flush()
-        return out + self._maybe_silent(now) + self._maybe_finish(now) + self._state_effects()
+        self._maybe_silent(now)
+        return out + self._maybe_finish(now) + self._state_effects()
 
     # ------------------------------------------------------------------ time
 
@@ -547,11 +551,10 @@ class CallCore:
             out += self._resolve(unit, Fate.BARGED, now)
         return out + self._flush()
 
-    def _maybe_silent(self, now: int) -> list[Effect]:
+    def _maybe_silent(self, now: int) -> None:
         """When nothing is in play and nobody speaks, the idle wait starts."""
         if not self._caller_active and not self._unresolved() and self._idle.anchor is None:
             self._idle.silent_from(now)
-        return []
 
     def _maybe_finish(self, now: int) -> list[Effect]:
         if self._brain_ending and not self._unresolved():
@@ -645,8 +648,3 @@ def _send_text_content(data: str) -> str:
             if isinstance(value, str):
                 return value
     return payload if isinstance(payload, str) else ""
-
-
-def sent_frames(effects: Iterable[Effect]) -> list[pb.Envelope]:
-    """The envelopes among a batch of effects, in order (handy for tests and drivers)."""
-    return [e.env for e in effects if isinstance(e, SendFrame)]
