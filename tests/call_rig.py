@@ -10,6 +10,7 @@ from google.protobuf.message import Message
 from sandbox.call.core import CallCore
 from sandbox.call.effects import Effect, SendFrame
 from sandbox.call.played import UnitPlayed, WordPlayed
+from sandbox.call.ports import deliver
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.wire import pb
@@ -23,7 +24,7 @@ SPOKEN = {
 
 
 def make_caps() -> Capabilities:
-    return Capabilities(languages_spoken=lambda voice: SPOKEN.get(voice, ()))
+    return Capabilities(voices=SPOKEN)
 
 
 class Rig:
@@ -47,7 +48,7 @@ class Rig:
             self.effects.append(effect)
             if isinstance(effect, SendFrame):
                 self.sent.append(effect.env)
-            self.sim.apply(effect, self.now)
+            deliver(effect, self.now, self.sim, None)
         return batch
 
     def start(self) -> list[Effect]:

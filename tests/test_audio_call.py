@@ -23,7 +23,8 @@ from sandbox.audio.voices import default_voice
 from sandbox.call.effects import Effect, SendFrame
 from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
-from sandbox.host.launch import CallOptions, brain_url_for, open_call
+from sandbox.harness.builtin import brain_url_for
+from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 
 pytestmark = pytest.mark.audio

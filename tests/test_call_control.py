@@ -114,7 +114,7 @@ def test_recognizer_language_it_cannot_serve_is_rejected() -> None:
 
     from sandbox.call.settings import Capabilities
 
-    caps = Capabilities(make_caps().languages_spoken, stt_languages={pb.LANGUAGE_EN})
+    caps = Capabilities(make_caps().voices, stt_languages={pb.LANGUAGE_EN})
     rig = started(caps=caps)
     tts = pb.TtsConfig(voice=pb.VOICE_PRATHAM, language=pb.LANGUAGE_HI)
     rig.brain(request(1, tts=tts, stt=pb.SttConfig(language=pb.LANGUAGE_HI)))

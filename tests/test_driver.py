@@ -14,6 +14,7 @@ from sandbox.brains.echo import GREETING as ECHO_GREETING
 from sandbox.brains.guardrail import APOLOGY
 from sandbox.brains.rules import RuleModel
 from sandbox.call.settings import Settings
+from sandbox.harness import DriverError, VoqalizeDriver
 from sandbox.sdk import (
     Brain,
     Chunk,
@@ -23,9 +24,7 @@ from sandbox.sdk import (
     SpeechEnd,
     SpeechStart,
     UserMessage,
-    VoqalizeDriver,
 )
-from sandbox.sdk.driver import DriverError
 from sandbox.wire.tokens import HOME_ENV
 
 

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from sandbox.call.effects import CloseUnit, CutPlayout, OpenUnit, SpeakText
 from sandbox.call.played import UnitPlayed, WordPlayed
 from sandbox.call.sim_playout import SimPlayout
 
 
 def test_words_are_heard_as_their_slot_starts_units_in_order() -> None:
     sim = SimPlayout(ms_per_word=100)
-    for effect in (OpenUnit(1, 1, 1), SpeakText(1, "one two"), CloseUnit(1), OpenUnit(2, 1, 1)):
-        sim.apply(effect, 0)
-    sim.apply(SpeakText(2, "three"), 0)
-    sim.apply(CloseUnit(2), 0)
+    sim.open_unit(1, 1, 1, 0)
+    sim.speak(1, "one two", 0)
+    sim.close_unit(1, 0)
+    sim.open_unit(2, 1, 1, 0)
+    sim.speak(2, "three", 0)
+    sim.close_unit(2, 0)
     assert sim.advance(0) == [WordPlayed(1, "one")]
     assert sim.advance(99) == []
     assert sim.advance(150) == [WordPlayed(1, "two")]
@@ -22,18 +23,18 @@ def test_words_are_heard_as_their_slot_starts_units_in_order() -> None:
 
 def test_a_word_still_arriving_waits_for_its_end() -> None:
     sim = SimPlayout(ms_per_word=100)
-    sim.apply(OpenUnit(1, 1, 1), 0)
-    sim.apply(SpeakText(1, "bin"), 0)
+    sim.open_unit(1, 1, 1, 0)
+    sim.speak(1, "bin", 0)
     assert sim.advance(500) == []
-    sim.apply(SpeakText(1, "ary "), 500)
+    sim.speak(1, "ary ", 500)
     assert sim.advance(550) == [WordPlayed(1, "binary")]
 
 
 def test_cut_drops_everything() -> None:
     sim = SimPlayout(ms_per_word=100)
-    sim.apply(OpenUnit(1, 1, 1), 0)
-    sim.apply(SpeakText(1, "a b c d"), 0)
-    sim.apply(CloseUnit(1), 0)
+    sim.open_unit(1, 1, 1, 0)
+    sim.speak(1, "a b c d", 0)
+    sim.close_unit(1, 0)
     sim.advance(120)
-    sim.apply(CutPlayout("barge-in"), 120)
+    sim.cut(120)
     assert sim.advance(10_000) == [] and not sim.speaking

@@ -9,7 +9,6 @@ from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import MemorySink
 from sandbox.audio.speech_out import SpeechOut
 from sandbox.audio.tts import Synthesizer
-from sandbox.call.effects import CloseUnit, CutPlayout, OpenUnit, SpeakText
 from sandbox.call.played import UnitPlayed, WordPlayed
 from sandbox.wire import pb
 
@@ -37,13 +36,13 @@ def collect(out: SpeechOut, until: type, speech_id: int, timeout: float = 30.0) 
 def test_units_play_in_the_order_they_opened_word_by_word(synthesizer: Synthesizer) -> None:
     out, sink, woke = make(synthesizer)
     try:
-        out.apply(OpenUnit(1, pb.VOICE_JOE, pb.LANGUAGE_EN), 0)
-        out.apply(OpenUnit(2, pb.VOICE_JOE, pb.LANGUAGE_EN), 0)
-        out.apply(SpeakText(2, "Second unit."), 0)  # its text arrives first
-        out.apply(CloseUnit(2), 0)
-        out.apply(SpeakText(1, "First, "), 0)
-        out.apply(SpeakText(1, "then more."), 0)
-        out.apply(CloseUnit(1), 0)
+        out.open_unit(1, pb.VOICE_JOE, pb.LANGUAGE_EN, 0)
+        out.open_unit(2, pb.VOICE_JOE, pb.LANGUAGE_EN, 0)
+        out.speak(2, "Second unit.", 0)  # its text arrives first
+        out.close_unit(2, 0)
+        out.speak(1, "First, ", 0)
+        out.speak(1, "then more.", 0)
+        out.close_unit(1, 0)
         assert out.speaking
         events = collect(out, UnitPlayed, 2)
     finally:
@@ -65,17 +64,17 @@ def test_units_play_in_the_order_they_opened_word_by_word(synthesizer: Synthesiz
 def test_cut_silences_and_nothing_of_the_cut_unit_plays_after(synthesizer: Synthesizer) -> None:
     out, _sink, _woke = make(synthesizer)
     try:
-        out.apply(OpenUnit(1, pb.VOICE_JOE, pb.LANGUAGE_EN), 0)
-        out.apply(SpeakText(1, "One two three four five six. Seven eight nine ten."), 0)
-        out.apply(CloseUnit(1), 0)
+        out.open_unit(1, pb.VOICE_JOE, pb.LANGUAGE_EN, 0)
+        out.speak(1, "One two three four five six. Seven eight nine ten.", 0)
+        out.close_unit(1, 0)
         collect(out, WordPlayed, 1)
-        out.apply(CutPlayout("barge-in"), 0)
+        out.cut(0)
         assert not out.speaking
         time.sleep(1.5)
         assert out.advance(0) == []  # not a word more, not a done
-        out.apply(OpenUnit(2, pb.VOICE_JOE, pb.LANGUAGE_EN), 0)
-        out.apply(SpeakText(2, "After the cut."), 0)
-        out.apply(CloseUnit(2), 0)
+        out.open_unit(2, pb.VOICE_JOE, pb.LANGUAGE_EN, 0)
+        out.speak(2, "After the cut.", 0)
+        out.close_unit(2, 0)
         events = collect(out, UnitPlayed, 2)
     finally:
         out.stop()

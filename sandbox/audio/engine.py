@@ -1,10 +1,11 @@
-"""The audio engine: devices, listening, speaking and the playout clock, wired to a CallHost.
+"""The audio engine: devices, listening, speaking and the playout clock, wired to a call.
 
-Speaking: the core's effects go to :class:`SpeechOut` (Piper into the playout clock), whose
+Speaking: :class:`SpeechOut` (Piper into the playout clock) is the call's playout port, whose
 released words come back to the core as heard. Listening: capture blocks go through the
 :class:`Listener` (echo canceller fed with what playout released, VAD, endpointing,
-barge-in, Whisper) on a worker thread, and its events are posted to the host's loop, where
-the core turns them into the wire. Models load once, with progress, before the call.
+barge-in, Whisper) on a worker thread, and its events go to the call through the small
+:class:`CallLink` interface (the host maps them onto the core). Models load once, with
+progress, before the call.
 """
 
 from __future__ import annotations
@@ -16,37 +17,41 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-from sandbox.audio.bargein import BargeIn
 from sandbox.audio.echo import EchoCanceller
-from sandbox.audio.listener import (
-    Backchannel,
-    CallerSpeaking,
-    DroppedEmpty,
-    Listener,
-    ListenerEvent,
-    TurnCommitted,
-    in_executor,
-)
+from sandbox.audio.listener import Listener, ListenerEvent, TurnCommitted, in_executor
 from sandbox.audio.mic import DeviceMic, MicSource, WavMic
 from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import AudioSink, Block, ClockedSink, DeviceSink, NullSink, WavSink
 from sandbox.audio.speech_out import SpeechOut
 from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
-from sandbox.audio.voices import catalog, default_voice
-from sandbox.call.effects import Effect, ListenWith
+from sandbox.audio.voices import catalog, default_voice, voice_languages
+from sandbox.call.ports import Listening
 from sandbox.call.settings import Capabilities
 from sandbox.errors import UserError
 from sandbox.wire.catalog import LANGUAGE_BY_ISO
 
-if TYPE_CHECKING:
-    from sandbox.host.session import CallHost
-
 Progress = Callable[[str], None]
+
+
+class CallLink(Protocol):
+    """What the engine needs of the call it serves; the call's host provides it."""
+
+    #: Where the engine registers itself to hear of language and patience changes.
+    listening: Listening | None
+
+    def now(self) -> int:
+        """The call's clock, in milliseconds."""
+
+    def heard(self, event: ListenerEvent) -> None:
+        """What the listener decided about the caller (called from the listener's thread)."""
+
+    def wake(self) -> None:
+        """Playout released something: drain it (called from the audio thread)."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,7 @@ class AudioEngine:
     listener_hooks: list[Callable[[int, ListenerEvent], None]] = field(default_factory=list)
     mic_level_db: float = -120.0
     last_turn: TurnTiming | None = None
-    _host: CallHost | None = None
+    _link: CallLink | None = None
     _echo: EchoCanceller | None = None
     _mic: MicSource | None = None
     _listener: Listener | None = None
@@ -132,12 +137,10 @@ class AudioEngine:
             return found
 
     def capabilities(self) -> Capabilities:
-        """What this engine serves, for the core's Config checks."""
-        from sandbox.audio.voices import languages_spoken
-
+        """What this engine serves, for the core's Config checks: a snapshot taken now."""
         heard = self.transcriber.languages if self.transcriber else frozenset({"en"})
-        langs = {LANGUAGE_BY_ISO[code] for code in heard if code in LANGUAGE_BY_ISO}
-        return Capabilities(languages_spoken=languages_spoken, stt_languages=langs)
+        langs = frozenset(LANGUAGE_BY_ISO[code] for code in heard if code in LANGUAGE_BY_ISO)
+        return Capabilities(voices=voice_languages(), stt_languages=langs)
 
     # ------------------------------------------------------------ building
 
@@ -180,14 +183,14 @@ class AudioEngine:
 
     # ------------------------------------------------------------- running
 
-    def attach(self, host: CallHost) -> None:
-        """Start the speaker and the microphone for this call's host."""
+    def attach(self, link: CallLink) -> None:
+        """Start the speaker and the microphone for this call."""
         if self.transcriber is None:
             raise RuntimeError("load() the engine before attaching it")
         speech = self.playout()
-        self._host = host
-        speech.wake = lambda: host.post_threadsafe(_nothing)
-        host.on_effect.append(self._on_effect)
+        self._link = link
+        link.listening = self
+        speech.wake = link.wake
         transcribe = in_executor(self.transcriber, self._stt_pool)
         self._listener = Listener(transcribe, echo=self._echo)
         speech.start()
@@ -207,10 +210,11 @@ class AudioEngine:
             self.speech.stop()
         self._stt_pool.shutdown(wait=False, cancel_futures=True)
 
-    def _on_effect(self, effect: Effect) -> None:
-        if isinstance(effect, ListenWith) and self._listener is not None:
-            self._listener.set_patience(effect.patience)
-            self._listener.set_language(effect.language)
+    def listen_with(self, language: str, patience: int) -> None:
+        """The call's recognizer settings changed (the core's ListenWith)."""
+        if self._listener is not None:
+            self._listener.set_patience(patience)
+            self._listener.set_language(language)
 
     def _captured(self, block: Block, rate: int) -> None:
         """On the capture thread: measure the level and hand the block on, never block."""
@@ -221,33 +225,15 @@ class AudioEngine:
         self._blocks.put((block, rate))
 
     def _listen(self) -> None:
-        host, listener, speech = self._host, self._listener, self.speech
-        assert host is not None and listener is not None and speech is not None
+        link, listener, speech = self._link, self._listener, self.speech
+        assert link is not None and listener is not None and speech is not None
         while (item := self._blocks.get()) is not None:
             block, rate = item
-            t_ms = host.now() - len(block) * 1000 // rate
+            t_ms = link.now() - len(block) * 1000 // rate
             for event in listener.feed(block, rate, t_ms, speech.speaking):
-                self._deliver(host, event)
-
-    def _deliver(self, host: CallHost, event: ListenerEvent) -> None:
-        for hook in self.listener_hooks:
-            hook(host.now(), event)
-        core = host.core
-        if isinstance(event, CallerSpeaking):
-            host.post_threadsafe(core.caller_speaking)
-        elif isinstance(event, BargeIn):
-            host.post_threadsafe(core.barge_in)
-        elif isinstance(event, Backchannel):
-            text = event.text
-            host.post_threadsafe(lambda now: core.backchannel(text, now))
-        elif isinstance(event, TurnCommitted):
-            self.last_turn = TurnTiming(event.t_end_of_speech, host.now(), event.reason)
-            text, reason = event.text, event.reason
-            host.post_threadsafe(lambda now: core.caller_turn(text, now, closed_by=reason))
-        elif isinstance(event, DroppedEmpty):
-            host.post_threadsafe(core.caller_quiet)
-
-
-def _nothing(_now: int) -> list[Effect]:
-    """A wake-up for the host's loop: it drains the playout after every event."""
-    return []
+                now = link.now()
+                for hook in self.listener_hooks:
+                    hook(now, event)
+                if isinstance(event, TurnCommitted):
+                    self.last_turn = TurnTiming(event.t_end_of_speech, now, event.reason)
+                link.heard(event)

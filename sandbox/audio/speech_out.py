@@ -1,6 +1,6 @@
 """SpeechOut: the call core's playout, for real — Piper into the playout clock.
 
-It takes the core's effects (open, speak, close, cut), synthesizes each unit's text clause
+It implements the core's playout port (open, speak, close, cut), synthesizes each unit's text clause
 by clause on one worker thread (Piper uses the cores it is given; one synthesis at a time
 keeps units in order), queues the clips on the playout clock, and hands the core what the
 clock released: a word when it counts as heard, a unit when all of its audio is out.
@@ -24,8 +24,7 @@ from sandbox.audio.clauses import take_ready
 from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import Block
 from sandbox.audio.tts import Synthesizer
-from sandbox.call.effects import CloseUnit, CutPlayout, Effect, OpenUnit, SpeakText
-from sandbox.call.played import UnitPlayed, WordPlayed
+from sandbox.call.played import Played, UnitPlayed, WordPlayed
 
 SynthesizerFor = Callable[[int], Synthesizer]
 
@@ -56,7 +55,7 @@ class Timing:
 
 
 class SpeechOut:
-    """The real playout behind the host's ``Playout`` protocol."""
+    """The real playout: the audio engine's :class:`~sandbox.call.ports.Playout`."""
 
     def __init__(
         self,
@@ -70,7 +69,7 @@ class SpeechOut:
         self._synthesizer_for = synthesizer_for
         self._now = clock
         self._on_release_hook = on_release
-        self._events: deque[WordPlayed | UnitPlayed] = deque()
+        self._events: deque[Played] = deque()
         # Lock order: _cut_lock, then the clock's lock, then _lock. Clock callbacks hold the
         # clock's lock and take only _lock; nothing holding _lock calls into the clock.
         self._cut_lock = threading.Lock()
@@ -106,47 +105,18 @@ class SpeechOut:
         with self._lock:
             return bool(self._in_play)
 
-    # ------------------------------------------------------ host's Playout
+    # ------------------------------------------------------------ the port
 
-    def apply(self, effect: Effect, now: int) -> None:
-        """Take one effect from the call core."""
-        if isinstance(effect, OpenUnit):
-            with self._cut_lock:
-                with self._lock:
-                    self._pending[effect.speech_id] = _Pending(effect.voice)
-                    self._in_play.append(effect.speech_id)
-                self.clock.open_unit(effect.speech_id)
-        elif isinstance(effect, SpeakText):
-            self._speak(effect.speech_id, effect.text)
-        elif isinstance(effect, CloseUnit):
-            self._close(effect.speech_id)
-        elif isinstance(effect, CutPlayout):
-            self.cut()
-
-    def next_deadline(self) -> int | None:
-        """Never: the audio thread wakes the host when something played."""
-        return None
-
-    def advance(self, now: int) -> list[WordPlayed | UnitPlayed]:
-        """What the clock released since the last call."""
-        with self._lock:
-            out = list(self._events)
-            self._events.clear()
-        return out
-
-    def cut(self) -> None:
-        """Silence now: drop every queued clip and every job not yet synthesized."""
+    def open_unit(self, speech_id: int, voice: int, language: int, now: int) -> None:
+        """A unit opened: its clips queue behind every older unit's."""
         with self._cut_lock:
             with self._lock:
-                self._generation += 1
-                self._pending.clear()
-                self._in_play.clear()
-                self._awaiting_audio.clear()
-            self.clock.cut()
+                self._pending[speech_id] = _Pending(voice)
+                self._in_play.append(speech_id)
+            self.clock.open_unit(speech_id)
 
-    # --------------------------------------------------------------- feeding
-
-    def _speak(self, speech_id: int, text: str) -> None:
+    def speak(self, speech_id: int, text: str, now: int) -> None:
+        """More text: every clause it completes goes to the synthesizer."""
         with self._lock:
             pending = self._pending.get(speech_id)
             if pending is None:
@@ -159,7 +129,8 @@ class SpeechOut:
         for job in jobs:
             self._jobs.put(job)
 
-    def _close(self, speech_id: int) -> None:
+    def close_unit(self, speech_id: int, now: int) -> None:
+        """No more text: synthesize what is left, then end the unit on the clock."""
         with self._lock:
             pending = self._pending.pop(speech_id, None)
             if pending is None:
@@ -169,6 +140,29 @@ class SpeechOut:
                 jobs.insert(0, _Job(self._generation, speech_id, pending.voice, pending.text))
         for job in jobs:
             self._jobs.put(job)
+
+    def next_deadline(self) -> int | None:
+        """Never: the audio thread wakes the host when something played."""
+        return None
+
+    def advance(self, now: int) -> list[Played]:
+        """What the clock released since the last call."""
+        with self._lock:
+            out = list(self._events)
+            self._events.clear()
+        return out
+
+    def cut(self, now: int = 0) -> None:
+        """Silence now: drop every queued clip and every job not yet synthesized."""
+        with self._cut_lock:
+            with self._lock:
+                self._generation += 1
+                self._pending.clear()
+                self._in_play.clear()
+                self._awaiting_audio.clear()
+            self.clock.cut()
+
+    # ------------------------------------------------------------- synthesis
 
     def _synthesize(self) -> None:
         while (job := self._jobs.get()) is not None:

@@ -97,8 +97,13 @@ def catalog(dirs: Sequence[Path] | None = None) -> dict[int, VoiceEntry]:
 
 def languages_spoken(voice: int) -> tuple[int, ...]:
     """The Language values a voice speaks; empty for a voice the catalog does not know."""
-    entry = catalog().get(voice)
-    return entry.languages if entry else ()
+    return voice_languages().get(voice, ())
+
+
+def voice_languages() -> dict[int, tuple[int, ...]]:
+    """Every catalogued voice with the languages it speaks, read from disk now: the snapshot
+    a call's :class:`~sandbox.call.settings.Capabilities` is set up with."""
+    return {voice: entry.languages for voice, entry in catalog().items()}
 
 
 def _installed(entry: VoiceEntry | None) -> bool:

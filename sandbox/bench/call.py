@@ -23,7 +23,8 @@ from sandbox.bench.mic import CallerLine, Spoken, TimedMic
 from sandbox.bench.models import Models
 from sandbox.call.effects import Effect, SendFrame
 from sandbox.call.settings import Settings
-from sandbox.host.launch import CallOptions, brain_url_for, open_call
+from sandbox.harness.builtin import brain_url_for
+from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.wire import pb
 

@@ -18,7 +18,6 @@ from sandbox.audio.voices import default_voice
 from sandbox.bench.figures import Progress, fmt_ms, median
 from sandbox.bench.models import Models
 from sandbox.bench.texts import BOT_REPLIES
-from sandbox.call.effects import OpenUnit, SpeakText
 from sandbox.wire import pb
 
 #: Longest the first audio of a unit may take before the run counts as lost.
@@ -56,8 +55,8 @@ def measure_first_audio(models: Models, runs: int, progress: Progress) -> FirstA
     try:
         for speech_id in range(1, runs + 1):
             chunk = first_chunk(BOT_REPLIES[(speech_id - 1) % len(BOT_REPLIES)])
-            speech.apply(OpenUnit(speech_id, default_voice(), pb.LANGUAGE_EN), 0)
-            speech.apply(SpeakText(speech_id, chunk), 0)
+            speech.open_unit(speech_id, default_voice(), pb.LANGUAGE_EN, 0)
+            speech.speak(speech_id, chunk, 0)
             deadline = time.monotonic() + FIRST_AUDIO_WAIT_S
             while speech_id not in speech.timing.first_audio and time.monotonic() < deadline:
                 time.sleep(0.002)

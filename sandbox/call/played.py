@@ -18,3 +18,6 @@ class UnitPlayed:
     """All of a closed unit's audio has reached the speaker."""
 
     speech_id: int
+
+
+Played = WordPlayed | UnitPlayed

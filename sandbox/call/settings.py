@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 
 from sandbox.wire import pb
@@ -48,10 +48,15 @@ def patience_error(patience: int) -> str | None:
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What the speech tier can serve, asked at run time rather than frozen in the wire."""
+    """What the speech tier serves, snapshotted when the call is set up (never read from disk
+    mid-call): each catalogued voice's languages, and what the recognizer hears."""
 
-    languages_spoken: Callable[[int], Collection[int]]
+    voices: Mapping[int, Collection[int]]
     stt_languages: Collection[int] | None = None  # None: the recognizer takes any language
+
+    def languages_spoken(self, voice: int) -> Collection[int]:
+        """The languages ``voice`` speaks; empty for a voice the speech tier does not have."""
+        return self.voices.get(voice, ())
 
 
 def validate(config: pb.Config, current: Settings, caps: Capabilities) -> str | None:

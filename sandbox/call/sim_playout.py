@@ -1,8 +1,9 @@
 """A simulated playout clock: speaks relayed text word by word at a speaking rate.
 
 Used where there is no audio (``--audio sim``, the conformance driver, typed mode): it
-takes the same effects the real audio engine takes and reports the same progress, so
-the call core cannot tell the difference. Sans-I/O: the caller advances its time.
+implements the same :class:`~sandbox.call.ports.Playout` port as the real audio engine and
+reports the same progress, so the call core cannot tell the difference. Sans-I/O: the caller
+advances its time.
 A word counts as heard as its slot starts (its audio starts), the rule the real clock uses.
 """
 
@@ -12,8 +13,7 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 
-from sandbox.call.effects import CloseUnit, CutPlayout, Effect, OpenUnit, SpeakText
-from sandbox.call.played import UnitPlayed, WordPlayed
+from sandbox.call.played import Played, UnitPlayed, WordPlayed
 
 _WORD = re.compile(r"\S+")
 
@@ -48,28 +48,33 @@ class SimPlayout:
     _free_at: int = 0  # when the last word finished
     words_played: int = 0
 
-    def apply(self, effect: Effect, now: int) -> None:
-        """Take one effect from the call core; effects not about playout are ignored."""
-        if isinstance(effect, OpenUnit):
-            unit = _Queued(effect.speech_id)
-            self._queue.append(unit)
-            self._by_id[effect.speech_id] = unit
-        elif isinstance(effect, SpeakText):
-            queued = self._by_id.get(effect.speech_id)
-            if queued is not None:
-                queued.text += effect.text
-                self._ripen(queued, now)
-        elif isinstance(effect, CloseUnit):
-            queued = self._by_id.get(effect.speech_id)
-            if queued is not None:
-                queued.closed = True
-                self._ripen(queued, now)
-        elif isinstance(effect, CutPlayout):
-            self._queue.clear()
-            self._by_id.clear()
-            self._word_started = None
-        if self._word_started is None and self._head_has_word():
-            self._word_started = max(now, self._free_at)
+    def open_unit(self, speech_id: int, voice: int, language: int, now: int) -> None:
+        """Queue a unit behind every older one (every voice sounds alike here)."""
+        unit = _Queued(speech_id)
+        self._queue.append(unit)
+        self._by_id[speech_id] = unit
+
+    def speak(self, speech_id: int, text: str, now: int) -> None:
+        """More text for a unit: its complete words become ready to play."""
+        queued = self._by_id.get(speech_id)
+        if queued is not None:
+            queued.text += text
+            self._ripen(queued, now)
+        self._start_if_idle(now)
+
+    def close_unit(self, speech_id: int, now: int) -> None:
+        """No more text: the unit's last word is complete."""
+        queued = self._by_id.get(speech_id)
+        if queued is not None:
+            queued.closed = True
+            self._ripen(queued, now)
+        self._start_if_idle(now)
+
+    def cut(self, now: int) -> None:
+        """Stop at once and drop everything queued."""
+        self._queue.clear()
+        self._by_id.clear()
+        self._word_started = None
 
     @property
     def speaking(self) -> bool:
@@ -85,9 +90,9 @@ class SimPlayout:
             return 0  # a finished unit is waiting to be reported
         return None
 
-    def advance(self, now: int) -> list[WordPlayed | UnitPlayed]:
+    def advance(self, now: int) -> list[Played]:
         """Report everything that played up to ``now``."""
-        out: list[WordPlayed | UnitPlayed] = []
+        out: list[Played] = []
         while self._queue:
             head = self._queue[0]
             if self._word_started is None:
@@ -122,5 +127,6 @@ class SimPlayout:
         if not had_words and queued.words:
             queued.ready_at = now
 
-    def _head_has_word(self) -> bool:
-        return bool(self._queue) and bool(self._queue[0].words)
+    def _start_if_idle(self, now: int) -> None:
+        if self._word_started is None and self._queue and self._queue[0].words:
+            self._word_started = max(now, self._free_at)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from sandbox.check import rules
 from sandbox.check.results import Finding
 from sandbox.check.wirelog import DEAD_TURN_GRACE_MS, WireLog
+from sandbox.harness.driver import HeardUnit
 from sandbox.host.script import Step
-from sandbox.sdk.driver import HeardUnit
 
 #: Words of a reply that play before the barge-in scenario talks over it.
 BARGE_AFTER_WORDS = 3

@@ -11,7 +11,7 @@ from sandbox.check import rules
 from sandbox.check.results import Finding, ScenarioResult
 from sandbox.check.scenarios import SCENARIOS, Scenario
 from sandbox.check.wirelog import WireLog
-from sandbox.sdk.driver import DriverError, VoqalizeDriver
+from sandbox.harness.driver import DriverError, VoqalizeDriver
 
 #: The simulated speaking rate: quick, yet slow enough for a barge-in to land mid-unit.
 CHECK_MS_PER_WORD = 30

@@ -20,7 +20,8 @@ from sandbox.commands.options import (
     call_options,
 )
 from sandbox.errors import UserError
-from sandbox.host.launch import brain_url_for, open_call
+from sandbox.harness.builtin import brain_url_for
+from sandbox.host.launch import open_call
 from sandbox.host.script import Script, load_script
 from sandbox.host.script_runner import ScriptRunner
 from sandbox.host.session import CallHost

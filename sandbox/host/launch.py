@@ -1,18 +1,23 @@
-"""Setting a call up: the built-in brain, dialing with a fresh token, the core and the host."""
+"""Setting a call up: dialing with a fresh token, the core, the recorder and the host.
+
+Who launches a built-in brain (the commands, the UI) does it above this layer
+(:mod:`sandbox.harness.builtin`) and passes its URL in.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sandbox.audio.voices import voice_languages
 from sandbox.call.core import DEFAULT_CAPABILITIES, DEFAULT_STALL_MS, CallCore
+from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.errors import UserError
-from sandbox.host.session import BrainLink, CallHost, Playout
+from sandbox.host.session import BrainLink, CallHost
 from sandbox.record.recorder import Recorder
 from sandbox.wire.dial import dial
 from sandbox.wire.relay import RELAY_PATH
@@ -47,27 +52,8 @@ def check_init(init: str) -> str:
 
 
 def speech_tier() -> Capabilities:
-    """What this machine's speech tier serves: the voices installed in the catalog."""
-    from sandbox.audio.voices import languages_spoken
-
-    return Capabilities(languages_spoken=languages_spoken)
-
-
-@contextlib.asynccontextmanager
-async def brain_url_for(options: CallOptions) -> AsyncIterator[str]:
-    """The URL to dial: the user's, or a built-in brain started on loopback for the call."""
-    if options.brain_url:
-        yield options.brain_url
-        return
-    from sandbox.brains import make_brain
-    from sandbox.sdk import serve
-
-    factory = make_brain(options.builtin)
-    server = await serve(factory, host="127.0.0.1", port=0)
-    try:
-        yield server.relay_url if options.relay else server.url()
-    finally:
-        await server.close()
+    """What this machine's speech tier serves: the voices installed in the catalog, now."""
+    return Capabilities(voices=voice_languages())
 
 
 async def open_call(

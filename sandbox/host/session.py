@@ -17,9 +17,18 @@ from typing import Protocol
 
 from websockets.exceptions import ConnectionClosed
 
+from sandbox.audio.bargein import BargeIn
+from sandbox.audio.listener import (
+    Backchannel,
+    CallerSpeaking,
+    DroppedEmpty,
+    ListenerEvent,
+    TurnCommitted,
+)
 from sandbox.call.core import CallCore
 from sandbox.call.effects import CallEnded, Effect, SendFrame
-from sandbox.call.played import UnitPlayed, WordPlayed
+from sandbox.call.played import WordPlayed
+from sandbox.call.ports import Listening, Playout, deliver
 from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
 from sandbox.wire.codec import WireError, decode, encode
@@ -28,6 +37,8 @@ from sandbox.wire.relay import frame_relay, unframe_relay
 log = logging.getLogger(__name__)
 
 CoreEvent = Callable[[int], list[Effect]]
+#: Rounds of playout progress and timers at one instant before the host calls it a loop.
+PUMP_LIMIT = 1000
 
 
 class BrainLink(Protocol):
@@ -43,22 +54,12 @@ class BrainLink(Protocol):
         """Messages from the brain until the link closes."""
 
 
-class Playout(Protocol):
-    """What the host needs of a playout clock, simulated or real."""
-
-    def apply(self, effect: Effect, now: int) -> None:
-        """Take an effect from the core (open, speak, close, cut); ignore the others."""
-
-    def next_deadline(self) -> int | None:
-        """When ``advance`` next has something to report (None: it will wake the host)."""
-
-    def advance(self, now: int) -> list[WordPlayed | UnitPlayed]:
-        """Everything that played up to ``now``."""
-
-
 @dataclass
 class CallHost:
-    """Runs one call: the core, the brain's socket, a playout clock and the recorder."""
+    """Runs one call: the core, the brain's socket, a playout clock and the recorder.
+
+    Construct it inside the running event loop that will run it: threads post into it.
+    """
 
     core: CallCore
     conn: BrainLink
@@ -68,19 +69,21 @@ class CallHost:
     clock: Callable[[], float] = time.monotonic
     on_effect: list[Callable[[Effect], None]] = field(default_factory=list)
     on_frame: list[Callable[[FrameRecord], None]] = field(default_factory=list)
+    #: The recognizer, told of settings that change how the caller is heard (real audio).
+    listening: Listening | None = None
 
     words_played: int = 0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     _events: asyncio.Queue[CoreEvent] = field(default_factory=asyncio.Queue)
     _t0: float = 0.0
-    _loop: asyncio.AbstractEventLoop | None = None
+    _loop: asyncio.AbstractEventLoop = field(init=False)
 
     def __post_init__(self) -> None:
         # The clock starts when the host exists, so the audio engine attached before
-        # run() already speaks the call's time.
+        # run() already speaks the call's time. No running loop raises RuntimeError here,
+        # rather than dropping what threads post later.
         self._t0 = self.clock()
-        with contextlib.suppress(RuntimeError):  # built outside a loop: run() sets it
-            self._loop = asyncio.get_running_loop()
+        self._loop = asyncio.get_running_loop()
 
     def now(self) -> int:
         """Milliseconds since the call started, on the host's clock."""
@@ -94,8 +97,26 @@ class CallHost:
 
     def post_threadsafe(self, event: CoreEvent) -> None:
         """Queue a call into the core from another thread (the audio engine)."""
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._events.put_nowait, event)
+        self._loop.call_soon_threadsafe(self._events.put_nowait, event)
+
+    def wake(self) -> None:
+        """From any thread: drain the playout now (it released something)."""
+        self.post_threadsafe(_nothing)
+
+    def heard(self, event: ListenerEvent) -> None:
+        """From the listener's thread: what it decided about the caller, into the core."""
+        core = self.core
+        match event:
+            case CallerSpeaking():
+                self.post_threadsafe(core.caller_speaking)
+            case BargeIn():
+                self.post_threadsafe(core.barge_in)
+            case Backchannel(text=text):
+                self.post_threadsafe(lambda now: core.backchannel(text, now))
+            case TurnCommitted(text=text, reason=reason):
+                self.post_threadsafe(lambda now: core.caller_turn(text, now, closed_by=reason))
+            case DroppedEmpty():
+                self.post_threadsafe(core.caller_quiet)
 
     def caller_turn(self, text: str, *, typed: bool = False) -> None:
         """A committed caller turn."""
@@ -115,6 +136,8 @@ class CallHost:
 
     async def configure(self, config: pb.Config) -> str | None:
         """Apply a settings change as a brain's Config would land; the refusal, or None."""
+        if self.core.ended is not None:
+            return "the call has ended"
         answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
 
         def event(now: int) -> list[Effect]:
@@ -143,9 +166,21 @@ class CallHost:
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
-            with contextlib.suppress(Exception):
+            self._drain()
+            try:
                 await self.conn.close()
+            except Exception:
+                # The call is over either way; what the close said goes to the log.
+                log.warning("closing the brain's link failed", exc_info=True)
         return self.core.ended
+
+    def _drain(self) -> None:
+        """Run what was posted after the end: the core answers each as an ended call does,
+        so nothing waits forever (a ``configure`` resolves with "the call has ended")."""
+        while not self._events.empty():
+            left = self._events.get_nowait()(self.now())
+            if left:
+                log.warning("dropped %d effects posted after the call ended", len(left))
 
     async def wait_for(self, predicate: Callable[[], bool], timeout_s: float) -> bool:
         """Wait until ``predicate()`` holds after some event, or the timeout; True if it held."""
@@ -173,7 +208,7 @@ class CallHost:
 
     async def _pump(self) -> None:
         """Feed playout progress and due timers into the core until nothing more is due."""
-        for _ in range(1000):
+        for _ in range(PUMP_LIMIT):
             now = self.now()
             effects: list[Effect] = []
             for played in self.playout.advance(now):
@@ -186,13 +221,18 @@ class CallHost:
             if not effects:
                 return
             await self._carry(effects)
+        raise RuntimeError(
+            f"playout and timers still produced effects after {PUMP_LIMIT} rounds at "
+            f"{self.now()} ms: the core or the playout is looping"
+        )
 
     async def _carry(self, effects: list[Effect]) -> None:
         now = self.now()
         for effect in effects:
-            self.playout.apply(effect, now)
             if isinstance(effect, SendFrame):
                 await self._send(effect.env)
+            else:
+                deliver(effect, now, self.playout, self.listening)
             for listener in self.on_effect:
                 listener(effect)
 
@@ -241,6 +281,11 @@ class CallHost:
             return
         self._record("in", env)
         self.post(lambda now: self.core.from_brain(env, now))
+
+
+def _nothing(_now: int) -> list[Effect]:
+    """A wake-up for the loop: it drains the playout after every event."""
+    return []
 
 
 def _closed_words(exc: ConnectionClosed) -> str:

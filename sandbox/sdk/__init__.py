@@ -15,13 +15,18 @@ A brain implements callbacks and yields speech; nothing in its surface names a t
 
 Serve it with :func:`serve` (or ``sandbox brain module:Greeter``), or host it in
 process with :class:`BrainConnection`.
+
+This package loads only the wire: importing it starts no runtime. ``VoqalizeDriver`` (and
+``DriverError``, ``HeardUnit``), which run the sandbox's real call core around a brain, live
+in :mod:`sandbox.harness` and load from here on first use.
 """
+
+from typing import Any
 
 from sandbox.sdk.actions import Action, ui_command
 from sandbox.sdk.brain import Brain
 from sandbox.sdk.config import Config, IdleConfig, SttConfig, TtsConfig
 from sandbox.sdk.connection import BrainConnection
-from sandbox.sdk.driver import VoqalizeDriver
 from sandbox.sdk.errors import (
     CapabilityMissing,
     ConfigError,
@@ -44,8 +49,10 @@ __all__ = [
     "Chunk",
     "Config",
     "ConfigError",
+    "DriverError",
     "Error",
     "Finalize",
+    "HeardUnit",
     "IdleConfig",
     "RTVIFrame",
     "RequestRejected",
@@ -65,3 +72,14 @@ __all__ = [
     "serve",
     "ui_command",
 ]
+
+#: Names served by :mod:`sandbox.harness`, imported on first use so the SDK stays light.
+_HARNESS = frozenset({"DriverError", "HeardUnit", "VoqalizeDriver"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HARNESS:
+        import sandbox.harness
+
+        return getattr(sandbox.harness, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """What the app needs of an audio engine, so real audio plugs in beside typed mode.
 
 The engine owns devices, VAD, endpointing, STT, TTS and the playout clock. The app only
-needs: a :class:`~sandbox.host.session.Playout` for the host, whether audio is real (and,
+needs: a :class:`~sandbox.call.ports.Playout` for the host, whether audio is real (and,
 when it is not, a banner saying why and how to enable it), the microphone level for the
 meter, mute, and a moment to load models and to start feeding caller events into the host.
 """
@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities
-from sandbox.host.session import CallHost, Playout
+from sandbox.host.session import CallHost
 
 
 class AudioFrontend(Protocol):

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 
 from sandbox.audio.engine import AudioEngine, TurnTiming
 from sandbox.call.effects import Effect, SendFrame
+from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities
 from sandbox.errors import UserError
-from sandbox.host.session import CallHost, Playout
+from sandbox.host.session import CallHost
 
 #: The meter's floor: quieter than this shows as an empty bar.
 METER_FLOOR_DB = -60.0

@@ -19,7 +19,8 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from sandbox.errors import UserError
-from sandbox.host.launch import CallOptions, brain_url_for, open_call
+from sandbox.harness.builtin import brain_url_for
+from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.record.recorder import default_report_path
 from sandbox.ui.audio import AudioFrontend

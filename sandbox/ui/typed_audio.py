@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities
 from sandbox.call.sim_playout import SimPlayout
-from sandbox.host.session import CallHost, Playout
+from sandbox.host.session import CallHost
 
 
 def typed_banner(why: str, ms_per_word: int, how: str = "") -> str:

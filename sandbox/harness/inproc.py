@@ -12,8 +12,9 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 
+from sandbox.call.ports import Playout
 from sandbox.host.launch import CallOptions, host_for
-from sandbox.host.session import CallHost, Playout
+from sandbox.host.session import CallHost
 from sandbox.sdk.brain import Brain
 from sandbox.sdk.connection import BrainConnection
 from sandbox.wire import pb

@@ -8,7 +8,7 @@ caller *heard* rather than on what the brain generated, and the strongest proper
 is one line: the history your brain wrote equals what the driver says was heard::
 
     from sandbox.brains import Concierge
-    from sandbox.sdk import VoqalizeDriver
+    from sandbox.harness import VoqalizeDriver
 
     async def test_history_is_heard_truth() -> None:
         brain = Concierge()
@@ -41,6 +41,7 @@ from sandbox.call.core import DEFAULT_CAPABILITIES, WireErrorRecord
 from sandbox.call.effects import CallEnded
 from sandbox.call.settings import Settings
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.harness.inproc import open_inproc_call
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.script import Script, Step
 from sandbox.host.script_runner import ScriptRunner
@@ -126,9 +127,6 @@ class VoqalizeDriver:
             raise DriverError("the driver has already started its call")
         playout = SimPlayout(ms_per_word=self._ms_per_word)
         if self._brain is not None:
-            # Imported here: the in-process link needs the SDK, which exports this driver.
-            from sandbox.host.inproc import open_inproc_call
-
             host = open_inproc_call(self._options, self._brain, playout)
         else:
             assert self._options.brain_url is not None
