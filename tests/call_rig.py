@@ -16,7 +16,7 @@ from sandbox.call.sim_playout import SimPlayout
 from sandbox.wire import pb
 from sandbox.wire.codec import envelope
 
-SPOKEN = {
+SPOKEN: dict[int, tuple[int, ...]] = {
     pb.VOICE_JOE: (pb.LANGUAGE_EN,),
     pb.VOICE_PRATHAM: (pb.LANGUAGE_HI,),
     pb.VOICE_AMY: (pb.LANGUAGE_EN,),

@@ -20,7 +20,7 @@ from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
 from sandbox.audio.voices import default_voice
-from sandbox.call.effects import Effect, SendFrame
+from sandbox.call.effects import CallState, Effect, SendFrame
 from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
 from sandbox.harness.builtin import brain_url_for
@@ -72,7 +72,7 @@ async def audio_call(
 
 def quiet(host: CallHost) -> Callable[[], bool]:
     """The greeting (or the last reply) has played out and the call is listening."""
-    return lambda: host.core.state == "listening" and bool(host.core.units)
+    return lambda: host.core.state is CallState.LISTENING and bool(host.core.units)
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -144,7 +144,7 @@ async def test_a_backchannel_does_not_cut_the_bot(
         await asyncio.to_thread(pulse.play_into_mic, question)
         await until(lambda: host.words_played >= 22)
         await asyncio.to_thread(pulse.play_into_mic, nod)
-        await until(lambda: host.core.state == "listening" and len(host.core.units) > 1, 40)
+        await until(lambda: host.core.state is CallState.LISTENING and len(host.core.units) > 1, 40)
     assert sent(effects, "interruption") == []
     assert len(sent(effects, "user_message")) == 1
     reply = next(u for u in host.core.units if u.turn_id == 2)
@@ -163,6 +163,8 @@ async def test_the_bots_own_echo_does_not_cut_it_with_aec_on(
         await until(quiet(host))
         samples, rate = await asyncio.to_thread(speak, "What are your opening hours?")
         await asyncio.to_thread(mic.speak(samples, rate).wait, 10)
-        await until(lambda: len(host.core.units) >= 2 and host.core.state == "listening", 60)
+        await until(
+            lambda: len(host.core.units) >= 2 and host.core.state is CallState.LISTENING, 60
+        )
     assert sent(effects, "interruption") == []
     assert all(u.fate is Fate.PLAYED for u in host.core.units)

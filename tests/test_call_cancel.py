@@ -101,7 +101,7 @@ def test_chunks_and_end_after_the_cancel_are_ignored_not_errors() -> None:
     rig.end(1)
     assert rig.errors() == []
     assert rig.finalizes() == [(1, "alpha")]
-    assert rig.core.unit(1).received == "alpha beta gamma"  # type: ignore[union-attr]
+    assert rig.core.unit(1).generated == "alpha beta gamma"  # type: ignore[union-attr]
 
 
 def test_the_cut_is_the_whole_floor_oldest_first() -> None:

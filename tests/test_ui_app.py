@@ -23,6 +23,7 @@ from ui_rig import (
     wait_until,
 )
 
+from sandbox.call.effects import CallState
 from sandbox.call.units import Fate
 from sandbox.ui.screens.help import HelpScreen
 from sandbox.ui.screens.rtvi import RtviScreen
@@ -60,7 +61,7 @@ async def test_greeting_plays_and_a_typed_turn_is_answered() -> None:
         assert types.count(("out", "finalize")) == 2
         latency = app.status.info.latency
         assert latency.startswith("turn 2 (typed): UserMessage ─") and "first audio · " in latency
-        assert app.status.info.state == "listening"
+        assert app.status.info.state is CallState.LISTENING
 
 
 async def test_barge_in_key_cuts_the_unit_and_the_box_is_the_new_turn() -> None:
@@ -75,7 +76,7 @@ async def test_barge_in_key_cuts_the_unit_and_the_box_is_the_new_turn() -> None:
         await wait_until(pilot, lambda: unit(app, 2).fate is Fate.BARGED, "the cut")
 
         cut = unit(app, 2)
-        total = len(cut.received.split())
+        total = len(cut.generated.split())
         assert 3 <= cut.cursor.words_heard < total
         entry = app.conversation.unit_line(2)
         assert entry is not None
@@ -98,7 +99,9 @@ async def test_barge_in_with_an_empty_box_hands_the_floor_to_the_caller() -> Non
         await wait_until(pilot, lambda: len(host_of(app).core.units) >= 2, "the reply")
         await wait_until(pilot, lambda: unit(app, 2).cursor.words_heard >= 2, "2 words heard")
         await pilot.press("f2")
-        await wait_until(pilot, lambda: app.status.info.state == "interrupted", "interrupted")
+        await wait_until(
+            pilot, lambda: app.status.info.state is CallState.INTERRUPTED, "interrupted"
+        )
         assert unit(app, 2).fate is Fate.BARGED
         await say(pilot, "where are you")
         await wait_until(pilot, lambda: len(host_of(app).core.units) >= 3, "the next reply")
@@ -255,7 +258,7 @@ async def test_end_call_key_writes_the_report_and_shows_its_path() -> None:
         assert "■ Call ended: you ended the call. Outcome: " in lines[-2]
         assert lines[-1] == f"report: {app.report}"
         assert app.query_one("#say", Input).disabled
-        assert app.status.info.state == "ended"
+        assert app.status.info.state is CallState.ENDED
         assert app.report is not None
         report = json.loads(app.report.read_text())
         assert report["ended_by"] == "caller" and report["frames"][-1]["type"] == "end"

@@ -17,6 +17,7 @@ from ui_rig import SIZE, host_of, line_texts, say, use_home, wait_until
 from ui_tmux import sandbox_run
 
 from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.call.effects import CallState
 from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
 from sandbox.host.launch import CallOptions
@@ -53,7 +54,9 @@ async def test_a_spoken_turn_is_transcribed_answered_and_cut_by_key(
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.host is not None, "models and the call", AUDIO_WAIT_S)
         core = host_of(app).core
-        await wait_until(pilot, lambda: core.state == "listening", "the greeting", AUDIO_WAIT_S)
+        await wait_until(
+            pilot, lambda: core.state is CallState.LISTENING, "the greeting", AUDIO_WAIT_S
+        )
         greeting = core.units[0]
         assert greeting.fate is Fate.PLAYED and greeting.heard == greeting.generated
         assert app.banner.has_class("-hidden")
@@ -71,7 +74,7 @@ async def test_a_spoken_turn_is_transcribed_answered_and_cut_by_key(
         await wait_until(pilot, lambda: answer.fate is Fate.BARGED, "the cut")
         entry = app.conversation.unit_line(answer.speech_id)
         assert entry is not None
-        total = len(answer.received.split())
+        total = len(answer.generated.split())
         assert f"✂ {answer.cursor.words_heard} of {total} words heard" in entry.text.plain
         assert 3 <= answer.cursor.words_heard < total
 
@@ -82,12 +85,14 @@ async def test_a_muted_microphone_lets_nothing_through(pulse: ModuleType, tmp_pa
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.host is not None, "models and the call", AUDIO_WAIT_S)
         core = host_of(app).core
-        await wait_until(pilot, lambda: core.state == "listening", "the greeting", AUDIO_WAIT_S)
+        await wait_until(
+            pilot, lambda: core.state is CallState.LISTENING, "the greeting", AUDIO_WAIT_S
+        )
         await pilot.press("f3")
         assert app.status.info.meter == "mic: muted"
         await asyncio.to_thread(pulse.play_into_mic, wav)
         await asyncio.sleep(2.0)  # past the endpointer's longest wait
-        assert core.caller_lines == [] and core.state == "listening"
+        assert core.caller_lines == [] and core.state is CallState.LISTENING
         await pilot.press("f3")
         await say(pilot, "hello")  # typing still works beside a live microphone
         await wait_until(pilot, lambda: core.caller_lines == ["hello"], "the typed turn")

@@ -10,6 +10,7 @@ import pytest
 from ui_brains import REFUSAL, dropping_brain, version_refusing_brain
 from ui_rig import SIZE, greeted, host_of, line_texts, make_app, say, unit, use_home, wait_until
 
+from sandbox.call.effects import CallState
 from sandbox.call.units import Fate
 
 
@@ -31,7 +32,7 @@ async def test_a_refused_version_is_shown_and_reported() -> None:
             )
             assert lines[-1] == f"report: {app.report}"
             assert any(REFUSAL in str(n.message) for n in app._notifications)
-            assert app.status.info.state == "ended"
+            assert app.status.info.state is CallState.ENDED
     assert app.report is not None
     report = json.loads(app.report.read_text())
     assert report["outcome"] == "not_reached" and report["ended_by"] == "brain_error"
@@ -64,7 +65,7 @@ async def test_a_url_that_is_not_a_websocket_is_explained_and_nothing_is_reporte
         )
         assert f"✖ {app.problem}" in line_texts(app)
         assert app.report is None and app.host is None
-        assert app.status.info.state == "ended"
+        assert app.status.info.state is CallState.ENDED
 
 
 async def test_a_unit_the_brain_takes_back_is_marked_cancelled_and_cut() -> None:
@@ -82,6 +83,6 @@ async def test_a_unit_the_brain_takes_back_is_marked_cancelled_and_cut() -> None
         assert entry is not None
         text = entry.text.plain
         assert "cancelled by the brain" in text
-        total = len(cancelled.received.split())
+        total = len(cancelled.generated.split())
         assert f"✂ {cancelled.cursor.words_heard} of {total} words heard" in text
         assert any(r.type == "speech_cancel" for r in app.wire.records)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from sandbox.call.effects import CallEnded, CallerShown, Notice
+from sandbox.call.effects import BrainError, BrainStalled, CallEnded, CallerShown, ProtocolViolation
 from sandbox.call.settings import Settings
 from sandbox.call.units import Bracket, Fate, Unit
 from sandbox.record.recorder import FrameRecord
@@ -18,7 +18,14 @@ from sandbox.ui.frame_text import (
     parse_filter,
 )
 from sandbox.ui.latency import LatencyTracker, Waterfall
-from sandbox.ui.lines import caller_text, cut_mark, ended_words, notice_text, unit_text
+from sandbox.ui.lines import (
+    caller_text,
+    cut_mark,
+    ended_words,
+    notice_text,
+    notice_words,
+    unit_text,
+)
 from sandbox.ui.meter import meter
 from sandbox.ui.screens.help import help_markdown
 from sandbox.ui.screens.rtvi import APP_TYPES, AppFrame, app_frame
@@ -125,7 +132,7 @@ def test_filter_keeps_and_hides_types() -> None:
 
 
 def make_unit(text: str, heard_words: int, fate: Fate | None, turn: int = 2) -> Unit:
-    unit = Unit(speech_id=4, turn_id=turn, voice=pb.VOICE_JOE, language=pb.LANGUAGE_EN, opened_ms=0)
+    unit = Unit(speech_id=4, turn_id=turn, voice=pb.VOICE_JOE, language=pb.LANGUAGE_EN)
     unit.cursor.extend(text)
     for word in text.split()[:heard_words]:
         unit.cursor.played(word)
@@ -180,8 +187,17 @@ def test_caller_lines_notices_and_endings_read_as_words() -> None:
     assert caller_text(CallerShown("idle", "silent for 8.0 s", 4)).plain == (
         "idle · turn 4\n  silent for 8.0 s"
     )
-    assert notice_text(Notice("warning", "slow")).plain == "⚠ slow"
-    assert notice_text(Notice("error", "bad")).plain == "✖ bad"
+    assert notice_text("warning", "slow").plain == "⚠ slow"
+    assert notice_text("error", "bad").plain == "✖ bad"
+    assert notice_words(BrainStalled(turn_id=2, waited_ms=10_000)) == (
+        "warning",
+        "the brain has not answered turn 2 after 10 s; the call goes on",
+    )
+    assert notice_words(ProtocolViolation("PROTOCOL", "second SpeechEnd for speech_id 3")) == (
+        "warning",
+        "brain broke the wire (PROTOCOL): second SpeechEnd for speech_id 3",
+    )
+    assert notice_words(BrainError("INTERNAL", "model down", fatal=True))[0] == "error"
     assert ended_words(CallEnded("completed", "caller", "")) == "you ended the call"
     assert ended_words(CallEnded("completed", "brain", "")) == "the brain hung up"
     assert ended_words(CallEnded("x", "brain_closed", "it closed (code 1011)")) == (

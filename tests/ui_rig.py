@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from sandbox.call.effects import CallState
 from sandbox.call.settings import Settings
 from sandbox.call.units import Bracket, Unit
 from sandbox.host.launch import CallOptions
@@ -119,7 +120,9 @@ async def connected(pilot: Pilot[Any]) -> SandboxApp:
 async def greeted(pilot: Pilot[Any]) -> SandboxApp:
     """Wait until the greeting has played and the call is listening."""
     app = await connected(pilot)
-    await wait_until(pilot, lambda: host_of(app).core.state == "listening", "the greeting to play")
+    await wait_until(
+        pilot, lambda: host_of(app).core.state is CallState.LISTENING, "the greeting to play"
+    )
     return app
 
 

@@ -14,6 +14,7 @@ All audio is int16 mono at the sink's sample rate, in 1-D arrays (a :data:`Block
 
 from __future__ import annotations
 
+import logging
 import wave
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,8 @@ from numpy.typing import NDArray
 
 from sandbox.audio.devices import require_sounddevice
 from sandbox.errors import UserError
+
+log = logging.getLogger(__name__)
 
 Block = NDArray[np.int16]
 #: Pulls the next ``frames`` samples of output; returns exactly that many.
@@ -193,3 +196,5 @@ class DeviceSink:
             self._stream.stop()
             self._stream.close()
             self._stream = None
+        if self.underflows:
+            log.warning("the speaker ran dry %d times (the audio thread was late)", self.underflows)

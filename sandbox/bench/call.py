@@ -21,7 +21,7 @@ from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.sinks import Block
 from sandbox.bench.mic import CallerLine, Spoken, TimedMic
 from sandbox.bench.models import Models
-from sandbox.call.effects import Effect, SendFrame
+from sandbox.call.effects import CallState, Effect, SendFrame
 from sandbox.call.settings import Settings
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallOptions, open_call
@@ -115,7 +115,7 @@ async def until(predicate: Callable[[], bool], timeout_s: float = WAIT_S) -> boo
 def listening(host: CallHost) -> Callable[[], bool]:
     """Everything said so far has played out (or been cut) and the call waits for the caller."""
     core = host.core
-    return lambda: core.state == "listening" and all(u.fate is not None for u in core.units)
+    return lambda: core.state is CallState.LISTENING and all(u.fate is not None for u in core.units)
 
 
 def sent_after(log: CallLog, arm: str, t_ms: float) -> Callable[[], bool]:

@@ -47,7 +47,7 @@ async def measure_echo(models: Models, replies: int, progress: Progress) -> Echo
             await until(answered(host, turn))
             await until(listening(host))
             units = [u for u in host.core.units if u.turn_id == turn]
-            done += any(u.generated for u in units)
+            done += any(u.relayed for u in units)
             words = sum(len(u.heard.split()) for u in units)
             played = bool(units) and all(u.fate is Fate.PLAYED for u in units)
             outcome = "played out" if played else "did not play out"

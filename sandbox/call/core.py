@@ -18,14 +18,21 @@ from google.protobuf.json_format import MessageToDict
 
 from sandbox.call import outcome as outcomes
 from sandbox.call.effects import (
+    AppFrameRefused,
+    BrainError,
+    BrainStalled,
     CallEnded,
     CallerShown,
+    CallState,
     CloseUnit,
+    ConfigApplied,
+    ConfigRejected,
     CutPlayout,
     Effect,
+    FrameDropped,
     ListenWith,
-    Notice,
     OpenUnit,
+    ProtocolViolation,
     SendFrame,
     SpeakText,
     StateChanged,
@@ -35,15 +42,11 @@ from sandbox.call.effects import (
 from sandbox.call.idle import IdleTimer
 from sandbox.call.rtvi import app_frame_problem, brain_frame_problem, rtvi_name
 from sandbox.call.settings import Capabilities, Settings, merged, validate
-from sandbox.call.units import Bracket, Fate, Unit
+from sandbox.call.units import Bracket, Fate, Unit, UnitBook, WireRuleBroken
 from sandbox.wire import WIRE_VERSION, pb
-from sandbox.wire.catalog import ISO_BY_LANGUAGE, RTVI_TYPE_BY_NAME
+from sandbox.wire.catalog import ISO_BY_LANGUAGE, RTVI_TYPE_BY_NAME, VOQALIZE_ARMS
 from sandbox.wire.codec import envelope
 
-#: Frames only Voqalize originates; a brain sending one breaks the wire.
-_VOQALIZE_ONLY = frozenset(
-    {"session_start", "user_message", "user_idle", "interruption", "finalize", "response"}
-)
 DEFAULT_CAPABILITIES = (pb.CAPABILITY_SPEECH_CANCEL, pb.CAPABILITY_TURN_STEPS)
 #: How long a minted turn may go unanswered before the user is told the brain is slow.
 DEFAULT_STALL_MS = 10_000
@@ -103,7 +106,7 @@ class CallCore:
 
     turn: int = 0
     watermark: int = 0
-    units: list[Unit] = field(default_factory=list)
+    book: UnitBook = field(default_factory=UnitBook)
     steps: list[StepRecord] = field(default_factory=list)
     errors: list[WireErrorRecord] = field(default_factory=list)
     caller_lines: list[str] = field(default_factory=list)
@@ -111,16 +114,13 @@ class CallCore:
     alignment_skips: int = 0
     ended: CallEnded | None = None
 
-    _by_id: dict[int, Unit] = field(default_factory=dict)
-    _refused: set[int] = field(default_factory=set)
-    _next_finalize: int = 0
     _pending: _Pending | None = None
     _caller_active: bool = False
     _last_spoken: tuple[int, str, int] | None = None
     _stt_language_pending: int | None = None
     _brain_ending: bool = False
     _interrupted: bool = False
-    _state: str = ""
+    _state: CallState | None = None
     _idle: IdleTimer = field(init=False)
 
     def __post_init__(self) -> None:
@@ -144,6 +144,11 @@ class CallCore:
         return out + self._state_effects()
 
     @property
+    def units(self) -> list[Unit]:
+        """Every unit the brain opened, in the order they opened."""
+        return self.book.units
+
+    @property
     def started(self) -> bool:
         """SessionStart has been sent."""
         return self.turn > 0
@@ -155,13 +160,43 @@ class CallCore:
         if self.ended is not None:
             return []
         if not self.started:
-            return [Notice("error", "the brain spoke before SessionStart; frame dropped")]
-        arm = env.WhichOneof("body")
-        if arm is None or arm in _VOQALIZE_ONLY:
-            return self._protocol(now, f"{arm or 'an empty envelope'} is not sent by a brain")
-        handler = getattr(self, f"_on_{arm}")
-        out: list[Effect] = handler(getattr(env, arm), now)
+            return [FrameDropped("the brain spoke before SessionStart")]
+        try:
+            out = self._dispatch(env, now)
+        except WireRuleBroken as broken:
+            out = self._protocol(now, str(broken))
         return out + self._state_effects()
+
+    def _dispatch(self, env: pb.Envelope, now: int) -> list[Effect]:
+        arm = env.WhichOneof("body")
+        match arm:
+            case "speech_start":
+                return self._on_speech_start(env.speech_start, now)
+            case "speech_chunk":
+                return self._on_speech_chunk(env.speech_chunk)
+            case "speech_end":
+                return self._on_speech_end(env.speech_end, now)
+            case "speech_cancel":
+                return self._on_speech_cancel(env.speech_cancel, now)
+            case "request":
+                return self._on_request(env.request, now)
+            case "rtvi":
+                return self._on_rtvi(env.rtvi)
+            case "turn_step":
+                return self._on_turn_step(env.turn_step, now)
+            case "end":
+                self._brain_ending = True  # hang up once what plays has played and been reported
+                return self._maybe_finish(now)
+            case "cancel":
+                return self._end(now, ended_by="brain_cancel", detail=env.cancel.reason)
+            case "error":
+                return self._on_error(env.error, now)
+            case None:
+                raise WireRuleBroken("an empty envelope is not sent by a brain")
+            case _ if arm in VOQALIZE_ARMS:
+                raise WireRuleBroken(f"{arm} is not sent by a brain")
+            case _:
+                raise AssertionError(f"envelope arm {arm} has no handler")
 
     def brain_malformed(self, detail: str, now: int) -> list[Effect]:
         """The brain sent something that is not an envelope; say so and go on."""
@@ -173,99 +208,50 @@ class CallCore:
         """The brain's socket closed. The socket is the session: the call ends."""
         if self.ended is not None:
             return []
-        return self._end(now, ended_by="brain_closed", detail=detail, say_end=False)
+        return self._end(now, ended_by="brain_closed", detail=detail)
 
     def _on_speech_start(self, msg: pb.SpeechStart, now: int) -> list[Effect]:
         sid, turn = msg.speech_id, msg.turn_id
-        if sid == 0:
-            return self._protocol(now, "SpeechStart with speech_id 0 (unset); frame dropped")
-        if sid in self._by_id or sid in self._refused:
-            return self._protocol(now, f"SpeechStart reuses speech_id {sid}; frame dropped")
-        if turn == 0 or turn > self.turn:
-            self._refused.add(sid)
-            return self._protocol(
-                now, f"SpeechStart {sid} names turn {turn}, which was never minted; unit refused"
-            )
-        unit = Unit(sid, turn, self.settings.voice, self.settings.tts_language, now)
-        self.units.append(unit)
-        self._by_id[sid] = unit
+        settings = self.settings
+        unit = self.book.open(sid, turn, settings.voice, settings.tts_language, minted=self.turn)
         if self._pending is not None and turn >= self._pending.turn_id:
             self._pending = None
         self._idle.disarm()
         if turn <= self.watermark:
             # Opened for a dead turn: it is owed a Finalize and will never play.
-            return [*self._resolve(unit, Fate.DEAD_ON_ARRIVAL, now), *self._flush()]
+            return [*self._seal(unit, Fate.DEAD_ON_ARRIVAL), *self._flush()]
         return [OpenUnit(sid, unit.voice, unit.language), UnitChanged(sid)]
 
-    def _on_speech_chunk(self, msg: pb.SpeechChunk, now: int) -> list[Effect]:
-        unit = self._by_id.get(msg.speech_id)
-        if unit is None:
-            if msg.speech_id in self._refused:
-                return []
-            return self._protocol(
-                now, f"SpeechChunk for speech_id {msg.speech_id} outside an open unit"
-            )
-        if unit.bracket is Bracket.CANCELLED:
-            unit.discarded.append(msg.text)  # sent before the brain saw its own cut land
-            return []
-        if unit.bracket is Bracket.ENDED:
-            return self._protocol(
-                now, f"SpeechChunk for speech_id {unit.speech_id} after SpeechEnd"
-            )
-        if unit.fate is not None:
-            unit.discarded.append(msg.text)  # a dead turn's late text is never spoken
-            return [UnitChanged(unit.speech_id)]
-        if not msg.text:
-            return []
-        unit.cursor.extend(msg.text)
-        if unit.first_text_ms is None:
-            unit.first_text_ms = now
-        return [SpeakText(unit.speech_id, msg.text), UnitChanged(unit.speech_id)]
+    def _on_speech_chunk(self, msg: pb.SpeechChunk) -> list[Effect]:
+        sid = msg.speech_id
+        if self.book.chunk(sid, msg.text):
+            return [SpeakText(sid, msg.text), UnitChanged(sid)]
+        return [UnitChanged(sid)] if self.book.get(sid) is not None else []
 
     def _on_speech_end(self, msg: pb.SpeechEnd, now: int) -> list[Effect]:
-        unit = self._by_id.get(msg.speech_id)
-        if unit is None:
-            if msg.speech_id in self._refused:
-                return []
-            return self._protocol(now, f"SpeechEnd for speech_id {msg.speech_id}, never opened")
-        if unit.bracket is Bracket.CANCELLED:
+        unit = self.book.end(msg.speech_id)
+        if unit is None or unit.fate is not None:
             return []
-        if unit.bracket is Bracket.ENDED:
-            return self._protocol(now, f"second SpeechEnd for speech_id {unit.speech_id}")
-        unit.bracket = Bracket.ENDED
-        if unit.fate is not None:
-            return []
-        if not unit.generated:
-            return [
-                CloseUnit(unit.speech_id),
-                *self._resolve(unit, Fate.SILENT, now),
-                *self._flush(),
-            ]
+        if not unit.relayed:
+            return [CloseUnit(unit.speech_id), *self._seal(unit, Fate.SILENT), *self._flush()]
         return [CloseUnit(unit.speech_id)]
 
     def _on_speech_cancel(self, msg: pb.SpeechCancel, now: int) -> list[Effect]:
-        unit = self._by_id.get(msg.speech_id)
-        if msg.speech_id == 0 or unit is None:
-            if msg.speech_id in self._refused:
-                return []
-            return self._protocol(
-                now,
-                f"SpeechCancel names speech_id {msg.speech_id}, which this session never opened",
-            )
         if pb.CAPABILITY_SPEECH_CANCEL not in self.capabilities:
-            return []  # not honoured here: the unit plays out and reports its full text
-        if unit.finalized or unit.bracket is Bracket.CANCELLED:
+            # Not honoured here: the unit plays out and reports its full text (an id never
+            # opened is still a broken rule).
+            self.book.named_by_cancel(msg.speech_id)
+            return []
+        if self.book.cancel(msg.speech_id) is None:
             return []  # its one Finalize has gone, or is already owed by the first cancel
         # Today the cut is the whole floor: every unit still playing, queued or open.
         out: list[Effect] = []
         in_play = False
-        for other in self._unresolved():
-            in_play = in_play or bool(other.generated)
+        for other in self.book.unresolved():
+            in_play = in_play or bool(other.relayed)
             if other.bracket is Bracket.OPEN:
                 other.bracket = Bracket.CANCELLED
-            out += self._resolve(other, Fate.CANCELLED, now)
-        if unit.bracket is Bracket.OPEN:
-            unit.bracket = Bracket.CANCELLED
+            out += self._seal(other, Fate.CANCELLED)
         if in_play:
             out.insert(0, CutPlayout("cancel"))
         out += self._flush()
@@ -278,10 +264,10 @@ class CallCore:
         problem, out = self._apply(msg.configure, now)
         return [self._response(msg.request_id, problem), *out]
 
-    def _on_rtvi(self, msg: pb.RTVIFrame, now: int) -> list[Effect]:
+    def _on_rtvi(self, msg: pb.RTVIFrame) -> list[Effect]:
         problem = brain_frame_problem(msg)
         if problem:
-            return self._protocol(now, f"{problem}; frame dropped")
+            raise WireRuleBroken(f"{problem}; frame dropped")
         # turn_id annotates traces and never reaches the app.
         return [ToApp(rtvi_name(msg.type), msg.data, msg.id if msg.HasField("id") else None)]
 
@@ -289,27 +275,18 @@ class CallCore:
         if pb.CAPABILITY_TURN_STEPS not in self.capabilities:
             return []  # skipped, as a Voqalize that does not list the capability does
         if msg.turn_id == 0 or msg.turn_id > self.turn:
-            return self._protocol(now, f"TurnStep names turn {msg.turn_id}, never minted")
+            raise WireRuleBroken(f"TurnStep names turn {msg.turn_id}, never minted")
         step = MessageToDict(msg, preserving_proto_field_name=True)
         self.steps.append(StepRecord(now, msg.turn_id, step))
         return []
 
-    def _on_end(self, msg: pb.End, now: int) -> list[Effect]:
-        # Hang up once what is already playing has played out and been reported.
-        self._brain_ending = True
-        return self._maybe_finish(now)
-
-    def _on_cancel(self, msg: pb.Cancel, now: int) -> list[Effect]:
-        return self._end(now, ended_by="brain_cancel", detail=msg.reason, say_end=False)
-
     def _on_error(self, msg: pb.Error, now: int) -> list[Effect]:
         code = pb.ErrorCode.Name(msg.code) if msg.code in pb.ErrorCode.values() else str(msg.code)
         self.errors.append(WireErrorRecord(now, "in", code, msg.message, msg.fatal))
-        words = f"brain error {code.removeprefix('ERROR_CODE_')}: {msg.message}"
+        told = BrainError(code.removeprefix("ERROR_CODE_"), msg.message, msg.fatal)
         if not msg.fatal:
-            return [Notice("warning", words)]
-        ended = self._end(now, ended_by="brain_error", detail=msg.message, say_end=False)
-        return [Notice("error", words), *ended]
+            return [told]
+        return [told, *self._end(now, ended_by="brain_error", detail=msg.message)]
 
     # ----------------------------------------------------------- caller side
 
@@ -399,7 +376,7 @@ class CallCore:
             return self.caller_turn(_send_text_content(data), now, typed=True)
         problem = app_frame_problem(number, data) if number >= 0 else f"unknown RTVI {rtvi_type}"
         if problem:
-            return [Notice("error", f"{problem}; not sent")]
+            return [AppFrameRefused(problem)]
         frame = pb.RTVIFrame(type=number, data=data)  # type: ignore[arg-type]
         if rtvi_id is not None:
             frame.id = rtvi_id
@@ -422,7 +399,7 @@ class CallCore:
 
     def word_played(self, speech_id: int, word: str, now: int) -> list[Effect]:
         """The playout clock released one word of a unit: it counts as heard."""
-        unit = self._by_id.get(speech_id)
+        unit = self.book.get(speech_id)
         if unit is None or unit.fate is not None:
             return []  # a word racing a cut lands after the unit's heard text is fixed
         if not unit.cursor.played(word):
@@ -431,11 +408,11 @@ class CallCore:
 
     def unit_played(self, speech_id: int, now: int) -> list[Effect]:
         """All of a closed unit's audio has been released."""
-        unit = self._by_id.get(speech_id)
+        unit = self.book.get(speech_id)
         if unit is None or unit.fate is not None or unit.bracket is not Bracket.ENDED:
             return []
         unit.cursor.played_all()
-        out = self._resolve(unit, Fate.PLAYED, now) + self._flush()
+        out = self._seal(unit, Fate.PLAYED) + self._flush()
         self._maybe_silent(now)
         return out + self._maybe_finish(now) + self._state_effects()
 
@@ -460,10 +437,8 @@ class CallCore:
         if pend is not None and not pend.warned and now >= pend.due_ms:
             pend.warned = True
             if pend.turn_id > 1:
-                waited = (now - pend.since_ms) / 1000
-                words = f"the brain has not answered turn {pend.turn_id} after {waited:.0f} s"
-                out.append(Notice("warning", f"{words}; the call goes on"))
-        if not self._caller_active and not self._unresolved():
+                out.append(BrainStalled(pend.turn_id, now - pend.since_ms))
+        if not self._caller_active and not self.book.unresolved():
             fired = self._idle.fire(now)
             if fired is not None:
                 level, idle_ms = fired
@@ -477,55 +452,45 @@ class CallCore:
     # ------------------------------------------------------------- reporting
 
     @property
-    def state(self) -> str:
-        """connecting, listening, caller speaking, thinking, speaking, interrupted, or ended."""
+    def state(self) -> CallState:
+        """Where the call stands, for the status line."""
         if self.ended is not None:
-            return "ended"
+            return CallState.ENDED
         if not self.started:
-            return "connecting"
+            return CallState.CONNECTING
         if self._caller_active:
-            return "interrupted" if self._interrupted else "caller speaking"
-        if any(u.generated for u in self._unresolved()):
-            return "speaking"
-        if (self._pending is not None and not self._pending.warned) or self._unresolved():
-            return "thinking"
-        return "listening"
+            return CallState.INTERRUPTED if self._interrupted else CallState.CALLER_SPEAKING
+        in_play = self.book.unresolved()
+        if any(u.relayed for u in in_play):
+            return CallState.SPEAKING
+        if (self._pending is not None and not self._pending.warned) or in_play:
+            return CallState.THINKING
+        return CallState.LISTENING
 
     def outcome(self) -> str:
         """The word the call's record ends with."""
         greeting = [u for u in self.units if u.turn_id == 1]
         return outcomes.decide(
             reached=self.started and not self._refused_version(),
-            greeting_attempted=any(u.generated for u in greeting),
+            greeting_attempted=any(u.relayed for u in greeting),
             greeting_heard=any(u.heard for u in greeting),
             caller_lines=self.caller_lines,
         )
 
     def unit(self, speech_id: int) -> Unit | None:
         """A unit by its brain-minted id."""
-        return self._by_id.get(speech_id)
+        return self.book.get(speech_id)
 
     # -------------------------------------------------------------- internals
 
-    def _unresolved(self) -> list[Unit]:
-        return [u for u in self.units[self._next_finalize :] if u.fate is None]
-
-    def _resolve(self, unit: Unit, fate: Fate, now: int) -> list[Effect]:
-        unit.fate = fate
-        unit.resolved_ms = now
-        return [UnitChanged(unit.speech_id)]
+    def _seal(self, unit: Unit, fate: Fate) -> list[Effect]:
+        return [UnitChanged(unit.speech_id)] if self.book.seal(unit, fate) else []
 
     def _flush(self) -> list[Effect]:
-        """Send every Finalize that is due: oldest unit first, none overtaking another."""
+        """Send every Finalize the book says is due, in its order."""
         out: list[Effect] = []
-        while self._next_finalize < len(self.units):
-            unit = self.units[self._next_finalize]
-            if unit.fate is None:
-                break
-            unit.finalized = True
-            self._next_finalize += 1
-            fin = pb.Finalize(speech_id=unit.speech_id, heard_text=unit.heard)
-            out += [SendFrame(envelope(fin)), UnitChanged(unit.speech_id)]
+        for fin in self.book.flush():
+            out += [SendFrame(envelope(fin)), UnitChanged(fin.speech_id)]
         return out
 
     def _interrupt(self, now: int, *, taken: bool = False) -> list[Effect]:
@@ -536,7 +501,7 @@ class CallCore:
         Otherwise only when something is in flight or an answer is still owed, so a
         caller who resumes is not answered twice; the optional greeting is exempt.
         """
-        in_flight = self._unresolved()
+        in_flight = self.book.unresolved()
         owed = self._pending is not None and self._pending.turn_id > 1
         if self.turn <= self.watermark or not (in_flight or owed or taken):
             return []
@@ -545,29 +510,29 @@ class CallCore:
         self._pending = None
         self._interrupted = True
         out: list[Effect] = [SendFrame(envelope(pb.Interruption(through_turn=through)))]
-        if any(u.generated for u in in_flight):
+        if any(u.relayed for u in in_flight):
             out.append(CutPlayout("barge-in"))
         for unit in in_flight:
-            out += self._resolve(unit, Fate.BARGED, now)
+            out += self._seal(unit, Fate.BARGED)
         return out + self._flush()
 
     def _maybe_silent(self, now: int) -> None:
         """When nothing is in play and nobody speaks, the idle wait starts."""
-        if not self._caller_active and not self._unresolved() and self._idle.anchor is None:
+        if not self._caller_active and not self.book.unresolved() and self._idle.anchor is None:
             self._idle.silent_from(now)
 
     def _maybe_finish(self, now: int) -> list[Effect]:
-        if self._brain_ending and not self._unresolved():
-            return self._end(now, ended_by="brain", detail="", say_end=False)
+        if self._brain_ending and not self.book.unresolved():
+            return self._end(now, ended_by="brain", detail="")
         return []
 
-    def _end(self, now: int, *, ended_by: str, detail: str, say_end: bool) -> list[Effect]:
+    def _end(self, now: int, *, ended_by: str, detail: str, say_end: bool = False) -> list[Effect]:
         out: list[Effect] = []
-        left = self._unresolved()
-        if any(u.generated for u in left):
+        left = self.book.unresolved()
+        if any(u.relayed for u in left):
             out.append(CutPlayout("end"))
         for unit in left:
-            out += self._resolve(unit, Fate.ABANDONED, now)
+            out += self._seal(unit, Fate.ABANDONED)
         out += self._flush()  # every bracket still gets its one Finalize
         if say_end:
             out.append(SendFrame(envelope(pb.End())))
@@ -577,7 +542,7 @@ class CallCore:
     def _apply(self, config: pb.Config, now: int) -> tuple[str | None, list[Effect]]:
         problem = validate(config, self.settings, self.caps)
         if problem:
-            return problem, [Notice("warning", f"config rejected: {problem}")]
+            return problem, [ConfigRejected(problem)]
         before = self.settings
         after = merged(config, before)
         out: list[Effect] = []
@@ -590,7 +555,7 @@ class CallCore:
             self._idle.set_timeout(after.idle_ms, now)
         if (after.stt_language, after.patience) != (before.stt_language, before.patience):
             out.append(self._listen_with())
-        out.append(Notice("info", f"config: {after.describe()}"))
+        out.append(ConfigApplied(after))
         return None, out
 
     def _land_stt_language(self) -> list[Effect]:
@@ -616,8 +581,10 @@ class CallCore:
         name = pb.ErrorCode.Name(code)
         self.errors.append(WireErrorRecord(now, "out", name, message, False))
         err = pb.Error(code=code, message=message, fatal=False)  # type: ignore[arg-type]
-        words = f"brain broke the wire ({name.removeprefix('ERROR_CODE_')}): {message}"
-        return [SendFrame(envelope(err)), Notice("warning", words)]
+        return [
+            SendFrame(envelope(err)),
+            ProtocolViolation(name.removeprefix("ERROR_CODE_"), message),
+        ]
 
     def _refused_version(self) -> bool:
         return any(

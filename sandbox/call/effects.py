@@ -1,10 +1,28 @@
-"""What the call core asks of the world. The host carries each out; the core does no I/O."""
+"""What the call core asks of the world. The host carries each out; the core does no I/O.
+
+What the user should be told comes out structured (a protocol violation with its code, a
+stalled turn with how long it waited); the words are the UI's.
+"""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
+from sandbox.call.settings import Settings
 from sandbox.wire import pb
+
+
+class CallState(enum.StrEnum):
+    """Where the call stands, for the status line; the value is how it reads."""
+
+    CONNECTING = "connecting"
+    LISTENING = "listening"
+    CALLER_SPEAKING = "caller speaking"
+    THINKING = "thinking"
+    SPEAKING = "speaking"
+    INTERRUPTED = "interrupted"
+    ENDED = "ended"
 
 
 @dataclass(frozen=True)
@@ -63,11 +81,58 @@ class ListenWith:
 
 
 @dataclass(frozen=True)
-class Notice:
-    """Something to show the user in words. ``level``: info, warning, error."""
+class ProtocolViolation:
+    """The brain broke the wire: Voqalize sent it an Error with ``code`` (PROTOCOL,
+    MALFORMED) and dropped the frame; the call goes on."""
 
-    level: str
-    text: str
+    code: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class FrameDropped:
+    """A frame from the brain was dropped without an Error back (it came before the session
+    existed); ``reason`` says why."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class BrainError:
+    """The brain reported an Error; a fatal one ends the call."""
+
+    code: str
+    message: str
+    fatal: bool
+
+
+@dataclass(frozen=True)
+class BrainStalled:
+    """A turn has waited ``waited_ms`` for an answer; the call goes on."""
+
+    turn_id: int
+    waited_ms: int
+
+
+@dataclass(frozen=True)
+class ConfigApplied:
+    """A Config landed (from the brain or the user); these settings are now in force."""
+
+    settings: Settings
+
+
+@dataclass(frozen=True)
+class ConfigRejected:
+    """A Config was refused whole, for this reason; nothing changed."""
+
+    problem: str
+
+
+@dataclass(frozen=True)
+class AppFrameRefused:
+    """An RTVI message from the app was not sent to the brain, for this reason."""
+
+    problem: str
 
 
 @dataclass(frozen=True)
@@ -90,7 +155,7 @@ class CallerShown:
 class StateChanged:
     """The call state for the status line changed."""
 
-    state: str
+    state: CallState
 
 
 @dataclass(frozen=True)
@@ -102,6 +167,17 @@ class CallEnded:
     detail: str
 
 
+Notice = (
+    ProtocolViolation
+    | FrameDropped
+    | BrainError
+    | BrainStalled
+    | ConfigApplied
+    | ConfigRejected
+    | AppFrameRefused
+)
+"""The effects that are only for the user to read."""
+
 Effect = (
     SendFrame
     | OpenUnit
@@ -110,7 +186,13 @@ Effect = (
     | CutPlayout
     | ToApp
     | ListenWith
-    | Notice
+    | ProtocolViolation
+    | FrameDropped
+    | BrainError
+    | BrainStalled
+    | ConfigApplied
+    | ConfigRejected
+    | AppFrameRefused
     | UnitChanged
     | CallerShown
     | StateChanged

@@ -1,4 +1,10 @@
-"""Speech units as the call core tracks them: one bracket, its text, and what was heard."""
+"""Speech units as the call core tracks them, and the book that owns their Finalizes.
+
+:class:`UnitBook` holds every unit of a session and the rule the product exists for:
+exactly one Finalize per bracket, sent in the order the units opened, each carrying a
+verbatim prefix of that unit's own text (what the caller heard). The core decides *when*
+a unit's fate is sealed; the book decides what goes out and in which order.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ import enum
 from dataclasses import dataclass, field
 
 from sandbox.call.heard import HeardCursor
+from sandbox.wire import pb
 
 
 class Bracket(enum.Enum):
@@ -27,6 +34,11 @@ class Fate(enum.Enum):
     ABANDONED = "abandoned"  # the call ended before it played
 
 
+class WireRuleBroken(Exception):
+    """A brain's frame broke a rule of the wire; the message says which. The frame is
+    dropped and the call goes on."""
+
+
 @dataclass
 class Unit:
     """One unit of speech: brain-minted id, the turn it answers, and its heard truth."""
@@ -35,23 +47,21 @@ class Unit:
     turn_id: int
     voice: int
     language: int
-    opened_ms: int
     bracket: Bracket = Bracket.OPEN
     fate: Fate | None = None
     cursor: HeardCursor = field(default_factory=HeardCursor)
     finalized: bool = False
+    #: Text the brain sent that was never relayed: it came after the unit's fate was sealed.
     discarded: list[str] = field(default_factory=list)
-    first_text_ms: int | None = None
-    resolved_ms: int | None = None
 
     @property
-    def generated(self) -> str:
-        """Everything relayed for this unit, in order."""
+    def relayed(self) -> str:
+        """The text relayed to playout, in order: what the heard prefix is taken from."""
         return self.cursor.text
 
     @property
-    def received(self) -> str:
-        """Everything the brain sent for this unit, including text discarded unspoken."""
+    def generated(self) -> str:
+        """Everything the brain sent for this unit: the relayed text, then what was discarded."""
         return self.cursor.text + "".join(self.discarded)
 
     @property
@@ -59,17 +69,120 @@ class Unit:
         """The delivered prefix of the unit's own text."""
         return self.cursor.heard
 
-    @property
-    def resolved(self) -> bool:
-        """Its heard text is final; the Finalize can go once older units' have."""
-        return self.fate is not None
 
-    @property
-    def interrupted(self) -> bool:
-        """heard != generated: the comparison the brain makes, made here for display."""
-        return self.heard != self.generated
+@dataclass
+class UnitBook:
+    """Every unit of one session, in the order they opened, and their Finalizes."""
 
-    @property
-    def live(self) -> bool:
-        """Still taking text and playing."""
-        return self.fate is None and self.bracket is not Bracket.CANCELLED
+    units: list[Unit] = field(default_factory=list)
+    _by_id: dict[int, Unit] = field(default_factory=dict)
+    _refused: set[int] = field(default_factory=set)
+    _next_finalize: int = 0
+
+    def get(self, speech_id: int) -> Unit | None:
+        """A unit by its brain-minted id."""
+        return self._by_id.get(speech_id)
+
+    def unresolved(self) -> list[Unit]:
+        """Units still in play (opened, queued or playing), oldest first."""
+        return [u for u in self.units[self._next_finalize :] if u.fate is None]
+
+    # ------------------------------------------------------------ the brackets
+
+    def open(self, speech_id: int, turn_id: int, voice: int, language: int, *, minted: int) -> Unit:
+        """A SpeechStart: a new unit, after every older one. Raises WireRuleBroken for an id
+        that is unset or already used (the frame is dropped), and for a turn beyond the
+        last ``minted`` one (the id is refused: the rest of its bracket drops quietly)."""
+        if speech_id == 0:
+            raise WireRuleBroken("SpeechStart with speech_id 0 (unset); frame dropped")
+        if speech_id in self._by_id or speech_id in self._refused:
+            raise WireRuleBroken(f"SpeechStart reuses speech_id {speech_id}; frame dropped")
+        if turn_id == 0 or turn_id > minted:
+            self._refused.add(speech_id)
+            raise WireRuleBroken(
+                f"SpeechStart {speech_id} names turn {turn_id}, which was never minted; "
+                "unit refused"
+            )
+        unit = Unit(speech_id, turn_id, voice, language)
+        self.units.append(unit)
+        self._by_id[speech_id] = unit
+        return unit
+
+    def chunk(self, speech_id: int, text: str) -> bool:
+        """A SpeechChunk: True when its text joins the unit's relayed text and must be
+        spoken; False when it is dropped (a refused unit, no text) or kept unspoken in
+        ``discarded`` (a unit cancelled or already sealed)."""
+        unit = self._bracketed(
+            speech_id, f"SpeechChunk for speech_id {speech_id} outside an open unit"
+        )
+        if unit is None:
+            return False
+        if unit.bracket is Bracket.ENDED:
+            raise WireRuleBroken(f"SpeechChunk for speech_id {speech_id} after SpeechEnd")
+        if unit.bracket is Bracket.CANCELLED or unit.fate is not None:
+            # Sent before the brain saw its cut land, or for a dead turn: never spoken.
+            unit.discarded.append(text)
+            return False
+        if not text:
+            return False
+        unit.cursor.extend(text)
+        return True
+
+    def end(self, speech_id: int) -> Unit | None:
+        """A SpeechEnd: the unit whose bracket it closes, or None when there is nothing to
+        close (a refused unit, or one the brain already cancelled)."""
+        unit = self._bracketed(speech_id, f"SpeechEnd for speech_id {speech_id}, never opened")
+        if unit is None or unit.bracket is Bracket.CANCELLED:
+            return None
+        if unit.bracket is Bracket.ENDED:
+            raise WireRuleBroken(f"second SpeechEnd for speech_id {speech_id}")
+        unit.bracket = Bracket.ENDED
+        return unit
+
+    def cancel(self, speech_id: int) -> Unit | None:
+        """A SpeechCancel: the unit it takes back, its bracket now closed; None when there is
+        nothing to take back (a refused unit, a second cancel, a unit already finalized).
+        Which other units the cut reaches is the core's rule."""
+        unit = self.named_by_cancel(speech_id)
+        if unit is None or unit.finalized or unit.bracket is Bracket.CANCELLED:
+            return None
+        if unit.bracket is Bracket.OPEN:
+            unit.bracket = Bracket.CANCELLED
+        return unit
+
+    def named_by_cancel(self, speech_id: int) -> Unit | None:
+        """The unit a SpeechCancel names, None for a refused one; an id this session never
+        opened raises WireRuleBroken."""
+        unknown = f"SpeechCancel names speech_id {speech_id}, which this session never opened"
+        if speech_id == 0:
+            raise WireRuleBroken(unknown)
+        return self._bracketed(speech_id, unknown)
+
+    # ------------------------------------------------------------- heard truth
+
+    def seal(self, unit: Unit, fate: Fate) -> bool:
+        """Fix how a unit's playout ended, and so its heard text; False if it already was."""
+        if unit.fate is not None:
+            return False
+        unit.fate = fate
+        return True
+
+    def flush(self) -> list[pb.Finalize]:
+        """Every Finalize now due: oldest unit first, none overtaking an older unit still in
+        play, each unit's exactly once, each carrying the heard prefix of its own text."""
+        out: list[pb.Finalize] = []
+        while self._next_finalize < len(self.units):
+            unit = self.units[self._next_finalize]
+            if unit.fate is None:
+                break
+            unit.finalized = True
+            self._next_finalize += 1
+            out.append(pb.Finalize(speech_id=unit.speech_id, heard_text=unit.heard))
+        return out
+
+    def _bracketed(self, speech_id: int, unknown: str) -> Unit | None:
+        """The unit a bracket frame names; None for a refused one; ``unknown`` otherwise."""
+        unit = self._by_id.get(speech_id)
+        if unit is None and speech_id not in self._refused:
+            raise WireRuleBroken(unknown)
+        return unit

@@ -21,14 +21,15 @@ from sandbox.check.results import Finding
 from sandbox.check.rules import Rule
 from sandbox.record.recorder import FrameRecord
 from sandbox.wire import pb
-from sandbox.wire.catalog import BRAIN_RTVI_TYPES, RTVI_DATA_LIMIT, RTVI_NAME_BY_TYPE
+from sandbox.wire.catalog import (
+    BRAIN_RTVI_TYPES,
+    RTVI_DATA_LIMIT,
+    RTVI_NAME_BY_TYPE,
+    VOQALIZE_ARMS,
+)
 
 #: How long after an Interruption a dead turn's frames may still be in flight.
 DEAD_TURN_GRACE_MS = 1000
-#: Frames only Voqalize sends.
-VOQALIZE_ONLY = frozenset(
-    {"session_start", "user_message", "user_idle", "interruption", "finalize", "response"}
-)
 _MINTS = ("session_start", "user_message", "user_idle")
 _BRAIN_RTVI = frozenset(pb.RTVIType.Name(t) for t in BRAIN_RTVI_TYPES)
 #: The RTVI spelling by the enum name a record holds ("RTVI_TYPE_BOT_READY": "bot-ready").
@@ -137,7 +138,7 @@ class WireLog:
         kind, f, t = frame.type, frame.fields, frame.t_ms
         if kind == "undecodable":
             self._flag(rules.BINARY_ONLY, kind, f"the brain sent {f.get('detail')}", t)
-        elif kind in VOQALIZE_ONLY:
+        elif kind in VOQALIZE_ARMS:
             self._flag(
                 rules.FLOOR_IS_VOQALIZES,
                 kind,

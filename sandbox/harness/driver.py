@@ -210,9 +210,9 @@ class VoqalizeDriver:
             HeardUnit(
                 speech_id=u.speech_id,
                 turn_id=u.turn_id,
-                generated=u.received,
+                generated=u.generated,
                 heard=u.heard,
-                interrupted=u.heard != u.received,
+                interrupted=u.heard != u.generated,
                 fate=u.fate.value if u.fate else "in play",
             )
             for u in self._live().core.units

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sandbox.call.effects import Effect, SendFrame, StateChanged
+from sandbox.call.effects import CallState, Effect, SendFrame, StateChanged
 from sandbox.host.script import Script, Step
 from sandbox.host.session import CallHost
 
@@ -70,7 +70,8 @@ class ScriptRunner:
 
     def _watch(self, effect: Effect) -> None:
         if isinstance(effect, StateChanged):
-            self._quiet_since = self.host.now() if effect.state == "listening" else None
+            listening = effect.state is CallState.LISTENING
+            self._quiet_since = self.host.now() if listening else None
         elif isinstance(effect, SendFrame) and effect.env.WhichOneof("body") in (
             "user_message",
             "user_idle",

@@ -76,10 +76,10 @@ class Recorder:
                 {
                     "speech_id": u.speech_id,
                     "turn_id": u.turn_id,
-                    "generated": u.received,
-                    "relayed": u.generated,
+                    "generated": u.generated,
+                    "relayed": u.relayed,
                     "heard": u.heard,
-                    "interrupted": u.heard != u.received,
+                    "interrupted": u.heard != u.generated,
                     "fate": u.fate.value if u.fate else "in play",
                     "words_heard": u.cursor.words_heard,
                     "words_total": u.cursor.words_total,

@@ -54,11 +54,6 @@ _LOG = logging.getLogger("sandbox.sdk")
 #: How long teardown waits for the brain's tasks (their ``finally``) and the writer.
 STOP_GRACE_S = 5.0
 
-#: Arms only a brain sends; one arriving at a brain is a broken peer.
-_BRAIN_ONLY_ARMS = frozenset(
-    {"speech_start", "speech_chunk", "speech_end", "speech_cancel", "request", "turn_step"}
-)
-
 
 class _Mark(enum.Enum):
     FINALIZES = "finalizes"  # a unit's report is in: deliver what is deliverable, in order
@@ -149,7 +144,7 @@ class BrainConnection:
                     f"Response for request_id {env.response.request_id}, which this brain "
                     "never sent or was already answered: dropped",
                 )
-        elif arm in _BRAIN_ONLY_ARMS:
+        elif arm in catalog.BRAIN_ARMS:  # one arriving at a brain is a broken peer
             self._complain(
                 pb.ERROR_CODE_PROTOCOL,
                 f"{arm} is a brain-to-Voqalize frame; a brain never receives one: dropped",

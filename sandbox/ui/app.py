@@ -25,6 +25,7 @@ from textual.widgets import Footer, Header, Input
 from sandbox.call.effects import (
     CallEnded,
     CallerShown,
+    CallState,
     Notice,
     StateChanged,
     ToApp,
@@ -33,7 +34,7 @@ from sandbox.call.effects import (
 from sandbox.host.session import CallHost
 from sandbox.ui.keys import HELP_ROWS, KEYS
 from sandbox.ui.latency import LatencyTracker
-from sandbox.ui.lines import caller_text, ended_text, notice_text
+from sandbox.ui.lines import caller_text, ended_text, notice_text, notice_words
 from sandbox.ui.messages import (
     CallEffect,
     CallFinished,
@@ -172,9 +173,10 @@ class SandboxApp(App[Path | None]):
         elif isinstance(effect, CallerShown):
             self.conversation.add_line(caller_text(effect))
         elif isinstance(effect, Notice):
-            self.conversation.add_line(notice_text(effect))
-            if effect.level == "error":
-                self.notify(effect.text, severity="error", timeout=8)
+            level, words = notice_words(effect)
+            self.conversation.add_line(notice_text(level, words))
+            if level == "error":
+                self.notify(words, severity="error", timeout=8)
         elif isinstance(effect, StateChanged):
             self.status.show(state=effect.state)
         elif isinstance(effect, ToApp):
@@ -208,11 +210,11 @@ class SandboxApp(App[Path | None]):
         if not self._showing:
             return
         if message.problem:
-            self.conversation.add_line(notice_text(Notice("error", message.problem)))
+            self.conversation.add_line(notice_text("error", message.problem))
             self.notify(message.problem, title="call failed", severity="error", timeout=15)
         if message.report:
             self.conversation.add_line(Text(f"report: {message.report}", style="bold"))
-        self.status.show(state="ended")
+        self.status.show(state=CallState.ENDED)
         say = self.say
         say.placeholder = "the call has ended · ctrl+q quits"
         say.disabled = True

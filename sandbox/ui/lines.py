@@ -8,7 +8,18 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from sandbox.call.effects import CallEnded, CallerShown, Notice
+from sandbox.call.effects import (
+    AppFrameRefused,
+    BrainError,
+    BrainStalled,
+    CallEnded,
+    CallerShown,
+    ConfigApplied,
+    ConfigRejected,
+    FrameDropped,
+    Notice,
+    ProtocolViolation,
+)
 from sandbox.call.units import Fate, Unit
 
 #: Fates whose unheard remainder was cut off rather than merely not played yet.
@@ -34,14 +45,14 @@ def unit_state(unit: Unit) -> str:
     """Where a unit stands, in words."""
     if unit.fate is not None:
         return _FATE_WORDS[unit.fate]
-    return "speaking" if unit.generated else "opened, no text yet"
+    return "speaking" if unit.relayed else "opened, no text yet"
 
 
 def cut_mark(unit: Unit) -> str | None:
     """``✂ N of M words heard`` for a unit that was cut with something in it, else None."""
-    if unit.fate not in _CUT or not unit.received.strip():
+    if unit.fate not in _CUT or not unit.generated.strip():
         return None
-    return f"✂ {unit.cursor.words_heard} of {len(unit.received.split())} words heard"
+    return f"✂ {unit.cursor.words_heard} of {len(unit.generated.split())} words heard"
 
 
 def unit_text(unit: Unit) -> Text:
@@ -58,7 +69,7 @@ def unit_text(unit: Unit) -> Text:
     body = Text("\n  ")
     body.append(unit.heard, style="bold")
     rest_style = "dim strike" if cut else "dim"
-    body.append(unit.generated[len(unit.heard) :], style=rest_style)
+    body.append(unit.relayed[len(unit.heard) :], style=rest_style)
     body.append("".join(unit.discarded), style=f"{rest_style} italic")
     return head + body
 
@@ -74,10 +85,32 @@ def caller_text(shown: CallerShown) -> Text:
     return line
 
 
-def notice_text(notice: Notice) -> Text:
+def notice_words(notice: Notice) -> tuple[str, str]:
+    """What the core's notice means to the user: its level (info, warning, error), and words."""
+    match notice:
+        case ProtocolViolation(code=code, detail=detail):
+            return "warning", f"brain broke the wire ({code}): {detail}"
+        case FrameDropped(reason=reason):
+            return "error", f"{reason}; frame dropped"
+        case BrainError(code=code, message=message, fatal=fatal):
+            return ("error" if fatal else "warning"), f"brain error {code}: {message}"
+        case BrainStalled(turn_id=turn, waited_ms=waited):
+            return "warning", (
+                f"the brain has not answered turn {turn} after {waited / 1000:.0f} s; "
+                "the call goes on"
+            )
+        case ConfigApplied(settings=settings):
+            return "info", f"config: {settings.describe()}"
+        case ConfigRejected(problem=problem):
+            return "warning", f"config rejected: {problem}"
+        case AppFrameRefused(problem=problem):
+            return "error", f"{problem}; not sent"
+
+
+def notice_text(level: str, words: str) -> Text:
     """Something the user should know, marked by its level."""
-    mark, style = _NOTICE_STYLES.get(notice.level, ("•", ""))
-    return Text(f"{mark} {notice.text}", style=style)
+    mark, style = _NOTICE_STYLES.get(level, ("•", ""))
+    return Text(f"{mark} {words}", style=style)
 
 
 def ended_words(ended: CallEnded) -> str:

@@ -23,6 +23,22 @@ RTVI_NAME_BY_TYPE: dict[int, str] = _option_table(pb.RTVIType, pb.rtvi_name)
 #: RTVI spelling -> RTVIType enum value.
 RTVI_TYPE_BY_NAME: dict[str, int] = {name: t for t, name in RTVI_NAME_BY_TYPE.items()}
 
+
+def _arms_sent_by(*senders: int) -> frozenset[str]:
+    """Envelope arms whose ``sent_by`` option names one of ``senders``."""
+    return frozenset(
+        field.name
+        for field in pb.Envelope.DESCRIPTOR.oneofs_by_name["body"].fields
+        # The generated stubs type an extension as a plain FieldDescriptor.
+        if field.GetOptions().Extensions[pb.sent_by] in senders  # type: ignore[index]
+    )
+
+
+#: Arms only Voqalize originates: a brain sending one breaks the wire.
+VOQALIZE_ARMS: frozenset[str] = _arms_sent_by(pb.SENDER_VOQALIZE)
+#: Arms only a brain originates: Voqalize never sends one.
+BRAIN_ARMS: frozenset[str] = _arms_sent_by(pb.SENDER_BRAIN)
+
 #: Types a brain may originate; they cross to the app.
 BRAIN_RTVI_TYPES: frozenset[int] = frozenset(
     {

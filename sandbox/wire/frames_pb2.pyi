@@ -8,6 +8,13 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class Sender(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SENDER_UNSPECIFIED: _ClassVar[Sender]
+    SENDER_VOQALIZE: _ClassVar[Sender]
+    SENDER_BRAIN: _ClassVar[Sender]
+    SENDER_BOTH: _ClassVar[Sender]
+
 class Capability(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     CAPABILITY_UNSPECIFIED: _ClassVar[Capability]
@@ -91,6 +98,10 @@ class Language(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     LANGUAGE_DOI: _ClassVar[Language]
     LANGUAGE_MNI: _ClassVar[Language]
     LANGUAGE_NE: _ClassVar[Language]
+SENDER_UNSPECIFIED: Sender
+SENDER_VOQALIZE: Sender
+SENDER_BRAIN: Sender
+SENDER_BOTH: Sender
 CAPABILITY_UNSPECIFIED: Capability
 CAPABILITY_SPEECH_CANCEL: Capability
 CAPABILITY_TURN_STEPS: Capability
@@ -161,6 +172,8 @@ ISO_CODE_FIELD_NUMBER: _ClassVar[int]
 iso_code: _descriptor.FieldDescriptor
 RTVI_NAME_FIELD_NUMBER: _ClassVar[int]
 rtvi_name: _descriptor.FieldDescriptor
+SENT_BY_FIELD_NUMBER: _ClassVar[int]
+sent_by: _descriptor.FieldDescriptor
 
 class Envelope(_message.Message):
     __slots__ = ("session_start", "user_message", "user_idle", "interruption", "finalize", "response", "speech_start", "speech_chunk", "speech_end", "speech_cancel", "request", "rtvi", "end", "cancel", "error", "turn_step")

@@ -9,15 +9,16 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from sandbox.call.effects import CallState
 from sandbox.wire import pb
 
-_STATE_STYLES = {
-    "listening": "bold green",
-    "caller speaking": "bold cyan",
-    "thinking": "bold yellow",
-    "speaking": "bold magenta",
-    "interrupted": "bold red",
-    "ended": "bold",
+_STATE_STYLES: dict[str, str] = {
+    CallState.LISTENING: "bold green",
+    CallState.CALLER_SPEAKING: "bold cyan",
+    CallState.THINKING: "bold yellow",
+    CallState.SPEAKING: "bold magenta",
+    CallState.INTERRUPTED: "bold red",
+    CallState.ENDED: "bold",
 }
 
 
@@ -36,7 +37,7 @@ def capability_names(capabilities: Iterable[int]) -> str:
 class StatusInfo:
     """Everything the status line shows."""
 
-    state: str = "starting"
+    state: str = "starting"  # a CallState once the call is up
     meter: str = ""
     watermark: int = 0
     capabilities: str = ""
