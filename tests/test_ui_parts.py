@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import json
 
-from sandbox.call.effects import BrainError, BrainStalled, CallEnded, CallerShown, ProtocolViolation
+from sandbox.call.effects import (
+    BrainError,
+    BrainStalled,
+    CallEnded,
+    CallerIdle,
+    CallerShown,
+    ProtocolViolation,
+)
 from sandbox.call.settings import Settings
 from sandbox.call.units import Bracket, Fate, Unit
 from sandbox.record.recorder import FrameRecord
@@ -22,6 +29,7 @@ from sandbox.ui.lines import (
     caller_text,
     cut_mark,
     ended_words,
+    idle_text,
     notice_text,
     notice_words,
     unit_text,
@@ -184,7 +192,7 @@ def test_caller_lines_notices_and_endings_read_as_words() -> None:
     assert caller_text(CallerShown("backchannel", "mm-hmm", None)).plain == (
         "you (backchannel, not a turn)\n  mm-hmm"
     )
-    assert caller_text(CallerShown("idle", "silent for 8.0 s", 4)).plain == (
+    assert idle_text(CallerIdle(turn_id=4, level=1, idle_ms=8000)).plain == (
         "idle · turn 4\n  silent for 8.0 s"
     )
     assert notice_text("warning", "slow").plain == "⚠ slow"

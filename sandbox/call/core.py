@@ -22,6 +22,7 @@ from sandbox.call.effects import (
     BrainError,
     BrainStalled,
     CallEnded,
+    CallerIdle,
     CallerShown,
     CallState,
     CloseUnit,
@@ -446,7 +447,7 @@ class CallCore:
                 self._pending = _Pending(self.turn, now, self.stall_ms)
                 idle = pb.UserIdle(turn_id=self.turn, level=level, idle_ms=idle_ms)
                 out.append(SendFrame(envelope(idle)))
-                out.append(CallerShown("idle", f"silent for {idle_ms / 1000:.1f} s", self.turn))
+                out.append(CallerIdle(self.turn, level, idle_ms))
         return out + self._state_effects()
 
     # ------------------------------------------------------------- reporting

@@ -144,11 +144,21 @@ class UnitChanged:
 
 @dataclass(frozen=True)
 class CallerShown:
-    """A caller-side line to show: a committed turn, a typed turn, a backchannel, an idle nudge."""
+    """A caller-side line to show. ``kind``: spoken or typed (a committed turn, with its
+    ``turn_id``), or backchannel (not a turn: ``turn_id`` None)."""
 
     kind: str
     text: str
     turn_id: int | None
+
+
+@dataclass(frozen=True)
+class CallerIdle:
+    """The caller stayed silent past the idle timeout: UserIdle minted ``turn_id``."""
+
+    turn_id: int
+    level: int
+    idle_ms: int
 
 
 @dataclass(frozen=True)
@@ -195,6 +205,7 @@ Effect = (
     | AppFrameRefused
     | UnitChanged
     | CallerShown
+    | CallerIdle
     | StateChanged
     | CallEnded
 )

@@ -24,6 +24,7 @@ from textual.widgets import Footer, Header, Input
 
 from sandbox.call.effects import (
     CallEnded,
+    CallerIdle,
     CallerShown,
     CallState,
     Notice,
@@ -34,7 +35,7 @@ from sandbox.call.effects import (
 from sandbox.host.session import CallHost
 from sandbox.ui.keys import HELP_ROWS, KEYS
 from sandbox.ui.latency import LatencyTracker
-from sandbox.ui.lines import caller_text, ended_text, notice_text, notice_words
+from sandbox.ui.lines import caller_text, ended_text, idle_text, notice_text, notice_words
 from sandbox.ui.messages import (
     CallEffect,
     CallFinished,
@@ -172,6 +173,8 @@ class SandboxApp(App[Path | None]):
                     self._show_latency()
         elif isinstance(effect, CallerShown):
             self.conversation.add_line(caller_text(effect))
+        elif isinstance(effect, CallerIdle):
+            self.conversation.add_line(idle_text(effect))
         elif isinstance(effect, Notice):
             level, words = notice_words(effect)
             self.conversation.add_line(notice_text(level, words))

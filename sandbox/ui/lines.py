@@ -13,6 +13,7 @@ from sandbox.call.effects import (
     BrainError,
     BrainStalled,
     CallEnded,
+    CallerIdle,
     CallerShown,
     ConfigApplied,
     ConfigRejected,
@@ -36,7 +37,6 @@ _CALLER_LABELS = {
     "spoken": "you said",
     "typed": "you typed",
     "backchannel": "you (backchannel, not a turn)",
-    "idle": "idle",
 }
 _NOTICE_STYLES = {"info": ("·", "dim"), "warning": ("⚠", "yellow"), "error": ("✖", "bold red")}
 
@@ -81,7 +81,15 @@ def caller_text(shown: CallerShown) -> Text:
     if shown.turn_id is not None:
         line.append(f" · turn {shown.turn_id}", style="cyan")
     line.append("\n  ")
-    line.append(shown.text, style="dim italic" if shown.kind in ("backchannel", "idle") else "")
+    line.append(shown.text, style="dim italic" if shown.kind == "backchannel" else "")
+    return line
+
+
+def idle_text(idle: CallerIdle) -> Text:
+    """The idle nudge: how long the caller has been silent."""
+    line = Text("idle", style="bold cyan")
+    line.append(f" · turn {idle.turn_id}", style="cyan")
+    line.append(f"\n  silent for {idle.idle_ms / 1000:.1f} s", style="dim italic")
     return line
 
 

@@ -22,6 +22,7 @@ from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
+from sandbox.logs import log_path
 from sandbox.record.recorder import default_report_path
 from sandbox.ui.audio import AudioFrontend
 from sandbox.ui.messages import (
@@ -66,9 +67,12 @@ class CallRunner:
             self.report = await self._call()
         except UserError as exc:
             self.problem = str(exc)
-        except Exception as exc:  # the UI must show words, never a traceback
-            log.debug("the call failed", exc_info=True)
-            self.problem = f"the call failed unexpectedly: {type(exc).__name__}: {exc}"
+        except Exception as exc:  # the UI shows words; the traceback goes to the log file
+            log.exception("the call failed")
+            self.problem = (
+                f"the call failed unexpectedly: {type(exc).__name__}: {exc}. "
+                f"The details are in {log_path()}; please report them."
+            )
         finally:
             self.done.set()
             self._post(CallFinished(self.report, self.problem))

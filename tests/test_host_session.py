@@ -1,0 +1,67 @@
+"""The host never loses an error or a waiter: what ends a call, a failing link and a
+looping playout all say so, and a settings change always gets its answer."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+
+from sandbox.brains import Echo
+from sandbox.call.played import Played, WordPlayed
+from sandbox.call.sim_playout import SimPlayout
+from sandbox.harness.inproc import open_inproc_call
+from sandbox.host.launch import CallOptions, host_for
+from sandbox.host.session import PUMP_LIMIT, CallHost
+from sandbox.wire import pb
+
+
+def echo_call(playout: SimPlayout | None = None) -> CallHost:
+    return open_inproc_call(CallOptions(), Echo(), playout or SimPlayout(ms_per_word=5))
+
+
+def test_a_host_needs_the_loop_that_will_run_it() -> None:
+    """Built outside a running loop, threads posting to it would be dropped: refuse."""
+    with pytest.raises(RuntimeError, match="no running event loop"):
+        host_for(CallOptions(), None, "sid", "nowhere", SimPlayout())  # type: ignore[arg-type]
+
+
+async def test_configure_after_the_end_is_answered_not_left_waiting() -> None:
+    host = echo_call()
+    running = asyncio.create_task(host.run())
+    host.hang_up()
+    # Posted behind the hang-up: the loop ends first, and the answer still comes.
+    answer = await asyncio.wait_for(host.configure(pb.Config()), 5)
+    assert answer == "the call has ended"
+    await asyncio.wait_for(running, 5)
+    assert await asyncio.wait_for(host.configure(pb.Config()), 1) == "the call has ended"
+
+
+async def test_a_link_that_fails_to_close_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    host = echo_call()
+
+    async def broken_close() -> None:
+        raise OSError("socket already gone")
+
+    host.conn.close = broken_close  # type: ignore[method-assign]
+    host.hang_up()
+    with caplog.at_level(logging.WARNING, logger="sandbox.host.session"):
+        ended = await asyncio.wait_for(host.run(), 5)
+    assert ended.ended_by == "caller"
+    (record,) = [r for r in caplog.records if "closing the brain's link failed" in r.message]
+    assert record.exc_info is not None and "socket already gone" in str(record.exc_info[1])
+
+
+class _Stuck(SimPlayout):
+    """A playout that reports a word of the greeting (unit 1) at every instant: a bug the
+    host must name rather than stop pumping quietly."""
+
+    def advance(self, now: int) -> list[Played]:
+        return [WordPlayed(1, "again"), *super().advance(now)]
+
+
+async def test_a_looping_playout_is_an_error_not_a_silent_stop() -> None:
+    host = echo_call(_Stuck(ms_per_word=5))
+    with pytest.raises(RuntimeError, match=f"after {PUMP_LIMIT} rounds"):
+        await asyncio.wait_for(host.run(), 10)
