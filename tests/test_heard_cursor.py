@@ -21,18 +21,18 @@ def test_prefix_ends_after_the_last_matched_word_with_its_punctuation() -> None:
     assert c.heard == "Good question."
 
 
-def test_a_word_matching_nothing_is_skipped_and_counted() -> None:
+def test_a_word_matching_nothing_is_skipped() -> None:
     c = cursor("one two three")
-    assert not c.played("banana")
-    assert c.skipped == 1 and c.heard == ""
+    assert not c.played("banana")  # the core counts it in the report's alignment_skips
+    assert c.heard == ""
     assert c.played("one") and c.heard == "one"
 
 
 def test_cursor_only_moves_forward() -> None:
     c = cursor("a b c a")
-    c.played("c")
-    c.played("b")  # behind the cursor: skipped, never moves back
-    assert c.heard == "a b c" and c.skipped == 1
+    assert c.played("c")
+    assert not c.played("b")  # behind the cursor: skipped, never moves back
+    assert c.heard == "a b c"
     c.played("a")
     assert c.heard == "a b c a"
 

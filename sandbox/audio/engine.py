@@ -70,8 +70,6 @@ class TurnTiming:
     """The last committed turn, for the latency waterfall (host milliseconds)."""
 
     end_of_speech_ms: int
-    committed_ms: int
-    closed_by: str
 
 
 def _is_wav(spec: str | None) -> bool:
@@ -235,5 +233,5 @@ class AudioEngine:
                 for hook in self.listener_hooks:
                     hook(now, event)
                 if isinstance(event, TurnCommitted):
-                    self.last_turn = TurnTiming(event.t_end_of_speech, now, event.reason)
+                    self.last_turn = TurnTiming(event.t_end_of_speech)
                 link.heard(event)

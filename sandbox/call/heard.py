@@ -35,7 +35,6 @@ class HeardCursor:
     _keys: list[str] = field(default_factory=list)
     _cursor: int = 0
     heard_chars: int = 0
-    skipped: int = 0
 
     def extend(self, more: str) -> None:
         """Append relayed text. Tokens are recomputed so a word split across chunks joins."""
@@ -56,7 +55,6 @@ class HeardCursor:
                     self._cursor = index + 1
                     self.heard_chars = self._ends[index]
                     return True
-        self.skipped += 1
         return False
 
     def played_all(self) -> None:
