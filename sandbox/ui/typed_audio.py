@@ -1,6 +1,6 @@
 """Typed mode: no devices. The caller types; replies play on the simulated clock, silently.
 
-The simulated clock takes the same effects a real playout clock takes and reports the
+The simulated clock implements the same playout port a real playout clock does and reports the
 same progress, so heard text, cuts and Finalize behave exactly as with a speaker.
 """
 
