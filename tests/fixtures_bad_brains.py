@@ -143,7 +143,8 @@ class NamesUnmintedTurn(WireBrain):
 
 
 class OpensSilentUnits(WireBrain):
-    """Opens a unit for a hop that only called a tool: a bracket with nothing in it."""
+    """Opens a unit for a hop that only called a tool: a bracket with nothing in it. Legal
+    on the wire (it gets its Finalize); not a broken brain."""
 
     async def on_message(self, turn: int, text: str) -> None:
         sid = self.mint()
@@ -166,7 +167,6 @@ BAD_BRAINS: dict[str, type[WireBrain]] = {
     "talks_over_barge_in": TalksOverBargeIn,
     "forges_bot_ready": ForgesBotReady,
     "names_unminted_turn": NamesUnmintedTurn,
-    "opens_silent_units": OpensSilentUnits,
     "forges_finalize": ForgesFinalize,
 }
 

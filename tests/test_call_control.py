@@ -121,10 +121,35 @@ def test_recognizer_language_it_cannot_serve_is_rejected() -> None:
     assert "cannot transcribe hi" in rig.responses()[0].detail
 
 
-def test_voice_change_alone_must_speak_the_language_in_force() -> None:
+def test_changing_only_the_voice_touches_no_language() -> None:
+    """001: "Changing only the voice touches no language field and is unaffected by either
+    rule." The languages in force stay; the new voice reads what it is given."""
     rig = started()
     rig.brain(request(1, tts=pb.TtsConfig(voice=pb.VOICE_PRATHAM)))
-    assert "does not speak en" in rig.responses()[0].detail
+    assert rig.responses()[0].status == pb.STATUS_ACCEPTED
+    settings = rig.core.settings
+    assert (settings.voice, settings.tts_language, settings.stt_language) == (
+        pb.VOICE_PRATHAM,
+        pb.LANGUAGE_EN,
+        pb.LANGUAGE_EN,
+    )
+    rig.open(1, 1)
+    assert OpenUnit(1, pb.VOICE_PRATHAM, pb.LANGUAGE_EN) in rig.effects
+    rig.brain(request(2, tts=pb.TtsConfig(voice=pb.VOICE_ALAN)))  # not installed here
+    assert "not installed" in rig.responses()[1].detail
+
+
+def test_an_explicitly_unspecified_value_leaves_the_setting_alone() -> None:
+    rig = started()
+    unspecified = pb.TtsConfig(voice=pb.VOICE_UNSPECIFIED, language=pb.LANGUAGE_UNSPECIFIED)
+    rig.brain(request(1, tts=unspecified, stt=pb.SttConfig(language=pb.LANGUAGE_UNSPECIFIED)))
+    assert rig.responses()[0].status == pb.STATUS_ACCEPTED
+    assert rig.core.settings.voice == pb.VOICE_JOE
+    assert rig.core.settings.tts_language == pb.LANGUAGE_EN
+    # Naming a language on one leg only is still refused: unspecified names nothing.
+    half = pb.TtsConfig(language=pb.LANGUAGE_UNSPECIFIED)
+    rig.brain(request(2, tts=half, stt=pb.SttConfig(language=pb.LANGUAGE_HI)))
+    assert "stt.language is set but tts.language is not" in rig.responses()[1].detail
 
 
 def test_user_configure_uses_the_same_rules_without_a_response() -> None:

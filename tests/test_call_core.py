@@ -11,6 +11,7 @@ from sandbox.call.effects import (
     CutPlayout,
     OpenUnit,
     StateChanged,
+    StepForUnknownTurn,
     ToApp,
 )
 from sandbox.call.units import Fate
@@ -282,8 +283,17 @@ def test_turn_step_recorded_with_counts_absent_not_zero() -> None:
     recorded = rig.core.steps[0].step
     assert recorded["counts"] == {"output_tokens": "0"}
     assert "first_output_ms" not in recorded
-    rig.brain(pb.TurnStep(turn_id=5, kind="tool"))
-    assert "never minted" in rig.errors()[0].message
+
+
+def test_a_turn_step_is_never_answered_even_for_a_turn_never_minted() -> None:
+    """001: "It is never acknowledged. Nothing comes back for it, success or failure.\""""
+    rig = started()
+    sent = len(rig.sent)
+    effects = rig.brain(pb.TurnStep(turn_id=99, kind="tool", name="lookup"))
+    assert rig.sent[sent:] == [] and rig.errors() == []
+    assert StepForUnknownTurn(99, "tool", "lookup") in effects
+    (step,) = rig.core.steps
+    assert step.turn_id == 99 and not step.known_turn
 
 
 def test_turn_steps_skipped_without_the_capability() -> None:
@@ -407,7 +417,9 @@ def test_a_brain_that_stalls_is_reported_and_the_call_goes_on() -> None:
 # ---------------------------------------------------------------- joined commits
 
 
-def test_a_resumed_fragment_is_joined_into_one_message() -> None:
+def test_a_resumed_fragment_is_a_new_turn_and_no_text_reaches_the_brain_twice() -> None:
+    """000: the caller's side is msg.text verbatim. A caller who goes on after silence forced
+    a close starts a new turn; the fragment's answer dies; no UserMessage repeats another."""
     rig = started()
     rig.caller("I'd like to book a table for")
     rig.advance(1200)  # silence forced the close; the caller goes on before any answer
@@ -415,23 +427,32 @@ def test_a_resumed_fragment_is_joined_into_one_message() -> None:
     messages = [e.user_message for e in rig.sent if e.HasField("user_message")]
     assert [(m.turn_id, m.text) for m in messages] == [
         (2, "I'd like to book a table for"),
-        (3, "I'd like to book a table for two on Friday"),
+        (3, "two on Friday"),
     ]
     assert rig.interruptions() == [2]  # the fragment's answer dies
-    assert rig.core.caller_lines == ["I'd like to book a table for two on Friday"]
+    assert rig.core.caller_lines == ["I'd like to book a table for", "two on Friday"]
     assert rig.core.caller_closes[3] == "confident"
 
 
-def test_no_join_once_the_answer_was_heard_or_too_late_or_typed() -> None:
+def test_an_arm_added_within_the_version_is_skipped_not_refused() -> None:
+    """001: "A frame added within a version is skipped, not refused"."""
+    from sandbox.wire.codec import decode
+
     rig = started()
-    rig.caller("what time")
-    rig.say(1, 2, "We open at nine.")
-    rig.advance(150)  # "We" heard
-    rig.barge_in()
-    rig.caller("on sunday")
-    assert rig.sent[-1].user_message.text == "on sunday"
-    rig.advance(3001)
-    rig.caller("and monday")
-    assert rig.sent[-1].user_message.text == "and monday"
-    rig.take(rig.core.caller_turn("typed", rig.now, typed=True))
-    assert rig.sent[-1].user_message.text == "typed"
+    tag = (17 << 3) | 2
+    newer = decode(bytes([0x80 | (tag & 0x7F), tag >> 7, 0x02, 0x08, 0x01]))
+    sent = len(rig.sent)
+    assert rig.take(rig.core.from_brain(newer, rig.now)) == []
+    assert rig.sent[sent:] == [] and rig.errors() == []
+
+
+def test_after_the_brains_end_no_new_unit_opens() -> None:
+    rig = started()
+    rig.open(1, 1)
+    rig.chunk(1, "One two three four.")
+    rig.brain(pb.End())
+    rig.open(2, 1)  # the call is still playing out unit 1
+    assert "after the brain's End" in rig.errors()[-1].message
+    rig.advance(1000)
+    assert [sid for sid, _ in rig.finalizes()] == [1]
+    assert rig.core.ended is not None

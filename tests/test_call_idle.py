@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from call_rig import Rig
 
+from sandbox.call.effects import BrainStalled
 from sandbox.call.settings import Settings
 from sandbox.wire import pb
 
@@ -30,8 +31,43 @@ def test_idle_fires_after_the_bot_stops_and_escalates() -> None:
     assert idles(rig) == []
     rig.advance(1)
     assert idles(rig) == [(2, 1, 3000)]
-    rig.advance(3000)  # the brain said nothing: the next nudge escalates
-    assert idles(rig)[-1] == (3, 2, 6000)
+    rig.say(2, 2, "Still there?")  # the brain's nudge plays 200 ms
+    rig.advance(200 + 2999)
+    assert len(idles(rig)) == 1  # the wait counts from when the nudge stopped playing
+    rig.advance(1)
+    assert idles(rig)[-1] == (3, 2, 3000)  # no caller speech in between: it escalates
+
+
+def test_no_idle_turn_while_an_answer_is_owed() -> None:
+    """001: timeout_ms is the silence after Voqalize stops speaking. A brain slower than
+    the idle timeout is not talked over by a nudge for a turn it has not answered yet."""
+    rig = greeted(800)
+    rig.caller("Book me a table.")  # turn 2
+    rig.advance(1500)  # the brain thinks for 1.5 s
+    assert idles(rig) == []
+    rig.say(2, 2, "Done, see you tonight.")  # four words: 400 ms
+    rig.advance(400 + 799)
+    assert idles(rig) == []
+    rig.advance(1)
+    assert idles(rig) == [(3, 1, 800)]
+    arms = rig.arms()
+    assert arms.index("user_idle") > arms.index("finalize", arms.index("user_message"))
+
+
+def test_a_brain_that_never_answers_is_reported_stalled_then_nudged() -> None:
+    """The default idle (8 s) is shorter than the stall notice (10 s): an owed answer holds
+    idle off, so the stall is reported, and only then does the silence count."""
+    rig = Rig(settings=Settings())  # default idle, default stall
+    rig.start()
+    rig.say(1, 1, "Hello.")
+    rig.advance(100)
+    rig.caller("Hello?")
+    rig.advance(9_999)
+    assert idles(rig) == [] and rig.of(BrainStalled) == []
+    rig.advance(1)
+    assert rig.of(BrainStalled) == [BrainStalled(turn_id=2, waited_ms=10_000)]
+    rig.advance(8_000)
+    assert idles(rig) == [(3, 1, 8_000)]
 
 
 def test_level_resets_when_the_caller_speaks() -> None:
@@ -42,7 +78,8 @@ def test_level_resets_when_the_caller_speaks() -> None:
     rig.advance(1000)
     assert [lvl for _, lvl, _ in idles(rig)] == [1, 2]
     rig.caller("yes")
-    rig.advance(1000)
+    rig.say(3, 4, "Great.")
+    rig.advance(100 + 1000)
     assert idles(rig)[-1][1] == 1
 
 

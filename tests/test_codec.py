@@ -9,7 +9,8 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from sandbox.wire import WireError, body_name, decode, encode, envelope, pb
-from sandbox.wire.codec import body
+from sandbox.wire.codec import body, unknown_arms
+from sandbox.wire.plain import describe
 
 if TYPE_CHECKING:
     # The stubs type a message's descriptors as either backend's classes.
@@ -123,12 +124,16 @@ def test_garbage_is_refused(garbage: bytes) -> None:
         decode(garbage)
 
 
-def test_unknown_arm_is_refused() -> None:
-    # Field 99, wire type 2 (length-delimited), empty: a newer peer's arm.
+def test_an_arm_added_within_the_version_decodes_to_be_skipped() -> None:
+    """001: "A frame added within a version is skipped, not refused." Field 99, wire type 2
+    (length-delimited), carrying a small body: a newer peer's arm."""
     tag = (99 << 3) | 2
-    unknown = bytes([0x80 | (tag & 0x7F), tag >> 7, 0x00])
-    with pytest.raises(WireError, match="does not know"):
-        decode(unknown)
+    unknown = bytes([0x80 | (tag & 0x7F), tag >> 7, 0x02, 0x08, 0x01])
+    env = decode(unknown)
+    assert env.WhichOneof("body") is None
+    assert unknown_arms(env) == (99,)
+    assert describe(env) == ("unknown", {"arms": [99], "bytes": len(unknown)})
+    assert unknown_arms(decode(encode(pb.End()))) == ()
 
 
 def test_empty_message_is_refused() -> None:

@@ -175,7 +175,7 @@ async def test_a_config_the_call_refuses_is_shown_in_words_and_changes_nothing()
             pilot, lambda: any("config rejected" in t for t in line_texts(app)), "the refusal"
         )
         refusal = next(t for t in line_texts(app) if "config rejected" in t)
-        assert "voice thorsten does not speak en" in refusal
+        assert "voice thorsten is not installed here" in refusal
         assert host_of(app).core.settings == before  # rejected whole
         assert any("config rejected" in str(n.message) for n in app._notifications)
 

@@ -13,9 +13,9 @@ from sandbox.audio.voices import (
     catalog,
     checkout_voices_dir,
     default_voice,
-    languages_spoken,
     user_voices_dir,
     voice_dirs,
+    voice_languages,
 )
 from sandbox.errors import UserError
 from sandbox.wire import pb
@@ -39,7 +39,7 @@ def test_joe_is_the_default_installed_and_speaks_english() -> None:
     assert joe.model_path is not None and joe.model_path.is_file()
     assert joe.config_path is not None and joe.config_path.is_file()
     assert joe.languages == (pb.LANGUAGE_EN,)
-    assert languages_spoken(pb.VOICE_JOE) == (pb.LANGUAGE_EN,)
+    assert voice_languages()[pb.VOICE_JOE] == (pb.LANGUAGE_EN,)
 
 
 def test_the_checkout_catalog_names_every_voice_of_the_schema() -> None:
@@ -48,7 +48,7 @@ def test_the_checkout_catalog_names_every_voice_of_the_schema() -> None:
     entries = catalog()
     assert set(entries) == {v for v in pb.Voice.values() if v}
     assert entries[pb.VOICE_THORSTEN].languages == (pb.LANGUAGE_DE,)
-    assert languages_spoken(pb.VOICE_PRATHAM) == (pb.LANGUAGE_HI,)
+    assert entries[pb.VOICE_PRATHAM].languages == (pb.LANGUAGE_HI,)
 
 
 def test_without_any_catalog_the_shipped_voice_is_still_there() -> None:
@@ -111,5 +111,9 @@ def test_a_broken_catalog_is_explained_in_words(tmp_path: Path, toml: str, compl
     assert str(tmp_path / CATALOG_FILE) in str(caught.value)
 
 
-def test_a_voice_the_catalog_does_not_know_speaks_nothing() -> None:
-    assert languages_spoken(pb.VOICE_UNSPECIFIED) == ()
+def test_only_installed_voices_are_served() -> None:
+    """A call's snapshot of the speech tier holds the voices whose models are here."""
+    served = voice_languages()
+    assert pb.VOICE_UNSPECIFIED not in served
+    assert set(served) == {v for v, entry in catalog().items() if entry.installed}
+    assert pb.VOICE_THORSTEN not in served  # catalogued, but its model is not installed

@@ -19,7 +19,7 @@ What it emits (the host pairs them with the call core):
   door): there is no question to answer, so nothing is handed on.
 
 Commits come out in turn order. A caller who resumes right after a commit starts a new turn and
-gets a new TurnCommitted; joining several commits into one UserMessage is the host's job.
+gets a new TurnCommitted, which the core sends as a new turn (each text reaches the brain once).
 
 Speculation: at each PauseStarted the turn so far is transcribed; the guess decides the
 endpointer's confident/silence window and, if the caller does not resume before the close, *is*

@@ -95,15 +95,11 @@ def catalog(dirs: Sequence[Path] | None = None) -> dict[int, VoiceEntry]:
     return entries
 
 
-def languages_spoken(voice: int) -> tuple[int, ...]:
-    """The Language values a voice speaks; empty for a voice the catalog does not know."""
-    return voice_languages().get(voice, ())
-
-
 def voice_languages() -> dict[int, tuple[int, ...]]:
-    """Every catalogued voice with the languages it speaks, read from disk now: the snapshot
-    a call's :class:`~sandbox.call.settings.Capabilities` is set up with."""
-    return {voice: entry.languages for voice, entry in catalog().items()}
+    """Every installed voice with the languages it speaks, read from disk now: the snapshot
+    a call's :class:`~sandbox.call.settings.Capabilities` is set up with (a voice whose model
+    is missing is not served, so a Config naming it is refused)."""
+    return {voice: entry.languages for voice, entry in catalog().items() if entry.installed}
 
 
 def _installed(entry: VoiceEntry | None) -> bool:

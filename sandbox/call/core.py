@@ -37,6 +37,7 @@ from sandbox.call.effects import (
     SendFrame,
     SpeakText,
     StateChanged,
+    StepForUnknownTurn,
     ToApp,
     UnitChanged,
 )
@@ -46,7 +47,7 @@ from sandbox.call.settings import Capabilities, Settings, merged, validate
 from sandbox.call.units import Bracket, Fate, Unit, UnitBook, WireRuleBroken
 from sandbox.wire import WIRE_VERSION, pb
 from sandbox.wire.catalog import ISO_BY_LANGUAGE, RTVI_TYPE_BY_NAME, VOQALIZE_ARMS
-from sandbox.wire.codec import envelope
+from sandbox.wire.codec import envelope, unknown_arms
 
 DEFAULT_CAPABILITIES = (pb.CAPABILITY_SPEECH_CANCEL, pb.CAPABILITY_TURN_STEPS)
 #: How long a minted turn may go unanswered before the user is told the brain is slow.
@@ -54,9 +55,6 @@ DEFAULT_STALL_MS = 10_000
 #: The greeting is a static line ("nothing waits on a model there"), and optional: after
 #: this long without one the call simply listens.
 GREETING_WAIT_MS = 2_000
-#: A spoken commit this soon after the caller's previous one, with nothing of the answer
-#: heard yet, continues that turn (silence forced the close on a fragment).
-JOIN_WINDOW_MS = 3_000
 
 
 @dataclass(frozen=True)
@@ -77,6 +75,7 @@ class StepRecord:
     t_ms: int
     turn_id: int
     step: dict[str, Any]
+    known_turn: bool = True  # False: it named a turn this session never minted
 
 
 @dataclass
@@ -117,7 +116,6 @@ class CallCore:
 
     _pending: _Pending | None = None
     _caller_active: bool = False
-    _last_spoken: tuple[int, str, int] | None = None
     _stt_language_pending: int | None = None
     _brain_ending: bool = False
     _interrupted: bool = False
@@ -141,8 +139,7 @@ class CallCore:
             capabilities=list(self.capabilities),  # type: ignore[arg-type]
         )
         out: list[Effect] = [SendFrame(envelope(start)), self._listen_with()]
-        self._idle.silent_from(now)
-        return out + self._state_effects()
+        return out + self._settle(now)
 
     @property
     def units(self) -> list[Unit]:
@@ -166,7 +163,7 @@ class CallCore:
             out = self._dispatch(env, now)
         except WireRuleBroken as broken:
             out = self._protocol(now, str(broken))
-        return out + self._state_effects()
+        return out + self._settle(now)
 
     def _dispatch(self, env: pb.Envelope, now: int) -> list[Effect]:
         arm = env.WhichOneof("body")
@@ -186,12 +183,13 @@ class CallCore:
             case "turn_step":
                 return self._on_turn_step(env.turn_step, now)
             case "end":
-                self._brain_ending = True  # hang up once what plays has played and been reported
-                return self._maybe_finish(now)
+                return self._on_end(now)
             case "cancel":
                 return self._end(now, ended_by="brain_cancel", detail=env.cancel.reason)
             case "error":
                 return self._on_error(env.error, now)
+            case None if unknown_arms(env):
+                return []  # a newer arm: recorded as it crossed, skipped, never refused
             case None:
                 raise WireRuleBroken("an empty envelope is not sent by a brain")
             case _ if arm in VOQALIZE_ARMS:
@@ -213,15 +211,28 @@ class CallCore:
 
     def _on_speech_start(self, msg: pb.SpeechStart, now: int) -> list[Effect]:
         sid, turn = msg.speech_id, msg.turn_id
+        if self._brain_ending:
+            raise WireRuleBroken(f"SpeechStart {sid} after the brain's End; frame dropped")
         settings = self.settings
         unit = self.book.open(sid, turn, settings.voice, settings.tts_language, minted=self.turn)
         if self._pending is not None and turn >= self._pending.turn_id:
             self._pending = None
-        self._idle.disarm()
         if turn <= self.watermark:
             # Opened for a dead turn: it is owed a Finalize and will never play.
             return [*self._seal(unit, Fate.DEAD_ON_ARRIVAL), *self._flush()]
         return [OpenUnit(sid, unit.voice, unit.language), UnitChanged(sid)]
+
+    def _on_end(self, now: int) -> list[Effect]:
+        """The brain hangs up. What it already relayed plays out and is reported: an open
+        bracket is closed where its text stops (an empty one is silent), and the call ends
+        once every unit has its Finalize, so it always ends in bounded time."""
+        self._brain_ending = True
+        out: list[Effect] = []
+        for unit in self.book.unresolved():
+            if unit.bracket is Bracket.OPEN:
+                self.book.end(unit.speech_id)
+                out += self._on_closed(unit)
+        return out + self._flush() + self._maybe_finish(now)
 
     def _on_speech_chunk(self, msg: pb.SpeechChunk) -> list[Effect]:
         sid = msg.speech_id
@@ -233,9 +244,11 @@ class CallCore:
         unit = self.book.end(msg.speech_id)
         if unit is None or unit.fate is not None:
             return []
-        if not unit.relayed:
-            return [CloseUnit(unit.speech_id), *self._seal(unit, Fate.SILENT), *self._flush()]
-        return [CloseUnit(unit.speech_id)]
+        return self._on_closed(unit) + self._flush()
+
+    def _on_closed(self, unit: Unit) -> list[Effect]:
+        """A bracket closed on a unit still in play: it plays out, or is silent if empty."""
+        return [CloseUnit(unit.speech_id), *([] if unit.relayed else self._seal(unit, Fate.SILENT))]
 
     def _on_speech_cancel(self, msg: pb.SpeechCancel, now: int) -> list[Effect]:
         if pb.CAPABILITY_SPEECH_CANCEL not in self.capabilities:
@@ -255,9 +268,7 @@ class CallCore:
             out += self._seal(other, Fate.CANCELLED)
         if in_play:
             out.insert(0, CutPlayout("cancel"))
-        out += self._flush()
-        self._maybe_silent(now)
-        return out
+        return out + self._flush()
 
     def _on_request(self, msg: pb.Request, now: int) -> list[Effect]:
         if msg.WhichOneof("op") != "configure":
@@ -275,11 +286,12 @@ class CallCore:
     def _on_turn_step(self, msg: pb.TurnStep, now: int) -> list[Effect]:
         if pb.CAPABILITY_TURN_STEPS not in self.capabilities:
             return []  # skipped, as a Voqalize that does not list the capability does
-        if msg.turn_id == 0 or msg.turn_id > self.turn:
-            raise WireRuleBroken(f"TurnStep names turn {msg.turn_id}, never minted")
+        # Never acknowledged, success or failure: one naming a turn never minted is
+        # recorded with that flag, and shown, but nothing goes back to the brain.
+        known = 0 < msg.turn_id <= self.turn
         step = MessageToDict(msg, preserving_proto_field_name=True)
-        self.steps.append(StepRecord(now, msg.turn_id, step))
-        return []
+        self.steps.append(StepRecord(now, msg.turn_id, step, known_turn=known))
+        return [] if known else [StepForUnknownTurn(msg.turn_id, msg.kind, msg.name)]
 
     def _on_error(self, msg: pb.Error, now: int) -> list[Effect]:
         code = pb.ErrorCode.Name(msg.code) if msg.code in pb.ErrorCode.values() else str(msg.code)
@@ -297,16 +309,14 @@ class CallCore:
             return []
         self._caller_active = True
         self._idle.caller_spoke()
-        return self._state_effects()
+        return self._settle(now)
 
     def caller_quiet(self, now: int) -> list[Effect]:
         """The caller's sound stopped without a turn (noise, a dropped empty close)."""
         if self.ended is not None or not self._caller_active:
             return []
         self._caller_active = False
-        out = self._land_stt_language()
-        self._maybe_silent(now)
-        return out + self._state_effects()
+        return self._land_stt_language() + self._settle(now)
 
     def backchannel(self, text: str, now: int) -> list[Effect]:
         """A short acknowledgement over the bot: shown, never a turn, never a cut."""
@@ -320,7 +330,7 @@ class CallCore:
             return []
         self._caller_active = True
         self._idle.caller_spoke()
-        return self._interrupt(now, taken=True) + self._state_effects()
+        return self._interrupt(now, taken=True) + self._settle(now)
 
     def caller_turn(
         self, text: str, now: int, *, typed: bool = False, closed_by: str = ""
@@ -328,45 +338,27 @@ class CallCore:
         """A committed caller turn (spoken, or typed as the app's send-text).
 
         ``closed_by`` records how endpointing closed a spoken turn ("confident" or
-        "silence"). A spoken commit that resumes the caller's previous turn within
-        JOIN_WINDOW_MS, before any word of an answer to it was heard, is joined to it: the
-        fragment's turn dies and one message carries the whole thought, so the brain is not
-        made to answer the same caller twice.
+        "silence"). Its text reaches the brain once, verbatim: a caller who resumes after a
+        commit starts a new turn, and the Interruption it raises kills the old one, so the
+        brain answers only the latest and never sees one message repeated in another.
         """
         if self.ended is not None:
             return []
         text = text.strip()
         self._caller_active = False
         if not text:
-            self._maybe_silent(now)
-            return self._state_effects()
-        resumed = None if typed else self._resumable(now)
+            return self._settle(now)
         out = self._interrupt(now)  # a new turn outranks anything still owed or in play
         out += self._land_stt_language()
         self._interrupted = False
         self.turn += 1
-        if resumed is not None:
-            text = f"{resumed} {text}"
-            self.caller_lines[-1] = text
-        else:
-            self.caller_lines.append(text)
+        self.caller_lines.append(text)
         self.caller_closes[self.turn] = "typed" if typed else closed_by
-        self._last_spoken = None if typed else (self.turn, text, now)
         self._pending = _Pending(self.turn, now, self.stall_ms)
         self._idle.caller_spoke()
-        self._idle.silent_from(now)
         out.append(SendFrame(envelope(pb.UserMessage(turn_id=self.turn, text=text))))
         out.append(CallerShown("typed" if typed else "spoken", text, self.turn))
-        return out + self._state_effects()
-
-    def _resumable(self, now: int) -> str | None:
-        """The previous spoken turn's text, if this commit continues it (see caller_turn)."""
-        last = self._last_spoken
-        if last is None or last[0] != self.turn or now - last[2] > JOIN_WINDOW_MS:
-            return None
-        if any(u.heard for u in self.units if u.turn_id == last[0]):
-            return None
-        return last[1]
+        return out + self._settle(now)
 
     def from_app(self, rtvi_type: str, data: str, rtvi_id: str | None, now: int) -> list[Effect]:
         """An RTVI message from the app. send-text becomes a caller turn; the rest cross."""
@@ -388,7 +380,7 @@ class CallCore:
         if self.ended is not None:
             return "the call has ended", []
         problem, out = self._apply(config, now)
-        return problem, out + self._state_effects()
+        return problem, out + self._settle(now)
 
     def hang_up(self, now: int) -> list[Effect]:
         """The caller ends the call."""
@@ -414,8 +406,7 @@ class CallCore:
             return []
         unit.cursor.played_all()
         out = self._seal(unit, Fate.PLAYED) + self._flush()
-        self._maybe_silent(now)
-        return out + self._maybe_finish(now) + self._state_effects()
+        return out + self._maybe_finish(now) + self._settle(now)
 
     # ------------------------------------------------------------------ time
 
@@ -439,16 +430,16 @@ class CallCore:
             pend.warned = True
             if pend.turn_id > 1:
                 out.append(BrainStalled(pend.turn_id, now - pend.since_ms))
-        if not self._caller_active and not self.book.unresolved():
-            fired = self._idle.fire(now)
-            if fired is not None:
-                level, idle_ms = fired
-                self.turn += 1
-                self._pending = _Pending(self.turn, now, self.stall_ms)
-                idle = pb.UserIdle(turn_id=self.turn, level=level, idle_ms=idle_ms)
-                out.append(SendFrame(envelope(idle)))
-                out.append(CallerIdle(self.turn, level, idle_ms))
-        return out + self._state_effects()
+        # The idle wait only runs while the floor is silent (see _settle), so a due one fires.
+        fired = self._idle.fire(now)
+        if fired is not None:
+            level, idle_ms = fired
+            self.turn += 1
+            self._pending = _Pending(self.turn, now, self.stall_ms)
+            idle = pb.UserIdle(turn_id=self.turn, level=level, idle_ms=idle_ms)
+            out.append(SendFrame(envelope(idle)))
+            out.append(CallerIdle(self.turn, level, idle_ms))
+        return out + self._settle(now)
 
     # ------------------------------------------------------------- reporting
 
@@ -517,10 +508,16 @@ class CallCore:
             out += self._seal(unit, Fate.BARGED)
         return out + self._flush()
 
-    def _maybe_silent(self, now: int) -> None:
-        """When nothing is in play and nobody speaks, the idle wait starts."""
-        if not self._caller_active and not self.book.unresolved() and self._idle.anchor is None:
+    def _settle(self, now: int) -> list[Effect]:
+        """After every event: the idle wait runs exactly while the floor is silent (nobody
+        speaks, nothing is in play, no answer is owed), counting from when it fell silent;
+        and the status line hears of a new state."""
+        owed = self._pending is not None and not self._pending.warned
+        if self._caller_active or owed or self.book.unresolved():
+            self._idle.disarm()
+        elif self._idle.anchor is None:
             self._idle.silent_from(now)
+        return self._state_effects()
 
     def _maybe_finish(self, now: int) -> list[Effect]:
         if self._brain_ending and not self.book.unresolved():
@@ -538,7 +535,7 @@ class CallCore:
         if say_end:
             out.append(SendFrame(envelope(pb.End())))
         self.ended = CallEnded(self.outcome(), ended_by, detail)
-        return [*out, self.ended, *self._state_effects()]
+        return [*out, self.ended, *self._settle(now)]
 
     def _apply(self, config: pb.Config, now: int) -> tuple[str | None, list[Effect]]:
         problem = validate(config, self.settings, self.caps)

@@ -107,6 +107,16 @@ class BrainError:
 
 
 @dataclass(frozen=True)
+class StepForUnknownTurn:
+    """A TurnStep named a turn this session never minted: recorded and flagged, and (as for
+    every TurnStep) nothing went back to the brain."""
+
+    turn_id: int
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True)
 class BrainStalled:
     """A turn has waited ``waited_ms`` for an answer; the call goes on."""
 
@@ -182,6 +192,7 @@ Notice = (
     | FrameDropped
     | BrainError
     | BrainStalled
+    | StepForUnknownTurn
     | ConfigApplied
     | ConfigRejected
     | AppFrameRefused
@@ -200,6 +211,7 @@ Effect = (
     | FrameDropped
     | BrainError
     | BrainStalled
+    | StepForUnknownTurn
     | ConfigApplied
     | ConfigRejected
     | AppFrameRefused

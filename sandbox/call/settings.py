@@ -59,10 +59,20 @@ class Capabilities:
         return self.voices.get(voice, ())
 
 
+def _named(section: pb.TtsConfig | pb.SttConfig, name: str) -> bool:
+    """The section names this enum field: present and not ``*_UNSPECIFIED``. An explicitly
+    unspecified value, like an absent one, means leave it alone."""
+    return section.HasField(name) and getattr(section, name) != 0
+
+
 def validate(config: pb.Config, current: Settings, caps: Capabilities) -> str | None:
-    """Why this Config must be refused whole, or None when it can be applied whole."""
-    tts_lang = config.tts.HasField("language")
-    stt_lang = config.stt.HasField("language")
+    """Why this Config must be refused whole, or None when it can be applied whole.
+
+    Changing only the voice touches no language and is unaffected by the language rules
+    (001): the call's languages stay as they are and the new voice reads what it is given.
+    """
+    tts_lang = _named(config.tts, "language")
+    stt_lang = _named(config.stt, "language")
     if tts_lang != stt_lang:
         named, missing = ("tts", "stt") if tts_lang else ("stt", "tts")
         return (
@@ -73,15 +83,16 @@ def validate(config: pb.Config, current: Settings, caps: Capabilities) -> str | 
         problem = patience_error(config.stt.patience)
         if problem:
             return problem
-    voice = config.tts.voice if config.tts.HasField("voice") else current.voice
-    if config.tts.HasField("voice"):
-        if voice not in pb.Voice.values() or voice == pb.VOICE_UNSPECIFIED:
+    new_voice = _named(config.tts, "voice")
+    voice = config.tts.voice if new_voice else current.voice
+    if new_voice:
+        if voice not in pb.Voice.values():
             return f"tts.voice {voice} is not a voice this Voqalize knows"
         if not caps.languages_spoken(voice):
             return f"voice {voice_name(voice)} is not installed here; see voices/README.md"
     if tts_lang:
         for leg, lang in (("tts", config.tts.language), ("stt", config.stt.language)):
-            if lang == pb.LANGUAGE_UNSPECIFIED or lang not in pb.Language.values():
+            if lang not in pb.Language.values():
                 return f"{leg}.language {lang} is not a language in the catalog"
         spoken = caps.languages_spoken(voice)
         if config.tts.language not in spoken:
@@ -97,23 +108,17 @@ def validate(config: pb.Config, current: Settings, caps: Capabilities) -> str | 
                 f"the recognizer cannot transcribe {language_name(config.stt.language)}; "
                 f"it serves: {names}"
             )
-    elif config.tts.HasField("voice") and current.tts_language not in caps.languages_spoken(voice):
-        names = ", ".join(language_name(lang) for lang in caps.languages_spoken(voice))
-        return (
-            f"voice {voice_name(voice)} does not speak {language_name(current.tts_language)}, "
-            f"the language in force; it speaks: {names}. Set tts.language and stt.language too"
-        )
     return None
 
 
 def merged(config: pb.Config, current: Settings) -> Settings:
     """The settings once every section of a validated Config is in force."""
     out = current
-    if config.tts.HasField("voice"):
+    if _named(config.tts, "voice"):
         out = replace(out, voice=config.tts.voice)
-    if config.tts.HasField("language"):
+    if _named(config.tts, "language"):
         out = replace(out, tts_language=config.tts.language)
-    if config.stt.HasField("language"):
+    if _named(config.stt, "language"):
         out = replace(out, stt_language=config.stt.language)
     if config.stt.HasField("patience"):
         out = replace(out, patience=config.stt.patience)

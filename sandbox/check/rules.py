@@ -116,10 +116,3 @@ RTVI_SIZE = Rule(
     "The RTVI plane",
     "data is the RTVI payload, opaque and bounded by the client’s 64 KiB message limit.",
 )
-LAZY_BRACKETS = Rule(
-    "000",
-    "Pair a finalize with the unit that produced it",
-    "The other half is to open no bracket you have nothing to say in. A hop that only "
-    "calls a tool is what the model did, not something it said; open a unit for it and "
-    "you have bought a finalize you must account for",
-)

@@ -65,7 +65,7 @@ async def run_scenario(brain_url: str, scenario: Scenario, *, relay: bool) -> Sc
         scenario.title,
         findings=findings,
         not_exercised=verdict.not_exercised,
-        notes=notes + verdict.notes,
+        notes=notes + log.notes + verdict.notes,
     )
 
 

@@ -78,6 +78,8 @@ class WireLog:
         self.steps: list[dict[str, object]] = []
         #: RTVI frames from the brain, as recorded.
         self.rtvi: list[FrameRecord] = []
+        #: What is worth saying but breaks no rule of the wire.
+        self.notes: list[str] = []
         self._tallies: dict[tuple[Rule, object], _Tally] = {}
         self._refused: set[int] = set()  # units refused for naming a turn never minted
         self._turn = 0
@@ -138,6 +140,12 @@ class WireLog:
         kind, f, t = frame.type, frame.fields, frame.t_ms
         if kind == "undecodable":
             self._flag(rules.BINARY_ONLY, kind, f"the brain sent {f.get('detail')}", t)
+        elif kind == "unknown":
+            self.notes.append(
+                f"the brain sent an envelope arm this build does not know (field "
+                f"{f.get('arms')}, {f.get('bytes')} bytes): skipped, as a Voqalize that "
+                "predates a frame skips it"
+            )
         elif kind in VOQALIZE_ARMS:
             self._flag(
                 rules.FLOOR_IS_VOQALIZES,
@@ -320,11 +328,12 @@ class WireLog:
                 unit.opened_ms,
             )
         elif not unit.text and self.killed_at(turn) is None:
-            self._flag(
-                rules.LAZY_BRACKETS,
-                ("silent", sid),
-                f"unit {sid} (turn {turn}) was opened and closed with no text in it",
-                unit.opened_ms,
+            # Wire-legal: it gets its Finalize like any unit. Whether the brain pairs that
+            # Finalize with it (enrols it) is not on the wire: only its own tests can tell.
+            self.notes.append(
+                f"unit {sid} (turn {turn}) was opened and closed with no text in it: legal on "
+                "the wire; check in your brain's tests (VoqalizeDriver) that it pairs its "
+                "Finalize with that unit"
             )
         if unit.late_chunks and unit.late_from_ms is not None:
             self._flag(

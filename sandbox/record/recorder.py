@@ -87,7 +87,10 @@ class Recorder:
                 }
                 for u in core.units
             ],
-            "steps": [{"t_ms": s.t_ms, **s.step} for s in core.steps],
+            "steps": [
+                {"t_ms": s.t_ms, **s.step, **({} if s.known_turn else {"unknown_turn": True})}
+                for s in core.steps
+            ],
             "errors": [
                 {
                     "t_ms": e.t_ms,

@@ -47,7 +47,7 @@ from sandbox.sdk.speech import Speech, SpeechChunk, SpeechEnd, SpeechStart
 from sandbox.sdk.turns import Turns
 from sandbox.sdk.units import Units
 from sandbox.wire import WIRE_VERSION, catalog, pb
-from sandbox.wire.codec import body_name
+from sandbox.wire.codec import body_name, unknown_arms
 
 _LOG = logging.getLogger("sandbox.sdk")
 
@@ -123,7 +123,11 @@ class BrainConnection:
             return
         arm = env.WhichOneof("body")
         if arm is None:
-            self.report_malformed("an envelope with no body")
+            arms = unknown_arms(env)
+            if arms:  # added within the version by a newer Voqalize: skipped, never refused
+                self._log.info("skipped an envelope arm this SDK does not know: %s", arms)
+            else:
+                self.report_malformed("an envelope with no body")
             return
         if not self._started:
             if arm != "session_start":

@@ -20,6 +20,7 @@ from sandbox.call.effects import (
     FrameDropped,
     Notice,
     ProtocolViolation,
+    StepForUnknownTurn,
 )
 from sandbox.call.units import Fate, Unit
 
@@ -106,6 +107,11 @@ def notice_words(notice: Notice) -> tuple[str, str]:
             return "warning", (
                 f"the brain has not answered turn {turn} after {waited / 1000:.0f} s; "
                 "the call goes on"
+            )
+        case StepForUnknownTurn(turn_id=turn, kind=kind, name=name):
+            return "warning", (
+                f"TurnStep {kind} {name!r} names turn {turn}, which was never minted "
+                "(recorded and flagged; a TurnStep is never answered)"
             )
         case ConfigApplied(settings=settings):
             return "info", f"config: {settings.describe()}"

@@ -6,6 +6,7 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 from google.protobuf.message import Message as _Message
+from google.protobuf.unknown_fields import UnknownFieldSet
 
 from sandbox.wire import frames_pb2 as pb
 
@@ -45,8 +46,10 @@ def encode(env: pb.Envelope | _Message) -> bytes:
 def decode(message: bytes | bytearray | memoryview | str) -> pb.Envelope:
     """Parse one WebSocket message into an Envelope.
 
-    Raises WireError for a text message, bytes that are not an Envelope, or an
-    envelope whose body arm this build does not know (a newer peer's arm).
+    An envelope whose body arm this build does not know (a frame added within the version,
+    from a newer peer) decodes with no body: see :func:`unknown_arms`; it is skipped, not
+    refused. Raises WireError for a text message, bytes that are not an Envelope, or an
+    envelope with no body at all.
     """
     if isinstance(message, str):
         raise WireError("text WebSocket message: the wire carries binary messages only")
@@ -55,11 +58,16 @@ def decode(message: bytes | bytearray | memoryview | str) -> pb.Envelope:
         env.ParseFromString(bytes(message))
     except DecodeError as exc:
         raise WireError(f"undecodable envelope ({len(message)} bytes): {exc}") from None
-    if env.WhichOneof("body") is None:
-        if len(message):  # parsed, but only into fields this build does not know
-            raise WireError("envelope carries a body arm this build does not know")
+    if env.WhichOneof("body") is None and not unknown_arms(env):
         raise WireError("empty envelope: no body")
     return env
+
+
+def unknown_arms(env: pb.Envelope) -> tuple[int, ...]:
+    """The field numbers an envelope carries that this build does not know (arms a newer
+    peer added); empty for an envelope of this build."""
+    fields = UnknownFieldSet(env)
+    return tuple(sorted({fields[i].field_number for i in range(len(fields))}))
 
 
 def body_name(env: pb.Envelope) -> str:

@@ -8,6 +8,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from sandbox.wire import frames_pb2 as pb
+from sandbox.wire.codec import unknown_arms
 
 
 def _value(field: FieldDescriptor, value: Any) -> Any:
@@ -34,6 +35,12 @@ def to_plain(message: Message) -> dict[str, Any]:
 
 
 def describe(env: pb.Envelope) -> tuple[str, dict[str, Any]]:
-    """The envelope's arm name and its body's fields."""
-    arm = env.WhichOneof("body") or "empty"
-    return arm, to_plain(getattr(env, arm)) if arm != "empty" else {}
+    """The envelope's arm name and its body's fields; an arm this build does not know is
+    ``unknown`` with its field numbers and size, as it crossed (skipped, never refused)."""
+    arm = env.WhichOneof("body")
+    if arm is not None:
+        return arm, to_plain(getattr(env, arm))
+    arms = unknown_arms(env)
+    if arms:
+        return "unknown", {"arms": list(arms), "bytes": env.ByteSize()}
+    return "empty", {}
