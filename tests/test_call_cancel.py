@@ -137,3 +137,17 @@ def test_cancel_and_barge_in_together_converge_one_finalize_each() -> None:
     ids = [sid for sid, _ in rig.finalizes()]
     assert ids == [1, 2]
     assert rig.interruptions() == [2]
+
+
+def test_a_cancel_for_a_refused_unit_gets_the_tables_protocol_error() -> None:
+    """A unit refused at SpeechStart (a turn never minted) never opened: cancelling it is
+    "naming a unit this session never opened"; its chunks and SpeechEnd drop quietly."""
+    rig = Rig()
+    rig.start()
+    rig.open(5, 9)
+    rig.chunk(5, "ignored")
+    rig.end(5)
+    assert len(rig.errors()) == 1  # the refusal itself
+    rig.cancel(5)
+    assert len(rig.errors()) == 2 and "never opened" in rig.errors()[1].message
+    assert rig.core.ended is None

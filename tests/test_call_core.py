@@ -281,7 +281,8 @@ def test_turn_step_recorded_with_counts_absent_not_zero() -> None:
     step.counts["output_tokens"] = 0
     rig.brain(step)
     recorded = rig.core.steps[0].step
-    assert recorded["counts"] == {"output_tokens": "0"}
+    assert recorded["counts"] == {"output_tokens": 0}  # a zero, not "not reported"
+    assert recorded["start_ms"] == 0 and recorded["duration_ms"] == 90  # numbers, kept
     assert "first_output_ms" not in recorded
 
 

@@ -109,7 +109,7 @@ async def test_a_turn_step_for_an_unknown_turn_gets_nothing_back_and_is_flagged(
     driver = await wire_call(StepsForUnknownTurn, greeted)
     assert errors_sent(driver) == []
     (step,) = driver.report()["steps"]
-    assert step["turn_id"] == "99" and step["unknown_turn"] is True
+    assert step["turn_id"] == 99 and step["unknown_turn"] is True
 
 
 # ----------------------------- 5. End with a bracket open ends the call

@@ -90,7 +90,8 @@ def test_a_refused_unit_drops_the_rest_of_its_bracket_quietly() -> None:
         book.open(5, 4, pb.VOICE_JOE, pb.LANGUAGE_EN, minted=3)
     assert not book.chunk(5, "ignored")
     assert book.end(5) is None
-    assert book.cancel(5) is None
+    with pytest.raises(WireRuleBroken, match="never opened"):
+        book.cancel(5)  # the cancel table: a unit this session never opened
     assert book.units == [] and book.flush() == []
     with pytest.raises(WireRuleBroken, match="reuses speech_id 5"):
         book.open(5, 1, pb.VOICE_JOE, pb.LANGUAGE_EN, minted=3)

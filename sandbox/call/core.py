@@ -14,7 +14,6 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from google.protobuf.json_format import MessageToDict
 
 from sandbox.call import outcome as outcomes
 from sandbox.call.effects import (
@@ -289,7 +288,7 @@ class CallCore:
         # Never acknowledged, success or failure: one naming a turn never minted is
         # recorded with that flag, and shown, but nothing goes back to the brain.
         known = 0 < msg.turn_id <= self.turn
-        step = MessageToDict(msg, preserving_proto_field_name=True)
+        step = _step_fields(msg)
         self.steps.append(StepRecord(now, msg.turn_id, step, known_turn=known))
         return [] if known else [StepForUnknownTurn(msg.turn_id, msg.kind, msg.name)]
 
@@ -595,6 +594,19 @@ class CallCore:
             return []
         self._state = state
         return [StateChanged(state)]
+
+
+def _step_fields(step: pb.TurnStep) -> dict[str, Any]:
+    """A TurnStep as plain values: numbers stay numbers, a zero start is kept (it means the
+    start), and a field with presence that was not sent stays absent, as do counts not
+    reported ("absent is not zero")."""
+    out: dict[str, Any] = {}
+    for field in step.DESCRIPTOR.fields:
+        if field.has_presence and not step.HasField(field.name):
+            continue
+        value = getattr(step, field.name)
+        out[field.name] = dict(value) if field.message_type is not None else value
+    return out
 
 
 def _with_stt_language(settings: Settings, language: int) -> Settings:

@@ -141,22 +141,25 @@ class UnitBook:
 
     def cancel(self, speech_id: int) -> Unit | None:
         """A SpeechCancel: the unit it takes back, its bracket now closed; None when there is
-        nothing to take back (a refused unit, a second cancel, a unit already finalized).
+        nothing to take back (a second cancel, a unit already finalized).
         Which other units the cut reaches is the core's rule."""
         unit = self.named_by_cancel(speech_id)
-        if unit is None or unit.finalized or unit.bracket is Bracket.CANCELLED:
+        if unit.finalized or unit.bracket is Bracket.CANCELLED:
             return None
         if unit.bracket is Bracket.OPEN:
             unit.bracket = Bracket.CANCELLED
         return unit
 
-    def named_by_cancel(self, speech_id: int) -> Unit | None:
-        """The unit a SpeechCancel names, None for a refused one; an id this session never
-        opened raises WireRuleBroken."""
-        unknown = f"SpeechCancel names speech_id {speech_id}, which this session never opened"
-        if speech_id == 0:
-            raise WireRuleBroken(unknown)
-        return self._bracketed(speech_id, unknown)
+    def named_by_cancel(self, speech_id: int) -> Unit:
+        """The unit a SpeechCancel names. Naming 0 or a unit this session never opened (a
+        refused one included: it never opened) raises WireRuleBroken, the cancel table's
+        PROTOCOL error."""
+        unit = self._by_id.get(speech_id)
+        if unit is None:
+            raise WireRuleBroken(
+                f"SpeechCancel names speech_id {speech_id}, which this session never opened"
+            )
+        return unit
 
     # ------------------------------------------------------------- heard truth
 

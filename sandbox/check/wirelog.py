@@ -231,9 +231,7 @@ class WireLog:
             unit.closed_by = "end"  # a SpeechEnd after SpeechCancel is ignored, not an error
 
     def _cancel(self, sid: int, t: int, index: int) -> None:
-        if sid in self._refused:
-            return
-        unit = self.units.get(sid)
+        unit = self.units.get(sid)  # a refused unit never opened: the runtime says so too
         if unit is None:
             self._flag(
                 rules.CANCEL_NAMES_A_UNIT,
