@@ -457,3 +457,10 @@ def test_after_the_brains_end_no_new_unit_opens() -> None:
     rig.advance(1000)
     assert [sid for sid, _ in rig.finalizes()] == [1]
     assert rig.core.ended is not None
+
+
+def test_a_call_never_placed_ends_not_reached_with_its_reason() -> None:
+    rig = Rig()
+    (ended,) = rig.take(rig.core.not_placed("the brain did not answer"))
+    assert ended == CallEnded("not_reached", "dial_failed", "the brain did not answer")
+    assert rig.core.ended == ended and rig.sent == []

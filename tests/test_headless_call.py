@@ -204,9 +204,12 @@ def test_a_bad_script_is_a_clear_error(home: Path, tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_an_unreachable_brain_is_a_clear_error(home: Path, tmp_path: Path) -> None:
+def test_an_unreachable_brain_is_a_call_not_reached_with_its_reason(
+    home: Path, tmp_path: Path
+) -> None:
     path = tmp_path / "s.toml"
     path.write_text(ECHO)
+    report_path = tmp_path / "r.json"
     result = subprocess.run(
         [
             sys.executable,
@@ -217,6 +220,8 @@ def test_an_unreachable_brain_is_a_clear_error(home: Path, tmp_path: Path) -> No
             str(path),
             "--brain",
             f"ws://127.0.0.1:{_free_port()}/brain",
+            "--report",
+            str(report_path),
         ],
         capture_output=True,
         text=True,
@@ -224,4 +229,7 @@ def test_an_unreachable_brain_is_a_clear_error(home: Path, tmp_path: Path) -> No
         timeout=60,
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert result.stderr.strip()
+    assert "the call was never placed: could not reach the brain" in result.stdout
+    report = json.loads(report_path.read_text())
+    assert (report["outcome"], report["ended_by"]) == ("not_reached", "dial_failed")
+    assert "could not reach the brain" in report["end_detail"]

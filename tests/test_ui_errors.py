@@ -54,7 +54,7 @@ async def test_a_brain_that_drops_the_socket_ends_the_call_in_words() -> None:
     assert json.loads(app.report.read_text())["ended_by"] == "brain_closed"
 
 
-async def test_a_url_that_is_not_a_websocket_is_explained_and_nothing_is_reported() -> None:
+async def test_a_url_that_is_not_a_websocket_is_explained_and_recorded_as_not_reached() -> None:
     app = make_app(brain_url="http://127.0.0.1:1/brain")
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.problem is not None, "the failure")
@@ -64,8 +64,11 @@ async def test_a_url_that_is_not_a_websocket_is_explained_and_nothing_is_reporte
             "use ws://host:port/path or wss://host/path"
         )
         assert f"✖ {app.problem}" in line_texts(app)
-        assert app.report is None and app.host is None
-        assert app.status.info.state is CallState.ENDED
+        assert app.host is None and app.status.info.state is CallState.ENDED
+        assert app.report is not None  # a call never placed is still a call
+        report = json.loads(app.report.read_text())
+        assert (report["outcome"], report["ended_by"]) == ("not_reached", "dial_failed")
+        assert report["end_detail"] == app.problem and report["frames"] == []
 
 
 async def test_a_unit_the_brain_takes_back_is_marked_cancelled_and_cut() -> None:

@@ -14,7 +14,6 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-
 from sandbox.call import outcome as outcomes
 from sandbox.call.effects import (
     AppFrameRefused,
@@ -139,6 +138,13 @@ class CallCore:
         )
         out: list[Effect] = [SendFrame(envelope(start)), self._listen_with()]
         return out + self._settle(now)
+
+    def not_placed(self, reason: str) -> list[Effect]:
+        """The brain could not be reached: the call ends before SessionStart, not reached."""
+        if self.started or self.ended is not None:
+            raise RuntimeError("not_placed() is for a call that never started")
+        self.ended = CallEnded(self.outcome(), "dial_failed", reason)
+        return [self.ended]
 
     @property
     def units(self) -> list[Unit]:
@@ -601,11 +607,11 @@ def _step_fields(step: pb.TurnStep) -> dict[str, Any]:
     start), and a field with presence that was not sent stays absent, as do counts not
     reported ("absent is not zero")."""
     out: dict[str, Any] = {}
-    for field in step.DESCRIPTOR.fields:
-        if field.has_presence and not step.HasField(field.name):
+    for desc in step.DESCRIPTOR.fields:
+        if desc.has_presence and not step.HasField(desc.name):
             continue
-        value = getattr(step, field.name)
-        out[field.name] = dict(value) if field.message_type is not None else value
+        value = getattr(step, desc.name)
+        out[desc.name] = dict(value) if desc.message_type is not None else value
     return out
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.engine import AudioEngine
 from sandbox.audio.script_mic import ScriptMic
+from sandbox.call.core import CallCore
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.commands.options import (
     add_audio_options,
@@ -21,12 +22,12 @@ from sandbox.commands.options import (
 )
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
-from sandbox.host.launch import open_call
+from sandbox.host.launch import CallNotPlaced, open_call
 from sandbox.host.script import Script, load_script
 from sandbox.host.script_runner import ScriptRunner
 from sandbox.host.session import CallHost
 from sandbox.host.voice_caller import InjectedVoice
-from sandbox.record.recorder import default_report_path
+from sandbox.record.recorder import Recorder, default_report_path
 
 HELP = "run one headless call from a caller script (TOML) and write its report (JSON)"
 #: The simulated speaking rate when the script does not set one (~170 words a minute).
@@ -76,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
 async def _sim_call(args: argparse.Namespace, script: Script, ms_per_word: int) -> dict[str, Any]:
     options = call_options(args)
     async with brain_url_for(options) as url:
-        host = await open_call(options, url, SimPlayout(ms_per_word=ms_per_word))
+        try:
+            host = await open_call(options, url, SimPlayout(ms_per_word=ms_per_word))
+        except CallNotPlaced as failed:
+            return _written(args, failed.core, failed.recorder)
         return await _play(args, host, ScriptRunner(host, script))
 
 
@@ -89,7 +93,10 @@ async def _real_call(args: argparse.Namespace, script: Script) -> dict[str, Any]
     engine.release_hooks.append(mic.bot_released)
     await asyncio.to_thread(engine.load, lambda words: print(words, file=sys.stderr))
     async with brain_url_for(options) as url:
-        host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
+        try:
+            host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
+        except CallNotPlaced as failed:
+            return _written(args, failed.core, failed.recorder)
         engine.attach(host)
         try:
             runner = ScriptRunner(host, script, caller=InjectedVoice(mic))
@@ -99,13 +106,20 @@ async def _real_call(args: argparse.Namespace, script: Script) -> dict[str, Any]
 
 
 async def _play(args: argparse.Namespace, host: CallHost, runner: ScriptRunner) -> dict[str, Any]:
-    path: Path = args.report or default_report_path(host.core.session_id)
     play = asyncio.create_task(runner.run())
     try:
         await host.run()
     finally:
         play.cancel()
-        host.recorder.write(path, host.core, script_notes=runner.notes)
+    return _written(args, host.core, host.recorder, script_notes=runner.notes)
+
+
+def _written(
+    args: argparse.Namespace, core: CallCore, recorder: Recorder, **extra: Any
+) -> dict[str, Any]:
+    """Write the call's report (a call never placed has one too) and read it back."""
+    path: Path = args.report or default_report_path(core.session_id, recorder.started_at)
+    recorder.write(path, core, **extra)
     report: dict[str, Any] = json.loads(path.read_text())
     report["_path"] = str(path)
     return report
@@ -114,6 +128,8 @@ async def _play(args: argparse.Namespace, host: CallHost, runner: ScriptRunner) 
 def _print_summary(report: dict[str, Any]) -> None:
     """The call as it went: caller turns and what the caller heard of each unit."""
     print(f"session {report['session_id']} · outcome {report['outcome']} · {report['ended_by']}")
+    if report["ended_by"] == "dial_failed":
+        print(f"  the call was never placed: {report['end_detail']}")
     units = {u["speech_id"]: u for u in report["units"]}
     for frame in report["frames"]:
         if frame["dir"] == "out" and frame["type"] == "user_message":

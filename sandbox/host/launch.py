@@ -19,7 +19,7 @@ from sandbox.call.settings import Capabilities, Settings
 from sandbox.errors import UserError
 from sandbox.host.session import BrainLink, CallHost
 from sandbox.record.recorder import Recorder
-from sandbox.wire.dial import dial
+from sandbox.wire.dial import DialError, dial
 from sandbox.wire.relay import RELAY_PATH
 from sandbox.wire.tokens import RELAY_SUBJECT, load_or_create_keys, mint_token
 
@@ -71,8 +71,23 @@ async def open_call(
     url = brain_url
     if options.relay and not url.rstrip("/").endswith(RELAY_PATH):
         raise UserError(f"--relay dials the Cortex relay leg: the URL must end in {RELAY_PATH}")
-    conn = await dial(url, session_id, token, relay=options.relay)
-    return host_for(options, conn, session_id, brain_url, playout, caps, clock)
+    core, recorder = _session(options, session_id, brain_url, caps)
+    try:
+        conn = await dial(url, session_id, token, relay=options.relay)
+    except DialError as exc:
+        core.not_placed(str(exc))
+        raise CallNotPlaced(str(exc), core, recorder) from None
+    return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock)
+
+
+class CallNotPlaced(UserError):
+    """The brain could not be reached. The call is still a call: ``core`` has ended with
+    outcome ``not_reached`` and the reason, and ``recorder`` can write its report."""
+
+    def __init__(self, reason: str, core: CallCore, recorder: Recorder) -> None:
+        super().__init__(reason)
+        self.core = core
+        self.recorder = recorder
 
 
 def host_for(
@@ -85,6 +100,13 @@ def host_for(
     clock: Callable[[], float] = time.monotonic,
 ) -> CallHost:
     """The core, the recorder and the host of one session around an open brain link."""
+    core, recorder = _session(options, session_id, brain_url, caps)
+    return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock)
+
+
+def _session(
+    options: CallOptions, session_id: str, brain_url: str, caps: Capabilities | None
+) -> tuple[CallCore, Recorder]:
     core = CallCore(
         session_id,
         caps=caps or speech_tier(),
@@ -93,5 +115,4 @@ def host_for(
         capabilities=options.capabilities,
         stall_ms=options.stall_ms,
     )
-    recorder = Recorder(session_id, brain_url)
-    return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock)
+    return core, Recorder(session_id, brain_url)

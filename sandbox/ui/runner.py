@@ -18,12 +18,13 @@ from pathlib import Path
 from textual.message import Message
 from textual.message_pump import MessagePump
 
+from sandbox.call.core import CallCore
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
-from sandbox.host.launch import CallOptions, open_call
+from sandbox.host.launch import CallNotPlaced, CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.logs import log_path
-from sandbox.record.recorder import default_report_path
+from sandbox.record.recorder import Recorder, default_report_path
 from sandbox.ui.audio import AudioFrontend
 from sandbox.ui.messages import (
     CallEffect,
@@ -85,9 +86,13 @@ class CallRunner:
             self._post(CallProgress(_starting(setup.options)))
             async with brain_url_for(setup.options) as url:
                 self._post(CallProgress(f"dialing {url} …"))
-                host = await open_call(
-                    setup.options, url, audio.playout, audio.capabilities(), clock=setup.clock
-                )
+                try:
+                    host = await open_call(
+                        setup.options, url, audio.playout, audio.capabilities(), clock=setup.clock
+                    )
+                except CallNotPlaced as failed:
+                    self.report = self._write(failed.core, failed.recorder)
+                    raise
                 return await self._run(host)
         finally:
             await audio.close()
@@ -101,14 +106,16 @@ class CallRunner:
             await self.setup.audio.attach(host, lambda t_ms: self._post(EndOfSpeech(t_ms)))
             await host.run()
         finally:
-            path = self.setup.report_path or default_report_path(
-                host.core.session_id, host.recorder.started_at
-            )
-            try:
-                host.recorder.write(path, host.core)
-            except OSError as exc:
-                raise UserError(f"could not write the report to {path}: {exc.strerror}") from None
+            path = self._write(host.core, host.recorder)
         return path
+
+    def _write(self, core: CallCore, recorder: Recorder) -> Path:
+        """Write the call's report where the setup says (or the data dir's sessions)."""
+        path = self.setup.report_path or default_report_path(core.session_id, recorder.started_at)
+        try:
+            return recorder.write(path, core)
+        except OSError as exc:
+            raise UserError(f"could not write the report to {path}: {exc.strerror}") from None
 
 
 def _starting(options: CallOptions) -> str:
