@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -49,3 +50,28 @@ def test_log_lines_go_to_the_log_file_not_the_terminal(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert (tmp_path / "logs" / "sandbox.log").exists()
+
+
+def test_starting_settings_meet_the_mid_call_checks_in_the_same_words(tmp_path: Path) -> None:
+    """001: the Config shape is used twice; at connect a bad one means the call never starts,
+    refused in the words a Request would get."""
+    script = tmp_path / "s.toml"
+    script.write_text('[[step]]\nsay = "hi"\n')
+    result = _run(tmp_path, "call", "--script", str(script), "--language", "de")
+    assert result.returncode == 1
+    assert "voice joe does not speak de; it speaks: en" in result.stderr
+    result = _run(tmp_path, "call", "--script", str(script), "--voice", "thorsten")
+    assert "voice thorsten is not installed here" in result.stderr
+    result = _run(tmp_path, "call", "--script", str(script), "--hear-language", "xx")
+    assert "--hear-language: unknown language 'xx'" in result.stderr
+    assert not list(tmp_path.glob("sessions/*.json"))  # refused before anything was dialed
+
+
+def test_a_call_can_start_heard_in_one_language_and_spoken_in_another(tmp_path: Path) -> None:
+    script = tmp_path / "s.toml"
+    script.write_text('ms_per_word = 20\n[[step]]\nsay = "hallo"\n')
+    report = tmp_path / "r.json"
+    args = ("--hear-language", "de", "--speak-language", "en", "--idle-ms", "0")
+    result = _run(tmp_path, "call", "--script", str(script), *args, "--report", str(report))
+    assert result.returncode == 0, result.stderr
+    assert "hear de" in json.loads(report.read_text())["settings"]

@@ -111,6 +111,19 @@ def validate(config: pb.Config, current: Settings, caps: Capabilities) -> str | 
     return None
 
 
+def connect_config(settings: Settings) -> pb.Config:
+    """The Config a call starts with (sessions.connect's sections): every setting named, so
+    the starting settings meet the same checks, in the same words, as a change mid-call."""
+    config = pb.Config()
+    config.tts.voice = settings.voice  # type: ignore[assignment]
+    config.tts.language = settings.tts_language  # type: ignore[assignment]
+    config.stt.language = settings.stt_language  # type: ignore[assignment]
+    if settings.patience is not None:
+        config.stt.patience = settings.patience
+    config.idle.timeout_ms = settings.idle_ms
+    return config
+
+
 def merged(config: pb.Config, current: Settings) -> Settings:
     """The settings once every section of a validated Config is in force."""
     out = current

@@ -8,7 +8,8 @@ from sandbox.audio.engine import AudioOptions
 from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, patience_error
 from sandbox.errors import UserError
 from sandbox.host.launch import CallOptions, check_init
-from sandbox.wire.catalog import voice_by_name
+from sandbox.wire import pb
+from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_by_name
 
 
 def add_call_options(parser: argparse.ArgumentParser) -> None:
@@ -20,6 +21,17 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
         "--relay", action="store_true", help="dial as the Cortex relay leg (URL path /agent)"
     )
     parser.add_argument("--voice", default="joe", help="starting voice (default: joe)")
+    parser.add_argument(
+        "--language",
+        metavar="CODE",
+        help="the language the call is heard and spoken in, e.g. de (default: en)",
+    )
+    parser.add_argument(
+        "--speak-language", metavar="CODE", help="the voice's language, when it differs"
+    )
+    parser.add_argument(
+        "--hear-language", metavar="CODE", help="the recognizer's language, when it differs"
+    )
     parser.add_argument("--patience", type=int, help="stt patience 0..10 (default: unset = 7)")
     parser.add_argument(
         "--idle-ms",
@@ -61,7 +73,27 @@ def call_options(args: argparse.Namespace) -> CallOptions:
         raise UserError(f"--patience: {patience_error(args.patience)}")
     if args.idle_ms < 0:
         raise UserError("--idle-ms must be 0 (off) or a positive number of milliseconds")
-    settings = Settings(voice=voice, patience=args.patience, idle_ms=args.idle_ms)
+    settings = Settings(
+        voice=voice,
+        tts_language=_language(args, "speak_language"),
+        stt_language=_language(args, "hear_language"),
+        patience=args.patience,
+        idle_ms=args.idle_ms,
+    )
     return CallOptions(
         brain_url=args.brain, relay=args.relay, init=check_init(args.init), settings=settings
     )
+
+
+def _language(args: argparse.Namespace, leg: str) -> int:
+    """One leg's language: its own option, else --language, else English; checked against
+    the catalog."""
+    option, code = (leg, getattr(args, leg)) if getattr(args, leg) else ("language", args.language)
+    if code is None:
+        return pb.LANGUAGE_EN
+    found = LANGUAGE_BY_ISO.get(code.strip().lower())
+    if found is None:
+        codes = ", ".join(sorted(LANGUAGE_BY_ISO))
+        flag = "--" + option.replace("_", "-")
+        raise UserError(f"{flag}: unknown language {code!r}; use one of: {codes}")
+    return found

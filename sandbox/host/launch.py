@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from sandbox.audio.voices import voice_languages
 from sandbox.call.core import DEFAULT_CAPABILITIES, DEFAULT_STALL_MS, CallCore
 from sandbox.call.ports import Playout
-from sandbox.call.settings import Capabilities, Settings
+from sandbox.call.settings import Capabilities, Settings, connect_config, validate
 from sandbox.errors import UserError
 from sandbox.host.session import BrainLink, CallHost
 from sandbox.record.recorder import Recorder
@@ -107,9 +107,13 @@ def host_for(
 def _session(
     options: CallOptions, session_id: str, brain_url: str, caps: Capabilities | None
 ) -> tuple[CallCore, Recorder]:
+    caps = caps or speech_tier()
+    problem = validate(connect_config(options.settings), Settings(), caps)
+    if problem:  # sessions.connect's invalid_config: the call never starts
+        raise UserError(f"the call's starting settings are refused: {problem}")
     core = CallCore(
         session_id,
-        caps=caps or speech_tier(),
+        caps=caps,
         init=check_init(options.init),
         settings=options.settings,
         capabilities=options.capabilities,
