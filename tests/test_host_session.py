@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -14,7 +15,7 @@ from sandbox.call.sim_playout import SimPlayout
 from sandbox.harness.inproc import open_inproc_call
 from sandbox.host.launch import CallOptions, host_for
 from sandbox.host.session import PUMP_LIMIT, CallHost
-from sandbox.wire import pb
+from sandbox.wire import decode, encode, pb
 
 
 def echo_call(playout: SimPlayout | None = None) -> CallHost:
@@ -65,3 +66,35 @@ async def test_a_looping_playout_is_an_error_not_a_silent_stop() -> None:
     host = echo_call(_Stuck(ms_per_word=5))
     with pytest.raises(RuntimeError, match=f"after {PUMP_LIMIT} rounds"):
         await asyncio.wait_for(host.run(), 10)
+
+
+class _EndInFlight:
+    """A brain's link whose End is still in flight when Voqalize starts to close: it refuses
+    the session with a fatal Error, and its End lands during the closing handshake."""
+
+    def __init__(self) -> None:
+        self.inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    async def send(self, message: bytes) -> None:
+        if decode(message).HasField("session_start"):
+            refusal = pb.Error(code=pb.ERROR_CODE_VERSION, message="v4 only", fatal=True)
+            self.inbox.put_nowait(encode(refusal))
+
+    async def close(self) -> None:
+        self.inbox.put_nowait(encode(pb.End()))
+        self.inbox.put_nowait(None)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        while (message := await self.inbox.get()) is not None:
+            yield message
+
+
+async def test_what_the_brain_sent_before_the_link_closed_is_recorded() -> None:
+    host = host_for(CallOptions(), _EndInFlight(), "sid", "in-flight", SimPlayout())
+    ended = await asyncio.wait_for(host.run(), 5)
+    assert ended.outcome == "not_reached"
+    assert [(f.dir, f.type) for f in host.recorder.frames] == [
+        ("out", "session_start"),
+        ("in", "error"),
+        ("in", "end"),  # read during the closing handshake, not dropped with the reader
+    ]

@@ -132,7 +132,7 @@ def test_interrupted_with_a_cut_unit(snap_compare: SnapCompare) -> None:
 
 
 def test_error_rejected_config(snap_compare: SnapCompare) -> None:
-    """A voice that does not speak the call's language is refused, in words; nothing changes."""
+    """A voice whose model is not installed here is refused, in words; nothing changes."""
     clock = ManualClock()
 
     async def rejected(pilot: Pilot[Any]) -> None:

@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 CoreEvent = Callable[[int], list[Effect]]
 #: Rounds of playout progress and timers at one instant before the host calls it a loop.
 PUMP_LIMIT = 1000
+#: How long the reader may take, once the link has closed, to hand over what was left.
+READ_AFTER_CLOSE_S = 2.0
 
 
 class BrainLink(Protocol):
@@ -163,15 +165,19 @@ class CallHost:
             while self.core.ended is None:
                 await self._step()
         finally:
-            reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await reader
-            self._drain()
+            # Close while the reader still reads: whatever the brain sent before the closing
+            # handshake (an End right behind a fatal Error) is recorded, not lost.
             try:
                 await self.conn.close()
             except Exception:
                 # The call is over either way; what the close said goes to the log.
                 log.warning("closing the brain's link failed", exc_info=True)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(reader), READ_AFTER_CLOSE_S)
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+            self._drain()
         return self.core.ended
 
     def _drain(self) -> None:
