@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 from caller_audio import espeak, join, silence, word_errors, words, write_wav
 
@@ -116,14 +117,19 @@ async def test_barge_in_stops_the_speaker_and_heard_text_matches_what_it_emitted
         tmp_path / "objection.wav", join(espeak("Sorry, do you have parking near the studio"))
     )
     recording = tmp_path / "speaker.wav"
-    async with audio_call("concierge", transcriber, synthesizer) as (host, _engine, effects):
+    async with audio_call("concierge", transcriber, synthesizer) as (host, engine, effects):
+        loud: list[bool] = []  # per block playout released to the speaker: did it sound
+        engine.release_hooks.append(lambda block, _rate: loud.append(bool(np.any(block))))
         await until(quiet(host))
         with pulse.record_speaker(recording, rate=16000):
             await asyncio.to_thread(pulse.play_into_mic, question)
             await until(lambda: host.words_played >= 30)  # greeting (16) and 14 of the reply
             await asyncio.to_thread(pulse.play_into_mic, objection)
             await until(lambda: bool(sent(effects, "interruption")))
-            await asyncio.sleep(0.6)  # the cut's tail, before the next answer starts
+            # The cut's tail, recorded: 0.2 s of silence by the device's own clock (it holds
+            # 0.1 s), long before the objection's answer can start.
+            cut = len(loud)
+            await until(lambda: len(loud) >= cut + 10 and not any(loud[-10:]))
         reply = next(u for u in host.core.units if u.turn_id == 2)
     assert reply.fate is Fate.BARGED
     samples, _rate = pulse.read_wav(recording)

@@ -3,10 +3,11 @@ measurement (log analysis, the heard-cut harness, targets, the table) on made-up
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ from sandbox.bench.call import CallLog, until
 from sandbox.bench.echo import EchoFigures
 from sandbox.bench.first_audio import FirstAudioFigures, first_chunk
 from sandbox.bench.heard import Cut, HeardFigures, cut_at, words
-from sandbox.bench.mic import CallerLine, TimedMic
+from sandbox.bench.mic import CallerLine, Spoken, TimedMic
 from sandbox.bench.report import Figures, result, table, targets
 from sandbox.bench.rtf import RtfFigures
 from sandbox.bench.runner import FULL, QUICK, BenchConfig
@@ -129,37 +130,48 @@ def test_quick_is_a_preset_that_explicit_counts_override() -> None:
 
 
 def test_a_line_lands_on_block_boundaries_and_its_voice_maps_to_host_time() -> None:
-    origin = time.monotonic()
+    script = ScriptMic()
 
     def now() -> int:
-        return int((time.monotonic() - origin) * 1000)
+        """The host's clock as each block is handed on: one second ahead of the mic's."""
+        return 1000 + script.delivered_ms
 
     tone = (np.cos(np.arange(4000) / 5.0) * 8000).astype(np.int16)  # 250 ms of "voice"
     samples = np.zeros(4160, dtype=np.int16)  # padded to 13 blocks of 20 ms
     samples[80:4080] = tone
     line = CallerLine("tone", samples, voice_start=80, voice_end=4080)
-    mic = TimedMic(ScriptMic(), now)
+    mic = TimedMic(script, now)
     delivered: list[tuple[int, Block]] = []
-    mic.start(lambda block, _rate: delivered.append((now(), block.copy())))
+    running, placed = threading.Event(), threading.Event()
+    said: list[Spoken] = []
+
+    def on_block(block: Block, _rate: int) -> None:
+        delivered.append((now(), block.copy()))
+        if len(delivered) >= 5:
+            running.set()
+        if said and said[0].voice_end_ms is not None:
+            placed.set()
+
+    mic.start(on_block)
     try:
-        time.sleep(0.1)
+        assert running.wait(5)  # silence first: the line starts mid-stream
         spoken = mic.say(line)
+        said.append(spoken)
         with pytest.raises(RuntimeError):
             mic.say(line)  # one line at a time: the next would not start on a block boundary
-        assert spoken.done.wait(2)
-        deadline = time.monotonic() + 1
-        while spoken.voice_end_ms is None and time.monotonic() < deadline:
-            time.sleep(0.005)
+        assert spoken.done.wait(5)
+        assert placed.wait(5)
     finally:
         mic.stop()
     assert spoken.voice_start_ms is not None and spoken.voice_end_ms is not None
     assert spoken.end_mic_ms is not None and spoken.end_mic_ms % 20 == 0
-    assert spoken.voice_end_ms - spoken.voice_start_ms == pytest.approx(250, abs=25)
+    assert spoken.voice_end_ms - spoken.voice_start_ms == 250
     # The line starts at sample 0 of a block; its voice 5 ms (80 samples) later.
     first = next(i for i, (_t, block) in enumerate(delivered) if np.any(block))
     assert np.flatnonzero(delivered[first][1])[0] == 80
-    block_start = delivered[first][0] - 20
-    assert spoken.voice_start_ms == pytest.approx(block_start + 5, abs=10)
+    block_end, _block = delivered[first]
+    assert spoken.voice_start_ms == block_end - 20 + 5
+    assert spoken.end_mic_ms == spoken.voice_end_ms - 1000 + 5  # 80 samples of padding after
 
 
 def test_a_spoken_line_is_padded_to_whole_blocks_around_its_voice() -> None:
@@ -316,7 +328,8 @@ def test_the_table_shows_measured_target_and_peer() -> None:
 
 
 async def test_every_wait_in_a_call_gives_up_after_its_timeout() -> None:
-    started = time.monotonic()
-    assert await until(lambda: False, 0.05) is False
-    assert time.monotonic() - started < 1
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    assert await asyncio.wait_for(until(lambda: False, 0.05), 10) is False  # it gives up
+    assert loop.time() - started >= 0.05  # ... once its timeout has passed, not before
     assert await until(lambda: True, 0.05) is True

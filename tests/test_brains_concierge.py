@@ -2,20 +2,53 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass, field
 
-from test_sdk_harness import Voqalize, eventually, settle
+from test_sdk_harness import Voqalize, eventually
 
 from sandbox.brains.concierge import GREETING, Concierge
-from sandbox.brains.heard import HeardHistory
-from sandbox.brains.rules import RuleModel
+from sandbox.brains.heard import Entry, HeardHistory
+from sandbox.brains.rules import RuleModel, ToolCall, Usage
 from sandbox.sdk import SpeechStart
 from sandbox.wire import pb
 
 
 def concierge() -> Concierge:
     return Concierge(model=RuleModel(piece_delay_s=0))
+
+
+@dataclass
+class Request:
+    """One model request as the model saw it: what it streamed, and how it ended."""
+
+    streamed: list[str | ToolCall] = field(default_factory=list)
+    ran_out: bool = False  # it streamed all it had to say
+    closed: bool = False  # its stream is over: nothing more can come of it
+
+
+class WatchedModel(RuleModel):
+    """The rule model, keeping every request it served."""
+
+    def __init__(self, piece_delay_s: float) -> None:
+        super().__init__(piece_delay_s)
+        self.requests: list[Request] = []
+
+    async def stream(
+        self, context: Sequence[Entry], usage: Usage
+    ) -> AsyncGenerator[str | ToolCall, None]:
+        request = Request()
+        self.requests.append(request)
+        try:
+            async with aclosing(super().stream(context, usage)) as events:
+                async for event in events:
+                    request.streamed.append(event)
+                    yield event
+            request.ran_out = True
+        finally:
+            request.closed = True
 
 
 async def started(brain: Concierge, **kwargs: object) -> Voqalize:
@@ -37,7 +70,7 @@ async def test_the_greeting_is_recorded_from_its_finalize() -> None:
     v = await started(brain)
     assert brain.history == []  # greet returned a string; nothing is known to be heard yet
     await v.finalize(1, "Hi, thanks for calling")
-    await settle()
+    await v.sync()
     assert brain.history == [bot("Hi, thanks for calling")]
     assert brain.awaiting == 0
 
@@ -68,7 +101,7 @@ async def test_a_cut_reply_is_remembered_as_heard_and_the_model_plans_on_that() 
     generated = v.text_of(2)
     assert generated and not generated.endswith("find us.")  # cut mid-reply
     await v.finalize(2, "Hello again!")
-    await settle()
+    await v.sync()
     assert brain.history[-1] == bot("Hello again!")
     await v.say("can you repeat that?")
     await v.until("speech_end", 3)
@@ -86,7 +119,7 @@ async def test_units_nobody_heard_leave_history_and_pairing_stays_in_order() -> 
     assert brain.awaiting == 2
     await v.finalize(2, "")  # beaten to the speaker: never heard
     await v.finalize(3, "We're at 12 Harbour Street,")
-    await settle()
+    await v.sync()
     assert brain.history == [
         bot(GREETING),
         user("hi"),
@@ -102,7 +135,7 @@ async def test_the_tool_only_hop_opens_no_unit_and_reports_its_steps() -> None:
     await v.play_out()
     turn = await v.say("how much does a class cost?")
     await v.until("speech_end", 2)
-    await settle()
+    await v.sync()
     # The screen moved before anything was said, and the turn opened exactly one unit.
     arms = [e.WhichOneof("body") for e in v.sent[3:]]
     assert arms[arms.index("rtvi") + 1] == "turn_step"  # the tool, sent when it ended
@@ -181,7 +214,8 @@ async def test_an_idle_caller_gets_a_short_nudge_that_calms_down() -> None:
 
 
 async def test_a_barge_in_stops_the_model_and_still_reports_the_request() -> None:
-    brain = Concierge(model=RuleModel(piece_delay_s=0.005))
+    model = WatchedModel(piece_delay_s=0.005)
+    brain = Concierge(model=model)
     v = await started(brain)
     await v.play_out()
     turn = await v.say("tell me your opening hours")
@@ -189,13 +223,17 @@ async def test_a_barge_in_stops_the_model_and_still_reports_the_request() -> Non
     await v.interrupt(turn)
     await v.until("speech_end", 2)
     await eventually(lambda: len(v.of("turn_step")) == 3)
-    sent = len(v.of("speech_chunk"))
-    await asyncio.sleep(0.05)  # ten more pieces' worth of model time
-    assert len(v.of("speech_chunk")) == sent  # the model was stopped, not just muted
+    # The model was stopped, not just muted: the answering request's stream was closed
+    # before it ran out, so no piece can come of it any more.
+    tool_hop, answer = model.requests
+    assert tool_hop.ran_out and isinstance(tool_hop.streamed[-1], ToolCall)
+    assert answer.closed and not answer.ran_out
+    spoken = "".join(e.speech_chunk.text for e in v.of("speech_chunk")[1:])
+    assert "".join(p for p in answer.streamed if isinstance(p, str)).startswith(spoken)
     # The cut request was still metered: the model ran until it was stopped.
     assert v.of("turn_step")[-1].turn_step.kind == "model"
     await v.finalize(2, "")
-    await settle()
+    await v.sync()
     assert brain.history == [
         bot(GREETING),
         user("tell me your opening hours"),
@@ -214,6 +252,6 @@ async def test_heard_finalizes_pair_with_the_units_they_report() -> None:
         await v.until("speech_end", v.turn)
         unit = v.of("speech_start")[-1].speech_start.speech_id
         await v.finalize(unit, heard)
-        await settle()
+        await v.sync()
     said = [e["text"] for e in brain.history if e["role"] == "assistant"]
     assert said == ["Hi,", "We're at", "You're welcome. Have a lovely day,"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_sdk_harness import Voqalize, settle
+from test_sdk_harness import Voqalize
 
 from sandbox.brains.guardrail import APOLOGY, GREETING, Guardrail
 from sandbox.sdk import Finalize
@@ -31,7 +31,7 @@ async def test_flagged_speech_is_cancelled_and_a_new_unit_follows_on_the_same_tu
     ]
     assert brain.cuts == [Finalize(2, "Sure. Your card", sent)]
     await v.finalize(3, APOLOGY)
-    await settle()
+    await v.sync()
     assert brain.history == [
         {"role": "assistant", "text": GREETING},
         {"role": "user", "text": "what's my card number?"},

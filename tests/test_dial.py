@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
@@ -14,6 +13,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+import sandbox.wire.dial as dialing
 from sandbox.wire import decode, encode, pb
 from sandbox.wire.dial import (
     MAX_MESSAGE_BYTES,
@@ -32,7 +32,8 @@ class Brain:
     """A real WebSocket server that records each handshake and answers per ``script``.
 
     ``script`` gives, per connection attempt (the last entry repeats), either an HTTP
-    status to refuse with, a close code to send right after accepting, or "echo".
+    status to refuse with, a close code to send right after accepting, "echo", or
+    "hang up" (close once the first message came, when the call was up).
     """
 
     script: list[int | str] = field(default_factory=lambda: ["echo"])
@@ -62,6 +63,10 @@ class Brain:
         step = self._step()
         if isinstance(step, int):
             await ws.close(step, "no agent" if step == 4000 else "try again")
+            return
+        if step == "hang up":
+            await ws.recv()
+            await ws.close(1001, "going away")
             return
         async for message in ws:
             await ws.send(message)
@@ -93,6 +98,47 @@ async def brain_factory() -> AsyncIterator[Callable[..., Brain]]:
     yield make
     for brain in brains:
         await brain.stop()
+
+
+@dataclass
+class Attempt:
+    """One connection attempt of dial(), on the event loop's clock."""
+
+    began: float
+    ended: float | None = None
+    failed: bool = False
+
+
+@pytest.fixture
+def attempts(monkeypatch: pytest.MonkeyPatch) -> list[Attempt]:
+    """Every attempt dial() makes in this test, as it makes them."""
+    made: list[Attempt] = []
+    open_once = dialing._open
+
+    async def watched(*args: object, **kwargs: object) -> object:
+        loop = asyncio.get_running_loop()
+        attempt = Attempt(loop.time())
+        made.append(attempt)
+        try:
+            return await open_once(*args, **kwargs)  # type: ignore[arg-type]
+        except BaseException:
+            attempt.failed = True
+            raise
+        finally:
+            attempt.ended = loop.time()
+
+    monkeypatch.setattr(dialing, "_open", watched)
+    return made
+
+
+async def _until(check: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    """Wait until ``check()`` holds; fail naming ``what`` if it does not in ``timeout``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.005)
 
 
 def _free_port() -> int:
@@ -127,28 +173,32 @@ async def test_relay_dial_uses_the_url_as_given(brain_factory: Callable[..., Bra
 
 
 async def test_first_connect_is_retried_until_the_brain_listens(
-    brain_factory: Callable[..., Brain],
+    brain_factory: Callable[..., Brain], attempts: list[Attempt]
 ) -> None:
     brain = brain_factory()
     port = _free_port()
-    started = time.monotonic()
     dialing = asyncio.create_task(dial(f"ws://127.0.0.1:{port}/brain", SESSION, TOKEN))
-    await asyncio.sleep(0.6)
+    await _until(lambda: sum(a.failed for a in attempts) >= 3, "three refused attempts")
     assert not dialing.done()
     await brain.start(port)
-    conn = await asyncio.wait_for(dialing, 3)
+    conn = await asyncio.wait_for(dialing, 10)
     await conn.close()
-    assert time.monotonic() - started >= 0.6
     assert len(brain.requests) == 1
+    assert all(a.failed for a in attempts[:-1]) and not attempts[-1].failed
 
 
-async def test_no_brain_gives_up_after_the_retry_window() -> None:
+async def test_no_brain_gives_up_after_the_retry_window(attempts: list[Attempt]) -> None:
     url = f"ws://127.0.0.1:{_free_port()}/brain"
-    started = time.monotonic()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     with pytest.raises(DialError, match="could not reach the brain") as caught:
         await dial(url, SESSION, TOKEN, retry_for_s=0.4)
-    elapsed = time.monotonic() - started
-    assert 0.4 <= elapsed < 1.5
+    assert loop.time() - started >= 0.4  # not before the window closed
+    # It retried all through the window, and gave up with the first failure after it:
+    # every earlier attempt had failed while the window (from the first) was open.
+    assert len(attempts) >= 2 and all(a.failed for a in attempts)
+    window_closed = attempts[0].began + 0.4
+    assert all(a.ended is not None and a.ended < window_closed for a in attempts[:-1])
     assert not caught.value.permanent
     assert "sandbox brain" in str(caught.value)
 
@@ -159,24 +209,21 @@ async def test_refused_credential_is_permanent(
 ) -> None:
     brain = brain_factory(status)
     await brain.start()
-    started = time.monotonic()
     with pytest.raises(DialError, match=f"HTTP {status}") as caught:
         await dial(brain.url(), SESSION, TOKEN, retry_for_s=5)
-    assert time.monotonic() - started < 1
     assert caught.value.permanent
     assert "sandbox keys" in str(caught.value)
+    # Given up at once: the brain refuses every attempt, and saw only one.
     assert len(brain.requests) == 1
 
 
 async def test_close_4000_at_once_is_permanent(brain_factory: Callable[..., Brain]) -> None:
     brain = brain_factory(4000)
     await brain.start()
-    started = time.monotonic()
     with pytest.raises(DialError, match="no agent") as caught:
         await dial(brain.url(), SESSION, TOKEN, retry_for_s=5)
-    assert time.monotonic() - started < 1
     assert caught.value.permanent
-    assert len(brain.requests) == 1
+    assert len(brain.requests) == 1  # at once: every attempt would have been closed alike
 
 
 async def test_other_close_at_once_is_retried(brain_factory: Callable[..., Brain]) -> None:
@@ -213,15 +260,19 @@ async def test_not_a_websocket_url_is_permanent() -> None:
 
 
 async def test_a_close_after_success_is_never_redialed(
-    brain_factory: Callable[..., Brain],
+    brain_factory: Callable[..., Brain], attempts: list[Attempt]
 ) -> None:
-    brain = brain_factory()
+    brain = brain_factory("hang up", "echo")  # still listening after it hung up
     await brain.start()
     conn = await dial(brain.url(), SESSION, TOKEN)
-    await brain.stop()
+    await conn.send(b"\x6a\x00")
     with pytest.raises(ConnectionClosed):
         await conn.recv()
-    await asyncio.sleep(0.2)
+    # Both ends wind down, and then nothing is left that could dial again: a redial
+    # would be a task still running (and its socket would stay up, echoing).
+    this = asyncio.current_task()
+    await _until(lambda: asyncio.all_tasks() == {this}, "every other task to finish")
+    assert len(attempts) == 1
     assert len(brain.requests) == 1
 
 

@@ -331,44 +331,39 @@ def test_a_backchannel_under_the_bot_is_not_a_barge_in_but_an_objection_is(
 
 
 def test_speculation_hides_whisper_in_the_pause_in_real_time(transcriber: Transcriber) -> None:
-    """Fed at the pace of a microphone, with Whisper on its own thread: the committed text is
-    the guess started 150 ms into the pause, so the caller waits for Whisper about once."""
+    """Fed at the pace of a microphone, with Whisper on its own thread: Whisper is asked
+    150 ms into the pause, before the turn can end, and that one guess is the committed
+    text (how long the caller waits is a figure for ``sandbox bench``, not a test)."""
     said = "I would like to book a table for two."
     speech = join(silence(300), espeak(said))
-    audio = join(speech, silence(2500))
-    runs_ms: list[float] = []
-
-    def timed(pcm: Float32) -> Transcript:
-        start = time.perf_counter()
-        result = transcriber.transcribe(pcm)
-        runs_ms.append((time.perf_counter() - start) * 1000)
-        return result
+    # Silence for as long as it takes: a slow Whisper only commits the turn later.
+    audio = join(speech, silence(20_000))
+    asked_at: list[int] = []  # the capture time of the block being fed when Whisper was asked
+    feeding = 0
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         pool.submit(transcriber.transcribe, silence(1000)).result()  # warm
 
         def transcribe(pcm: Float32, language: str) -> Future[Transcript]:
-            return pool.submit(timed, pcm)
+            asked_at.append(feeding)
+            return pool.submit(transcriber.transcribe, pcm)
 
         listener = Listener(transcribe)
         started = time.perf_counter()
-        committed: list[float] = []
+        committed: list[TurnCommitted] = []
         for t, block in blocks(caller_at_mic(audio)):
             delay = started + (t + BLOCK_MS) / 1000 - time.perf_counter()  # block fully captured
             if delay > 0:
                 time.sleep(delay)
-            for event in listener.feed(block, MIC_RATE, t, False):
-                if isinstance(event, TurnCommitted):
-                    assert word_errors(said, event.text) <= 1
-                    committed.append(time.perf_counter() - started)
-    (wall,) = committed
-    latency_ms = wall * 1000 - len(speech) * 1000 / 16000
-    print(
-        f"\nend of speech -> committed turn: {latency_ms:.0f} ms "
-        f"(Whisper ran once, {runs_ms[0]:.0f} ms)"
-    )
-    assert len(runs_ms) == 1  # the guess was the commit
+            feeding = t
+            committed += of(TurnCommitted, listener.feed(block, MIC_RATE, t, False))
+            if committed:
+                break
+    (turn,) = committed
+    assert word_errors(said, turn.text) <= 1
+    (asked,) = asked_at  # Whisper ran once: the guess was the commit
     w = windows_for(7)
-    # Beyond the later of the confident window and Whisper's run, only the VAD's hangover,
-    # the speculation delay and a frame or two of framing.
-    assert latency_ms < max(w.confident_ms, w.speculate_ms + runs_ms[0]) + 400
+    assert abs(asked - (turn.t_end_of_speech + w.speculate_ms)) <= BLOCK_MS
+    assert asked < turn.t_end_of_speech + w.confident_ms  # in the pause, before it could end
+    waited = turn.t_committed - turn.t_end_of_speech
+    print(f"\nend of speech -> committed turn: {waited} ms (Whisper asked once)")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 from pulse import read_wav
 
 from sandbox.audio.playout import PlayoutClock, heard_at
@@ -31,6 +31,39 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+
+class ThreadClock(FakeClock):
+    """A fake clock for the playout clock's own thread: the test moves it, then waits
+    until the thread has pumped at the new time (:meth:`caught_up`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._reads = 0
+        self._moved_at = 0  # reads before the last move
+        self._read = threading.Condition()
+
+    def __call__(self) -> float:
+        with self._read:
+            self._reads += 1
+            self._read.notify_all()
+            return self.now
+
+    def advance(self, seconds: float) -> None:
+        with self._read:
+            self.now += seconds
+            self._moved_at = self._reads
+
+    def caught_up(self, timeout: float = 5.0) -> None:
+        """Return once a whole pump has run at the time now set.
+
+        Each round of the thread reads the clock twice, to pump and then to wait for the
+        next block: three reads after a move take in one pump from its start to its end.
+        """
+        with self._read:
+            target = self._moved_at + 3
+            if not self._read.wait_for(lambda: self._reads >= target, timeout):
+                raise AssertionError(f"the playout thread did not pump within {timeout} s")
 
 
 @dataclass
@@ -292,46 +325,67 @@ def test_cut_from_inside_a_callback_takes_effect_with_the_next_block() -> None:
 # ------------------------------------------------------------------ running
 
 
-def test_the_clocks_own_thread_paces_a_sink_in_real_time() -> None:
-    sink = MemorySink(RATE)
-    playout = PlayoutClock(sink, on_word=lambda *_: None, on_unit_done=lambda _s: None)
-    began = time.monotonic()
+def test_the_clocks_own_thread_paces_a_sink_by_its_clock() -> None:
+    sink, fake = MemorySink(RATE), ThreadClock()
+    playout = PlayoutClock(sink, on_word=lambda *_: None, on_unit_done=lambda _s: None, clock=fake)
     playout.start()
-    time.sleep(0.5)
-    playout.stop()
-    elapsed = time.monotonic() - began
-    # Never ahead of real time by more than the block due at the start; behind it only by
-    # how late the thread was woken (generous: the suite runs Whisper and Piper beside it).
-    assert elapsed - 0.15 <= len(sink.samples()) / RATE <= elapsed + 0.02
+    try:
+        fake.caught_up()
+        assert len(sink.blocks) == 1  # block 0 is due at once
+        fake.advance(0.019)
+        fake.caught_up()
+        assert len(sink.blocks) == 1  # never ahead of its clock
+        fake.advance(0.001)
+        fake.caught_up()
+        assert len(sink.blocks) == 2
+        fake.advance(0.5)  # the thread was late: it catches up on everything due at once
+        fake.caught_up()
+        assert len(sink.blocks) == 27
+    finally:
+        playout.stop()
+    assert not sink.samples().any()
 
 
 def test_a_null_sink_is_silent_but_words_are_still_heard_on_time() -> None:
+    fake = ThreadClock()
+    start = fake.now
     done = threading.Event()
     heard: list[tuple[float, str]] = []
     playout = PlayoutClock(
         NullSink(RATE),
-        on_word=lambda _s, _i, text: heard.append((time.monotonic(), text)),
+        on_word=lambda _s, _i, text: heard.append((fake.now, text)),
         on_unit_done=lambda _s: done.set(),
+        clock=fake,
     )
-    playout.start()
-    start = time.monotonic()
+    # "late" starts 0.25 s in, so its first sample is in block 12: released 0.24 s in.
     playout.enqueue(1, clip(9, RATE // 2, (("late", RATE // 4, RATE // 2),)))
     playout.end_unit(1)
-    assert done.wait(2)
-    playout.stop()
+    playout.start()
+    try:
+        fake.caught_up()
+        while not heard and fake.now - start < 1:
+            fake.advance(0.02)
+            fake.caught_up()
+        fake.advance(0.5)
+        assert done.wait(5)
+    finally:
+        playout.stop()
     ((when, text),) = heard
     assert text == "late"
-    assert 0.24 <= when - start <= 0.6  # it starts 0.25 s in: never early
+    assert round(when - start, 3) == 0.24  # paced like a speaker: never early, never late
 
 
 def test_an_error_in_a_callback_stops_playout_and_surfaces_on_stop() -> None:
+    raised = threading.Event()
+
     def broken(_speech_id: int) -> None:
+        raised.set()
         raise RuntimeError("host went away")
 
     playout = PlayoutClock(MemorySink(RATE), on_word=lambda *_: None, on_unit_done=broken)
     playout.start()
     playout.end_unit(1)
-    time.sleep(0.1)
+    assert raised.wait(5)
     with pytest.raises(RuntimeError, match="host went away"):
         playout.stop()
 
@@ -356,11 +410,14 @@ def test_a_wav_sink_holds_exactly_what_was_released(tmp_path: Path) -> None:
 # ----------------------------------------------- through a real output device
 
 
-def envelope(samples: np.ndarray, rate: int, frame_s: float = 0.01) -> np.ndarray:
+def envelope(samples: NDArray[np.int16], rate: int, frame_s: float = 0.01) -> NDArray[np.int32]:
     """Peak level per 10 ms frame."""
     frame = int(rate * frame_s)
     usable = len(samples) // frame * frame
-    return np.abs(samples[:usable].astype(np.int32)).reshape(-1, frame).max(axis=1)
+    peaks: NDArray[np.int32] = (
+        np.abs(samples[:usable].astype(np.int32)).reshape(-1, frame).max(axis=1)
+    )
+    return peaks
 
 
 def lag_of(needle: np.ndarray, haystack: np.ndarray) -> int:
@@ -387,6 +444,7 @@ def play_and_record(
     text = "The quick brown fox jumps over the lazy dog near the quiet river bank."
     spoken = next(synthesizer.synthesize(text))
     released: list[np.ndarray] = []
+    pulled = threading.Condition()
     heard = threading.Event()
     finished = threading.Event()
 
@@ -394,23 +452,34 @@ def play_and_record(
         if index == cut_after_word:
             heard.set()
 
+    def on_release(block: np.ndarray) -> None:
+        with pulled:
+            released.append(block.copy())
+            pulled.notify_all()
+
+    def device_plays(seconds: float) -> None:
+        """Wait until the device has pulled ``seconds`` more of audio: its clock, not ours."""
+        with pulled:
+            target = len(released) + round(seconds / 0.02)
+            assert pulled.wait_for(lambda: len(released) >= target, seconds + 5)
+
     playout = PlayoutClock(
         DeviceSink(None, synthesizer.sample_rate),
         on_word=on_word,
         on_unit_done=lambda _s: finished.set(),
-        on_release=lambda block: released.append(block.copy()),
+        on_release=on_release,
     )
     with pulse.record_speaker(tmp_path / "heard.wav", rate=synthesizer.sample_rate) as path:
         playout.start()
-        time.sleep(0.2)
+        device_plays(0.2)  # the stream runs before the clip is queued
         playout.enqueue(1, spoken)
         playout.end_unit(1)
         if cut_after_word is None:
-            assert finished.wait(spoken.duration + 3)
+            assert finished.wait(spoken.duration + 5)
         else:
-            assert heard.wait(spoken.duration + 3)
+            assert heard.wait(spoken.duration + 5)
             playout.cut()
-        time.sleep(1.2)  # the speaker's silence after the end or the cut, recorded
+        device_plays(1.5)  # the speaker's silence after the end or the cut, recorded
         playout.stop()
     recording, rate = read_wav(path)
     assert rate == synthesizer.sample_rate

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-from test_sdk_harness import Voqalize, eventually, settle
+from test_sdk_harness import Voqalize, describe, eventually
 
 from sandbox.sdk import (
     Brain,
@@ -34,6 +34,8 @@ class Talker(Brain):
         self.finals: list[Finalize] = []
         self.rtvi_gate = asyncio.Event()
         self.rtvi_seen = 0
+        #: ``cleaned`` as it stood when the slow on_rtvi returned.
+        self.cleaned_when_rtvi_returned: list[str] | None = None
 
     async def on_user_message(self, session: Session, msg: UserMessage) -> AsyncIterator[Speech]:
         self.began.append(msg.text)
@@ -53,6 +55,7 @@ class Talker(Brain):
     async def on_rtvi(self, session: Session, frame: RTVIFrame) -> None:
         self.rtvi_seen += 1
         await self.rtvi_gate.wait()  # a slow callback holding the consumer
+        self.cleaned_when_rtvi_returned = list(self.cleaned)
 
 
 async def test_a_dead_turn_is_closed_and_its_finally_runs() -> None:
@@ -64,8 +67,8 @@ async def test_a_dead_turn_is_closed_and_its_finally_runs() -> None:
     await v.interrupt(turn)
     await eventually(lambda: brain.cleaned == ["first"])
     await v.until("speech_end")
-    brain.gate.set()  # too late: the generator is closed
-    await settle()
+    brain.gate.set()  # too late: its finally ran, so the generator is over
+    await v.sync()
     assert v.speech() == [
         "start 1 turn 2",
         "chunk 1 'One. '",
@@ -73,7 +76,7 @@ async def test_a_dead_turn_is_closed_and_its_finally_runs() -> None:
         "end 1",  # brackets balance even for a dead turn
     ]
     await v.finalize(1, "One.")
-    await settle()
+    await v.sync()
     assert brain.finals == [Finalize(1, "One.", "One. Two. ")]
 
 
@@ -84,17 +87,18 @@ async def test_late_chunks_of_a_dead_turn_never_reach_the_wire() -> None:
     await v.start(capabilities=())
     v.flowing.clear()  # a congested socket: everything queues in the SDK
     turn = await v.say("go")
-    await settle()
-    assert brain.cleaned == ["go"]  # the whole reply was generated and queued
+    await eventually(lambda: brain.cleaned == ["go"])  # the whole reply was generated and queued
+    await eventually(lambda: v.held is not None)
+    assert v.held is not None and describe(v.held) == "start 1 turn 2"  # at the transport
     await v.interrupt(turn)
-    await settle()
+    await v.dispatched()  # the watermark has risen while the transport was held
     v.flowing.set()
     await v.until("speech_end")
     # The SpeechStart was already being written when the turn died; nothing after it
     # but the closing bracket goes out.
     assert v.speech() == ["start 1 turn 2", "end 1"]
     await v.finalize(1, "")
-    await settle()
+    await v.sync()
     assert brain.finals == [Finalize(1, "", "abcdef")]
 
 
@@ -114,7 +118,7 @@ async def test_the_watermark_only_rises_and_a_unit_killed_at_the_mouth_is_report
     # when both died: unit 2 never reached the wire, and "c" speaks unit 3 on turn 4.
     assert v.log("speech_start") == ["start 1 turn 2", f"start 3 turn {t4}"]
     await v.finalize(1, "One.")
-    await settle()
+    await v.sync()
     assert brain.finals == [Finalize(1, "One.", "One. Two. "), Finalize(2, "", "")]
 
 
@@ -130,11 +134,13 @@ async def test_interruption_overtakes_queued_frames_but_not_the_running_callback
     # ... while a message is queued behind it, and then the barge-in arrives.
     t3 = await v.say("queued")
     await v.interrupt(t3)
-    await settle()
-    assert brain.cleaned == []  # the running callback is not overtaken
     assert t2 < t3
     brain.rtvi_gate.set()
     await eventually(lambda: brain.cleaned == ["live", "queued"])
+    # The running callback was not overtaken: had the Interruption been handled while it
+    # ran, "live" would have been stopped (its stop was due before on_rtvi could resume).
+    assert brain.cleaned_when_rtvi_returned == []
+    await v.sync()
     # The Interruption went first: the queued message's turn was dead on dispatch, so
     # its callback learnt what the caller said but none of its speech left.
     assert brain.began == ["live", "queued"]
@@ -142,7 +148,7 @@ async def test_interruption_overtakes_queued_frames_but_not_the_running_callback
     assert v.log("speech_end") == ["end 1"]
     # Its swallowed unit is still reported, by the SDK, in order.
     await v.finalize(1, "One. ")
-    await settle()
+    await v.sync()
     assert brain.finals == [Finalize(1, "One. ", "One. Two. "), Finalize(2, "", "")]
 
 

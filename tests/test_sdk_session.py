@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import pytest
-from test_sdk_harness import Voqalize, eventually, settle
+from test_sdk_harness import Voqalize, eventually
 
 from sandbox.sdk import (
     Brain,
@@ -72,8 +72,9 @@ async def test_configure_accepted_sends_the_delta_and_returns() -> None:
     assert cfg.tts.voice == pb.VOICE_AMY and cfg.tts.language == pb.LANGUAGE_HI
     assert cfg.stt.language == pb.LANGUAGE_OR
     assert not cfg.stt.HasField("patience") and not cfg.HasField("idle")
-    await settle()
-    assert brain.outcome is None  # still waiting for the answer
+    # Still waiting for the answer: a configure that did not wait would have returned
+    # in the very step that queued the Request, before the Request could be sent.
+    assert brain.outcome is None
     await v.feed(pb.Response(request_id=1, status=pb.STATUS_ACCEPTED))
     await eventually(lambda: brain.outcome == "ok")
 
@@ -119,7 +120,7 @@ async def test_a_half_stated_language_is_refused_before_anything_is_sent() -> No
     brain = Hands(act)
     v = Voqalize(brain)
     await v.start()
-    await settle()
+    await v.sync()  # on_session_start has returned: anything it sent is on the wire
     assert isinstance(brain.outcome, ConfigError)
     assert "both legs" in str(brain.outcome)
     assert v.of("request") == []
@@ -166,8 +167,9 @@ async def test_cancel_speech_resolves_on_its_finalize_and_the_turn_goes_on() -> 
     await v.start()
     await v.say("how?")
     await v.until("speech_cancel")
-    await settle()
-    assert brain.cut is None  # waiting for the unit's Finalize
+    # Waiting for the unit's Finalize: a cancel_speech that did not wait would have
+    # returned in the very step that queued the SpeechCancel, before it could be sent.
+    assert brain.cut is None
     assert v.log("speech_start") == ["start 1 turn 2"]
     await v.finalize(1, "Good question.")
     await v.until("speech_end")
@@ -184,7 +186,7 @@ async def test_cancel_speech_resolves_on_its_finalize_and_the_turn_goes_on() -> 
         "end 2",
     ]
     await v.finalize(2, "Let's think about it differently.")
-    await settle()
+    await v.sync()
     assert [f.speech_id for f in brain.finals] == [1, 2]  # on_finalize hears about both
 
 
@@ -226,7 +228,7 @@ async def test_cancel_of_an_unknown_unit_is_a_value_error() -> None:
     brain = Hands(lambda s: s.cancel_speech(42))
     v = Voqalize(brain)
     await v.start()
-    await settle()
+    await v.sync()
     assert isinstance(brain.outcome, ValueError)
 
 

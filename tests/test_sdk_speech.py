@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from test_sdk_harness import Voqalize, settle
+from test_sdk_harness import Voqalize, eventually
 
 from sandbox.sdk import (
     Brain,
@@ -82,7 +82,7 @@ async def test_finalize_carries_heard_generated_and_the_verdict() -> None:
     await v.finalize(1, "Welcome.")
     await v.finalize(2, "One:")
     await v.finalize(3, "")
-    await settle()
+    await v.sync()
     assert brain.finals == [
         Finalize(1, "Welcome.", "Welcome."),
         Finalize(2, "One:", "One: hello."),
@@ -98,11 +98,11 @@ async def test_finalizes_are_delivered_in_opening_order() -> None:
     await v.say("x")
     await v.until("speech_end", 3)
     await v.finalize(3, " Two.")  # a broken peer's order
-    await settle()
+    await v.sync()
     assert brain.finals == []  # held until the older units are reported
     await v.finalize(1, "Welcome.")
     await v.finalize(2, "One: x.")
-    await settle()
+    await v.sync()
     assert [f.speech_id for f in brain.finals] == [1, 2, 3]
 
 
@@ -133,7 +133,7 @@ async def test_illegal_yields_are_reported_not_fatal() -> None:
     await v.start()
     await v.say("go")
     await v.until("speech_end", 2)
-    await settle()
+    await v.sync()  # the mistakes were reported before the last SpeechEnd was queued
     assert brain.done
     assert v.speech() == [
         "start 1 turn 2",
@@ -170,7 +170,8 @@ async def test_a_speaking_callback_that_is_not_a_generator_is_a_clear_error() ->
     v = Voqalize(brain)
     await v.start()
     await v.idle()
-    await settle()
+    await eventually(lambda: len(brain.errors) == 1)
+    await v.sync()  # its one mistake has ended its task: nothing more comes of the idle
     assert len(brain.errors) == 1
     assert "must be an async generator" in brain.errors[0].message
     assert v.speech() == []
@@ -199,7 +200,7 @@ async def test_a_raising_callback_closes_its_unit_and_tells_both_sides() -> None
     await v.start()
     await v.say("hi")
     await v.until("error")
-    await settle()
+    await v.sync()
     assert brain.cleaned
     assert v.speech() == ["start 1 turn 2", "chunk 1 'Let me '", "end 1"]
     assert v.log("error") == ["error ERROR_CODE_INTERNAL fatal=False"]
@@ -214,9 +215,12 @@ class TwoTurns(Brain):
 
     def __init__(self) -> None:
         self.release = asyncio.Event()
+        self.starts: list[SpeechStart] = []
 
     async def on_user_message(self, session: Session, msg: UserMessage) -> AsyncIterator[Speech]:
-        yield SpeechStart()
+        start = SpeechStart()
+        self.starts.append(start)
+        yield start
         yield Chunk(msg.text)
         if msg.text == "slow":
             await self.release.wait()
@@ -231,7 +235,10 @@ async def test_a_newer_turn_waits_for_the_open_unit_and_units_never_interleave()
     await v.say("slow")
     await v.until("speech_chunk")
     await v.say("quick")
-    await settle()
+    # Its SpeechStart has its unit: the SDK took it, and would have queued it at once
+    # but for the open unit. The probe's answer is queued after anything queued by then.
+    await eventually(lambda: len(brain.starts) == 2 and brain.starts[1].speech_id == 2)
+    await v.sync()
     assert v.speech() == ["start 1 turn 2", "chunk 1 'slow'"]
     brain.release.set()
     await v.until("speech_end", 2)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import statistics
-import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from caller_audio import espeak, join, noise, silence, word_errors, words
 
-from sandbox.audio.resample import Float32
 from sandbox.audio.stt import Transcriber
 from sandbox.errors import UserError
 
@@ -74,21 +72,21 @@ def test_load_reports_progress() -> None:
     assert said[-1].startswith("Speech recognizer ready in ")
 
 
-def test_latency_has_a_floor_not_a_slope(transcriber: Transcriber) -> None:
-    """Whisper encodes a 30 s window whatever the clip: 5 s costs little more than 2 s."""
+def test_latency_has_a_floor_not_a_slope(
+    transcriber: Transcriber, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whisper encodes one 30 s window whatever the clip, so 5 s costs little more than 2 s
+    (``sandbox bench`` measures how much): the encoder is given the same window for both."""
     clip = espeak("I would like to book a table for two on Friday evening, please.")
-    short = np.resize(clip, 2 * 16000)
-    long = np.resize(clip, 5 * 16000)
+    windows: list[tuple[int, ...]] = []
+    encode = transcriber._model.encode
 
-    def median_s(audio: Float32) -> float:
-        runs = []
-        for _ in range(3):
-            start = time.perf_counter()
-            transcriber.transcribe(audio)
-            runs.append(time.perf_counter() - start)
-        return statistics.median(runs)
+    def watched(features: Any) -> Any:
+        windows.append(tuple(features.shape))
+        return encode(features)
 
-    transcriber.transcribe(short)  # warm
-    t2, t5 = median_s(short), median_s(long)
-    print(f"\ntranscription latency: 2 s audio {t2 * 1000:.0f} ms, 5 s audio {t5 * 1000:.0f} ms")
-    assert t2 < 2.5 and t5 < 3.0  # generous: the machine is shared; measured ~0.6/0.75 s idle
+    monkeypatch.setattr(transcriber._model, "encode", watched)
+    for seconds in (2, 5):
+        transcriber.transcribe(np.resize(clip, seconds * 16000))
+    thirty_s = 30 * 100  # Whisper's features: one frame per 10 ms
+    assert [shape[-1] for shape in windows] == [thirty_s, thirty_s]  # one full window each
