@@ -226,14 +226,18 @@ async def test_close_4000_at_once_is_permanent(brain_factory: Callable[..., Brai
     assert len(brain.requests) == 1  # at once: every attempt would have been closed alike
 
 
-async def test_other_close_at_once_is_retried(brain_factory: Callable[..., Brain]) -> None:
-    brain = brain_factory(1011, "echo")
+@pytest.mark.parametrize("code", [1000, 1011])
+async def test_any_close_once_the_upgrade_was_answered_is_never_redialed(
+    brain_factory: Callable[..., Brain], code: int
+) -> None:
+    """001: a session is never reconnected. The brain answered the upgrade, so the session
+    exists on its side; a redial under the same session_id would be a second session."""
+    brain = brain_factory(code, "echo")
     await brain.start()
-    conn = await dial(brain.url(), SESSION, TOKEN)
-    await conn.send(b"\x6a\x00")
-    assert await conn.recv() == b"\x6a\x00"
-    await conn.close()
-    assert len(brain.requests) == 2
+    with pytest.raises(DialError, match=f"closed it at once \\(code {code}") as caught:
+        await dial(brain.url(), SESSION, TOKEN, retry_for_s=5)
+    assert caught.value.permanent and "never reconnected" in str(caught.value)
+    assert len(brain.requests) == 1
 
 
 async def test_server_error_is_retried(brain_factory: Callable[..., Brain]) -> None:

@@ -1,11 +1,11 @@
 """Voqalize dials the brain: one WebSocket per call (or one relay socket), never reconnected.
 
 The first connect is retried for a few seconds, because a brain started beside the
-sandbox may not be listening yet. Two answers end that at once, because retrying
-cannot change them: an HTTP 401/403 at the handshake (the credential is wrong), and
-a close with code 4000 (the brain has no agent for this session) inside the
-handshake window. Once the socket is up, any close ends the call: a second
-connection would reach a fresh session with none of the first one's history.
+sandbox may not be listening yet: a refused connection, a timeout, an HTTP 5xx. An HTTP
+401/403 (the credential is wrong) ends that at once, and so does any close once the brain
+has answered the upgrade: a session is never reconnected, since a second connection would
+reach a fresh session with none of the first one's history (code 4000 says the brain has
+no agent for this session).
 
 The handshake window is the opening handshake plus one ping round trip. A brain
 that refuses the session by closing right after accepting has sent its close before
@@ -154,7 +154,11 @@ def _failure(brain_url: str, exc: Exception) -> DialError:
                 "connected and that this brain serves it.",
                 permanent=True,
             )
-        return DialError(f"it closed the connection at once: {exc}", permanent=False)
+        return DialError(
+            f"the brain at {brain_url} accepted the connection and closed it at once "
+            f"(code {code}{': ' + reason if reason else ''}); a session is never reconnected",
+            permanent=True,
+        )
     if process_exception(exc) is None:
         return DialError(_reason(exc), permanent=False)
     return DialError(
