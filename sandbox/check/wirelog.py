@@ -170,8 +170,11 @@ class WireLog:
             self.steps.append(dict(f))
             turn = int(f.get("turn_id", 0))
             if turn == 0 or turn > self._turn:
-                detail = f"a TurnStep names turn {turn}, {self._newest()}"
-                self._flag(rules.SPEECH_NAMES_TURN, ("step", turn), detail, t)
+                # Floor-free and never answered: the runtime records it flagged, and so do we.
+                self.notes.append(
+                    f"a TurnStep ({f.get('kind', '')} {f.get('name', '')!r}) names turn {turn}, "
+                    f"{self._newest()}: recorded, flagged as naming an unknown turn"
+                )
 
     def _start(self, sid: int, turn: int, t: int, index: int) -> None:
         if sid == 0 or sid in self.units:
