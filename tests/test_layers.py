@@ -45,9 +45,14 @@ def _imports(path: Path) -> list[tuple[int, str]]:
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append((node.lineno, node.module))
-            # ``from sandbox import harness`` names the package through the alias.
+            # ``from sandbox import harness`` names a package through the alias;
+            # ``from sandbox import __version__`` names the root, which every layer may use.
             if node.module == "sandbox":
-                found += [(node.lineno, f"sandbox.{alias.name}") for alias in node.names]
+                found += [
+                    (node.lineno, f"sandbox.{alias.name}")
+                    for alias in node.names
+                    if (PACKAGE / alias.name).is_dir() or (PACKAGE / f"{alias.name}.py").is_file()
+                ]
     return found
 
 

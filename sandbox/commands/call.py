@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _sim_call(args: argparse.Namespace, script: Script, ms_per_word: int) -> dict[str, Any]:
-    options = call_options(args)
+    options = call_options(args, recording="sim")
     async with brain_url_for(options) as url:
         try:
             host = await open_call(options, url, SimPlayout(ms_per_word=ms_per_word))
@@ -85,7 +85,7 @@ async def _sim_call(args: argparse.Namespace, script: Script, ms_per_word: int) 
 
 
 async def _real_call(args: argparse.Namespace, script: Script) -> dict[str, Any]:
-    options = call_options(args)
+    options = call_options(args, recording="audio")
     engine = AudioEngine(audio_options(args))
     echo = LaptopEchoPath(ScriptMic.RATE) if args.echo_path else None
     mic = ScriptMic(echo)
@@ -106,20 +106,28 @@ async def _real_call(args: argparse.Namespace, script: Script) -> dict[str, Any]
 
 
 async def _play(args: argparse.Namespace, host: CallHost, runner: ScriptRunner) -> dict[str, Any]:
+    if host.recorder.writer is not None:  # told from the writer's thread
+        host.recorder.writer.on_failure = lambda words: print(
+            f"sandbox call: {words}", file=sys.stderr
+        )
     play = asyncio.create_task(runner.run())
     try:
         await host.run()
     finally:
         play.cancel()
-    return _written(args, host.core, host.recorder, script_notes=runner.notes)
+    return _written(args, host.core, host.recorder, host.now(), script_notes=runner.notes)
 
 
 def _written(
-    args: argparse.Namespace, core: CallCore, recorder: Recorder, **extra: Any
+    args: argparse.Namespace,
+    core: CallCore,
+    recorder: Recorder,
+    duration_ms: int = 0,
+    **extra: Any,
 ) -> dict[str, Any]:
-    """Write the call's report (a call never placed has one too) and read it back."""
+    """Finish the session and export its report (a call never placed has one too)."""
     path: Path = args.report or default_report_path(core.session_id, recorder.started_at)
-    recorder.write(path, core, **extra)
+    recorder.write(path, core, duration_ms, **extra)
     report: dict[str, Any] = json.loads(path.read_text())
     report["_path"] = str(path)
     return report

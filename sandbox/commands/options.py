@@ -63,8 +63,11 @@ def audio_options(args: argparse.Namespace) -> AudioOptions:
     )
 
 
-def call_options(args: argparse.Namespace) -> CallOptions:
-    """Validate the shared options; a bad value is a UserError saying what is allowed."""
+def call_options(args: argparse.Namespace, recording: str) -> CallOptions:
+    """Validate the shared options; a bad value is a UserError saying what is allowed.
+
+    ``recording`` is what the call carries ("sim", "typed", "audio"), as the session store
+    keeps it."""
     try:
         voice = voice_by_name(args.voice)
     except ValueError as exc:
@@ -81,7 +84,11 @@ def call_options(args: argparse.Namespace) -> CallOptions:
         idle_ms=args.idle_ms,
     )
     return CallOptions(
-        brain_url=args.brain, relay=args.relay, init=check_init(args.init), settings=settings
+        brain_url=args.brain,
+        relay=args.relay,
+        init=check_init(args.init),
+        settings=settings,
+        recording=recording,
     )
 
 

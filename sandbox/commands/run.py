@@ -42,10 +42,10 @@ def run(args: argparse.Namespace) -> int:
     from sandbox.ui.choose import choose_audio
     from sandbox.ui.runner import CallSetup
 
-    options = call_options(args)
     if args.ms_per_word <= 0:
         raise UserError("--ms-per-word must be a positive number of milliseconds")
     audio = choose_audio(audio_options(args), typed=args.typed, ms_per_word=args.ms_per_word)
+    options = call_options(args, recording="audio" if audio.real else "typed")
     app = SandboxApp(CallSetup(options, audio, report_path=args.report))
     report = app.run()
     if app.problem:

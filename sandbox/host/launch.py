@@ -19,6 +19,7 @@ from sandbox.call.settings import Capabilities, Settings, connect_config, valida
 from sandbox.errors import UserError
 from sandbox.host.session import BrainLink, CallHost
 from sandbox.record.recorder import Recorder
+from sandbox.record.writer import SessionWriter
 from sandbox.wire.dial import DialError, dial
 from sandbox.wire.relay import RELAY_PATH
 from sandbox.wire.tokens import RELAY_SUBJECT, load_or_create_keys, mint_token
@@ -38,6 +39,9 @@ class CallOptions:
     capabilities: tuple[int, ...] = DEFAULT_CAPABILITIES
     builtin: str = BUILTIN_BRAIN
     stall_ms: int = DEFAULT_STALL_MS  # an unanswered turn is reported after this long
+    #: Record the call in the session store as it runs, as what it carries ("sim", "typed"
+    #: or "audio"); None records nothing (the conformance driver's calls).
+    recording: str | None = None
 
 
 def check_init(init: str) -> str:
@@ -72,6 +76,7 @@ async def open_call(
     if options.relay and not url.rstrip("/").endswith(RELAY_PATH):
         raise UserError(f"--relay dials the Cortex relay leg: the URL must end in {RELAY_PATH}")
     core, recorder = _session(options, session_id, brain_url, caps)
+    _start_recording(options, recorder)
     try:
         conn = await dial(url, session_id, token, relay=options.relay)
     except DialError as exc:
@@ -101,7 +106,19 @@ def host_for(
 ) -> CallHost:
     """The core, the recorder and the host of one session around an open brain link."""
     core, recorder = _session(options, session_id, brain_url, caps)
+    _start_recording(options, recorder)
     return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock)
+
+
+def _start_recording(options: CallOptions, recorder: Recorder) -> None:
+    if options.recording is not None:
+        recorder.writer = SessionWriter(
+            recorder.session_id,
+            brain_url=recorder.brain_url,
+            leg="relay" if options.relay else "direct",
+            mode=options.recording,
+            started_at=recorder.started_at,
+        )
 
 
 def _session(

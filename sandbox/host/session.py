@@ -12,7 +12,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from websockets.exceptions import ConnectionClosed
@@ -26,7 +26,7 @@ from sandbox.audio.listener import (
     TurnCommitted,
 )
 from sandbox.call.core import CallCore
-from sandbox.call.effects import CallEnded, Effect, SendFrame
+from sandbox.call.effects import CallEnded, Effect, SendFrame, UnitChanged
 from sandbox.call.played import WordPlayed
 from sandbox.call.ports import Listening, Playout, deliver
 from sandbox.record.recorder import FrameRecord, Recorder
@@ -107,6 +107,7 @@ class CallHost:
 
     def heard(self, event: ListenerEvent) -> None:
         """From the listener's thread: what it decided about the caller, into the core."""
+        self.recorder.event(self.now(), _kind(event), asdict(event))
         core = self.core
         match event:
             case CallerSpeaking():
@@ -220,8 +221,10 @@ class CallHost:
             for played in self.playout.advance(now):
                 if isinstance(played, WordPlayed):
                     self.words_played += 1
+                    self.recorder.event(now, "word_played", asdict(played))
                     effects += self.core.word_played(played.speech_id, played.word, now)
                 else:
+                    self.recorder.event(now, "unit_played", asdict(played))
                     effects += self.core.unit_played(played.speech_id, now)
             effects += self.core.tick(now)
             if not effects:
@@ -239,12 +242,14 @@ class CallHost:
                 await self._send(effect.env)
             else:
                 deliver(effect, now, self.playout, self.listening)
+                if not isinstance(effect, UnitChanged):  # a redraw; the frames say why
+                    self.recorder.event(now, _kind(effect), asdict(effect))
             for listener in self.on_effect:
                 listener(effect)
 
     async def _send(self, env: pb.Envelope) -> None:
-        self._record("out", env)
         payload = encode(env)
+        self._record("out", env, payload)
         if self.relay:
             payload = frame_relay(self.core.session_id, payload)
         try:
@@ -252,8 +257,10 @@ class CallHost:
         except ConnectionClosed as exc:
             self._closed(_closed_words(exc))
 
-    def _record(self, direction: str, env: pb.Envelope) -> None:
-        record = self.recorder.frame(direction, env, self.now())
+    def _record(self, direction: str, env: pb.Envelope, raw: bytes) -> None:
+        self._show(self.recorder.frame(direction, env, self.now(), raw))
+
+    def _show(self, record: FrameRecord) -> None:
         for listener in self.on_frame:
             listener(record)
 
@@ -278,15 +285,19 @@ class CallHost:
                     raise WireError(f"relay frame for another session ({sid})")
             env = decode(payload)
         except WireError as exc:
-            size = len(message)
-            record = self.recorder.undecodable("in", str(exc), size, self.now())
-            for listener in self.on_frame:
-                listener(record)
+            self._show(self.recorder.undecodable("in", str(exc), message, self.now()))
             detail = str(exc)
             self.post(lambda now: self.core.brain_malformed(detail, now))
             return
-        self._record("in", env)
+        assert isinstance(payload, bytes)  # decode() refuses a text message
+        self._record("in", env, payload)
         self.post(lambda now: self.core.from_brain(env, now))
+
+
+def _kind(what: object) -> str:
+    """An event's kind in the stored session: its class name in snake case."""
+    name = type(what).__name__
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
 
 
 def _nothing(_now: int) -> list[Effect]:

@@ -1,4 +1,6 @@
-"""The recorder: every frame both directions as it crosses, and the call's report."""
+"""The recorder: every frame both directions as it crosses, the runtime's events, and the
+call's report. With a :class:`~sandbox.record.writer.SessionWriter` the session is also
+written to the store while the call runs (raw bytes for frames), so nothing is lost."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.call.core import CallCore
+from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import pb
 from sandbox.wire.plain import describe
 
@@ -43,18 +46,49 @@ class Recorder:
     brain_url: str
     started_at: float = field(default_factory=time.time)
     frames: list[FrameRecord] = field(default_factory=list)
+    writer: SessionWriter | None = None
 
-    def frame(self, direction: str, env: pb.Envelope, t_ms: int) -> FrameRecord:
-        """Record one decoded envelope."""
+    def frame(self, direction: str, env: pb.Envelope, t_ms: int, raw: bytes) -> FrameRecord:
+        """Record one decoded envelope; ``raw`` is its bytes as they crossed."""
         arm, fields = describe(env)
-        record = FrameRecord(t_ms, direction, arm, fields)
-        self.frames.append(record)
-        return record
+        return self._keep(FrameRecord(t_ms, direction, arm, fields), raw)
 
-    def undecodable(self, direction: str, detail: str, size: int, t_ms: int) -> FrameRecord:
+    def undecodable(self, direction: str, detail: str, raw: bytes | str, t_ms: int) -> FrameRecord:
         """Record a message that was not an envelope, so nothing that crossed is lost."""
-        record = FrameRecord(t_ms, direction, "undecodable", {"detail": detail, "bytes": size})
+        fields = {"detail": detail, "bytes": len(raw)}
+        return self._keep(FrameRecord(t_ms, direction, "undecodable", fields), raw)
+
+    def event(self, t_ms: int, kind: str, data: dict[str, Any]) -> None:
+        """One of the runtime's own events, for the stored session (the report has none)."""
+        if self.writer is not None:
+            self.writer.event(t_ms, kind, data)
+
+    def finish(self, core: CallCore, duration_ms: int, **extra: Any) -> dict[str, Any]:
+        """The call is over: its report, which the stored session keeps with its index."""
+        report = self.report(core, **extra)
+        if self.writer is not None:
+            ended = core.ended
+            cut = [u for u in core.units if u.fate is not None and u.heard != u.generated]
+            self.writer.finish(
+                SessionEnd(
+                    outcome=report["outcome"],
+                    ended_by=report["ended_by"],
+                    end_detail=report["end_detail"],
+                    duration_ms=duration_ms if ended else 0,
+                    caller_turns=len(core.caller_lines),
+                    units=len(core.units),
+                    cuts=len(cut),
+                    errors=len(core.errors),
+                    report=report,
+                )
+            )
+            self.writer = None
+        return report
+
+    def _keep(self, record: FrameRecord, raw: bytes | str) -> FrameRecord:
         self.frames.append(record)
+        if self.writer is not None:
+            self.writer.frame(record.t_ms, record.dir, raw)
         return record
 
     def report(self, core: CallCore, **extra: Any) -> dict[str, Any]:
@@ -106,11 +140,13 @@ class Recorder:
             **extra,
         }
 
-    def write(self, path: Path, core: CallCore, **extra: Any) -> Path:
-        """Write the report atomically (a crash mid-write leaves the previous file whole)."""
+    def write(self, path: Path, core: CallCore, duration_ms: int = 0, **extra: Any) -> Path:
+        """Finish the session and export its report to ``path``, atomically (a crash
+        mid-write leaves the previous file whole)."""
+        report = self.finish(core, duration_ms, **extra)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(self.report(core, **extra), indent=2, ensure_ascii=False))
+        tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False))
         os.replace(tmp, path)
         return path
 

@@ -43,6 +43,7 @@ from sandbox.ui.messages import (
     CallProgress,
     CallStarted,
     EndOfSpeech,
+    RecordingStopped,
 )
 from sandbox.ui.meter import meter
 from sandbox.ui.runner import CallRunner, CallSetup
@@ -207,6 +208,11 @@ class SandboxApp(App[Path | None]):
         """The audio engine marked the end of the caller's speech."""
         if self.latency.end_of_speech(message.t_ms):
             self._show_latency()
+
+    def on_recording_stopped(self, message: RecordingStopped) -> None:
+        """The session store failed: say so once; the call goes on."""
+        self.conversation.add_line(notice_text("error", message.words))
+        self.notify(message.words, title="recording stopped", severity="error", timeout=15)
 
     def on_call_finished(self, message: CallFinished) -> None:
         """The call is over: show where the report went, or what went wrong."""

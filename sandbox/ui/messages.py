@@ -52,6 +52,14 @@ class EndOfSpeech(Message):
         self.t_ms = t_ms
 
 
+class RecordingStopped(Message):
+    """The session store could not be written (a full disk): the call goes on unrecorded."""
+
+    def __init__(self, words: str) -> None:
+        super().__init__()
+        self.words = words
+
+
 class CallFinished(Message):
     """The call is over: where its report went, and what went wrong if it did, in words."""
 

@@ -33,6 +33,7 @@ from sandbox.ui.messages import (
     CallProgress,
     CallStarted,
     EndOfSpeech,
+    RecordingStopped,
 )
 
 log = logging.getLogger(__name__)
@@ -99,6 +100,8 @@ class CallRunner:
 
     async def _run(self, host: CallHost) -> Path:
         self.host = host
+        if host.recorder.writer is not None:  # told from the writer's thread; posting is safe
+            host.recorder.writer.on_failure = lambda words: self._post(RecordingStopped(words))
         host.on_effect.append(lambda effect: self._post(CallEffect(effect, host.now())))
         host.on_frame.append(lambda record: self._post(CallFrame(record)))
         self._post(CallStarted(host))
@@ -106,14 +109,15 @@ class CallRunner:
             await self.setup.audio.attach(host, lambda t_ms: self._post(EndOfSpeech(t_ms)))
             await host.run()
         finally:
-            path = self._write(host.core, host.recorder)
+            path = self._write(host.core, host.recorder, host.now())
         return path
 
-    def _write(self, core: CallCore, recorder: Recorder) -> Path:
-        """Write the call's report where the setup says (or the data dir's sessions)."""
+    def _write(self, core: CallCore, recorder: Recorder, duration_ms: int = 0) -> Path:
+        """Finish the session and export its report where the setup says (or the data dir's
+        sessions folder)."""
         path = self.setup.report_path or default_report_path(core.session_id, recorder.started_at)
         try:
-            return recorder.write(path, core)
+            return recorder.write(path, core, duration_ms)
         except OSError as exc:
             raise UserError(f"could not write the report to {path}: {exc.strerror}") from None
 

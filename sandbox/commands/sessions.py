@@ -1,0 +1,142 @@
+"""``sandbox sessions``: the calls the session store kept — list, show, export, rm, prune.
+
+A session is named by its id or any unique prefix of it, as git names commits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from sandbox.errors import UserError
+from sandbox.record.export import session_report
+from sandbox.record.store import SessionRow, SessionStore
+
+HELP = "list, show, export or remove the calls the session store kept"
+
+_SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Sub-verbs of ``sandbox sessions``."""
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+    listing = verbs.add_parser("list", help="sessions, newest first")
+    listing.add_argument("--brain", help="only sessions whose brain URL contains this")
+    listing.add_argument("--outcome", help="only this outcome (completed, unfinished, ...)")
+    listing.add_argument("--since", metavar="SPAN", help="only the last SPAN (30m, 12h, 7d)")
+    listing.add_argument("--json", action="store_true", help="one JSON object per session")
+    show = verbs.add_parser("show", help="one session: its index, transcript and errors")
+    show.add_argument("id", help="a session id or a unique prefix of one")
+    show.add_argument("--json", action="store_true", help="print the session's report JSON")
+    export = verbs.add_parser("export", help="write a session's report JSON")
+    export.add_argument("id", help="a session id or a unique prefix of one")
+    export.add_argument("--json", type=Path, required=True, metavar="FILE", help="where to")
+    remove = verbs.add_parser("rm", help="remove one session")
+    remove.add_argument("id", help="a session id or a unique prefix of one")
+    prune = verbs.add_parser("prune", help="remove sessions older than a span")
+    prune.add_argument("--older-than", required=True, metavar="SPAN", help="e.g. 30d, 12h")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Carry out the verb."""
+    with SessionStore() as store:
+        if args.verb == "list":
+            return _list(store, args)
+        if args.verb == "prune":
+            gone = store.prune(span_seconds(args.older_than, "--older-than"))
+            print(f"removed {len(gone)} session{'s' if len(gone) != 1 else ''}")
+            return 0
+        row = store.find(args.id)
+        if args.verb == "show":
+            report = session_report(store, row)
+            if args.json:
+                print(json.dumps(report, indent=2, ensure_ascii=False))
+            else:
+                print(_shown(row, report))
+        elif args.verb == "export":
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(session_report(store, row), indent=2))
+            print(f"wrote {args.json}")
+        elif args.verb == "rm":
+            store.delete(row.id)
+            print(f"removed session {row.id}")
+    return 0
+
+
+def span_seconds(text: str, option: str) -> float:
+    """``30d``, ``12h``, ``45m``, ``90s`` as seconds; a UserError naming the option otherwise."""
+    match = _SPAN.match(text)
+    if match is None:
+        raise UserError(f"{option}: {text!r} is not a span; write a number and s, m, h or d (30d)")
+    return float(match.group(1)) * _SECONDS[match.group(2)]
+
+
+def _list(store: SessionStore, args: argparse.Namespace) -> int:
+    since = time.time() - span_seconds(args.since, "--since") if args.since else None
+    rows = store.sessions(brain=args.brain, outcome=args.outcome, since=since)
+    if args.json:
+        for row in rows:
+            print(json.dumps(_row_json(row), ensure_ascii=False))
+        return 0
+    if not rows:
+        print("no sessions yet: `sandbox run` or `sandbox call` records every call")
+        return 0
+    print(f"{'id':<12}  {'started':<16}  {'length':>7}  {'outcome':<18}  {'mode':<5}  "
+          f"{'turns':>5}  {'units':>5}  {'cuts':>4}  {'errors':>6}  brain")  # fmt: skip
+    for row in rows:
+        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.started_at))
+        length = f"{row.duration_ms / 1000:.1f}s" if row.duration_ms is not None else "-"
+        print(
+            f"{row.id[:12]:<12}  {started:<16}  {length:>7}  {row.status:<18}  {row.mode:<5}  "
+            f"{_count(row.caller_turns):>5}  {_count(row.units):>5}  {_count(row.cuts):>4}  "
+            f"{_count(row.errors):>6}  {row.brain_url}"
+        )
+    return 0
+
+
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _row_json(row: SessionRow) -> dict[str, Any]:
+    out = {name: getattr(row, name) for name in SessionRow.__dataclass_fields__}
+    out["outcome"] = row.status
+    return out
+
+
+def _shown(row: SessionRow, report: dict[str, Any]) -> str:
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at))
+    lines = [
+        f"session {row.id}",
+        f"  started {started} · {row.mode} · {row.leg} leg · brain {row.brain_url}",
+        f"  outcome {row.status}" + (f" · {row.ended_by}" if row.ended_by else ""),
+    ]
+    if row.end_detail:
+        lines.append(f"  why: {row.end_detail}")
+    if row.recording_stopped:
+        lines.append(f"  {row.recording_stopped}")
+    units = {u["speech_id"]: u for u in report["units"]}
+    lines.append("")
+    for frame in report["frames"]:
+        if frame["dir"] == "out" and frame["type"] == "user_message":
+            lines.append(f"  caller  [turn {frame.get('turn_id')}] {frame.get('text', '')}")
+        elif frame["dir"] == "in" and frame["type"] == "speech_start":
+            unit = units.get(frame.get("speech_id"))
+            if unit is not None:
+                lines.append(_unit_line(unit))
+    for err in report["errors"]:
+        lines.append(f"  error ({err['dir']}) {err['code']}: {err['message']}")
+    return "\n".join(lines)
+
+
+def _unit_line(unit: dict[str, Any]) -> str:
+    heard, generated = unit["heard"], unit["generated"]
+    line = f"  bot     [unit {unit['speech_id']}, turn {unit['turn_id']}] heard {heard!r}"
+    if heard != generated:
+        line += f"\n          generated {generated!r} ({unit['fate']})"
+    return line

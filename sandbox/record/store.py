@@ -1,0 +1,276 @@
+"""The session store: every call as it happened, in one SQLite database (WAL mode).
+
+A session is its index row, every frame's raw envelope bytes both ways with its time and
+direction, and the runtime's own events on the same clock. Raw bytes, not decoded text,
+so a later build re-decodes what crossed and nothing is lost. The schema is versioned
+(``PRAGMA user_version``): an older store is migrated forward, a newer one is refused in
+words. The files are private to the user: they hold what a caller said.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sandbox.errors import UserError
+from sandbox.wire.tokens import data_dir
+
+#: The layout this build writes and reads. Each entry of _MIGRATIONS moves one version up.
+SCHEMA_VERSION = 1
+STORE_FILE = "sessions.db"
+#: How long a reader or writer waits for another process's write lock.
+BUSY_TIMEOUT_S = 10.0
+
+_MIGRATIONS: tuple[str, ...] = (
+    # 0 -> 1: the first layout.
+    """
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        started_at REAL NOT NULL,
+        ended_at REAL,
+        brain_url TEXT NOT NULL,
+        leg TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        app_version TEXT NOT NULL,
+        wire_version INTEGER NOT NULL,
+        outcome TEXT,
+        ended_by TEXT,
+        end_detail TEXT,
+        duration_ms INTEGER,
+        caller_turns INTEGER,
+        units INTEGER,
+        cuts INTEGER,
+        errors INTEGER,
+        report TEXT,
+        recording_stopped TEXT
+    );
+    CREATE TABLE frames (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        t_ms INTEGER NOT NULL,
+        dir TEXT NOT NULL,
+        raw BLOB NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    );
+    CREATE TABLE events (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        t_ms INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    );
+    CREATE INDEX sessions_started ON sessions(started_at);
+    """,
+)
+
+
+class StoreError(UserError):
+    """The store cannot be read or written as asked; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """One session's index entry. ``outcome`` is None while the call runs, or if it never
+    finished (the process died): it reads as ``unfinished``."""
+
+    id: str
+    started_at: float
+    ended_at: float | None
+    brain_url: str
+    leg: str
+    mode: str
+    app_version: str
+    wire_version: int
+    outcome: str | None
+    ended_by: str | None
+    end_detail: str | None
+    duration_ms: int | None
+    caller_turns: int | None
+    units: int | None
+    cuts: int | None
+    errors: int | None
+    recording_stopped: str | None
+
+    @property
+    def status(self) -> str:
+        """The outcome, or ``unfinished`` for a call that never reached its end."""
+        return self.outcome or "unfinished"
+
+
+@dataclass(frozen=True)
+class StoredFrame:
+    """One frame as it crossed: ``raw`` is the envelope's bytes (a text message is kept as
+    its UTF-8 bytes, ``dir`` ``in`` is from the brain)."""
+
+    seq: int
+    t_ms: int
+    dir: str
+    raw: bytes
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One of the runtime's own events (a word played, a barge-in, a notice...)."""
+
+    seq: int
+    t_ms: int
+    kind: str
+    data: dict[str, Any]
+
+
+_ROW_COLUMNS = ", ".join(SessionRow.__dataclass_fields__)
+
+
+def store_path() -> Path:
+    """Where the store lives: ``<data dir>/sessions.db``."""
+    return data_dir() / STORE_FILE
+
+
+@contextlib.contextmanager
+def _private_files() -> Iterator[None]:
+    """Files created inside (the database, its WAL and shared-memory files) are 0600."""
+    before = os.umask(0o077)
+    try:
+        yield
+    finally:
+        os.umask(before)
+
+
+def connect(path: Path | None = None) -> sqlite3.Connection:
+    """Open (creating if need be) the store at ``path``, migrated to this build's layout."""
+    path = path or store_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with _private_files():
+            db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        _migrate(db, path)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(
+            f"the session store {path} cannot be read ({exc}). Move it aside to start a new "
+            "one; the sessions in it are not readable by this build."
+        ) from None
+    return db
+
+
+def _migrate(db: sqlite3.Connection, path: Path) -> None:
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        db.close()
+        raise StoreError(
+            f"the session store {path} was written by a newer sandbox (layout {version}; "
+            f"this one reads up to {SCHEMA_VERSION}). Upgrade the sandbox to read it."
+        )
+    for step in range(version, SCHEMA_VERSION):
+        with db:
+            db.executescript(f"BEGIN; {_MIGRATIONS[step]} PRAGMA user_version = {step + 1};")
+
+
+class SessionStore:
+    """Reading the store: list, find by id prefix, frames and events, delete, prune."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or store_path()
+        self._db = connect(self.path)
+
+    def close(self) -> None:
+        """Release the database."""
+        self._db.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def sessions(
+        self, *, brain: str | None = None, outcome: str | None = None, since: float | None = None
+    ) -> list[SessionRow]:
+        """Sessions newest first, filtered by brain URL (substring), outcome and start time."""
+        rows = [
+            SessionRow(*row)
+            for row in self._db.execute(
+                f"SELECT {_ROW_COLUMNS} FROM sessions ORDER BY started_at DESC"
+            )
+        ]
+        return [
+            row
+            for row in rows
+            if (brain is None or brain in row.brain_url)
+            and (outcome is None or row.status == outcome)
+            and (since is None or row.started_at >= since)
+        ]
+
+    def find(self, prefix: str) -> SessionRow:
+        """The one session whose id starts with ``prefix``; StoreError if none or several."""
+        key = prefix.strip().lower()
+        if not key:
+            raise StoreError("name a session: its id, or the first characters of it")
+        found = [
+            SessionRow(*row)
+            for row in self._db.execute(
+                f"SELECT {_ROW_COLUMNS} FROM sessions WHERE id LIKE ? ESCAPE '\\'",
+                (_escaped(key) + "%",),
+            )
+        ]
+        if not found:
+            raise StoreError(f"no session {prefix!r}; `sandbox sessions list` shows them")
+        if len(found) > 1:
+            ids = ", ".join(sorted(row.id[:12] for row in found))
+            raise StoreError(f"{prefix!r} names {len(found)} sessions ({ids}): give more of it")
+        return found[0]
+
+    def frames(self, session_id: str) -> list[StoredFrame]:
+        """Every frame of a session, in the order it crossed."""
+        return [
+            StoredFrame(*row)
+            for row in self._db.execute(
+                "SELECT seq, t_ms, dir, raw FROM frames WHERE session_id = ? ORDER BY seq",
+                (session_id,),
+            )
+        ]
+
+    def events(self, session_id: str) -> list[StoredEvent]:
+        """Every runtime event of a session, in the order it happened."""
+        return [
+            StoredEvent(seq, t_ms, kind, json.loads(data))
+            for seq, t_ms, kind, data in self._db.execute(
+                "SELECT seq, t_ms, kind, data FROM events WHERE session_id = ? ORDER BY seq",
+                (session_id,),
+            )
+        ]
+
+    def report(self, session_id: str) -> dict[str, Any] | None:
+        """The report the call wrote when it ended, or None if it never ended."""
+        row = self._db.execute("SELECT report FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return json.loads(row[0]) if row and row[0] else None
+
+    def delete(self, session_id: str) -> None:
+        """Remove a session, its frames and its events."""
+        with self._db:
+            self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    def prune(self, older_than_s: float, now: Callable[[], float] = time.time) -> list[str]:
+        """Remove every session that started more than ``older_than_s`` ago; their ids."""
+        cutoff = now() - older_than_s
+        ids = [
+            row[0]
+            for row in self._db.execute("SELECT id FROM sessions WHERE started_at < ?", (cutoff,))
+        ]
+        with self._db:
+            self._db.executemany("DELETE FROM sessions WHERE id = ?", [(i,) for i in ids])
+        return ids
+
+
+def _escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -1,0 +1,264 @@
+"""The session store: recorded while the call runs, read back whole, after a crash, on a full
+disk; and the `sandbox sessions` verbs with ids named by prefix."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox.call.sim_playout import SimPlayout
+from sandbox.harness.builtin import brain_url_for
+from sandbox.host.launch import CallOptions, open_call
+from sandbox.host.script import parse_script
+from sandbox.host.script_runner import ScriptRunner
+from sandbox.host.session import CallHost
+from sandbox.record.export import frame_record, session_report
+from sandbox.record.store import SCHEMA_VERSION, SessionStore, StoreError, connect, store_path
+from sandbox.record.writer import SessionEnd, SessionWriter
+from sandbox.wire.tokens import HOME_ENV
+
+SCRIPT = """
+ms_per_word = 10
+[[step]]
+say = "What are your opening hours?"
+[[step]]
+barge_in = "And on Sunday?"
+after_words = 2
+[[step]]
+rtvi = { type = "ui-event", data = { event = "tap" } }
+"""
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "home"
+    monkeypatch.setenv(HOME_ENV, str(folder))
+    return folder
+
+
+async def recorded_call(script: str = SCRIPT) -> CallHost:
+    """A sim call to the built-in concierge, recorded, played from ``script`` to its end."""
+    options = CallOptions(recording="sim")
+    async with brain_url_for(options) as url:
+        host = await open_call(options, url, SimPlayout(ms_per_word=10))
+        runner = ScriptRunner(host, parse_script(script))
+        playing = asyncio.create_task(runner.run())
+        await host.run()
+        await playing
+        host.recorder.finish(host.core, host.now())
+    return host
+
+
+async def test_a_call_reads_back_frame_for_frame_and_event_for_event(home: Path) -> None:
+    host = await recorded_call()
+    with SessionStore() as store:
+        (row,) = store.sessions()
+        assert row.id == host.core.session_id and row.status == "completed"
+        assert (row.mode, row.leg, row.caller_turns, row.units) == ("sim", "direct", 2, 3)
+        assert row.cuts == 1 and row.errors == 0 and row.duration_ms and row.duration_ms > 0
+        frames = store.frames(row.id)
+        assert [frame_record(f) for f in frames] == host.recorder.frames
+        events = store.events(row.id)
+        report = session_report(store, row)
+    words = [e for e in events if e.kind == "word_played"]
+    assert len(words) == host.words_played > 0
+    assert {"caller_shown", "cut_playout", "state_changed", "call_ended"} <= {
+        e.kind for e in events
+    }
+    assert report == host.recorder.report(host.core)  # the export is the report, unchanged
+    assert os.stat(store_path()).st_mode & 0o777 == 0o600  # what a caller said is private
+
+
+def test_a_store_from_a_newer_build_is_refused_in_words(home: Path) -> None:
+    db = connect()
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.close()
+    with pytest.raises(StoreError, match="written by a newer sandbox"):
+        SessionStore()
+
+
+def test_a_file_that_is_not_a_store_is_an_error_in_words(home: Path) -> None:
+    store_path().parent.mkdir(parents=True)
+    store_path().write_bytes(b"not a database at all, " * 100)
+    with pytest.raises(StoreError, match="cannot be read"):
+        SessionStore()
+
+
+async def test_two_calls_recording_at_once_both_land(home: Path) -> None:
+    first, second = await asyncio.gather(recorded_call(), recorded_call())
+    with SessionStore() as store:
+        ids = {row.id for row in store.sessions() if row.status == "completed"}
+    assert ids == {first.core.session_id, second.core.session_id}
+
+
+# --------------------------------------------------------------- a crash
+
+
+def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sandbox.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, HOME_ENV: str(home)},
+        timeout=120,
+    )
+
+
+def test_kill_9_mid_call_leaves_an_unfinished_session_that_reads_back(
+    home: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "long.toml"
+    script.write_text(
+        'ms_per_word = 20\n[[step]]\nsay = "What are your opening hours?"\n'
+        "[[step]]\nsilence_ms = 60000\n"
+    )
+    call = subprocess.Popen(
+        [sys.executable, "-m", "sandbox.cli", "call", "--script", str(script), "--idle-ms", "0"],
+        env={**os.environ, HOME_ENV: str(home)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _until(lambda: _finalizes(home) >= 2, "the answer to the caller to be recorded")
+    finally:
+        call.send_signal(signal.SIGKILL)
+        call.wait(10)
+    with SessionStore() as store:
+        (row,) = store.sessions()
+        assert row.status == "unfinished"
+        report = session_report(store, row)
+    assert report["outcome"] == "unfinished"
+    assert report["caller_turns"] == ["What are your opening hours?"]
+    assert [u["speech_id"] for u in report["units"]] == [1, 2]
+    assert report["units"][1]["heard"] and report["units"][1]["fate"] == "finalized"
+    listed = _cli(home, "sessions", "list")
+    assert row.id[:12] in listed.stdout and "unfinished" in listed.stdout
+
+
+def _finalizes(home: Path) -> int:
+    path = home / "sessions.db"
+    if not path.exists():
+        return 0
+    try:
+        with SessionStore(path) as store:
+            rows = store.sessions()
+            frames = store.frames(rows[0].id) if rows else []
+    except (StoreError, sqlite3.Error):
+        return 0
+    return sum(1 for f in frames if frame_record(f).type == "finalize")
+
+
+def _until(check: Any, what: str, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+# ------------------------------------------------------------ a full disk
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 512 KiB tmpfs: a disk that fills (needs root to mount, as CI has)."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(folder)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+async def test_a_full_disk_stops_recording_says_so_and_the_call_goes_on(
+    small_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(HOME_ENV, str(small_disk))
+    told: list[str] = []
+    filler = small_disk / "filler"
+
+    def stopped(words: str) -> None:
+        told.append(words)
+        filler.unlink()  # the user frees some room before the call ends
+
+    original = SessionWriter.__init__
+
+    def listening(self: SessionWriter, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        self.on_failure = stopped
+        # Leave the store room for its start only: fill the rest of the disk.
+        try:
+            with filler.open("wb", buffering=0) as out:
+                while True:
+                    out.write(b"\0" * 4096)
+        except OSError:
+            pass  # the disk is full now, as wanted
+
+    monkeypatch.setattr(SessionWriter, "__init__", listening)
+    long_talk = SCRIPT + "".join(
+        f'[[step]]\nsay = "Tell me about your prices please, question {i}"\n' for i in range(8)
+    )
+    host = await recorded_call(long_talk)
+    assert host.core.ended is not None and host.core.ended.outcome == "completed"
+    assert told == [told[0]] and "disk is full" in told[0] and "the call goes on" in told[0]
+    with SessionStore() as store:  # consistent and readable: what was committed is there
+        (row,) = store.sessions()
+        assert row.id == host.core.session_id and row.status == "completed"
+        assert row.recording_stopped == told[0]  # the index says the recording is partial
+        recorded = store.frames(row.id)
+    assert len(recorded) < len(host.recorder.frames)  # the frames that fit, no more
+
+
+# ------------------------------------------------------------- the verbs
+
+
+async def test_the_verbs_name_sessions_by_prefix(home: Path, tmp_path: Path) -> None:
+    host = await recorded_call()
+    sid = host.core.session_id
+    listed = _cli(home, "sessions", "list", "--json")
+    assert [json.loads(line)["id"] for line in listed.stdout.splitlines()] == [sid]
+    shown = _cli(home, "sessions", "show", sid[:5])
+    assert shown.returncode == 0 and "caller  [turn 2] What are your opening hours?" in shown.stdout
+    assert "generated" in shown.stdout  # the cut unit: heard vs generated
+    out = tmp_path / "export.json"
+    assert _cli(home, "sessions", "export", sid[:8], "--json", str(out)).returncode == 0
+    assert json.loads(out.read_text()) == host.recorder.report(host.core)
+    missing = _cli(home, "sessions", "show", "zzz")
+    assert missing.returncode == 1 and "no session 'zzz'" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    assert "no session" in _cli(home, "sessions", "rm", "zzz").stderr
+    assert _cli(home, "sessions", "prune", "--older-than", "1d").stdout.startswith("removed 0")
+    assert _cli(home, "sessions", "rm", sid[:6]).returncode == 0
+    assert "no sessions yet" in _cli(home, "sessions", "list").stdout
+
+
+def test_an_ambiguous_prefix_names_the_candidates(home: Path) -> None:
+    for sid in ("aaaa1111-0000-4000-8000-000000000000", "aaaa2222-0000-4000-8000-000000000000"):
+        writer = SessionWriter(sid, brain_url="ws://brain", leg="direct", mode="sim")
+        writer.frame(0, "out", b"\x0a\x00")
+        writer.finish(SessionEnd("completed", "caller", "", 10, 1, 0, 0, 0, {"frames": []}))
+    with SessionStore() as store:
+        with pytest.raises(StoreError, match=r"'aaaa' names 2 sessions \(aaaa1111-000, aaaa2222"):
+            store.find("aaaa")
+        assert store.find("AAAA2").id.startswith("aaaa2222")
+        with pytest.raises(StoreError, match="no session '%'"):
+            store.find("%")  # a LIKE wildcard is taken literally, not as "any"
+        assert len(store.frames("aaaa1111-0000-4000-8000-000000000000")) == 1
+    result = _cli(home, "sessions", "show", "")
+    assert result.returncode == 1 and "name a session" in result.stderr
