@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from sandbox.call.sim_playout import SimPlayout
@@ -24,6 +25,7 @@ from sandbox.host.script import parse_script
 from sandbox.host.script_runner import ScriptRunner
 from sandbox.host.session import CallHost
 from sandbox.record.export import frame_record, session_report
+from sandbox.record.legs import read_leg
 from sandbox.record.store import SCHEMA_VERSION, SessionStore, StoreError, connect, store_path
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire.tokens import HOME_ENV
@@ -262,3 +264,49 @@ def test_an_ambiguous_prefix_names_the_candidates(home: Path) -> None:
         assert len(store.frames("aaaa1111-0000-4000-8000-000000000000")) == 1
     result = _cli(home, "sessions", "show", "")
     assert result.returncode == 1 and "name a session" in result.stderr
+
+
+# ------------------------------------------------------- the audio legs
+
+
+@pytest.mark.audio
+def test_a_real_audio_call_records_both_legs_on_the_calls_clock(home: Path, tmp_path: Path) -> None:
+    """espeak into the microphone path, Whisper, Piper through the paced playout clock: both
+    legs cover the call, and the speaker leg holds what the bot said."""
+    script = tmp_path / "s.toml"
+    script.write_text('[[step]]\nsay = "What are your opening hours?"\n')
+    result = _cli(
+        home, "call", "--audio", "real", "--speaker", "none", "--script", str(script),
+        "--idle-ms", "0",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    with SessionStore() as store:
+        (row,) = store.sessions()
+    assert row.mode == "audio" and row.duration_ms is not None
+    out = tmp_path / "legs"
+    exported = _cli(home, "sessions", "export", row.id[:8], "--wav", str(out))
+    assert exported.returncode == 0, exported.stderr
+    for leg in ("mic", "speaker"):
+        samples, rate = read_leg(out / f"{leg}.wav")
+        assert abs(len(samples) * 1000 / rate - row.duration_ms) <= 100, leg
+    mix, _ = read_leg(out / "mix.wav")
+    assert len(mix) > 0
+    speaker, rate = read_leg(out / "speaker.wav")
+    from sandbox.audio.stt import Transcriber
+
+    heard = Transcriber.load().transcribe(
+        np.interp(
+            np.arange(len(speaker) * 16000 // rate) * (rate / 16000),
+            np.arange(len(speaker)),
+            speaker.astype(np.float32) / 32768,
+        ).astype(np.float32)
+    )
+    assert "harbour" in heard.text.lower() or "studio" in heard.text.lower()
+
+
+def test_a_sim_session_has_no_legs_and_says_so(home: Path) -> None:
+    asyncio.run(recorded_call())
+    with SessionStore() as store:
+        (row,) = store.sessions()
+    result = _cli(home, "sessions", "export", row.id[:8], "--wav", str(home / "out"))
+    assert result.returncode == 1 and "was a sim call: it has no audio legs" in result.stderr

@@ -25,6 +25,7 @@ from sandbox.audio.echo import EchoCanceller
 from sandbox.audio.listener import Listener, ListenerEvent, TurnCommitted, in_executor
 from sandbox.audio.mic import DeviceMic, MicSource, WavMic
 from sandbox.audio.playout import PlayoutClock
+from sandbox.audio.resample import Float32
 from sandbox.audio.sinks import AudioSink, Block, ClockedSink, DeviceSink, NullSink, WavSink
 from sandbox.audio.speech_out import SpeechOut
 from sandbox.audio.stt import Transcriber
@@ -100,6 +101,9 @@ class AudioEngine:
     release_hooks: list[Callable[[Block, int], None]] = field(default_factory=list)
     #: Told of every listener event with the host time it was decided (listener thread).
     listener_hooks: list[Callable[[int, ListenerEvent], None]] = field(default_factory=list)
+    #: Told of every capture block after echo cancellation: (16 kHz float samples, the
+    #: host time of its first sample) — the microphone as the call heard it.
+    capture_hooks: list[Callable[[Float32, int], None]] = field(default_factory=list)
     mic_level_db: float = -120.0
     last_turn: TurnTiming | None = None
     _link: CallLink | None = None
@@ -142,10 +146,14 @@ class AudioEngine:
 
     # ------------------------------------------------------------ building
 
+    def output_rate(self) -> int:
+        """The speaker's sample rate: the default voice's."""
+        return self.synthesizer_for(default_voice()).sample_rate
+
     def playout(self) -> SpeechOut:
         """The host's playout: Piper into a playout clock on the chosen speaker."""
         if self.speech is None:
-            rate = self.synthesizer_for(default_voice()).sample_rate
+            rate = self.output_rate()
             sink = self._sink(rate)
             echo = EchoCanceller(enabled=self.options.aec)
             self._echo = echo
@@ -191,6 +199,7 @@ class AudioEngine:
         speech.wake = link.wake
         transcribe = in_executor(self.transcriber, self._stt_pool)
         self._listener = Listener(transcribe, echo=self._echo)
+        self._listener.on_cleaned = self._cleaned
         speech.start()
         self._worker = threading.Thread(target=self._listen, name="listener", daemon=True)
         self._worker.start()
@@ -213,6 +222,10 @@ class AudioEngine:
         if self._listener is not None:
             self._listener.set_patience(patience)
             self._listener.set_language(language)
+
+    def _cleaned(self, samples: Float32, t_ms: int) -> None:
+        for hook in self.capture_hooks:
+            hook(samples, t_ms)
 
     def _captured(self, block: Block, rate: int) -> None:
         """On the capture thread: measure the level and hand the block on, never block."""

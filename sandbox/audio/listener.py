@@ -143,6 +143,9 @@ class Listener:
     ) -> None:
         self._transcribe = transcribe
         self._echo = echo if echo is not None else EchoCanceller(enabled=False)
+        #: Told of each block after echo cancellation (16 kHz float) with its time: the
+        #: microphone as the call heard it, for the session's recording.
+        self.on_cleaned: Callable[[Float32, int], None] | None = None
         self._vad = FrameVad(sample_rate=SAMPLE_RATE)
         self._endpointer = Endpointer(patience)
         self._bargein = bargein if bargein is not None else BargeInDetector()
@@ -173,6 +176,8 @@ class Listener:
     ) -> list[ListenerEvent]:
         """One capture block (mono, float or int16, any rate) captured at ``t_ms``."""
         cleaned = self._echo.process(block, sample_rate)
+        if self.on_cleaned is not None:
+            self.on_cleaned(cleaned, t_ms)
         if len(self._pending) == 0:
             self._pending_t = t_ms
         samples = np.concatenate([self._pending, cleaned])

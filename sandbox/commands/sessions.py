@@ -14,6 +14,7 @@ from typing import Any
 
 from sandbox.errors import UserError
 from sandbox.record.export import session_report
+from sandbox.record.legs import export_legs
 from sandbox.record.store import SessionRow, SessionStore
 
 HELP = "list, show, export or remove the calls the session store kept"
@@ -33,9 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show = verbs.add_parser("show", help="one session: its index, transcript and errors")
     show.add_argument("id", help="a session id or a unique prefix of one")
     show.add_argument("--json", action="store_true", help="print the session's report JSON")
-    export = verbs.add_parser("export", help="write a session's report JSON")
+    export = verbs.add_parser("export", help="write a session's report JSON or its audio")
     export.add_argument("id", help="a session id or a unique prefix of one")
-    export.add_argument("--json", type=Path, required=True, metavar="FILE", help="where to")
+    export.add_argument("--json", type=Path, metavar="FILE", help="write the report JSON here")
+    export.add_argument(
+        "--wav", type=Path, metavar="DIR", help="write mic.wav, speaker.wav and mix.wav here"
+    )
     remove = verbs.add_parser("rm", help="remove one session")
     remove.add_argument("id", help="a session id or a unique prefix of one")
     prune = verbs.add_parser("prune", help="remove sessions older than a span")
@@ -59,13 +63,27 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print(_shown(row, report))
         elif args.verb == "export":
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps(session_report(store, row), indent=2))
-            print(f"wrote {args.json}")
+            _export(store, row, args)
         elif args.verb == "rm":
             store.delete(row.id)
             print(f"removed session {row.id}")
     return 0
+
+
+def _export(store: SessionStore, row: SessionRow, args: argparse.Namespace) -> None:
+    if args.json is None and args.wav is None:
+        raise UserError("say what to export: --json FILE, --wav DIR, or both")
+    if args.wav is not None and row.mode != "audio":
+        raise UserError(
+            f"session {row.id[:12]} was a {row.mode} call: it has no audio legs to export"
+        )
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(session_report(store, row), indent=2))
+        print(f"wrote {args.json}")
+    if args.wav is not None:
+        for path in export_legs(row.id, args.wav):
+            print(f"wrote {path}")
 
 
 def span_seconds(text: str, option: str) -> float:

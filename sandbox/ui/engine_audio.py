@@ -12,7 +12,9 @@ from sandbox.call.effects import Effect, SendFrame
 from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities
 from sandbox.errors import UserError
+from sandbox.host.legs import record_legs
 from sandbox.host.session import CallHost
+from sandbox.record.legs import AudioLeg
 
 #: The meter's floor: quieter than this shows as an empty bar.
 METER_FLOOR_DB = -60.0
@@ -32,6 +34,7 @@ class EngineAudio:
     engine: AudioEngine
     banner: str = ""
     _reported: TurnTiming | None = field(default=None, init=False)
+    _legs: list[AudioLeg] = field(default_factory=list, init=False)
 
     @property
     def real(self) -> bool:
@@ -84,11 +87,14 @@ class EngineAudio:
                 end_of_speech(turn.end_of_speech_ms)
 
         host.on_effect.append(spoken_turn)
+        self._legs = record_legs(self.engine, host)
         try:
             self.engine.attach(host)
         except UserError as exc:
             raise UserError(f"{exc} ({TYPED_HINT})") from None
 
     async def close(self) -> None:
-        """Stop the microphone, the listener and the speaker."""
+        """Stop the microphone, the listener and the speaker; close the recorded legs."""
         await asyncio.to_thread(self.engine.stop)
+        for leg in self._legs:
+            await asyncio.to_thread(leg.close)

@@ -1,0 +1,159 @@
+"""The two audio legs of a real-audio session, written while the call runs.
+
+Each leg is a 16-bit mono WAV beside the store (``<data dir>/audio/<session id>/``): the
+microphone after echo cancellation, and what was released to the speaker. Sample 0 is the
+call's time 0, so the legs line up with the frames: a leg that starts late, or pauses, is
+padded with silence to where its block belongs. Blocks arrive on audio threads and are only
+queued there; a thread of the leg's own writes them. The WAV header is rewritten after each
+write, so a killed process leaves a playable file up to its last write (a quarter second).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+import time
+import wave
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from sandbox.errors import UserError
+from sandbox.wire.tokens import data_dir
+
+log = logging.getLogger(__name__)
+
+#: How long a leg gathers blocks before writing: the most a crash can lose.
+BATCH_S = 0.25
+MIC = "mic"
+SPEAKER = "speaker"
+
+
+def legs_dir(session_id: str) -> Path:
+    """Where a session's audio legs live."""
+    return data_dir() / "audio" / session_id
+
+
+def leg_path(session_id: str, leg: str) -> Path:
+    """One leg's WAV file (``mic`` or ``speaker``)."""
+    return legs_dir(session_id) / f"{leg}.wav"
+
+
+class AudioLeg:
+    """One leg being written; see the module doc."""
+
+    def __init__(self, path: Path, sample_rate: int) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        self._file = os.fdopen(fd, "wb")
+        self._wav = wave.open(self._file, "wb")  # noqa: SIM115 - closed by close()
+        self._wav.setnchannels(1)
+        self._wav.setsampwidth(2)
+        self._wav.setframerate(sample_rate)
+        self.path = path
+        self.sample_rate = sample_rate
+        self.failure: str | None = None
+        self._written = 0
+        self._queue: queue.Queue[tuple[npt.NDArray[np.int16], int] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._write, name=f"leg-{path.stem}", daemon=True)
+        self._thread.start()
+
+    def add(self, samples: npt.NDArray[np.generic], t_ms: int) -> None:
+        """A block whose first sample was at ``t_ms`` on the call's clock (float in -1..1 or
+        int16); never blocks."""
+        if samples.dtype == np.int16:
+            pcm: npt.NDArray[np.int16] = samples.astype(np.int16).reshape(-1)
+        else:
+            scaled = np.clip(samples.astype(np.float32), -1.0, 1.0) * 32767
+            pcm = scaled.astype(np.int16).reshape(-1)
+        self._queue.put((pcm, t_ms))
+
+    def close(self) -> None:
+        """Write what is queued and close the file."""
+        self._queue.put(None)
+        self._thread.join()
+        try:
+            self._wav.close()
+        finally:
+            self._file.close()
+
+    def _write(self) -> None:
+        closing = False
+        while not closing:
+            first = self._queue.get()
+            closing = first is None
+            batch = [] if first is None else [first]
+            deadline = time.monotonic() + BATCH_S
+            while not closing and (left := deadline - time.monotonic()) > 0:
+                try:
+                    item = self._queue.get(timeout=left)
+                except queue.Empty:
+                    break
+                if item is None:
+                    closing = True
+                else:
+                    batch.append(item)
+            if batch and self.failure is None:
+                self._append(batch)
+
+    def _append(self, batch: list[tuple[npt.NDArray[np.int16], int]]) -> None:
+        pieces: list[npt.NDArray[np.int16]] = []
+        written = self._written
+        for pcm, t_ms in batch:
+            due = t_ms * self.sample_rate // 1000
+            if due > written:  # the leg was silent (or started late): pad to the block's time
+                pieces.append(np.zeros(due - written, dtype=np.int16))
+                written = due
+            pieces.append(pcm)
+            written += len(pcm)
+        try:
+            self._wav.writeframes(np.concatenate(pieces).tobytes())
+        except OSError as exc:
+            self.failure = f"the {self.path.stem} leg stopped recording ({exc.strerror})"
+            log.error("%s: %s", self.path, self.failure)
+            return
+        self._written = written
+
+
+def read_leg(path: Path) -> tuple[npt.NDArray[np.int16], int]:
+    """A leg's samples and rate; a missing or damaged file is an error in words."""
+    try:
+        with wave.open(str(path), "rb") as wav:
+            rate = wav.getframerate()
+            data = wav.readframes(wav.getnframes())
+    except (OSError, wave.Error, EOFError) as exc:
+        raise UserError(f"the audio leg {path} cannot be read ({exc})") from None
+    return np.frombuffer(data[: len(data) // 2 * 2], dtype=np.int16), rate
+
+
+def export_legs(session_id: str, out_dir: Path) -> list[Path]:
+    """Copy both legs to ``out_dir`` and write ``mix.wav``: the microphone left, the speaker
+    right, at the speaker's rate, on the same clock."""
+    legs = {leg: read_leg(leg_path(session_id, leg)) for leg in (MIC, SPEAKER)}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for leg, (samples, rate) in legs.items():
+        written.append(_write_wav(out_dir / f"{leg}.wav", rate, samples.reshape(-1, 1)))
+    (mic, mic_rate), (speaker, rate) = legs[MIC], legs[SPEAKER]
+    mic_at_rate = np.interp(
+        np.arange(len(mic) * rate // mic_rate) * (mic_rate / rate),
+        np.arange(len(mic)),
+        mic.astype(np.float32),
+    ).astype(np.int16)
+    both = np.zeros((max(len(mic_at_rate), len(speaker)), 2), dtype=np.int16)
+    both[: len(mic_at_rate), 0] = mic_at_rate
+    both[: len(speaker), 1] = speaker
+    written.append(_write_wav(out_dir / "mix.wav", rate, both))
+    return written
+
+
+def _write_wav(path: Path, rate: int, frames: npt.NDArray[np.int16]) -> Path:
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(frames.shape[1])
+        wav.setsampwidth(2)
+        wav.setframerate(rate)
+        wav.writeframes(np.ascontiguousarray(frames).tobytes())
+    return path
