@@ -27,6 +27,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "host": frozenset({"audio", "call", "record", "wire", "errors"}),
     "brains": frozenset({"sdk", "wire", "errors"}),
     "harness": frozenset({"brains", "sdk", "host", "call", "record", "wire", "errors"}),
+    "replay": frozenset({"record", "call", "wire", "errors"}),
 }
 #: The one arrow allowed against the rules, and why: ``sandbox.sdk.VoqalizeDriver`` keeps
 #: working for brain authors through a lazy module ``__getattr__`` that imports on first use.

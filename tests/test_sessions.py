@@ -17,29 +17,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from session_rig import SCRIPT, recorded_call
 
-from sandbox.call.sim_playout import SimPlayout
-from sandbox.harness.builtin import brain_url_for
-from sandbox.host.launch import CallOptions, open_call
-from sandbox.host.script import parse_script
-from sandbox.host.script_runner import ScriptRunner
-from sandbox.host.session import CallHost
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import read_leg
 from sandbox.record.store import SCHEMA_VERSION, SessionStore, StoreError, connect, store_path
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire.tokens import HOME_ENV
-
-SCRIPT = """
-ms_per_word = 10
-[[step]]
-say = "What are your opening hours?"
-[[step]]
-barge_in = "And on Sunday?"
-after_words = 2
-[[step]]
-rtvi = { type = "ui-event", data = { event = "tap" } }
-"""
 
 
 @pytest.fixture
@@ -47,19 +31,6 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "home"
     monkeypatch.setenv(HOME_ENV, str(folder))
     return folder
-
-
-async def recorded_call(script: str = SCRIPT) -> CallHost:
-    """A sim call to the built-in concierge, recorded, played from ``script`` to its end."""
-    options = CallOptions(recording="sim")
-    async with brain_url_for(options) as url:
-        host = await open_call(options, url, SimPlayout(ms_per_word=10))
-        runner = ScriptRunner(host, parse_script(script))
-        playing = asyncio.create_task(runner.run())
-        await host.run()
-        await playing
-        host.recorder.finish(host.core, host.now())
-    return host
 
 
 async def test_a_call_reads_back_frame_for_frame_and_event_for_event(home: Path) -> None:

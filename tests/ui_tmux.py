@@ -49,14 +49,21 @@ class Terminal:
         raise AssertionError(f"timed out waiting for {what}; the screen was:\n{screen}")
 
 
-@contextlib.contextmanager
-def sandbox_run(args: list[str], env: Mapping[str, str]) -> Iterator[Terminal]:
+def sandbox_run(
+    args: list[str], env: Mapping[str, str]
+) -> contextlib.AbstractContextManager[Terminal]:
     """``sandbox run ARGS`` in a fresh tmux server; prints ``EXIT=<code>`` when it ends."""
+    return sandbox_in_tmux(["run", *args], env)
+
+
+@contextlib.contextmanager
+def sandbox_in_tmux(args: list[str], env: Mapping[str, str]) -> Iterator[Terminal]:
+    """``sandbox ARGS`` in a fresh tmux server; prints ``EXIT=<code>`` when it ends."""
     socket = f"sandbox-test-{os.getpid()}-{time.monotonic_ns()}"
     # COLUMNS and LINES as the window is: inherited ones (80x24) would shrink the app.
     variables = {**env, "COLUMNS": str(WIDTH), "LINES": str(HEIGHT)}
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in variables.items())
-    run = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "sandbox.cli", "run", *args])
+    run = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "sandbox.cli", *args])
     command = f"env {assignments} {run}; echo EXIT=$?; sleep 60"
     terminal = Terminal(socket, "sandbox")
     terminal.tmux(

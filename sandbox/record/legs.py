@@ -138,16 +138,24 @@ def export_legs(session_id: str, out_dir: Path) -> list[Path]:
     for leg, (samples, rate) in legs.items():
         written.append(_write_wav(out_dir / f"{leg}.wav", rate, samples.reshape(-1, 1)))
     (mic, mic_rate), (speaker, rate) = legs[MIC], legs[SPEAKER]
-    mic_at_rate = np.interp(
-        np.arange(len(mic) * rate // mic_rate) * (mic_rate / rate),
-        np.arange(len(mic)),
-        mic.astype(np.float32),
-    ).astype(np.int16)
+    mic_at_rate = (at_rate(mic, mic_rate, rate) * 32767).astype(np.int16)
     both = np.zeros((max(len(mic_at_rate), len(speaker)), 2), dtype=np.int16)
     both[: len(mic_at_rate), 0] = mic_at_rate
     both[: len(speaker), 1] = speaker
     written.append(_write_wav(out_dir / "mix.wav", rate, both))
     return written
+
+
+def at_rate(samples: npt.NDArray[np.int16], rate: int, target: int) -> npt.NDArray[np.float32]:
+    """A leg's samples as floats in -1..1 at ``target`` samples a second (linear)."""
+    floats: npt.NDArray[np.float32] = (samples / 32768).astype(np.float32)
+    if rate == target or len(floats) == 0:
+        return floats
+    positions = np.arange(len(floats) * target // rate) * (rate / target)
+    resampled: npt.NDArray[np.float32] = np.interp(
+        positions, np.arange(len(floats)), floats
+    ).astype(np.float32)
+    return resampled
 
 
 def _write_wav(path: Path, rate: int, frames: npt.NDArray[np.int16]) -> Path:

@@ -35,7 +35,7 @@ from sandbox.call.effects import (
 from sandbox.host.session import CallHost
 from sandbox.ui.keys import HELP_ROWS, KEYS
 from sandbox.ui.latency import LatencyTracker
-from sandbox.ui.lines import caller_text, ended_text, idle_text, notice_text, notice_words
+from sandbox.ui.lines import notice_text, shown_text
 from sandbox.ui.messages import (
     CallEffect,
     CallFinished,
@@ -50,13 +50,12 @@ from sandbox.ui.runner import CallRunner, CallSetup
 from sandbox.ui.screens.help import HelpScreen
 from sandbox.ui.screens.rtvi import AppFrame, RtviScreen
 from sandbox.ui.screens.settings import SettingsScreen
-from sandbox.ui.widgets.app_pane import AppPane
+from sandbox.ui.widgets.app_pane import AppPane, app_frame_of
 from sandbox.ui.widgets.banner import Banner
 from sandbox.ui.widgets.conversation import ConversationPane
 from sandbox.ui.widgets.status import StatusLine, capability_names
 from sandbox.ui.widgets.wire import WirePane
 from sandbox.wire import pb
-from sandbox.wire.catalog import RTVI_NAME_BY_TYPE
 
 #: How long quitting waits for the call to end and its report to be written.
 QUIT_WAIT_S = 5.0
@@ -172,21 +171,15 @@ class SandboxApp(App[Path | None]):
                 heard = unit.cursor.words_heard > 0
                 if heard and self.latency.word_heard(unit.speech_id, message.t_ms):
                     self._show_latency()
-        elif isinstance(effect, CallerShown):
-            self.conversation.add_line(caller_text(effect))
-        elif isinstance(effect, CallerIdle):
-            self.conversation.add_line(idle_text(effect))
-        elif isinstance(effect, Notice):
-            level, words = notice_words(effect)
-            self.conversation.add_line(notice_text(level, words))
-            if level == "error":
-                self.notify(words, severity="error", timeout=8)
+        elif isinstance(effect, CallerShown | CallerIdle | Notice | CallEnded):
+            line, alarm = shown_text(effect)
+            self.conversation.add_line(line)
+            if alarm is not None:
+                self.notify(alarm, severity="error", timeout=8)
         elif isinstance(effect, StateChanged):
             self.status.show(state=effect.state)
         elif isinstance(effect, ToApp):
             self.app_pane.show("brain", effect.type, effect.data, effect.id)
-        elif isinstance(effect, CallEnded):
-            self.conversation.add_line(ended_text(effect))
         self.status.show(watermark=host.core.watermark, config=host.core.settings.describe())
 
     def on_call_frame(self, message: CallFrame) -> None:
@@ -197,12 +190,9 @@ class SandboxApp(App[Path | None]):
         self.wire.add(record)
         if self.latency.frame(record):
             self._show_latency()
-        if record.type == "rtvi" and record.dir == "out":
-            fields = record.fields
-            raw = fields.get("type", 0)  # the enum's name; its number if this build lacks it
-            number = pb.RTVIType.Value(raw) if isinstance(raw, str) else int(raw)
-            name = RTVI_NAME_BY_TYPE.get(number, str(raw))
-            self.app_pane.show("app", name, fields.get("data", ""), fields.get("id"))
+        sent = app_frame_of(record)
+        if sent is not None:
+            self.app_pane.show("app", *sent)
 
     def on_end_of_speech(self, message: EndOfSpeech) -> None:
         """The audio engine marked the end of the caller's speech."""
@@ -223,6 +213,10 @@ class SandboxApp(App[Path | None]):
             self.notify(message.problem, title="call failed", severity="error", timeout=15)
         if message.report:
             self.conversation.add_line(Text(f"report: {message.report}", style="bold"))
+        host = self.host
+        if host is not None and self.setup.options.recording is not None:
+            replay = f"sandbox replay {host.core.session_id[:8]}"
+            self.conversation.add_line(Text(f"watch it again: {replay}", style="bold cyan"))
         self.status.show(state=CallState.ENDED)
         say = self.say
         say.placeholder = "the call has ended · ctrl+q quits"

@@ -36,6 +36,20 @@ KEYS = (
     Key("ctrl+q", "quit", "quit", "Quit", "end the call if it is live, then quit"),
 )  # fmt: skip
 
+#: The replay's keys (``sandbox replay``).
+REPLAY_KEYS = (
+    Key("space", "toggle_play", "play/pause", "Play or pause", "play or pause the replay"),
+    Key("left", "seek(-5000)", "-5 s", "Back 5 s", "move the playhead back 5 seconds"),
+    Key("right", "seek(5000)", "+5 s", "Forward 5 s", "move the playhead on 5 seconds"),
+    Key("p", "previous_stop", "prev", "Previous turn or cut", "jump to the previous turn or cut"),
+    Key("n", "next_stop", "next", "Next turn or cut", "jump to the next caller turn or cut"),
+    Key("minus", "speed(-1)", "slower", "Slower", "step the speed down (to 0.5x)"),
+    Key("plus", "speed(1)", "faster", "Faster", "step the speed up (to 4x)"),
+    Key("m", "toggle_leg('mic')", "mic", "Caller's leg", "mute or unmute the caller's leg"),
+    Key("s", "toggle_leg('speaker')", "bot", "Bot's leg", "mute or unmute the bot's leg"),
+    Key("ctrl+q", "quit", "quit", "Quit", "leave the replay"),
+)  # fmt: skip
+
 #: The help screen's rows: the keys above and the ones Textual and the message box give.
 HELP_ROWS = (
     ("enter", "send what you typed as the caller's turn (RTVI send-text)"),

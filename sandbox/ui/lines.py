@@ -127,6 +127,19 @@ def notice_text(level: str, words: str) -> Text:
     return Text(f"{mark} {words}", style=style)
 
 
+def shown_text(shown: CallerShown | CallerIdle | Notice | CallEnded) -> tuple[Text, str | None]:
+    """A conversation line for a caller line, an idle nudge, a notice or the end; and, for an
+    error notice, its words for a notification."""
+    if isinstance(shown, CallerShown):
+        return caller_text(shown), None
+    if isinstance(shown, CallerIdle):
+        return idle_text(shown), None
+    if isinstance(shown, CallEnded):
+        return ended_text(shown), None
+    level, words = notice_words(shown)
+    return notice_text(level, words), words if level == "error" else None
+
+
 def ended_words(ended: CallEnded) -> str:
     """Who ended the call and why, in words."""
     detail = ended.detail

@@ -8,6 +8,10 @@ import json
 from rich.text import Text
 from textual.widgets import RichLog
 
+from sandbox.record.recorder import FrameRecord
+from sandbox.wire import pb
+from sandbox.wire.catalog import RTVI_NAME_BY_TYPE
+
 _ARROWS = {"brain": "brain → app", "app": "app → brain"}
 
 
@@ -25,6 +29,16 @@ def app_line(source: str, rtvi_type: str, data: str, rtvi_id: str | None) -> str
     if rtvi_id:
         line += f" id={rtvi_id}"
     return f"{line} {_data(data)}".rstrip()
+
+
+def app_frame_of(record: FrameRecord) -> tuple[str, str, str | None] | None:
+    """An RTVI frame the app sent (type, data, id) from the wire record, or None."""
+    if record.type != "rtvi" or record.dir != "out":
+        return None
+    fields = record.fields
+    raw = fields.get("type", 0)  # the enum's name; its number if this build lacks it
+    number = pb.RTVIType.Value(raw) if isinstance(raw, str) else int(raw)
+    return RTVI_NAME_BY_TYPE.get(number, str(raw)), fields.get("data", ""), fields.get("id")
 
 
 class AppPane(RichLog):

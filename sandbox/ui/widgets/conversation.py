@@ -56,6 +56,11 @@ class ConversationPane(ListView):
         super().__init__(**kwargs)
         self._units: dict[int, UnitLine] = {}
 
+    def reset(self) -> None:
+        """Empty the pane (a replay moving back redraws it from the start)."""
+        self.clear()
+        self._units.clear()
+
     def add_line(self, text: Text) -> None:
         """Append a caller line, a notice or the end of the call."""
         self._append(Line(text))
@@ -69,6 +74,12 @@ class ConversationPane(ListView):
             self._append(line)
         else:
             line.show(unit_text(unit))
+
+    def highlight_unit(self, speech_id: int) -> None:
+        """Move the highlight to a unit's entry (which marks its frames on the wire)."""
+        line = self._units.get(speech_id)
+        if line is not None and line in self.children:
+            self.index = list(self.children).index(line)
 
     def unit_line(self, speech_id: int) -> UnitLine | None:
         """The entry of a unit, if it is shown."""

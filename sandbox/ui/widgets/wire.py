@@ -73,6 +73,12 @@ class WirePane(Vertical):
             if not self.table.has_focus:
                 self.table.scroll_end(animate=False)
 
+    def reset(self) -> None:
+        """Empty the pane (a replay moving back redraws it from the start)."""
+        self.records = []
+        self._turn_of_unit = {}
+        self.table.clear()
+
     def focus_filter(self) -> None:
         """Put the cursor in the filter box."""
         self.query_one("#wire-filter", Input).focus()

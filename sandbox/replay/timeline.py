@@ -1,0 +1,238 @@
+"""A recorded session as a timeline, replayed to any moment (sans-I/O: the caller moves time).
+
+The store keeps every frame's raw bytes and the runtime's events on one clock. A
+:class:`Replayer` walks them in time order and rebuilds what the live app showed at each
+moment: the units with their text as it was relayed and the words as the recorded playout
+reached them, each unit's fate once its Finalize went out, caller lines, notices, the
+state, the end. Moving forward applies the moments in between; moving back starts over,
+which is cheap (a long call is some thousands of moments).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandbox.call.effects import (
+    AppFrameRefused,
+    BrainError,
+    BrainStalled,
+    CallEnded,
+    CallerIdle,
+    CallerShown,
+    CallState,
+    ConfigApplied,
+    ConfigRejected,
+    FrameDropped,
+    Notice,
+    ProtocolViolation,
+    StepForUnknownTurn,
+    ToApp,
+)
+from sandbox.call.heard import HeardCursor
+from sandbox.call.settings import Settings
+from sandbox.call.units import Bracket, Fate, Unit
+from sandbox.record.export import frame_record
+from sandbox.record.recorder import FrameRecord
+from sandbox.record.store import StoredEvent, StoredFrame
+
+#: Notices by the kind the host stored them under.
+_NOTICES: dict[str, type[Notice]] = {
+    "protocol_violation": ProtocolViolation,
+    "frame_dropped": FrameDropped,
+    "brain_error": BrainError,
+    "brain_stalled": BrainStalled,
+    "step_for_unknown_turn": StepForUnknownTurn,
+    "config_rejected": ConfigRejected,
+    "app_frame_refused": AppFrameRefused,
+}
+
+
+@dataclass(frozen=True)
+class Moment:
+    """One thing that happened: a frame that crossed, or a runtime event."""
+
+    t_ms: int
+    frame: FrameRecord | None = None
+    event: StoredEvent | None = None
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A point worth jumping to on the timeline: ``kind`` is turn, barge-in, cancel or error."""
+
+    t_ms: int
+    kind: str
+
+
+Shown = CallerShown | CallerIdle | Notice | ConfigApplied | CallEnded | ToApp
+"""A line the conversation (or the app pane) gains at a moment."""
+
+
+@dataclass
+class View:
+    """What the panes show at the replay's moment."""
+
+    units: dict[int, Unit] = field(default_factory=dict)
+    #: Conversation entries in order: a unit by its speech id, or a line.
+    entries: list[int | Shown] = field(default_factory=list)
+    frames: list[FrameRecord] = field(default_factory=list)
+    state: str = CallState.CONNECTING
+    watermark: int = 0
+    settings: str = ""
+    cancelled_floor: set[int] = field(default_factory=set)  # units a SpeechCancel cut
+
+
+@dataclass
+class Changes:
+    """What one step forward changed, so panes redraw only that."""
+
+    units: list[int] = field(default_factory=list)
+    entries: list[int | Shown] = field(default_factory=list)
+    frames: list[FrameRecord] = field(default_factory=list)
+
+
+class Replayer:
+    """Rebuilds a session's :class:`View` at any time; see the module doc."""
+
+    def __init__(self, frames: list[StoredFrame], events: list[StoredEvent]) -> None:
+        moments = [Moment(f.t_ms, frame=frame_record(f)) for f in frames]
+        moments += [Moment(e.t_ms, event=e) for e in events]
+        # Stable: at one instant frames come before events, each in recorded order.
+        self.moments = sorted(moments, key=lambda m: (m.t_ms, m.frame is None))
+        self.duration_ms = max((m.t_ms for m in self.moments), default=0)
+        self.markers = _markers(self.moments)
+        self.view = View()
+        self.t_ms = -1
+        self._next = 0
+
+    def seek(self, t_ms: int) -> Changes | None:
+        """Move to ``t_ms``: the changes since the last moment shown, or None when the view was
+        rebuilt from the start (a move back): redraw everything then."""
+        rebuilt = t_ms < self.t_ms
+        if rebuilt:
+            self.view, self._next = View(), 0
+        changes = Changes()
+        while self._next < len(self.moments) and self.moments[self._next].t_ms <= t_ms:
+            _apply(self.view, self.moments[self._next], changes)
+            self._next += 1
+        self.t_ms = t_ms
+        return None if rebuilt else changes
+
+    def unit_start(self, speech_id: int) -> int | None:
+        """When a unit opened, for jumping to it."""
+        for moment in self.moments:
+            frame = moment.frame
+            if frame is None or frame.type != "speech_start":
+                continue
+            if frame.fields.get("speech_id") == speech_id:
+                return moment.t_ms
+        return None
+
+
+def _markers(moments: list[Moment]) -> list[Marker]:
+    out = []
+    for moment in moments:
+        frame = moment.frame
+        if frame is None:
+            continue
+        kind = {
+            ("out", "user_message"): "turn",
+            ("out", "interruption"): "barge-in",
+            ("in", "speech_cancel"): "cancel",
+            ("in", "error"): "error",
+            ("out", "error"): "error",
+        }.get((frame.dir, frame.type))
+        if kind is not None:
+            out.append(Marker(moment.t_ms, kind))
+    return out
+
+
+def _apply(view: View, moment: Moment, changes: Changes) -> None:
+    if moment.frame is not None:
+        view.frames.append(moment.frame)
+        changes.frames.append(moment.frame)
+        _frame(view, moment.frame, changes)
+    elif moment.event is not None:
+        _event(view, moment.event, changes)
+
+
+def _frame(view: View, frame: FrameRecord, changes: Changes) -> None:
+    f, sid = frame.fields, int(frame.fields.get("speech_id", 0))
+    unit = view.units.get(sid)
+    if frame.dir == "in" and frame.type == "speech_start" and unit is None:
+        unit = Unit(sid, int(f.get("turn_id", 0)), 0, 0)
+        view.units[sid] = unit
+        view.entries.append(sid)
+        changes.entries.append(sid)
+    elif unit is None:
+        if frame.dir == "out" and frame.type == "interruption":
+            view.watermark = max(view.watermark, int(f.get("through_turn", 0)))
+        return
+    elif frame.dir == "in" and frame.type == "speech_chunk":
+        if unit.fate is None and unit.bracket is Bracket.OPEN:
+            unit.cursor.extend(str(f.get("text", "")))
+        else:
+            unit.discarded.append(str(f.get("text", "")))
+    elif frame.dir == "in" and frame.type == "speech_end":
+        unit.bracket = Bracket.ENDED if unit.bracket is Bracket.OPEN else unit.bracket
+    elif frame.dir == "in" and frame.type == "speech_cancel":
+        view.cancelled_floor.update(u.speech_id for u in view.units.values() if u.fate is None)
+    elif frame.dir == "out" and frame.type == "finalize":
+        unit.finalized = True
+        unit.fate = _fate(view, unit, str(f.get("heard_text", "")))
+    changes.units.append(sid)
+
+
+def _fate(view: View, unit: Unit, heard: str) -> Fate:
+    """How a unit ended, read off the wire: what it heard, and what cut it. The Finalize's
+    heard text is the record's word (a word played in the same millisecond as the cut may
+    sort after it): the cursor is brought to it."""
+    if heard != unit.heard:
+        cursor = HeardCursor()
+        cursor.extend(unit.relayed)
+        for word in heard.split():
+            cursor.played(word)
+        unit.cursor = cursor
+    if not unit.relayed:
+        return Fate.SILENT if unit.bracket is Bracket.ENDED else Fate.CANCELLED
+    if heard == unit.relayed:
+        unit.cursor.played_all()
+        return Fate.PLAYED
+    if unit.speech_id in view.cancelled_floor:
+        return Fate.CANCELLED
+    return Fate.BARGED if unit.turn_id <= view.watermark else Fate.ABANDONED
+
+
+def _event(view: View, event: StoredEvent, changes: Changes) -> None:
+    data, kind = event.data, event.kind
+    shown: Shown | None = None
+    if kind == "word_played":
+        unit = view.units.get(int(data.get("speech_id", 0)))
+        if unit is not None and unit.fate is None:
+            unit.cursor.played(str(data.get("word", "")))
+            changes.units.append(unit.speech_id)
+    elif kind == "state_changed":
+        view.state = str(data.get("state", view.state))
+    elif kind == "caller_shown":
+        shown = CallerShown(**data)
+    elif kind == "caller_idle":
+        shown = CallerIdle(**data)
+    elif kind == "call_ended":
+        shown = CallEnded(**data)
+    elif kind == "to_app":
+        shown = ToApp(**data)
+    elif kind == "config_applied":
+        settings = Settings(**_settings(data.get("settings", {})))
+        view.settings = settings.describe()
+        shown = ConfigApplied(settings)
+    elif kind in _NOTICES:
+        shown = _NOTICES[kind](**data)
+    if shown is not None:
+        view.entries.append(shown)
+        changes.entries.append(shown)
+
+
+def _settings(data: Any) -> dict[str, Any]:
+    known = Settings.__dataclass_fields__
+    return {k: v for k, v in dict(data).items() if k in known}
