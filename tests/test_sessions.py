@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import wave
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ import pytest
 from session_rig import SCRIPT, recorded_call
 
 from sandbox.record.export import frame_record, session_report
-from sandbox.record.legs import read_leg
+from sandbox.record.legs import leg_path, read_leg
 from sandbox.record.store import SCHEMA_VERSION, SessionStore, StoreError, connect, store_path
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire.tokens import HOME_ENV
@@ -257,12 +258,13 @@ def test_a_real_audio_call_records_both_legs_on_the_calls_clock(home: Path, tmp_
     out = tmp_path / "legs"
     exported = _cli(home, "sessions", "export", row.id[:8], "--wav", str(out))
     assert exported.returncode == 0, exported.stderr
-    for leg in ("mic", "speaker"):
-        samples, rate = read_leg(out / f"{leg}.wav")
+    for leg in ("mic", "speaker"):  # as kept (μ-law) and as exported (PCM), the same length
+        samples, rate = read_leg(leg_path(row.id, leg))
         assert abs(len(samples) * 1000 / rate - row.duration_ms) <= 100, leg
-    mix, _ = read_leg(out / "mix.wav")
+        assert len(_pcm(out / f"{leg}.wav")[0]) == len(samples)
+    mix, _ = _pcm(out / "mix.wav")
     assert len(mix) > 0
-    speaker, rate = read_leg(out / "speaker.wav")
+    speaker, rate = _pcm(out / "speaker.wav")
     from sandbox.audio.stt import Transcriber
 
     heard = Transcriber.load().transcribe(
@@ -273,6 +275,11 @@ def test_a_real_audio_call_records_both_legs_on_the_calls_clock(home: Path, tmp_
         ).astype(np.float32)
     )
     assert "harbour" in heard.text.lower() or "studio" in heard.text.lower()
+
+
+def _pcm(path: Path) -> tuple[np.ndarray[Any, np.dtype[np.int16]], int]:
+    with wave.open(str(path), "rb") as wav:
+        return np.frombuffer(wav.readframes(wav.getnframes()), dtype=np.int16), wav.getframerate()
 
 
 def test_a_sim_session_has_no_legs_and_says_so(home: Path) -> None:

@@ -1,11 +1,12 @@
 """The two audio legs of a real-audio session, written while the call runs.
 
-Each leg is a 16-bit mono WAV beside the store (``<data dir>/audio/<session id>/``): the
-microphone after echo cancellation, and what was released to the speaker. Sample 0 is the
-call's time 0, so the legs line up with the frames: a leg that starts late, or pauses, is
-padded with silence to where its block belongs. Blocks arrive on audio threads and are only
-queued there; a thread of the leg's own writes them. The WAV header is rewritten after each
-write, so a killed process leaves a playable file up to its last write (a quarter second).
+Each leg is a mono μ-law WAV at 16 kHz beside the store (``<data dir>/audio/<session id>/``):
+the microphone after echo cancellation, and what was released to the speaker — telephone
+quality, about 1 MB a minute a leg. Sample 0 is the call's time 0, so the legs line up with
+the frames: a leg that starts late, or pauses, is padded with silence to where its block
+belongs. Blocks arrive on audio threads and are only queued there; a thread of the leg's
+own writes them, and a killed process leaves a file readable to its last write (a quarter
+second; see :mod:`sandbox.record.mulaw`).
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ import numpy as np
 import numpy.typing as npt
 
 from sandbox.errors import UserError
+from sandbox.record import mulaw
 from sandbox.wire.tokens import data_dir
 
 log = logging.getLogger(__name__)
 
 #: How long a leg gathers blocks before writing: the most a crash can lose.
 BATCH_S = 0.25
+#: The rate both legs are kept at, whatever the devices ran at.
+STORED_RATE = 16_000
 MIC = "mic"
 SPEAKER = "speaker"
 
@@ -46,13 +50,11 @@ class AudioLeg:
     """One leg being written; see the module doc."""
 
     def __init__(self, path: Path, sample_rate: int) -> None:
+        """``sample_rate``: the rate blocks arrive at (they are kept at STORED_RATE)."""
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        self._file = os.fdopen(fd, "wb")
-        self._wav = wave.open(self._file, "wb")  # noqa: SIM115 - closed by close()
-        self._wav.setnchannels(1)
-        self._wav.setsampwidth(2)
-        self._wav.setframerate(sample_rate)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+        self._file = os.fdopen(fd, "r+b")
+        mulaw.write_header(self._file, STORED_RATE, 0)
         self.path = path
         self.sample_rate = sample_rate
         self.failure: str | None = None
@@ -75,10 +77,7 @@ class AudioLeg:
         """Write what is queued and close the file."""
         self._queue.put(None)
         self._thread.join()
-        try:
-            self._wav.close()
-        finally:
-            self._file.close()
+        self._file.close()
 
     def _write(self) -> None:
         closing = False
@@ -103,30 +102,26 @@ class AudioLeg:
         pieces: list[npt.NDArray[np.int16]] = []
         written = self._written
         for pcm, t_ms in batch:
-            due = t_ms * self.sample_rate // 1000
+            kept = (at_rate(pcm, self.sample_rate, STORED_RATE) * 32767).astype(np.int16)
+            due = t_ms * STORED_RATE // 1000
             if due > written:  # the leg was silent (or started late): pad to the block's time
                 pieces.append(np.zeros(due - written, dtype=np.int16))
                 written = due
-            pieces.append(pcm)
-            written += len(pcm)
+            pieces.append(kept)
+            written += len(kept)
         try:
-            self._wav.writeframes(np.concatenate(pieces).tobytes())
+            self._written = mulaw.append(self._file, self._written, np.concatenate(pieces))
         except OSError as exc:
             self.failure = f"the {self.path.stem} leg stopped recording ({exc.strerror})"
             log.error("%s: %s", self.path, self.failure)
-            return
-        self._written = written
 
 
 def read_leg(path: Path) -> tuple[npt.NDArray[np.int16], int]:
     """A leg's samples and rate; a missing or damaged file is an error in words."""
     try:
-        with wave.open(str(path), "rb") as wav:
-            rate = wav.getframerate()
-            data = wav.readframes(wav.getnframes())
-    except (OSError, wave.Error, EOFError) as exc:
+        return mulaw.read(path)
+    except (OSError, mulaw.WavError) as exc:
         raise UserError(f"the audio leg {path} cannot be read ({exc})") from None
-    return np.frombuffer(data[: len(data) // 2 * 2], dtype=np.int16), rate
 
 
 def export_legs(session_id: str, out_dir: Path) -> list[Path]:
