@@ -288,3 +288,14 @@ def test_a_sim_session_has_no_legs_and_says_so(home: Path) -> None:
         (row,) = store.sessions()
     result = _cli(home, "sessions", "export", row.id[:8], "--wav", str(home / "out"))
     assert result.returncode == 1 and "was a sim call: it has no audio legs" in result.stderr
+
+
+def test_the_sessions_bench_reports_its_figures_and_targets(home: Path) -> None:
+    result = _cli(home, "bench", "--sessions", "--minutes", "0.5", "--json")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    for key in ("replay_open_ms", "recording_cpu_percent", "disk_mb_per_minute"):
+        assert isinstance(figures[key], float | int) and figures[key] > 0
+        assert key in figures["targets"]
+    assert figures["moments"] > 0 and "opened for replay" in result.stderr
+    assert not list(home.glob("audio/*"))  # measured in a store of its own

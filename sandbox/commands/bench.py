@@ -9,9 +9,11 @@ import json
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import asdict
 
 from sandbox.bench.report import table
 from sandbox.bench.runner import FULL, QUICK, BenchConfig, run_bench
+from sandbox.bench.sessions import TARGETS, measure_sessions, sessions_table
 from sandbox.errors import UserError
 
 HELP = "measure latency, heard-text accuracy, echo and memory of the real audio path"
@@ -39,6 +41,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         help=f"bot replies through the simulated echo path (default {FULL[2]})",
     )
+    parser.add_argument(
+        "--sessions",
+        action="store_true",
+        help="measure the session store instead: replay opening, recording cost, disk a minute",
+    )
+    parser.add_argument(
+        "--minutes", type=float, default=30.0, help="--sessions: the call's length (default 30)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,6 +64,13 @@ def run(args: argparse.Namespace) -> int:
     def progress(words: str) -> None:
         print(words, file=sys.stderr, flush=True)
 
+    if args.sessions:
+        if args.minutes <= 0:
+            raise UserError("--minutes must be positive")
+        figures = asdict(measure_sessions(args.minutes, progress))
+        figures["targets"] = {k: {"bound": b, "value": v} for k, (b, v) in TARGETS.items()}
+        print(json.dumps(figures) if args.json else sessions_table(figures))
+        return 0
     if args.json:
         with _stdout_to_stderr():  # native libraries print too: keep stdout for the JSON
             result = asyncio.run(run_bench(config, progress))

@@ -15,17 +15,19 @@ import numpy.typing as npt
 
 from sandbox.record.legs import at_rate
 
-Samples = npt.NDArray[np.float32]
+Samples = npt.NDArray[np.int16]
 
 
 class LegPlayer:
     """Mixes the enabled legs from a position at a speed; ``pull`` feeds the device."""
 
-    def __init__(self, legs: dict[str, tuple[npt.NDArray[np.int16], int]], rate: int) -> None:
-        """``legs``: each leg's samples and rate; all are brought to ``rate`` here."""
+    def __init__(self, legs: dict[str, tuple[Samples, int]], rate: int) -> None:
+        """``legs``: each leg's samples and rate; a leg at another rate is brought to ``rate``
+        (the legs are kept as 16-bit samples: a long call's stay small)."""
         self.rate = rate
         self._legs: dict[str, Samples] = {
-            name: at_rate(samples, leg_rate, rate) for name, (samples, leg_rate) in legs.items()
+            name: samples if leg_rate == rate else _int16(at_rate(samples, leg_rate, rate))
+            for name, (samples, leg_rate) in legs.items()
         }
         self.enabled = dict.fromkeys(self._legs, True)
         self.length = max((len(s) for s in self._legs.values()), default=0)
@@ -57,9 +59,13 @@ class LegPlayer:
                 return np.zeros(frames, dtype=np.int16)
             at = (self._position + np.arange(frames) * self.speed).astype(np.int64)
             self._position += frames * self.speed
-        out = np.zeros(frames, dtype=np.float32)
+        out = np.zeros(frames, dtype=np.int32)
         for name, samples in self._legs.items():
             if self.enabled[name]:
                 inside = at < len(samples)
                 out[inside] += samples[at[inside]]
-        return (np.clip(out, -1.0, 1.0) * 32767).astype(np.int16)
+        return np.clip(out, -32768, 32767).astype(np.int16)
+
+
+def _int16(floats: npt.NDArray[np.float32]) -> Samples:
+    return (np.clip(floats, -1.0, 1.0) * 32767).astype(np.int16)
