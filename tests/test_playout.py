@@ -73,7 +73,7 @@ class Events:
     log: list[tuple[str, int, int, str]] = field(default_factory=list)
     released: list[np.ndarray] = field(default_factory=list)
 
-    def word(self, speech_id: int, index: int, text: str) -> None:
+    def word(self, speech_id: int, index: int, text: str, _sample: int) -> None:
         self.log.append(("word", speech_id, index, text))
 
     def done(self, speech_id: int) -> None:
@@ -310,7 +310,7 @@ def test_cut_from_inside_a_callback_takes_effect_with_the_next_block() -> None:
     sink, fake = MemorySink(RATE), FakeClock()
     heard: list[str] = []
 
-    def on_word(_speech_id: int, _index: int, text: str) -> None:
+    def on_word(_speech_id: int, _index: int, text: str, _sample: int) -> None:
         heard.append(text)
         playout.cut()  # re-entrant: a callback may call back into the clock
 
@@ -353,7 +353,7 @@ def test_a_null_sink_is_silent_but_words_are_still_heard_on_time() -> None:
     heard: list[tuple[float, str]] = []
     playout = PlayoutClock(
         NullSink(RATE),
-        on_word=lambda _s, _i, text: heard.append((fake.now, text)),
+        on_word=lambda _s, _i, text, _at: heard.append((fake.now, text)),
         on_unit_done=lambda _s: done.set(),
         clock=fake,
     )
@@ -448,7 +448,7 @@ def play_and_record(
     heard = threading.Event()
     finished = threading.Event()
 
-    def on_word(_speech_id: int, index: int, _text: str) -> None:
+    def on_word(_speech_id: int, index: int, _text: str, _sample: int) -> None:
         if index == cut_after_word:
             heard.set()
 
@@ -523,3 +523,23 @@ def test_a_cut_mid_clip_leaves_silence_from_the_cut_on(
     assert np.abs(after.astype(np.int32)).max() < LOUD
     before = recording[lag : lag + cut_at].astype(np.float64)
     assert np.corrcoef(before, spoken.samples[:cut_at].astype(np.float64))[0, 1] > 0.9
+
+
+def test_a_word_reports_its_index_and_the_output_sample_its_audio_starts_at() -> None:
+    """The session records each word played with its place in the unit and its sample on the
+    speaker leg: the sample is where the word's span starts in the released stream."""
+    words: list[tuple[int, str, int]] = []
+    sink = MemorySink(RATE)
+    playout = PlayoutClock(
+        sink,
+        on_word=lambda _s, i, text, at: words.append((i, text, at)),
+        on_unit_done=lambda _s: None,
+    )
+    playout.open_unit(1)
+    silence = np.zeros(RATE // 10, dtype=np.int16)  # 100 ms of nothing before the unit
+    playout.pull(len(silence))
+    playout.enqueue(1, clip(100, 1600, (("one", 0, 800), ("two", 800, 1600))))
+    playout.end_unit(1)
+    for _ in range(4):
+        playout.pull(500)
+    assert words == [(0, "one", len(silence)), (1, "two", len(silence) + 800)]

@@ -254,7 +254,16 @@ def test_a_real_audio_call_records_both_legs_on_the_calls_clock(home: Path, tmp_
     assert result.returncode == 0, result.stderr
     with SessionStore() as store:
         (row,) = store.sessions()
+        events = store.events(row.id)
     assert row.mode == "audio" and row.duration_ms is not None
+    kinds = {e.kind for e in events}
+    # The endpointing steps and the listener's decisions are on the record, on the same clock.
+    assert {"caller_speaking", "voice_paused", "guess", "turn_closed", "turn_committed"} <= kinds
+    (closed,) = [e.data for e in events if e.kind == "turn_closed"]
+    assert closed["reason"] in ("confident", "silence")
+    assert any(e.data["text"] for e in events if e.kind == "guess")
+    words = [e.data for e in events if e.kind == "word_played"]
+    assert words and all(w["index"] is not None and w["sample"] is not None for w in words)
     out = tmp_path / "legs"
     exported = _cli(home, "sessions", "export", row.id[:8], "--wav", str(out))
     assert exported.returncode == 0, exported.stderr

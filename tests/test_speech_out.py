@@ -9,7 +9,7 @@ from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import MemorySink
 from sandbox.audio.speech_out import SpeechOut
 from sandbox.audio.tts import Synthesizer
-from sandbox.call.played import UnitPlayed, WordPlayed
+from sandbox.call.played import Played, UnitPlayed, WordPlayed
 from sandbox.wire import pb
 
 
@@ -22,12 +22,12 @@ def make(synthesizer: Synthesizer) -> tuple[SpeechOut, MemorySink, threading.Eve
     return out, sink, woke
 
 
-def collect(out: SpeechOut, until: type, speech_id: int, timeout: float = 30.0) -> list[object]:
-    seen: list[object] = []
+def collect(out: SpeechOut, until: type, speech_id: int, timeout: float = 30.0) -> list[Played]:
+    seen: list[Played] = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         seen += out.advance(0)
-        if any(isinstance(e, until) and e.speech_id == speech_id for e in seen):  # type: ignore[attr-defined]
+        if any(isinstance(e, until) and e.speech_id == speech_id for e in seen):
             return seen
         time.sleep(0.01)
     raise AssertionError(f"no {until.__name__} for {speech_id}: {seen}")
@@ -47,7 +47,7 @@ def test_units_play_in_the_order_they_opened_word_by_word(synthesizer: Synthesiz
         events = collect(out, UnitPlayed, 2)
     finally:
         out.stop()
-    assert events == [
+    assert [_plain(e) for e in events] == [
         WordPlayed(1, "First,"),
         WordPlayed(1, "then"),
         WordPlayed(1, "more."),
@@ -56,6 +56,10 @@ def test_units_play_in_the_order_they_opened_word_by_word(synthesizer: Synthesiz
         WordPlayed(2, "unit."),
         UnitPlayed(2),
     ]
+    words = [e for e in events if isinstance(e, WordPlayed)]
+    assert [w.index for w in words] == [0, 1, 2, 0, 1]  # each word's place in its unit
+    samples = [w.sample or 0 for w in words]
+    assert samples == sorted(samples) and samples[-1] < len(sink.samples())
     assert woke.is_set() and not out.speaking
     assert len(sink.samples()) > synthesizer.sample_rate  # over a second of real speech
     assert out.timing.first_audio[1] >= out.timing.first_text[1]
@@ -81,4 +85,9 @@ def test_cut_silences_and_nothing_of_the_cut_unit_plays_after(synthesizer: Synth
     finally:
         out.stop()
     assert [e for e in events if getattr(e, "speech_id", 0) == 1] == []  # not a word, not a done
-    assert WordPlayed(2, "After") in events
+    assert WordPlayed(2, "After") in [_plain(e) for e in events]
+
+
+def _plain(event: Played) -> Played:
+    """The event without where it was on the output (which the test cannot know)."""
+    return WordPlayed(event.speech_id, event.word) if isinstance(event, WordPlayed) else event

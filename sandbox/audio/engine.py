@@ -17,7 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -104,6 +104,8 @@ class AudioEngine:
     #: Told of every capture block after echo cancellation: (16 kHz float samples, the
     #: host time of its first sample) — the microphone as the call heard it.
     capture_hooks: list[Callable[[Float32, int], None]] = field(default_factory=list)
+    #: Told of every endpointing step (see ``Listener.on_decision``), on the listener thread.
+    decision_hooks: list[Callable[[int, str, dict[str, Any]], None]] = field(default_factory=list)
     mic_level_db: float = -120.0
     last_turn: TurnTiming | None = None
     _link: CallLink | None = None
@@ -200,6 +202,7 @@ class AudioEngine:
         transcribe = in_executor(self.transcriber, self._stt_pool)
         self._listener = Listener(transcribe, echo=self._echo)
         self._listener.on_cleaned = self._cleaned
+        self._listener.on_decision = self._decided
         speech.start()
         self._worker = threading.Thread(target=self._listen, name="listener", daemon=True)
         self._worker.start()
@@ -222,6 +225,10 @@ class AudioEngine:
         if self._listener is not None:
             self._listener.set_patience(patience)
             self._listener.set_language(language)
+
+    def _decided(self, t_ms: int, kind: str, data: dict[str, Any]) -> None:
+        for hook in self.decision_hooks:
+            hook(t_ms, kind, data)
 
     def _cleaned(self, samples: Float32, t_ms: int) -> None:
         for hook in self.capture_hooks:

@@ -42,6 +42,7 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -146,6 +147,10 @@ class Listener:
         #: Told of each block after echo cancellation (16 kHz float) with its time: the
         #: microphone as the call heard it, for the session's recording.
         self.on_cleaned: Callable[[Float32, int], None] | None = None
+        #: Told of each endpointing step worth recording, ``(t, kind, data)``: the voice
+        #: pausing and resuming, each speculative transcript (the guess and whether it reads
+        #: as finished) and how the turn closed.
+        self.on_decision: Callable[[int, str, dict[str, Any]], None] | None = None
         self._vad = FrameVad(sample_rate=SAMPLE_RATE)
         self._endpointer = Endpointer(patience)
         self._bargein = bargein if bargein is not None else BargeInDetector()
@@ -226,14 +231,21 @@ class Listener:
         assert turn is not None, "the endpointer reports pauses and ends only inside a turn"
         if isinstance(ev, PauseStarted):
             turn.paused = True
+            self._decided(ev.t, "voice_paused", {"speech_end": ev.speech_end})
         elif isinstance(ev, Resumed):
             turn.paused = False
             turn.epoch += 1
+            self._decided(ev.t, "voice_resumed", {})
         elif isinstance(ev, TurnEnded):
             turn.ended = ev
             self._closed.append(turn)
             self._turn = None
+            self._decided(ev.t, "turn_closed", {"reason": ev.reason, "speech_end": ev.speech_end})
         return []
+
+    def _decided(self, t: int, kind: str, data: dict[str, Any]) -> None:
+        if self.on_decision is not None:
+            self.on_decision(t, kind, data)
 
     def _advance(self) -> list[ListenerEvent]:
         """Collect a finished transcription, emit closed turns in order, start the next job.
@@ -246,8 +258,11 @@ class Listener:
                 turn, epoch, future = self._job
                 self._job = None
                 turn.guess = (epoch, future.result())
+                guess = turn.guess[1].text.strip()
+                complete = looks_complete(turn.guess[1].text)
+                self._decided(self._now, "guess", {"text": guess, "complete": complete})
                 if turn is self._turn and turn.paused and turn.has_current_guess():
-                    self._endpointer.hint_complete(looks_complete(turn.guess[1].text))
+                    self._endpointer.hint_complete(complete)
             while self._closed and self._closed[0].has_current_guess():
                 events += self._finish(self._closed.popleft())
             if self._job is None:

@@ -43,7 +43,8 @@ import numpy as np
 from sandbox.audio.sinks import AudioSink, Block, ClockedSink
 from sandbox.audio.tts import Clip, WordSpan
 
-OnWord = Callable[[int, int, str], None]
+#: (speech id, the word's index in its unit, its text, the output sample its audio starts at).
+OnWord = Callable[[int, int, str, int], None]
 OnUnitDone = Callable[[int], None]
 OnRelease = Callable[[Block], None]
 
@@ -88,6 +89,7 @@ class PlayoutClock:
         self._units: deque[_Unit] = deque()
         self._origin: float | None = None  # clock time block 0 was due
         self._released = 0  # blocks released since the origin
+        self._samples_out = 0  # samples released since the start
         self._thread: threading.Thread | None = None
         self._halt = threading.Event()
         self._error: BaseException | None = None
@@ -135,7 +137,7 @@ class PlayoutClock:
 
     def pull(self, frames: int) -> Block:
         """Release the next ``frames`` samples now and report what they carried."""
-        events: list[tuple[int, int, str] | int] = []  # heard words and finished units, in order
+        events: list[tuple[int, int, str, int] | int] = []  # heard words, finished units
         with self._lock:
             block = np.zeros(frames, np.int16)
             filled = 0
@@ -160,13 +162,16 @@ class PlayoutClock:
                     finished or heard_at(clip.words[unit.next_word]) <= unit.position
                 ):
                     word = clip.words[unit.next_word]
-                    events.append((unit.speech_id, unit.words_before + unit.next_word, word.text))
+                    at = self._samples_out + filled - (unit.position - word.start)
+                    index = unit.words_before + unit.next_word
+                    events.append((unit.speech_id, index, word.text, at))
                     unit.next_word += 1
                 if not finished:
                     break
                 unit.clips.popleft()
                 unit.words_before += len(clip.words)
                 unit.position = unit.next_word = 0
+            self._samples_out += frames
             if self._on_release is not None:
                 self._on_release(block)
             for event in events:

@@ -186,9 +186,9 @@ class SpeechOut:
 
     # ------------------------------------------------------ clock callbacks
 
-    def _word(self, speech_id: int, _index: int, word: str) -> None:
+    def _word(self, speech_id: int, index: int, word: str, sample: int) -> None:
         with self._lock:
-            self._events.append(WordPlayed(speech_id, word))
+            self._events.append(WordPlayed(speech_id, word, index, sample))
         self.wake()
 
     def _unit_done(self, speech_id: int) -> None:

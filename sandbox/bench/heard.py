@@ -135,7 +135,7 @@ def cut_at(clips: list[Clip], at_s: float) -> tuple[MemorySink, list[str], float
     fake = _FakeClock()
     clock = PlayoutClock(
         sink,
-        on_word=lambda _sid, _i, word: heard.append(word),
+        on_word=lambda _sid, _i, word, _at: heard.append(word),
         on_unit_done=lambda _sid: None,
         clock=fake,
     )

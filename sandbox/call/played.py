@@ -7,10 +7,14 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class WordPlayed:
-    """One word of a unit reached the speaker: it counts as heard."""
+    """One word of a unit reached the speaker: it counts as heard. ``index`` is its place in
+    the unit's played words and ``sample`` the output sample its audio starts at, where the
+    playout knows them (the simulated clock has no samples)."""
 
     speech_id: int
     word: str
+    index: int | None = None
+    sample: int | None = None
 
 
 @dataclass(frozen=True)

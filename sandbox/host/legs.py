@@ -1,5 +1,6 @@
-"""A real-audio call's two legs into its session: the engine's cleaned microphone and what
-its playout released, each on the call's clock (see :mod:`sandbox.record.legs`)."""
+"""What a real-audio call's engine adds to its session: the two legs (the cleaned microphone
+and what playout released, each on the call's clock; see :mod:`sandbox.record.legs`) and the
+endpointing steps (pauses, speculative transcripts, how each turn closed) as events."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from sandbox.record.legs import MIC, SPEAKER, AudioLeg, leg_path
 
 
 def record_legs(engine: AudioEngine, host: CallHost) -> list[AudioLeg]:
-    """Start writing both legs of ``host``'s call; close them once the engine has stopped.
+    """Start recording the engine's side of ``host``'s call: both legs, which the caller
+    closes once the engine has stopped, and the endpointing steps.
 
     Nothing is recorded for a call that is not recorded (the conformance driver's)."""
     if host.recorder.writer is None:
@@ -25,4 +27,5 @@ def record_legs(engine: AudioEngine, host: CallHost) -> list[AudioLeg]:
 
     engine.capture_hooks.append(mic.add)
     engine.release_hooks.append(released)
+    engine.decision_hooks.append(host.recorder.event)
     return [mic, speaker]
