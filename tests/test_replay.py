@@ -21,7 +21,7 @@ from ui_tmux import sandbox_in_tmux
 
 from sandbox.audio.stt import Transcriber
 from sandbox.call.units import Fate
-from sandbox.record.legs import MIC, SPEAKER
+from sandbox.record.legs import MIC, SPEAKER, leg_path
 from sandbox.record.store import SessionStore
 from sandbox.replay.audio import LegPlayer
 from sandbox.replay.source import open_recording
@@ -204,3 +204,17 @@ def test_a_real_audio_session_replays_with_its_sound_in_a_terminal(
     samples, _rate = pulse.read_wav(heard)  # recorded at 16 kHz, as Whisper takes it
     text = Transcriber.load().transcribe(samples.astype(np.float32) / 32768).text.lower()
     assert "opening hours" in text or "harbour" in text, text
+
+
+def test_a_damaged_leg_replays_silently_and_says_why(home: Path) -> None:
+    fixed_session()
+    with SessionStore() as store:
+        store._db.execute("UPDATE sessions SET mode = 'audio' WHERE id = ?", (FIXED_ID,))
+        store._db.commit()
+    leg = leg_path(FIXED_ID, MIC)
+    leg.parent.mkdir(parents=True)
+    leg.write_bytes(b"not audio")
+    recording = open_recording(FIXED_ID[:6])
+    assert recording.legs == {} and recording.no_audio is not None
+    assert "cannot be read" in recording.no_audio and "mic.wav" in recording.no_audio
+    assert len(recording.replayer.moments) > 0  # the rest of the session is all there

@@ -16,11 +16,18 @@ def record_legs(engine: AudioEngine, host: CallHost) -> list[AudioLeg]:
     closes once the engine has stopped, and the endpointing steps.
 
     Nothing is recorded for a call that is not recorded (the conformance driver's)."""
-    if host.recorder.writer is None:
+    writer = host.recorder.writer
+    if writer is None:
         return []
     session_id = host.core.session_id
     mic = AudioLeg(leg_path(session_id, MIC), SAMPLE_RATE)
     speaker = AudioLeg(leg_path(session_id, SPEAKER), engine.output_rate())
+
+    def stopped(words: str) -> None:  # told the way the store's own failure is
+        if writer.on_failure is not None:
+            writer.on_failure(words)
+
+    mic.on_failure = speaker.on_failure = stopped
 
     def released(block: Block, _rate: int) -> None:
         speaker.add(block, host.now())  # handed to the device now: it starts to play now

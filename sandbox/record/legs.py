@@ -17,6 +17,7 @@ import queue
 import threading
 import time
 import wave
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +59,8 @@ class AudioLeg:
         self.path = path
         self.sample_rate = sample_rate
         self.failure: str | None = None
+        #: Told once, from the leg's thread, if the leg stops (a full disk).
+        self.on_failure: Callable[[str], None] | None = None
         self._written = 0
         self._queue: queue.Queue[tuple[npt.NDArray[np.int16], int] | None] = queue.Queue()
         self._thread = threading.Thread(target=self._write, name=f"leg-{path.stem}", daemon=True)
@@ -112,8 +115,13 @@ class AudioLeg:
         try:
             self._written = mulaw.append(self._file, self._written, np.concatenate(pieces))
         except OSError as exc:
-            self.failure = f"the {self.path.stem} leg stopped recording ({exc.strerror})"
+            self.failure = (
+                f"the {self.path.stem} audio stopped recording ({exc.strerror}); "
+                "the call goes on, and what was recorded up to now is kept"
+            )
             log.error("%s: %s", self.path, self.failure)
+            if self.on_failure is not None:
+                self.on_failure(self.failure)
 
 
 def read_leg(path: Path) -> tuple[npt.NDArray[np.int16], int]:
