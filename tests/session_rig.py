@@ -42,12 +42,10 @@ async def recorded_call(script: str = SCRIPT) -> CallHost:
     return host
 
 
-def fixed_session() -> str:
+def fixed_session(mode: str = "sim") -> str:
     """A short call at fixed times, written through the real writer: a greeting, a question,
     an answer cut after three words by a barge-in, and the answer to the barge-in."""
-    writer = SessionWriter(
-        FIXED_ID, brain_url="ws://127.0.0.1:8765/brain", leg="direct", mode="sim"
-    )
+    writer = SessionWriter(FIXED_ID, brain_url="ws://127.0.0.1:8765/brain", leg="direct", mode=mode)
 
     def frame(t: int, direction: str, body: Message) -> None:
         writer.frame(t, direction, encode(body))

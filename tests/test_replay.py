@@ -207,10 +207,7 @@ def test_a_real_audio_session_replays_with_its_sound_in_a_terminal(
 
 
 def test_a_damaged_leg_replays_silently_and_says_why(home: Path) -> None:
-    fixed_session()
-    with SessionStore() as store:
-        store._db.execute("UPDATE sessions SET mode = 'audio' WHERE id = ?", (FIXED_ID,))
-        store._db.commit()
+    fixed_session(mode="audio")
     leg = leg_path(FIXED_ID, MIC)
     leg.parent.mkdir(parents=True)
     leg.write_bytes(b"not audio")
