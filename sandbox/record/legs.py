@@ -15,7 +15,6 @@ import logging
 import os
 import queue
 import threading
-import time
 import wave
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +24,7 @@ import numpy.typing as npt
 
 from sandbox.errors import UserError
 from sandbox.record import mulaw
+from sandbox.record.batches import batches
 from sandbox.wire.tokens import data_dir
 
 log = logging.getLogger(__name__)
@@ -83,22 +83,8 @@ class AudioLeg:
         self._file.close()
 
     def _write(self) -> None:
-        closing = False
-        while not closing:
-            first = self._queue.get()
-            closing = first is None
-            batch = [] if first is None else [first]
-            deadline = time.monotonic() + BATCH_S
-            while not closing and (left := deadline - time.monotonic()) > 0:
-                try:
-                    item = self._queue.get(timeout=left)
-                except queue.Empty:
-                    break
-                if item is None:
-                    closing = True
-                else:
-                    batch.append(item)
-            if batch and self.failure is None:
+        for batch in batches(self._queue, BATCH_S):
+            if self.failure is None:
                 self._append(batch)
 
     def _append(self, batch: list[tuple[npt.NDArray[np.int16], int]]) -> None:

@@ -15,12 +15,13 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sandbox import __version__
+from sandbox.record.batches import batches
 from sandbox.record.store import connect
 from sandbox.wire import WIRE_VERSION
 
@@ -125,32 +126,14 @@ class SessionWriter:
     # ------------------------------------------------------------ the thread
 
     def _write(self) -> None:
-        """Wait for an item, gather for BATCH_S, commit; until ``finish`` closes the queue."""
-        while True:
-            first = self._queue.get()
-            closing = first is None
-            batch: list[_Item] = [] if first is None else [first]
-            deadline = time.monotonic() + BATCH_S
-            while not closing:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                try:
-                    item = self._queue.get(timeout=left)
-                except queue.Empty:
-                    break
-                if item is None:
-                    closing = True
-                else:
-                    batch.append(item)
+        gathered: Iterator[list[_Item]] = batches(self._queue, BATCH_S)
+        for batch in gathered:
             if self.failure is not None:
                 # Recording stopped; the end of the call is still worth one small write
                 # (the disk may have room again), so the index says how the call ended.
                 batch = [item for item in batch if isinstance(item, SessionEnd)]
             if batch:
                 self._commit(batch)
-            if closing:
-                return
 
     def _commit(self, batch: list[_Item]) -> None:
         try:

@@ -18,7 +18,6 @@ from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Header, Input
 
@@ -33,6 +32,7 @@ from sandbox.call.effects import (
     UnitChanged,
 )
 from sandbox.host.session import CallHost
+from sandbox.ui import panes
 from sandbox.ui.keys import HELP_ROWS, KEYS
 from sandbox.ui.latency import LatencyTracker
 from sandbox.ui.lines import notice_text, shown_text
@@ -50,11 +50,9 @@ from sandbox.ui.runner import CallRunner, CallSetup
 from sandbox.ui.screens.help import HelpScreen
 from sandbox.ui.screens.rtvi import AppFrame, RtviScreen
 from sandbox.ui.screens.settings import SettingsScreen
-from sandbox.ui.widgets.app_pane import AppPane, app_frame_of
-from sandbox.ui.widgets.banner import Banner
+from sandbox.ui.widgets.app_pane import app_frame_of
 from sandbox.ui.widgets.conversation import ConversationPane
-from sandbox.ui.widgets.status import StatusLine, capability_names
-from sandbox.ui.widgets.wire import WirePane
+from sandbox.ui.widgets.status import capability_names
 from sandbox.wire import pb
 
 #: How long quitting waits for the call to end and its report to be written.
@@ -67,13 +65,7 @@ class SandboxApp(App[Path | None]):
     """Talk to a brain, watch the wire and the heard truth. Returns the report's path."""
 
     TITLE = "Voqalize Sandbox"
-    CSS = """
-    #main { height: 1fr; }
-    #conversation { width: 1fr; border: round $primary; }
-    #side { width: 1fr; }
-    #wire { border: round $primary; }
-    #app-pane { border: round $secondary; }
-    """
+    CSS = panes.CSS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(k.key, k.action, k.label, priority=k.action == "quit") for k in KEYS
     ]
@@ -83,13 +75,11 @@ class SandboxApp(App[Path | None]):
         self.setup = setup
         self.runner = CallRunner(setup, self)
         self.latency = LatencyTracker()
-        # The panes, kept: a query would search the active screen, which may be a modal.
-        self.banner = Banner(id="banner")
-        self.conversation = ConversationPane(id="conversation", initial_index=None)
-        self.wire = WirePane(id="wire")
-        self.app_pane = AppPane(id="app-pane")
+        self.panes = panes.CallPanes()
+        self.banner, self.status = self.panes.banner, self.panes.status
+        self.conversation, self.wire = self.panes.conversation, self.panes.wire
+        self.app_pane = self.panes.app_pane
         self.say = Input(placeholder="type what the caller says; enter sends (send-text)", id="say")
-        self.status = StatusLine(id="status")
         self._leaving = False  # the panes are going away: late call messages are dropped
 
     # ---------------------------------------------------------------- layout
@@ -98,11 +88,7 @@ class SandboxApp(App[Path | None]):
         """Banner, conversation | wire + app pane, message box, status line, footer."""
         yield Header()
         yield self.banner
-        with Horizontal(id="main"):
-            yield self.conversation
-            with Vertical(id="side"):
-                yield self.wire
-                yield self.app_pane
+        yield from self.panes.main()
         yield self.say
         yield self.status
         yield Footer()
@@ -111,9 +97,7 @@ class SandboxApp(App[Path | None]):
         """Show the audio situation and start the call beside the UI."""
         audio = self.setup.audio
         self.banner.say(audio.banner)
-        self.conversation.border_title = "conversation"
-        self.wire.border_title = "wire"
-        self.app_pane.border_title = "app (RTVI)"
+        self.panes.titled()
         self.status.show(state="starting", meter=self._meter())
         if audio.real:
             self.set_interval(METER_INTERVAL_S, self._show_meter)

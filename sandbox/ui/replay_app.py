@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, ListView
 
 from sandbox.call.effects import ToApp
@@ -24,14 +23,12 @@ from sandbox.record.legs import MIC, SPEAKER
 from sandbox.replay.audio import LegPlayer
 from sandbox.replay.source import Recording
 from sandbox.replay.timeline import Changes, Shown
+from sandbox.ui import panes
 from sandbox.ui.keys import REPLAY_KEYS
 from sandbox.ui.lines import shown_text
-from sandbox.ui.widgets.app_pane import AppPane, app_frame_of
-from sandbox.ui.widgets.banner import Banner
+from sandbox.ui.widgets.app_pane import app_frame_of
 from sandbox.ui.widgets.conversation import ConversationPane, UnitLine
-from sandbox.ui.widgets.status import StatusLine
 from sandbox.ui.widgets.timeline import TimelineStrip
-from sandbox.ui.widgets.wire import WirePane
 
 #: How often the panes follow the clock while playing.
 TICK_S = 0.05
@@ -45,13 +42,7 @@ class ReplayApp(App[None]):
     """Watch (and hear) a saved call again; see the module doc."""
 
     TITLE = "Voqalize Sandbox · replay"
-    CSS = """
-    #main { height: 1fr; }
-    #conversation { width: 1fr; border: round $primary; }
-    #side { width: 1fr; }
-    #wire { border: round $primary; }
-    #app-pane { border: round $secondary; }
-    """
+    CSS = panes.CSS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(k.key, k.action, k.label, priority=True) for k in REPLAY_KEYS
     ]
@@ -74,22 +65,17 @@ class ReplayApp(App[None]):
         self._clock = clock
         self._anchor = (0, clock())  # (replay ms, clock s) when playback last (re)started
         self._banner_text = banner
-        self.banner = Banner(id="banner")
-        self.conversation = ConversationPane(id="conversation", initial_index=None)
-        self.wire = WirePane(id="wire")
-        self.app_pane = AppPane(id="app-pane")
+        self.panes = panes.CallPanes()
+        self.banner, self.status = self.panes.banner, self.panes.status
+        self.conversation, self.wire = self.panes.conversation, self.panes.wire
+        self.app_pane = self.panes.app_pane
         self.timeline = TimelineStrip(id="timeline")
-        self.status = StatusLine(id="status")
 
     def compose(self) -> ComposeResult:
         """Banner, conversation | wire + app pane, timeline, status line, footer."""
         yield Header()
         yield self.banner
-        with Horizontal(id="main"):
-            yield self.conversation
-            with Vertical(id="side"):
-                yield self.wire
-                yield self.app_pane
+        yield from self.panes.main()
         yield self.timeline
         yield self.status
         yield Footer()
@@ -98,9 +84,7 @@ class ReplayApp(App[None]):
         """Draw the session at its start, paused."""
         row = self.recording.row
         self.sub_title = f"session {row.id} · {row.brain_url} · {row.status}"
-        self.conversation.border_title = "conversation"
-        self.wire.border_title = "wire"
-        self.app_pane.border_title = "app (RTVI)"
+        self.panes.titled()
         self.banner.say(self._banner_text)
         self.go_to(0)
         self.set_interval(TICK_S, self.tick)
