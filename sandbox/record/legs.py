@@ -68,9 +68,10 @@ class AudioLeg:
 
     def add(self, samples: npt.NDArray[np.generic], t_ms: int) -> None:
         """A block whose first sample was at ``t_ms`` on the call's clock (float in -1..1 or
-        int16); never blocks."""
-        if samples.dtype == np.int16:
-            pcm: npt.NDArray[np.int16] = samples.astype(np.int16).reshape(-1)
+        int16); never blocks. An int16 block is kept as given, so it must not change after:
+        playout releases a fresh block each time."""
+        if samples.dtype == np.int16:  # the speaker's blocks, on its audio thread: no copy
+            pcm: npt.NDArray[np.int16] = samples.astype(np.int16, copy=False).reshape(-1)
         else:
             scaled = np.clip(samples.astype(np.float32), -1.0, 1.0) * 32767
             pcm = scaled.astype(np.int16).reshape(-1)
