@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from session_rig import SCRIPT, recorded_call
 
+from sandbox.host.script import parse_script
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import leg_path, read_leg
 from sandbox.record.store import SCHEMA_VERSION, SessionStore, StoreError, connect, store_path
@@ -308,3 +309,28 @@ def test_the_sessions_bench_reports_its_figures_and_targets(home: Path) -> None:
         assert key in figures["targets"]
     assert figures["moments"] > 0 and "opened for replay" in result.stderr
     assert not list(home.glob("audio/*"))  # measured in a store of its own
+
+
+def test_a_session_scripts_back_to_the_script_that_made_it(home: Path, tmp_path: Path) -> None:
+    """script → call → session → script gives the same steps."""
+    original = (
+        "ms_per_word = 40\n"
+        '[[step]]\nsay = "What are your opening hours?"\n'
+        '[[step]]\nbackchannel = "mm-hmm"\nafter_words = 2\n'
+        '[[step]]\nbarge_in = "And on Sunday?"\nafter_words = 5\n'
+        '[[step]]\ntype = "Thanks, that is all."\n'
+        '[[step]]\nrtvi = { type = "ui-event", data = { event = "tap", target = "pricing" } }\n'
+    )
+    path = tmp_path / "call.toml"
+    path.write_text(original)
+    assert _cli(home, "call", "--script", str(path), "--idle-ms", "0").returncode == 0
+    with SessionStore() as store:
+        (row,) = store.sessions()
+    scripted = _cli(home, "sessions", "script", row.id[:8])
+    assert scripted.returncode == 0, scripted.stderr
+    again, before = parse_script(scripted.stdout), parse_script(original)
+    assert again.steps == before.steps
+    assert again.ms_per_word == 40
+    # And the script plays: the same caller side, once more.
+    path.write_text(scripted.stdout)
+    assert _cli(home, "call", "--script", str(path), "--idle-ms", "0").returncode == 0

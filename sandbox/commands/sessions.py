@@ -16,6 +16,7 @@ from sandbox.errors import UserError
 from sandbox.record.export import session_report
 from sandbox.record.legs import export_legs
 from sandbox.record.store import SessionRow, SessionStore
+from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
 
 HELP = "list, show, export or remove the calls the session store kept"
 
@@ -40,6 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     export.add_argument(
         "--wav", type=Path, metavar="DIR", help="write mic.wav, speaker.wav and mix.wav here"
     )
+    script = verbs.add_parser(
+        "script", help="print the session's caller side as a caller script (TOML)"
+    )
+    script.add_argument("id", help="a session id or a unique prefix of one")
     remove = verbs.add_parser("rm", help="remove one session")
     remove.add_argument("id", help="a session id or a unique prefix of one")
     prune = verbs.add_parser("prune", help="remove sessions older than a span")
@@ -64,6 +69,13 @@ def run(args: argparse.Namespace) -> int:
                 print(_shown(row, report))
         elif args.verb == "export":
             _export(store, row, args)
+        elif args.verb == "script":
+            events = store.events(row.id)
+            steps = caller_steps(store.frames(row.id), events)
+            if not steps:
+                raise UserError(f"session {row.id[:12]} has no caller side to script")
+            rate = speaking_rate(events) if row.mode != "audio" else None
+            print(script_toml(steps, rate, row.id), end="")
         elif args.verb == "rm":
             store.delete(row.id)
             print(f"removed session {row.id}")

@@ -63,6 +63,19 @@ APP_RTVI_TYPES: frozenset[int] = frozenset(
 RTVI_DATA_LIMIT = 64 * 1024
 
 
+def rtvi_spelling(recorded: object) -> str:
+    """An RTVI type as RTVI spells it ("ui-event"), from the enum name or number a frame's
+    record holds; one this build does not know stays as recorded."""
+    number = recorded
+    if isinstance(recorded, str):
+        try:
+            number = pb.RTVIType.Value(recorded)
+        except ValueError:
+            return recorded
+    known = RTVI_NAME_BY_TYPE.get(number) if isinstance(number, int) else None
+    return known or str(recorded)
+
+
 def language_name(lang: int) -> str:
     """A language as a developer writes it: its code, or the enum name if it has none."""
     return ISO_BY_LANGUAGE.get(lang) or pb.Language.Name(lang)

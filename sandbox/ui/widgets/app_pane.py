@@ -9,8 +9,7 @@ from rich.text import Text
 from textual.widgets import RichLog
 
 from sandbox.record.recorder import FrameRecord
-from sandbox.wire import pb
-from sandbox.wire.catalog import RTVI_NAME_BY_TYPE
+from sandbox.wire.catalog import rtvi_spelling
 
 _ARROWS = {"brain": "brain → app", "app": "app → brain"}
 
@@ -36,9 +35,7 @@ def app_frame_of(record: FrameRecord) -> tuple[str, str, str | None] | None:
     if record.type != "rtvi" or record.dir != "out":
         return None
     fields = record.fields
-    raw = fields.get("type", 0)  # the enum's name; its number if this build lacks it
-    number = pb.RTVIType.Value(raw) if isinstance(raw, str) else int(raw)
-    return RTVI_NAME_BY_TYPE.get(number, str(raw)), fields.get("data", ""), fields.get("id")
+    return rtvi_spelling(fields.get("type", 0)), fields.get("data", ""), fields.get("id")
 
 
 class AppPane(RichLog):
