@@ -29,9 +29,10 @@ rtvi = { type = "ui-event", data = { event = "tap" } }
 FIXED_ID = "f1xed000-0000-4000-8000-000000000000"
 
 
-async def recorded_call(script: str = SCRIPT) -> CallHost:
-    """A sim call to the built-in concierge, recorded, played from ``script`` to its end."""
-    options = CallOptions(recording="sim")
+async def recorded_call(script: str = SCRIPT, brain_url: str | None = None) -> CallHost:
+    """A sim call to ``brain_url`` (the built-in concierge when None), recorded, played from
+    ``script`` to its end."""
+    options = CallOptions(brain_url=brain_url, recording="sim")
     async with brain_url_for(options) as url:
         host = await open_call(options, url, SimPlayout(ms_per_word=10))
         runner = ScriptRunner(host, parse_script(script))

@@ -42,6 +42,8 @@ class CallOptions:
     #: Record the call in the session store as it runs, as what it carries ("sim", "typed"
     #: or "audio"); None records nothing (the conformance driver's calls).
     recording: str | None = None
+    #: The recorded session whose caller side this call plays again, if it is a re-drive.
+    redrive_of: str | None = None
 
 
 def check_init(init: str) -> str:
@@ -118,6 +120,7 @@ def _start_recording(options: CallOptions, recorder: Recorder) -> None:
             leg="relay" if options.relay else "direct",
             mode=options.recording,
             started_at=recorder.started_at,
+            redrive_of=options.redrive_of,
         )
 
 

@@ -23,7 +23,7 @@ from sandbox.errors import UserError
 from sandbox.wire.tokens import data_dir
 
 #: The layout this build writes and reads. Each entry of _MIGRATIONS moves one version up.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 STORE_FILE = "sessions.db"
 #: How long a reader or writer waits for another process's write lock.
 BUSY_TIMEOUT_S = 10.0
@@ -69,6 +69,10 @@ _MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX sessions_started ON sessions(started_at);
     """,
+    # 1 -> 2: a re-drive names the session whose caller side it played.
+    """
+    ALTER TABLE sessions ADD COLUMN redrive_of TEXT;
+    """,
 )
 
 
@@ -98,6 +102,7 @@ class SessionRow:
     cuts: int | None
     errors: int | None
     recording_stopped: str | None
+    redrive_of: str | None  # the session whose caller side this one re-drove
 
     @property
     def status(self) -> str:

@@ -76,6 +76,7 @@ class SessionWriter:
         path: Path | None = None,
         started_at: float | None = None,
         on_failure: Callable[[str], None] | None = None,
+        redrive_of: str | None = None,
     ) -> None:
         """Open the store and write the session's index row now (so a crash still lists it).
 
@@ -88,7 +89,7 @@ class SessionWriter:
         with self._db:
             self._db.execute(
                 "INSERT INTO sessions (id, started_at, brain_url, leg, mode, app_version, "
-                "wire_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "wire_version, redrive_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     started_at if started_at is not None else time.time(),
@@ -97,6 +98,7 @@ class SessionWriter:
                     mode,
                     __version__,
                     WIRE_VERSION,
+                    redrive_of,
                 ),
             )
         self._queue: queue.Queue[_Item | None] = queue.Queue()

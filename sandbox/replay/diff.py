@@ -1,0 +1,149 @@
+"""Before and after: two runs of the same caller side, compared turn by turn on heard truth.
+
+Both runs are reports (the keys ``sandbox call --report`` writes). Caller turns are matched
+in order; under each, the units that answered it are compared on what was generated, what
+was heard and whether it was cut. The heard history is what a heard-truth brain would hold
+at the end (the caller's lines and what was heard of each unit, in wire order); it changing
+is what makes a re-drive "changed". ``ignore_text`` compares structure only: how many units,
+which were cut, for brains whose wording is not deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Report = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class UnitSide:
+    """One unit as one run had it."""
+
+    generated: str
+    heard: str
+    cut: bool
+
+
+@dataclass
+class TurnDiff:
+    """One caller turn, and the units that answered it before and after."""
+
+    caller: str
+    before: list[UnitSide] = field(default_factory=list)
+    after: list[UnitSide] = field(default_factory=list)
+
+    def changed(self, ignore_text: bool) -> bool:
+        """Whether what the caller heard of the answer differs; with ``ignore_text``, whether
+        its shape does (how many units, which were cut)."""
+        if ignore_text:
+            return [u.cut for u in self.before] != [u.cut for u in self.after]
+        return [u.heard for u in self.before] != [u.heard for u in self.after]
+
+
+@dataclass
+class Diff:
+    """The whole comparison."""
+
+    turns: list[TurnDiff]
+    history_before: list[tuple[str, str]]
+    history_after: list[tuple[str, str]]
+    findings: list[str]
+    ignore_text: bool = False
+
+    @property
+    def history_changed(self) -> bool:
+        """The heard history differs (or, with ``ignore_text``, its shape does)."""
+        if self.ignore_text:
+            return [r for r, _ in self.history_before] != [r for r, _ in self.history_after]
+        return self.history_before != self.history_after
+
+    @property
+    def exit_status(self) -> int:
+        """0 unchanged and clean, 1 the heard history changed, 2 a rule of the wire broken."""
+        if self.findings:
+            return 2
+        return (
+            1 if self.history_changed or any(t.changed(self.ignore_text) for t in self.turns) else 0
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        """The diff as one JSON-able object."""
+        return {
+            "exit_status": self.exit_status,
+            "history_changed": self.history_changed,
+            "history_before": [list(e) for e in self.history_before],
+            "history_after": [list(e) for e in self.history_after],
+            "turns": [
+                {
+                    "caller": t.caller,
+                    "changed": t.changed(self.ignore_text),
+                    "before": [vars(u) for u in t.before],
+                    "after": [vars(u) for u in t.after],
+                }
+                for t in self.turns
+            ],
+            "findings": self.findings,
+        }
+
+
+def compare(before: Report, after: Report, findings: list[str], *, ignore_text: bool) -> Diff:
+    """Compare two runs of one caller side."""
+    first, second = _turns(before), _turns(after)
+    turns = []
+    for index in range(max(len(first), len(second))):
+        caller, units_before = first[index] if index < len(first) else ("", [])
+        caller_after, units_after = second[index] if index < len(second) else ("", [])
+        turns.append(TurnDiff(caller or caller_after, units_before, units_after))
+    return Diff(turns, _history(before), _history(after), findings, ignore_text)
+
+
+def _sides(report: Report) -> dict[int, list[tuple[int, UnitSide]]]:
+    """Units by the turn they answered: (speech id, side)."""
+    out: dict[int, list[tuple[int, UnitSide]]] = {}
+    for unit in report["units"]:
+        side = UnitSide(unit["generated"], unit["heard"], bool(unit["interrupted"]))
+        out.setdefault(int(unit["turn_id"]), []).append((int(unit["speech_id"]), side))
+    return out
+
+
+def _turns(report: Report) -> list[tuple[str, list[UnitSide]]]:
+    """The greeting, then each caller turn, with the units that answered it."""
+    units = _sides(report)
+    turns = [("(greeting)", [side for _sid, side in units.get(1, [])])]
+    for frame in report["frames"]:
+        if frame["dir"] == "out" and frame["type"] == "user_message":
+            turn = int(frame.get("turn_id", 0))
+            turns.append((str(frame.get("text", "")), [side for _sid, side in units.get(turn, [])]))
+    return turns
+
+
+def _history(report: Report) -> list[tuple[str, str]]:
+    """What a heard-truth brain holds at the end: caller lines and heard text, in wire order."""
+    heard = {int(u["speech_id"]): u["heard"] for u in report["units"]}
+    out: list[tuple[str, str]] = []
+    for frame in report["frames"]:
+        if frame["dir"] == "out" and frame["type"] == "user_message":
+            out.append(("user", str(frame.get("text", ""))))
+        elif frame["dir"] == "in" and frame["type"] == "speech_start":
+            text = heard.pop(int(frame.get("speech_id", 0)), "")
+            if text:
+                out.append(("assistant", text))
+    return out
+
+
+def side_by_side(diff: Diff) -> str:
+    """The diff for a terminal: each caller turn, then the answer before and after."""
+    lines = []
+    for turn in diff.turns:
+        mark = "≠" if turn.changed(diff.ignore_text) else "="
+        lines.append(f"{mark} caller: {turn.caller}")
+        for label, sides in (("before", turn.before), ("after ", turn.after)):
+            if not sides:
+                lines.append(f"    {label}  (no unit)")
+            for side in sides:
+                cut = f"  ✂ heard {side.heard!r}" if side.cut else ""
+                lines.append(f"    {label}  {side.generated!r}{cut}")
+    lines.append(f"heard history {'changed' if diff.history_changed else 'unchanged'}")
+    lines += [f"rule broken: {finding}" for finding in diff.findings]
+    return "\n".join(lines)

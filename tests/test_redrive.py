@@ -1,0 +1,118 @@
+"""Re-driving a saved session against a brain and diffing the heard truth: the same brain
+changes nothing, a reworded reply is exactly one changed turn, a broken brain is exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from fixtures_bad_brains import WireBrain, serve_wire_brain
+from session_rig import recorded_call
+
+from sandbox.brains.echo import Echo
+from sandbox.check.redrive import redrive
+from sandbox.record.store import SessionStore
+from sandbox.sdk import Session, Speech, SpeechChunk, SpeechEnd, SpeechStart, UserMessage, serve
+from sandbox.wire import pb
+from sandbox.wire.tokens import HOME_ENV, load_or_create_keys
+
+SCRIPT = """
+ms_per_word = 10
+[[step]]
+say = "good morning"
+[[step]]
+say = "what is the price"
+[[step]]
+barge_in = "stop there please"
+after_words = 2
+"""
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "home"
+    monkeypatch.setenv(HOME_ENV, str(folder))
+    return folder
+
+
+class Rewords(Echo):
+    """The echo brain, but one reply says it differently."""
+
+    async def on_user_message(self, session: Session, msg: UserMessage) -> AsyncIterator[Speech]:
+        if msg.text != "what is the price":
+            async for speech in super().on_user_message(session, msg):
+                yield speech
+            return
+        yield SpeechStart()
+        yield SpeechChunk(f"You asked: {msg.text}")
+        yield SpeechEnd()
+
+
+class ChunkOutsideAUnit(WireBrain):
+    """Answers, then sends a chunk for a unit it never opened."""
+
+    async def on_message(self, turn: int, text: str) -> None:
+        await super().on_message(turn, text)
+        await self.send(pb.SpeechChunk(speech_id=99, text="stray"))
+
+
+async def _echo_url(brain: type[Echo]) -> tuple[str, object]:
+    server = await serve(
+        brain, host="127.0.0.1", port=0, public_key_pem=load_or_create_keys().public_pem
+    )
+    return server.url(), server
+
+
+async def test_the_same_brain_changes_nothing_and_a_reworded_reply_is_one_turn() -> None:
+    url, server = await _echo_url(Echo)
+    try:
+        original = await recorded_call(SCRIPT, brain_url=url)
+        same = await redrive(original.core.session_id[:8], url)
+    finally:
+        await server.close()  # type: ignore[attr-defined]
+    assert same.diff.exit_status == 0, same.diff.as_json()
+    assert not same.diff.history_changed and same.diff.findings == []
+    cut = same.diff.turns[-2]  # "what is the price": cut at the same heard word both times
+    assert cut.before[0].cut and cut.before[0].heard == cut.after[0].heard
+    with SessionStore() as store:
+        assert store.find(same.session_id[:12]).redrive_of == original.core.session_id
+
+    url, server = await _echo_url(Rewords)
+    try:
+        changed = await redrive(original.core.session_id[:8], url)
+    finally:
+        await server.close()  # type: ignore[attr-defined]
+    assert changed.diff.exit_status == 1
+    assert [t.caller for t in changed.diff.turns if t.changed(False)] == ["what is the price"]
+
+
+async def test_a_brain_that_breaks_a_rule_is_exit_2() -> None:
+    original = await recorded_call(SCRIPT)
+    server = await serve_wire_brain(ChunkOutsideAUnit)
+    try:
+        broken = await redrive(original.core.session_id[:8], f"ws://127.0.0.1:{server.port}/b")
+    finally:
+        await server.close()
+    assert broken.diff.exit_status == 2
+    assert any("unit 99, which was never opened" in finding for finding in broken.diff.findings)
+
+
+async def test_the_command_prints_the_diff_and_writes_it_as_json(
+    home: Path, tmp_path: Path
+) -> None:
+    original = await recorded_call(SCRIPT)
+    out = tmp_path / "diff.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "sandbox.cli", "replay", original.core.session_id[:8],
+         "--brain", "builtin", "--json", str(out)],
+        capture_output=True, text=True, env={**os.environ, HOME_ENV: str(home)}, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "= caller: what is the price" in result.stdout
+    assert "heard history unchanged" in result.stdout
+    assert json.loads(out.read_text())["exit_status"] == 0
