@@ -334,3 +334,24 @@ def test_a_session_scripts_back_to_the_script_that_made_it(home: Path, tmp_path:
     # And the script plays: the same caller side, once more.
     path.write_text(scripted.stdout)
     assert _cli(home, "call", "--script", str(path), "--idle-ms", "0").returncode == 0
+
+
+def test_a_store_from_an_older_build_is_migrated_and_keeps_its_sessions(home: Path) -> None:
+    """The migration path: a layout-1 store (before re-drives) opens as layout 2."""
+    from sandbox.record.store import _MIGRATIONS
+
+    store_path().parent.mkdir(parents=True)
+    old = sqlite3.connect(store_path())
+    old.executescript(_MIGRATIONS[0] + "PRAGMA user_version = 1;")
+    old.execute(
+        "INSERT INTO sessions (id, started_at, brain_url, leg, mode, app_version, wire_version)"
+        " VALUES ('0ld00000-0000-4000-8000-000000000000', 1.0, 'ws://b', 'direct', 'sim', "
+        "'0.1.0', 3)"
+    )
+    old.commit()
+    old.close()
+    with SessionStore() as store:
+        (row,) = store.sessions()
+        assert row.id.startswith("0ld") and row.redrive_of is None and row.status == "unfinished"
+    version = sqlite3.connect(store_path()).execute("PRAGMA user_version").fetchone()[0]
+    assert version == SCHEMA_VERSION == 2
