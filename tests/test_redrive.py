@@ -116,3 +116,30 @@ async def test_the_command_prints_the_diff_and_writes_it_as_json(
     assert "= caller: what is the price" in result.stdout
     assert "heard history unchanged" in result.stdout
     assert json.loads(out.read_text())["exit_status"] == 0
+
+
+async def test_a_batch_redrive_summarises_each_and_exits_with_the_worst(home: Path) -> None:
+    first = await recorded_call(SCRIPT)
+    second = await recorded_call(SCRIPT)
+    env = {**os.environ, HOME_ENV: str(home)}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "sandbox.cli", "replay", *args],
+            capture_output=True, text=True, env=env, timeout=180,
+        )  # fmt: skip
+
+    batch = cli("--all", "--brain", "builtin")
+    assert batch.returncode == 0, batch.stdout + batch.stderr
+    rows = batch.stdout.splitlines()[1:]
+    assert sorted(r.split()[0] for r in rows) == sorted(
+        s.core.session_id[:12] for s in (first, second)
+    )
+    assert all(r.split()[1] == "0" and "same" in r for r in rows)
+    # The re-drives it recorded are not re-driven again by the next --all.
+    again = cli("--all", "--brain", "builtin")
+    assert len(again.stdout.splitlines()) == 3
+    named = cli(first.core.session_id[:8], "zzzz", "--brain", "builtin")
+    assert named.returncode == 1 and "no session 'zzzz'" in named.stderr
+    alone = cli("--all")
+    assert alone.returncode == 1 and "needs --brain" in alone.stderr

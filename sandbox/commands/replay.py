@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import time
 from pathlib import Path
 
 from sandbox.audio.sinks import DeviceSink
+from sandbox.commands.sessions import span_seconds
 from sandbox.errors import UserError
+from sandbox.record.store import SessionStore
 from sandbox.replay.audio import LegPlayer
 from sandbox.replay.diff import side_by_side
 from sandbox.replay.source import open_recording
@@ -19,11 +22,18 @@ HELP = (
 )
 #: Samples per block pulled by the speaker: the panes follow the sound to within one.
 BLOCK_FRAMES = 1024
+#: How many sessions a batch re-drive plays at once.
+BATCH_AT_ONCE = 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sandbox replay``."""
-    parser.add_argument("id", help="a session id or a unique prefix (`sandbox sessions list`)")
+    parser.add_argument(
+        "ids",
+        nargs="*",
+        metavar="ID",
+        help="a session id or unique prefix (`sandbox sessions list`)",
+    )
     parser.add_argument("--speaker", help="play through this output device (index or name)")
     parser.add_argument("--silent", action="store_true", help="replay without sound")
     parser.add_argument(
@@ -36,16 +46,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ignore-text", action="store_true", help="re-drive: compare units and cuts, not words"
     )
+    parser.add_argument(
+        "--all", action="store_true", help="re-drive every saved call (not the re-drives)"
+    )
+    parser.add_argument("--since", metavar="SPAN", help="--all: only the last SPAN (7d, 12h)")
+    parser.add_argument("--outcome", help="--all: only sessions with this outcome")
 
 
 def run(args: argparse.Namespace) -> int:
     """Open the session, start the speaker if there is sound to play, run the app; or with
     --brain, re-drive it and print the diff."""
+    if args.all or len(args.ids) > 1:
+        if not args.brain:
+            raise UserError("re-driving several sessions needs --brain URL (or --brain builtin)")
+        return asyncio.run(_redrive_many(args))
+    if len(args.ids) != 1:
+        raise UserError("name the session to replay: `sandbox sessions list` shows them")
     if args.brain:
         return _redrive(args)
     from sandbox.ui.replay_app import ReplayApp
 
-    recording = open_recording(args.id)
+    recording = open_recording(args.ids[0])
     player: LegPlayer | None = None
     sink: DeviceSink | None = None
     banner = ""
@@ -73,13 +94,53 @@ def run(args: argparse.Namespace) -> int:
 def _redrive(args: argparse.Namespace) -> int:
     from sandbox.check.redrive import redrive
 
-    brain = None if args.brain == "builtin" else args.brain
-    done = asyncio.run(redrive(args.id, brain, ignore_text=args.ignore_text))
+    done = asyncio.run(redrive(args.ids[0], _brain(args), ignore_text=args.ignore_text))
     print(f"re-drove session {done.original[:12]} as {done.session_id[:12]}")
     print(side_by_side(done.diff))
     if args.json is not None:
         args.json.write_text(json.dumps(done.diff.as_json(), indent=2, ensure_ascii=False))
     return done.diff.exit_status
+
+
+async def _redrive_many(args: argparse.Namespace) -> int:
+    """Re-drive several sessions, a few at once; one summary line each; the worst status."""
+    from sandbox.check.redrive import redrive
+
+    with SessionStore() as store:
+        if args.all:
+            since = time.time() - span_seconds(args.since, "--since") if args.since else None
+            rows = [
+                row
+                for row in store.sessions(outcome=args.outcome, since=since)
+                if row.redrive_of is None
+            ]
+        else:
+            rows = [store.find(prefix) for prefix in args.ids]
+    if not rows:
+        raise UserError("no saved sessions to re-drive: `sandbox sessions list` shows them")
+    gate = asyncio.Semaphore(BATCH_AT_ONCE)
+
+    async def one(session_id: str) -> tuple[int, str]:
+        async with gate:
+            try:
+                done = await redrive(session_id, _brain(args), ignore_text=args.ignore_text)
+            except UserError as exc:
+                return 2, f"could not re-drive: {exc}"
+        diff = done.diff
+        changed = sum(t.changed(args.ignore_text) for t in diff.turns)
+        words = ["same" if diff.exit_status == 0 else f"{changed} turn(s) changed"]
+        words += [f"{len(diff.findings)} rule(s) broken"] if diff.findings else []
+        return diff.exit_status, f"{', '.join(words)} → {done.session_id[:12]}"
+
+    results = await asyncio.gather(*(one(row.id) for row in rows))
+    print(f"{'session':<12}  {'status':>6}  result")
+    for row, (status, words) in zip(rows, results, strict=True):
+        print(f"{row.id[:12]:<12}  {status:>6}  {words}")
+    return max(status for status, _ in results)
+
+
+def _brain(args: argparse.Namespace) -> str | None:
+    return None if args.brain == "builtin" else str(args.brain)
 
 
 def _device(spec: str | None) -> int | None:
