@@ -79,6 +79,10 @@ async def test_the_same_brain_changes_nothing_and_a_reworded_reply_is_one_turn()
     assert not same.diff.history_changed and same.diff.findings == []
     cut = same.diff.turns[-2]  # "what is the price": cut at the same heard word both times
     assert cut.before[0].cut and cut.before[0].heard == cut.after[0].heard
+    # Each turn's answer time, before and after: the caller's frame out → the first chunk in.
+    assert all(t.first_chunk_ms_before is not None for t in same.diff.turns)
+    assert all(t.first_chunk_ms_after is not None for t in same.diff.turns)
+    assert all(t.first_chunk_ms_after >= 0 for t in same.diff.turns if t.first_chunk_ms_after)
     with SessionStore() as store:
         assert store.find(same.session_id[:12]).redrive_of == original.core.session_id
 
@@ -115,7 +119,10 @@ async def test_the_command_prints_the_diff_and_writes_it_as_json(
     assert result.returncode == 0, result.stdout + result.stderr
     assert "= caller: what is the price" in result.stdout
     assert "heard history unchanged" in result.stdout
-    assert json.loads(out.read_text())["exit_status"] == 0
+    written = json.loads(out.read_text())
+    assert written["exit_status"] == 0
+    assert all(isinstance(t["first_chunk_ms_after"], int) for t in written["turns"])
+    assert "first chunk" in result.stdout
 
 
 async def test_a_batch_redrive_summarises_each_and_exits_with_the_worst(home: Path) -> None:

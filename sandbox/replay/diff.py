@@ -32,6 +32,9 @@ class TurnDiff:
     caller: str
     before: list[UnitSide] = field(default_factory=list)
     after: list[UnitSide] = field(default_factory=list)
+    #: The caller's turn going out → the answer's first chunk coming in (None: no answer).
+    first_chunk_ms_before: int | None = None
+    first_chunk_ms_after: int | None = None
 
     def changed(self, ignore_text: bool) -> bool:
         """Whether what the caller heard of the answer differs; with ``ignore_text``, whether
@@ -80,6 +83,8 @@ class Diff:
                     "changed": t.changed(self.ignore_text),
                     "before": [vars(u) for u in t.before],
                     "after": [vars(u) for u in t.after],
+                    "first_chunk_ms_before": t.first_chunk_ms_before,
+                    "first_chunk_ms_after": t.first_chunk_ms_after,
                 }
                 for t in self.turns
             ],
@@ -91,10 +96,13 @@ def compare(before: Report, after: Report, findings: list[str], *, ignore_text: 
     """Compare two runs of one caller side."""
     first, second = _turns(before), _turns(after)
     turns = []
+    nothing: _Turn = ("", [], None)
     for index in range(max(len(first), len(second))):
-        caller, units_before = first[index] if index < len(first) else ("", [])
-        caller_after, units_after = second[index] if index < len(second) else ("", [])
-        turns.append(TurnDiff(caller or caller_after, units_before, units_after))
+        caller, units_before, took_before = first[index] if index < len(first) else nothing
+        caller_after, units_after, took_after = second[index] if index < len(second) else nothing
+        turns.append(
+            TurnDiff(caller or caller_after, units_before, units_after, took_before, took_after)
+        )
     return Diff(turns, _history(before), _history(after), findings, ignore_text)
 
 
@@ -107,15 +115,37 @@ def _sides(report: Report) -> dict[int, list[tuple[int, UnitSide]]]:
     return out
 
 
-def _turns(report: Report) -> list[tuple[str, list[UnitSide]]]:
-    """The greeting, then each caller turn, with the units that answered it."""
+_Turn = tuple[str, list[UnitSide], int | None]
+
+
+def _turns(report: Report) -> list[_Turn]:
+    """The greeting, then each caller turn: the units that answered it, and how long its
+    first chunk took from the turn's own frame (SessionStart for the greeting)."""
     units = _sides(report)
-    turns = [("(greeting)", [side for _sid, side in units.get(1, [])])]
+    asked: dict[int, int] = {}  # turn -> when it went out
+    unit_turn: dict[int, int] = {}
+    first_chunk: dict[int, int] = {}
+    lines: list[tuple[str, int]] = [("(greeting)", 1)]
     for frame in report["frames"]:
-        if frame["dir"] == "out" and frame["type"] == "user_message":
+        kind, sent = frame["type"], frame["dir"] == "out"
+        if sent and kind in ("session_start", "user_message"):
             turn = int(frame.get("turn_id", 0))
-            turns.append((str(frame.get("text", "")), [side for _sid, side in units.get(turn, [])]))
-    return turns
+            asked[turn] = int(frame["t_ms"])
+            if kind == "user_message":
+                lines.append((str(frame.get("text", "")), turn))
+        elif not sent and kind == "speech_start":
+            unit_turn[int(frame.get("speech_id", 0))] = int(frame.get("turn_id", 0))
+        elif not sent and kind == "speech_chunk":
+            turn = unit_turn.get(int(frame.get("speech_id", 0)), 0)
+            first_chunk.setdefault(turn, int(frame["t_ms"]))
+    return [
+        (
+            text,
+            [side for _sid, side in units.get(turn, [])],
+            first_chunk[turn] - asked[turn] if turn in first_chunk and turn in asked else None,
+        )
+        for text, turn in lines
+    ]
 
 
 def _history(report: Report) -> list[tuple[str, str]]:
@@ -137,7 +167,8 @@ def side_by_side(diff: Diff) -> str:
     lines = []
     for turn in diff.turns:
         mark = "≠" if turn.changed(diff.ignore_text) else "="
-        lines.append(f"{mark} caller: {turn.caller}")
+        took = f"first chunk {_ms(turn.first_chunk_ms_before)} → {_ms(turn.first_chunk_ms_after)}"
+        lines.append(f"{mark} caller: {turn.caller}   ({took})")
         for label, sides in (("before", turn.before), ("after ", turn.after)):
             if not sides:
                 lines.append(f"    {label}  (no unit)")
@@ -147,3 +178,7 @@ def side_by_side(diff: Diff) -> str:
     lines.append(f"heard history {'changed' if diff.history_changed else 'unchanged'}")
     lines += [f"rule broken: {finding}" for finding in diff.findings]
     return "\n".join(lines)
+
+
+def _ms(value: int | None) -> str:
+    return "—" if value is None else f"{value} ms"
