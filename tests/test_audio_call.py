@@ -52,9 +52,8 @@ async def audio_call(
         transcriber=transcriber,
         synthesizers={default_voice(): synthesizer},
         mic_source=mic,
+        speaker_sink=mic.speaker if isinstance(mic, ScriptMic) else None,
     )
-    if isinstance(mic, ScriptMic):
-        engine.release_hooks.append(mic.bot_released)
     options = CallOptions(settings=Settings(idle_ms=0), builtin=brain)
     effects: list[Effect] = []
     async with brain_url_for(options) as url:

@@ -97,6 +97,9 @@ class AudioEngine:
     speech: SpeechOut | None = None
     muted: bool = False
     mic_source: MicSource | None = None  # overrides options.mic (a scripted caller)
+    #: Overrides options.speaker: builds the sink at the playout rate (a scripted caller's
+    #: duplex speaker, :meth:`ScriptMic.speaker`).
+    speaker_sink: Callable[[int], AudioSink | ClockedSink] | None = None
     #: Also told of every block playout releases (a simulated echo path listens here).
     release_hooks: list[Callable[[Block, int], None]] = field(default_factory=list)
     #: Told of every listener event with the host time it was decided (listener thread).
@@ -172,6 +175,8 @@ class AudioEngine:
         return self.speech
 
     def _sink(self, rate: int) -> AudioSink | ClockedSink:
+        if self.speaker_sink is not None:
+            return self.speaker_sink(rate)
         spec = self.options.speaker
         if spec is not None and spec.lower() == "none":
             return NullSink(rate)

@@ -2,9 +2,15 @@
 
 It delivers capture blocks in real time like a device: silence, plus whatever caller lines
 were queued with :meth:`speak`, plus — when a :class:`LaptopEchoPath` is given — the bot's
-own released audio coming back the way a laptop's speaker leaks into its microphone.
+own audio coming back the way a laptop's speaker leaks into its microphone.
 Everything after it (echo canceller, VAD, endpointing, barge-in, Whisper) is the real
 listening path.
+
+Its :meth:`ScriptMic.speaker` is the matching speaker on the same clock, as on a full-duplex
+sound card: each capture tick first pulls the speaker's audio for that tick from playout,
+then hears it back through the echo path. One clock keeps the echo's delay fixed, as a real
+device's is; a speaker paced by its own thread drifts against the mic under CPU load, and
+the echo canceller then has to find the delay again mid-sentence.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import numpy as np
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.mic import BLOCK_MS, OnBlock
 from sandbox.audio.resample import StreamResampler, as_float32, as_int16, resample
-from sandbox.audio.sinks import Block
+from sandbox.audio.sinks import Block, ClockedSink, Pull
 
 RATE = 16000
 
@@ -44,6 +50,12 @@ class ScriptMic:
         self.delivered_ms = 0  # how much capture audio has gone out
         self._line_ends: deque[tuple[int, threading.Event]] = deque()
         self._queued_ms = 0
+        self._speaker: _DuplexSpeaker | None = None
+
+    def speaker(self, rate: int) -> ClockedSink:
+        """The speaker on this mic's clock (what it plays is what the echo path hears)."""
+        self._speaker = _DuplexSpeaker(rate)
+        return self._speaker
 
     # -------------------------------------------------------------- feeding
 
@@ -58,8 +70,8 @@ class ScriptMic:
             self._line_ends.append((self._queued_ms, done))
         return done
 
-    def bot_released(self, block: Block, rate: int) -> None:
-        """What playout just released (the echo path's input); call from playout's thread."""
+    def _played(self, block: Block, rate: int) -> None:
+        """What the speaker just played (the echo path's input)."""
         if self._echo is None:
             return
         if self._resampler is None:
@@ -79,6 +91,9 @@ class ScriptMic:
             origin = self._clock()
             index = 0
             while not self._halt.is_set():
+                if self._speaker is not None:
+                    for block, rate in self._speaker.tick(BLOCK_MS):
+                        self._played(block, rate)
                 on_block(as_int16(self._next_block(size)), RATE)
                 index += 1
                 self._halt.wait(max(0.0, origin + index * period - self._clock()))
@@ -112,3 +127,44 @@ class ScriptMic:
         if self._echo is not None:
             out += self._echo.step(np.pad(echo_in, (0, size - len(echo_in))))
         return np.clip(out, -1.0, 1.0)
+
+
+class _DuplexSpeaker:
+    """A ClockedSink pulled by its ScriptMic's thread, one capture tick at a time."""
+
+    def __init__(self, rate: int) -> None:
+        self._rate = rate
+        self._lock = threading.Lock()
+        self._pull: Pull | None = None
+        self._block_frames = 0
+        self._pulled = 0  # frames pulled so far
+        self._ticked_ms = 0  # capture time covered so far
+
+    @property
+    def sample_rate(self) -> int:
+        """Samples per second."""
+        return self._rate
+
+    def start(self, pull: Pull, block_frames: int) -> None:
+        """Begin pulling ``block_frames`` at a time on the mic's ticks."""
+        with self._lock:
+            self._pull, self._block_frames = pull, block_frames
+
+    def close(self) -> None:
+        """Stop pulling."""
+        with self._lock:
+            self._pull = None
+
+    def tick(self, ms: int) -> list[tuple[Block, int]]:
+        """Pull whatever the speaker plays in the next ``ms`` of capture time."""
+        with self._lock:
+            pull, size = self._pull, self._block_frames
+        self._ticked_ms += ms
+        played: list[tuple[Block, int]] = []
+        if pull is None:  # not playing yet: no backlog to catch up on once it starts
+            self._pulled = self._ticked_ms * self._rate // 1000
+            return played
+        while self._pulled * 1000 < self._ticked_ms * self._rate:
+            played.append((pull(size), self._rate))
+            self._pulled += size
+        return played

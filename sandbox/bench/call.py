@@ -79,8 +79,8 @@ async def bench_call(
     async with brain_url_for(options) as url:
         host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
         mic = TimedMic(ScriptMic(echo), host.now)
-        engine.mic_source = mic
-        engine.release_hooks += [mic.script.bot_released, _release_logger(host, log)]
+        engine.mic_source, engine.speaker_sink = mic, mic.script.speaker
+        engine.release_hooks.append(_release_logger(host, log))
         host.on_effect.append(lambda effect: log.effects.append((host.now(), effect)))
         engine.attach(host)
         running = asyncio.create_task(host.run())

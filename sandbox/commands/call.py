@@ -61,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
     script = load_script(args.script)
     if args.audio == "sim" and (args.speaker or args.no_aec or args.stt_model or args.echo_path):
         raise UserError("--speaker, --no-aec, --stt-model and --echo-path need --audio real")
+    if args.echo_path and args.speaker not in (None, "none"):
+        raise UserError("--echo-path plays through a simulated laptop speaker: leave out --speaker")
     if args.audio == "real" and args.mic:
         raise UserError(
             "in a scripted call the script speaks for the caller (espeak-ng into the "
@@ -91,7 +93,8 @@ async def _real_call(args: argparse.Namespace, script: Script) -> dict[str, Any]
     echo = LaptopEchoPath(ScriptMic.RATE) if args.echo_path else None
     mic = ScriptMic(echo)
     engine.mic_source = mic
-    engine.release_hooks.append(mic.bot_released)
+    if echo is not None:  # the simulated laptop's speaker, on the mic's clock
+        engine.speaker_sink = mic.speaker
     await asyncio.to_thread(engine.load, lambda words: print(words, file=sys.stderr))
     async with brain_url_for(options) as url:
         try:
