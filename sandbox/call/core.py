@@ -415,6 +415,12 @@ class CallCore:
 
     # ------------------------------------------------------------------ time
 
+    @property
+    def awaiting_brain(self) -> bool:
+        """The brain owes an answer (the greeting, or a reply to a turn) and the wait for it
+        has not yet lapsed."""
+        return self._pending is not None and not self._pending.warned
+
     def next_deadline(self) -> int | None:
         """When ``tick`` next has something to do, or None."""
         if self.ended is not None:

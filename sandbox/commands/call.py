@@ -25,7 +25,7 @@ from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallNotPlaced, open_call
 from sandbox.host.legs import record_legs
 from sandbox.host.script import Script, load_script
-from sandbox.host.script_runner import ScriptRunner
+from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import CallHost
 from sandbox.host.voice_caller import InjectedVoice
 from sandbox.record.recorder import Recorder, default_report_path
@@ -117,11 +117,7 @@ async def _play(args: argparse.Namespace, host: CallHost, runner: ScriptRunner) 
         host.recorder.writer.on_failure = lambda words: print(
             f"sandbox call: {words}", file=sys.stderr
         )
-    play = asyncio.create_task(runner.run())
-    try:
-        await host.run()
-    finally:
-        play.cancel()
+    await play_through(host, runner)
     return _written(args, host.core, host.recorder, host.now(), script_notes=runner.notes)
 
 

@@ -7,6 +7,7 @@ import asyncio
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sandbox.audio.sinks import DeviceSink
 from sandbox.commands.sessions import span_seconds
@@ -15,6 +16,9 @@ from sandbox.record.store import SessionStore
 from sandbox.replay.audio import LegPlayer
 from sandbox.replay.diff import side_by_side
 from sandbox.replay.source import open_recording
+
+if TYPE_CHECKING:
+    from sandbox.check.redrive import Redrive
 
 HELP = (
     "watch and hear a saved session again, or (--brain) play its caller side against a brain "
@@ -45,6 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, metavar="FILE", help="re-drive: the diff as JSON")
     parser.add_argument(
         "--ignore-text", action="store_true", help="re-drive: compare units and cuts, not words"
+    )
+    parser.add_argument(
+        "--realtime",
+        action="store_true",
+        help="re-drive at wall-clock pace (default: skip the waits for playout and silences)",
     )
     parser.add_argument(
         "--all", action="store_true", help="re-drive every saved call (not the re-drives)"
@@ -92,9 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _redrive(args: argparse.Namespace) -> int:
-    from sandbox.check.redrive import redrive
-
-    done = asyncio.run(redrive(args.ids[0], _brain(args), ignore_text=args.ignore_text))
+    done = asyncio.run(_redrive_one(args, args.ids[0]))
     print(f"re-drove session {done.original[:12]} as {done.session_id[:12]}")
     print(side_by_side(done.diff))
     if args.json is not None:
@@ -104,8 +111,6 @@ def _redrive(args: argparse.Namespace) -> int:
 
 async def _redrive_many(args: argparse.Namespace) -> int:
     """Re-drive several sessions, a few at once; one summary line each; the worst status."""
-    from sandbox.check.redrive import redrive
-
     with SessionStore() as store:
         if args.all:
             since = time.time() - span_seconds(args.since, "--since") if args.since else None
@@ -123,7 +128,7 @@ async def _redrive_many(args: argparse.Namespace) -> int:
     async def one(session_id: str) -> tuple[int, str]:
         async with gate:
             try:
-                done = await redrive(session_id, _brain(args), ignore_text=args.ignore_text)
+                done = await _redrive_one(args, session_id)
             except UserError as exc:
                 return 2, f"could not re-drive: {exc}"
         diff = done.diff
@@ -139,8 +144,11 @@ async def _redrive_many(args: argparse.Namespace) -> int:
     return max(status for status, _ in results)
 
 
-def _brain(args: argparse.Namespace) -> str | None:
-    return None if args.brain == "builtin" else str(args.brain)
+async def _redrive_one(args: argparse.Namespace, session_id: str) -> Redrive:
+    from sandbox.check.redrive import redrive
+
+    brain = None if args.brain == "builtin" else str(args.brain)
+    return await redrive(session_id, brain, ignore_text=args.ignore_text, realtime=args.realtime)
 
 
 def _device(spec: str | None) -> int | None:

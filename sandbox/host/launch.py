@@ -18,6 +18,7 @@ from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities, Settings, connect_config, validate
 from sandbox.errors import UserError
 from sandbox.host.session import BrainLink, CallHost
+from sandbox.host.warp import WarpClock
 from sandbox.record.recorder import Recorder
 from sandbox.record.writer import SessionWriter
 from sandbox.wire.dial import DialError, dial
@@ -68,8 +69,10 @@ async def open_call(
     playout: Playout,
     caps: Capabilities | None = None,
     clock: Callable[[], float] = time.monotonic,
+    warp: WarpClock | None = None,
 ) -> CallHost:
-    """Dial the brain for a new session and wire the core, the recorder and the playout."""
+    """Dial the brain for a new session and wire the core, the recorder and the playout
+    (``warp``: a simulated call's clock that skips dead time, replacing ``clock``)."""
     session_id = str(uuid.uuid4())
     keys = load_or_create_keys()
     subject = RELAY_SUBJECT if options.relay else session_id
@@ -84,7 +87,7 @@ async def open_call(
     except DialError as exc:
         core.not_placed(str(exc))
         raise CallNotPlaced(str(exc), core, recorder) from None
-    return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock)
+    return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock, warp=warp)
 
 
 class CallNotPlaced(UserError):

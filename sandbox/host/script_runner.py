@@ -91,7 +91,14 @@ class ScriptRunner:
 
     async def settle(self, index: int = 0) -> bool:
         """Wait until the bot has finished and been quiet a moment; False if it never did."""
-        return await self._until("the bot to finish", self._quiet, index)
+        while True:
+            if not await self._until("the bot to finish", self._listening, index):
+                return False
+            since = self._quiet_since
+            left = SETTLE_MS - (self.host.now() - since) if since is not None else SETTLE_MS
+            if left <= 0:
+                return True
+            await self.host.sleep(left)  # call time: a warp clock skips it
 
     async def until_words(self, words: int, index: int = 0) -> bool:
         """Wait until ``words`` words of the bot's current reply have played."""
@@ -114,7 +121,7 @@ class ScriptRunner:
         elif step.kind == "rtvi":
             self.host.from_app(step.rtvi_type, step.rtvi_data, step.rtvi_id)
         elif step.kind == "silence_ms":
-            await asyncio.sleep(step.ms / 1000)
+            await self.host.sleep(step.ms)
         elif step.kind == "end":
             self.host.hang_up()
 
@@ -123,9 +130,8 @@ class ScriptRunner:
         self._quiet_since = None
         self._words_at_turn = self.host.words_played
 
-    def _quiet(self) -> bool:
-        since = self._quiet_since
-        return since is not None and self.host.now() - since >= SETTLE_MS
+    def _listening(self) -> bool:
+        return self._quiet_since is not None
 
     def _heard(self, words: int) -> Callable[[], bool]:
         return lambda: self.host.words_played - self._words_at_turn >= words
@@ -145,3 +151,12 @@ class ScriptRunner:
                 )
                 return False
         return True
+
+
+async def play_through(host: CallHost, runner: ScriptRunner) -> None:
+    """Run the call with the script playing into it, until the call ends."""
+    playing = asyncio.create_task(runner.run())
+    try:
+        await host.run()
+    finally:
+        playing.cancel()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
+import itertools
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -29,6 +31,7 @@ from sandbox.call.core import CallCore
 from sandbox.call.effects import CallEnded, Effect, SendFrame, UnitChanged
 from sandbox.call.played import WordPlayed
 from sandbox.call.ports import Listening, Playout, deliver
+from sandbox.host.warp import WarpClock
 from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
 from sandbox.wire.codec import WireError, decode, encode
@@ -73,17 +76,23 @@ class CallHost:
     on_frame: list[Callable[[FrameRecord], None]] = field(default_factory=list)
     #: The recognizer, told of settings that change how the caller is heard (real audio).
     listening: Listening | None = None
+    #: A simulated call's clock that skips dead time (it replaces ``clock``); see warp.py.
+    warp: WarpClock | None = None
 
     words_played: int = 0
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
     _events: asyncio.Queue[CoreEvent] = field(default_factory=asyncio.Queue)
     _t0: float = 0.0
     _loop: asyncio.AbstractEventLoop = field(init=False)
+    _timers: list[tuple[int, int, asyncio.Future[None]]] = field(default_factory=list)
+    _waiters: list[asyncio.Future[None]] = field(default_factory=list)
+    _timer_ids: itertools.count[int] = field(default_factory=itertools.count)
 
     def __post_init__(self) -> None:
         # The clock starts when the host exists, so the audio engine attached before
         # run() already speaks the call's time. No running loop raises RuntimeError here,
         # rather than dropping what threads post later.
+        if self.warp is not None:
+            self.clock = self.warp
         self._t0 = self.clock()
         self._loop = asyncio.get_running_loop()
 
@@ -179,6 +188,7 @@ class CallHost:
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
             self._drain()
+            self._wake_sleepers(everyone=True)
         return self.core.ended
 
     def _drain(self) -> None:
@@ -189,29 +199,72 @@ class CallHost:
             if left:
                 log.warning("dropped %d effects posted after the call ended", len(left))
 
+    async def sleep(self, ms: int) -> None:
+        """Wait ``ms`` of call time (skipped over, not slept, on a warp clock); returns at
+        once when the call has ended."""
+        if self.core.ended is not None or ms <= 0:
+            return
+        due = self.now() + ms
+        timer: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._timers, (due, next(self._timer_ids), timer))
+        self.post(_nothing)  # the loop may be waiting with a later deadline
+        await timer
+
+    def _wake_sleepers(self, everyone: bool = False) -> None:
+        now = self.now()
+        while self._timers and (everyone or self._timers[0][0] <= now):
+            _resolve(heapq.heappop(self._timers)[2])
+
     async def wait_for(self, predicate: Callable[[], bool], timeout_s: float) -> bool:
         """Wait until ``predicate()`` holds after some event, or the timeout; True if it held."""
+        loop = asyncio.get_running_loop()
         deadline = self.clock() + timeout_s
         while not predicate():
             left = deadline - self.clock()
             if left <= 0 or self.core.ended is not None:
                 return predicate()
-            self.changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), left)
+            # A bare future, woken straight from the step: the waiter runs on the loop's very
+            # next turn, before a warp clock decides whether anything is left to wait for.
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._waiters.append(waiter)
+            timer = loop.call_later(left, _resolve, waiter)
+            try:
+                await waiter
+            finally:
+                timer.cancel()
         return True
 
     async def _step(self) -> None:
-        times = (self.core.next_deadline(), self.playout.next_deadline())
+        times = (
+            self.core.next_deadline(),
+            self.playout.next_deadline(),
+            self._timers[0][0] if self._timers else None,
+        )
         due = [d for d in times if d is not None]
         timeout = max(0.0, (min(due) - self.now()) / 1000) if due else None
+        if self.warp is not None and timeout:
+            timeout = await self._warped(self.warp, timeout)
         event: CoreEvent | None = None
         with contextlib.suppress(TimeoutError):
             event = await asyncio.wait_for(self._events.get(), timeout)
         if event is not None:
             await self._carry(event(self.now()))
         await self._pump()
-        self.changed.set()
+        self._wake_sleepers()
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            _resolve(waiter)
+
+    async def _warped(self, warp: WarpClock, timeout: float) -> float:
+        """Skip a wait nothing can interrupt (see warp.py); the wait still to sleep."""
+        await asyncio.sleep(0)  # whoever the last step woke acts first (a scripted caller)
+        if not self._events.empty() or self.core.awaiting_brain:
+            return timeout
+        left = warp.quiet_left()
+        if left > 0:
+            return min(timeout, left)
+        warp.skip(timeout)
+        return 0.0
 
     async def _pump(self) -> None:
         """Feed playout progress and due timers into the core until nothing more is due."""
@@ -250,6 +303,8 @@ class CallHost:
     async def _send(self, env: pb.Envelope) -> None:
         payload = encode(env)
         self._record("out", env, payload)
+        if self.warp is not None:
+            self.warp.brain_io()
         if self.relay:
             payload = frame_relay(self.core.session_id, payload)
         try:
@@ -277,6 +332,8 @@ class CallHost:
         self.post(lambda now: self.core.brain_closed(words, now))
 
     def _receive(self, message: str | bytes) -> None:
+        if self.warp is not None:
+            self.warp.brain_io()
         try:
             payload = message
             if self.relay:
@@ -298,6 +355,11 @@ def _kind(what: object) -> str:
     """An event's kind in the stored session: its class name in snake case."""
     name = type(what).__name__
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+
+
+def _resolve(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 def _nothing(_now: int) -> list[Effect]:
