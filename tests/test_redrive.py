@@ -3,6 +3,7 @@ changes nothing, a reworded reply is exactly one changed turn, a broken brain is
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -13,10 +14,12 @@ from pathlib import Path
 import pytest
 from fixtures_bad_brains import WireBrain, serve_wire_brain
 from session_rig import recorded_call
+from ui_brains import version_refusing_brain
 
 from sandbox.brains.echo import Echo
 from sandbox.check.redrive import redrive
 from sandbox.record.store import SessionStore
+from sandbox.replay.diff import side_by_side
 from sandbox.sdk import Session, Speech, SpeechChunk, SpeechEnd, SpeechStart, UserMessage, serve
 from sandbox.wire import pb
 from sandbox.wire.tokens import HOME_ENV, load_or_create_keys
@@ -150,3 +153,76 @@ async def test_a_batch_redrive_summarises_each_and_exits_with_the_worst(home: Pa
     assert named.returncode == 1 and "no session 'zzzz'" in named.stderr
     alone = cli("--all")
     assert alone.returncode == 1 and "needs --brain" in alone.stderr
+
+
+class LongerReplies(Echo):
+    """The echo brain, with every reply twice as long."""
+
+    async def on_user_message(self, session: Session, msg: UserMessage) -> AsyncIterator[Speech]:
+        yield SpeechStart()
+        yield SpeechChunk(f"You said: {msg.text}. And then, to say it again, {msg.text}.")
+        yield SpeechEnd()
+
+
+class DiesOnTheSecondTurn(WireBrain):
+    """Answers the first caller turn, then drops the connection mid-call."""
+
+    async def on_message(self, turn: int, text: str) -> None:
+        if turn > 2:
+            await self.ws.close(1011, "the brain crashed")
+            return
+        await super().on_message(turn, text)
+
+
+async def test_a_barge_in_against_longer_replies_cuts_at_the_same_heard_word() -> None:
+    url, server = await _echo_url(Echo)
+    try:
+        original = await recorded_call(SCRIPT, brain_url=url)
+    finally:
+        await server.close()  # type: ignore[attr-defined]
+    url, server = await _echo_url(LongerReplies)
+    try:
+        longer = await redrive(original.core.session_id[:8], url)
+    finally:
+        await server.close()  # type: ignore[attr-defined]
+    cut = longer.diff.turns[-2]  # "what is the price", cut after two heard words both times
+    assert cut.before[0].cut and cut.after[0].cut
+    assert cut.before[0].generated != cut.after[0].generated
+    assert cut.after[0].heard == cut.before[0].heard == "You said:"
+    assert longer.diff.exit_status == 1  # the uncut replies are longer: heard history changed
+
+
+async def test_a_brain_that_dies_mid_redrive_gives_the_partial_diff_and_says_so(
+    home: Path, tmp_path: Path
+) -> None:
+    original = await recorded_call(SCRIPT)
+    server = await serve_wire_brain(DiesOnTheSecondTurn)
+    try:
+        result = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-m", "sandbox.cli", "replay", original.core.session_id[:8],
+             "--brain", f"ws://127.0.0.1:{server.port}/b", "--json", str(tmp_path / "d.json")],
+            capture_output=True, text=True, env={**os.environ, HOME_ENV: str(home)}, timeout=120,
+        )  # fmt: skip
+    finally:
+        await server.close()
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert "= caller: good morning" not in result.stdout  # the wire brain answers differently
+    assert "caller: good morning" in result.stdout  # the turn it did answer is compared
+    assert "the brain's connection closed" in result.stdout
+    assert "the brain crashed" in result.stdout
+    written = json.loads((tmp_path / "d.json").read_text())
+    assert "the turns after it have no answer" in written["ended_early"]
+    assert written["turns"][1]["after"] and not written["turns"][2]["after"]
+
+
+async def test_a_brain_that_refuses_the_version_is_a_clear_line_and_exit_1(home: Path) -> None:
+    original = await recorded_call(SCRIPT)
+    async with version_refusing_brain() as url:
+        refused = await redrive(original.core.session_id[:8], url)
+    assert refused.diff.exit_status == 1
+    assert refused.diff.ended_early is not None
+    assert "fatal Error" in refused.diff.ended_early and "version" in refused.diff.ended_early
+    assert all(not t.after for t in refused.diff.turns)
+    assert "the re-drive stopped at" in side_by_side(refused.diff)

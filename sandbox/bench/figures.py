@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 #: How a stage tells the user what it is doing (one line on stderr).
 Progress = Callable[[str], None]
@@ -19,3 +19,18 @@ def median(values: Sequence[float], digits: int = 1) -> float | None:
 def fmt_ms(value: float | None) -> str:
     """A duration for a progress line or the table."""
     return "—" if value is None else f"{value:.0f} ms"
+
+
+def target_lines(
+    figures: Mapping[str, object], targets: Mapping[str, tuple[str, float]]
+) -> list[str]:
+    """One line per target: the figure, the bound, and whether it was met."""
+    lines = []
+    for key, (bound, limit) in targets.items():
+        value = figures[key]
+        met = isinstance(value, float | int) and (
+            value <= limit if bound == "max" else value >= limit
+        )
+        sign = "≤" if bound == "max" else "≥"
+        lines.append(f"  {key:<24} {value}   target {sign} {limit:g} {'✓' if met else '✗'}")
+    return lines

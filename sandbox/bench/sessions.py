@@ -15,9 +15,7 @@ played at 250 ms a word, both legs in 20 ms blocks), into a store of its own:
 
 from __future__ import annotations
 
-import os
 import statistics
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass
@@ -26,7 +24,8 @@ from pathlib import Path
 import numpy as np
 from google.protobuf.message import Message
 
-from sandbox.bench.figures import Progress, median
+from sandbox.bench.figures import Progress, median, target_lines
+from sandbox.bench.own_home import own_home
 from sandbox.record.legs import MIC, SPEAKER, STORED_RATE, AudioLeg, leg_path
 from sandbox.record.recorder import Recorder
 from sandbox.record.store import SessionStore
@@ -34,7 +33,6 @@ from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.replay.audio import LegPlayer
 from sandbox.replay.source import open_recording
 from sandbox.wire import encode, envelope, pb
-from sandbox.wire.tokens import HOME_ENV
 
 #: Targets from the issue (2-core machine).
 TARGETS: dict[str, tuple[str, float]] = {
@@ -63,16 +61,8 @@ class SessionFigures:
 
 def measure_sessions(minutes: float, progress: Progress) -> SessionFigures:
     """Write, measure and open one synthetic call of ``minutes`` in a store of its own."""
-    with tempfile.TemporaryDirectory() as home:
-        previous = os.environ.get(HOME_ENV)
-        os.environ[HOME_ENV] = home
-        try:
-            return _measure(minutes, Path(home), progress)
-        finally:
-            if previous is None:
-                del os.environ[HOME_ENV]
-            else:
-                os.environ[HOME_ENV] = previous
+    with own_home() as home:
+        return _measure(minutes, home, progress)
 
 
 def _measure(minutes: float, home: Path, progress: Progress) -> SessionFigures:
@@ -162,13 +152,7 @@ def _frame_costs(recorder: Recorder, count: int) -> list[float]:
 def sessions_table(figures: dict[str, object]) -> str:
     """The figures as lines, each beside its target."""
     lines = [f"session store, a {figures['minutes']:g}-minute call ({figures['moments']} moments)"]
-    for key, (bound, limit) in TARGETS.items():
-        value = figures[key]
-        met = isinstance(value, float | int) and (
-            value <= limit if bound == "max" else value >= limit
-        )
-        lines.append(f"  {key:<24} {value}   target {'≤' if bound == 'max' else '≥'} {limit:g} "
-                     f"{'✓' if met else '✗'}")  # fmt: skip
+    lines += target_lines(figures, TARGETS)
     lines.append(
         f"  {'frame_record_us':<24} {figures['frame_record_us']} "
         f"(unrecorded: {figures['frame_record_unrecorded_us']})"

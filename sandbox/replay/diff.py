@@ -53,6 +53,10 @@ class Diff:
     history_after: list[tuple[str, str]]
     findings: list[str]
     ignore_text: bool = False
+    #: Why the new run stopped before the caller's side was played out (the brain refused
+    #: the session, died, or hung up where it had not before), or None; the turns after it
+    #: have no answer.
+    ended_early: str | None = None
 
     @property
     def history_changed(self) -> bool:
@@ -89,6 +93,7 @@ class Diff:
                 for t in self.turns
             ],
             "findings": self.findings,
+            "ended_early": self.ended_early,
         }
 
 
@@ -103,7 +108,28 @@ def compare(before: Report, after: Report, findings: list[str], *, ignore_text: 
         turns.append(
             TurnDiff(caller or caller_after, units_before, units_after, took_before, took_after)
         )
-    return Diff(turns, _history(before), _history(after), findings, ignore_text)
+    history = (_history(before), _history(after))
+    return Diff(turns, *history, findings, ignore_text, _ended_early(before, after))
+
+
+#: How a call ended, for the line saying a re-drive stopped early (the report's ``ended_by``).
+_ENDINGS = {
+    "brain_closed": "the brain's connection closed",
+    "brain_error": "the brain sent a fatal Error",
+    "brain_cancel": "the brain cancelled the session",
+    "brain": "the brain hung up",
+    "dial_failed": "the brain could not be reached",
+}
+
+
+def _ended_early(before: Report, after: Report) -> str | None:
+    ended_by = after.get("ended_by")
+    if ended_by in (None, "caller") or ended_by == before.get("ended_by"):
+        return None
+    detail = after.get("end_detail") or ""
+    at_s = max((int(f["t_ms"]) for f in after["frames"]), default=0) / 1000
+    how = _ENDINGS.get(str(ended_by), str(ended_by)) + (f" ({detail})" if detail else "")
+    return f"the re-drive stopped at {at_s:.1f} s: {how}; the turns after it have no answer"
 
 
 def _sides(report: Report) -> dict[int, list[tuple[int, UnitSide]]]:
@@ -175,6 +201,8 @@ def side_by_side(diff: Diff) -> str:
             for side in sides:
                 cut = f"  ✂ heard {side.heard!r}" if side.cut else ""
                 lines.append(f"    {label}  {side.generated!r}{cut}")
+    if diff.ended_early:
+        lines.append(diff.ended_early)
     lines.append(f"heard history {'changed' if diff.history_changed else 'unchanged'}")
     lines += [f"rule broken: {finding}" for finding in diff.findings]
     return "\n".join(lines)
