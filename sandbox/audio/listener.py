@@ -11,8 +11,9 @@ What it emits (the host pairs them with the call core):
   that overlaps the bot until that speech takes the floor.
 * :class:`BargeIn` ``(t_onset, t_decided)`` - cut the bot now. Followed by CallerSpeaking for the
   turn that took the floor.
-* :class:`Backchannel` ``(text)`` - speech under the bot that never took the floor ("mm hmm");
-  for display and the record only, never a UserMessage. Not emitted when Whisper heard nothing.
+* :class:`Backchannel` ``(text, t_onset, t_end)`` - speech under the bot that never took the
+  floor ("mm hmm"); for display and the record only, never a UserMessage. Not emitted when
+  Whisper heard nothing.
 * :class:`TurnCommitted` ``(text, reason, t_end_of_speech, t_committed)`` - one committed turn;
   ``reason`` is "confident" or "silence" (see :mod:`sandbox.audio.endpointer`).
 * :class:`DroppedEmpty` ``(reason)`` - a turn closed but Whisper heard nothing in it (a cough, a
@@ -90,9 +91,12 @@ class CallerSpeaking:
 
 @dataclass(frozen=True)
 class Backchannel:
-    """Speech under the bot that did not take the floor."""
+    """Speech under the bot that did not take the floor, voiced from ``t_onset`` to
+    ``t_end``."""
 
     text: str
+    t_onset: int
+    t_end: int
 
 
 @dataclass(frozen=True)
@@ -283,7 +287,7 @@ class Listener:
         assert turn.ended is not None and turn.guess is not None
         text = turn.guess[1].text.strip()
         if turn.overlap:
-            return [Backchannel(text)] if text else []
+            return [Backchannel(text, turn.onset, turn.ended.speech_end)] if text else []
         if not text:
             return [DroppedEmpty(turn.ended.reason)]
         return [TurnCommitted(text, turn.ended.reason, turn.ended.speech_end, self._now)]

@@ -10,27 +10,44 @@ the conformance checker's findings on the new brain's frames.
 Playout runs on a :class:`~sandbox.host.warp.WarpClock`: the waits for words, silences and
 idle nudges are skipped, while the brain's own answers run on real time. ``realtime=True``
 keeps wall-clock pacing throughout, for brains whose own timing matters.
+
+:func:`redrive_audio` plays a real-audio session's own recorded caller audio instead
+(:mod:`sandbox.replay.caller_audio`), in real time through the real listening path, so
+endpointing, barge-in decisions and Whisper are exercised again, not just the brain.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
+from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.audio.script_mic import ScriptMic
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.check.wirelog import WireLog
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallOptions, open_call
-from sandbox.host.script import parse_script
+from sandbox.host.legs import audio_call
+from sandbox.host.script import Script, parse_script
 from sandbox.host.script_runner import ScriptRunner, play_through
+from sandbox.host.session import CallHost
+from sandbox.host.voice_caller import RecordedVoice
 from sandbox.host.warp import WarpClock
 from sandbox.record.export import session_report
-from sandbox.record.store import SessionStore
+from sandbox.record.legs import MIC, leg_path, read_leg
+from sandbox.record.store import SessionRow, SessionStore, StoredEvent
+from sandbox.replay.caller_audio import SpokenLine, cut_clips, spoken_lines
 from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
 from sandbox.replay.diff import Diff, compare
 
 #: The speaking rate when the original's is not known (a call with real audio).
 REDRIVE_MS_PER_WORD = 350
+#: Steps the caller speaks (a clip each in an audio re-drive).
+_SPOKEN = ("say", "barge_in", "backchannel")
 
 
 @dataclass(frozen=True)
@@ -42,6 +59,29 @@ class Redrive:
     diff: Diff
 
 
+@dataclass(frozen=True)
+class _Original:
+    """What a re-drive plays and compares against."""
+
+    row: SessionRow
+    events: list[StoredEvent]
+    script: Script
+    report: dict[str, Any]
+
+
+def _original(session: str) -> _Original:
+    with SessionStore() as store:
+        row = store.find(session)
+        events = store.events(row.id)
+        steps = caller_steps(store.frames(row.id), events)
+        report = session_report(store, row)
+    if not steps:
+        raise UserError(f"session {row.id[:12]} has no caller side to play again")
+    return _Original(
+        row, events, parse_script(script_toml(steps), f"session {row.id[:12]}"), report
+    )
+
+
 async def redrive(
     session: str,
     brain_url: str | None,
@@ -51,24 +91,73 @@ async def redrive(
     realtime: bool = False,
 ) -> Redrive:
     """Play ``session``'s caller side against ``brain_url`` (None: the built-in brain)."""
-    with SessionStore() as store:
-        row = store.find(session)
-        events = store.events(row.id)
-        steps = caller_steps(store.frames(row.id), events)
-        before = session_report(store, row)
-    if not steps:
-        raise UserError(f"session {row.id[:12]} has no caller side to play again")
-    script = parse_script(script_toml(steps), f"session {row.id[:12]}")
-    options = CallOptions(brain_url=brain_url, builtin=builtin, recording="sim", redrive_of=row.id)
-    async with brain_url_for(options) as url:
-        playout = SimPlayout(ms_per_word=speaking_rate(events) or REDRIVE_MS_PER_WORD)
-        host = await open_call(options, url, playout, warp=None if realtime else WarpClock())
-        runner = ScriptRunner(host, script)
-        try:
-            await play_through(host, runner)
-        finally:
-            after = host.recorder.finish(host.core, host.now(), script_notes=runner.notes)
-    findings = [f"{f.rule.section}: {f.detail}" for f in WireLog(host.recorder.frames).findings]
-    return Redrive(
-        row.id, host.core.session_id, compare(before, after, findings, ignore_text=ignore_text)
+    original = _original(session)
+    options = CallOptions(
+        brain_url=brain_url, builtin=builtin, recording="sim", redrive_of=original.row.id
     )
+    async with brain_url_for(options) as url:
+        rate = speaking_rate(original.events) or REDRIVE_MS_PER_WORD
+        warp = None if realtime else WarpClock()
+        host = await open_call(options, url, SimPlayout(ms_per_word=rate), warp=warp)
+        return await _played(original, host, ScriptRunner(host, original.script), ignore_text)
+
+
+async def redrive_audio(
+    session: str,
+    brain_url: str | None,
+    *,
+    builtin: str = "concierge",
+    ignore_text: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> Redrive:
+    """Play ``session``'s recorded caller audio again, in real time, through the real
+    endpointing, barge-in detection and Whisper, against ``brain_url``."""
+    original = _original(session)
+    row = original.row
+    if row.mode != "audio":
+        raise UserError(
+            f"session {row.id[:12]} has no caller audio (it was a {row.mode} call): "
+            "re-drive it without --audio real"
+        )
+    samples, rate = read_leg(leg_path(row.id, MIC))
+    lines = spoken_lines(original.events)
+    script = _voiced(original.script, lines, row.id)
+    engine = AudioEngine(AudioOptions(speaker="none"))
+    await asyncio.to_thread(engine.load, progress)
+    mic = ScriptMic()
+    engine.mic_source = mic
+    options = CallOptions(
+        brain_url=brain_url, builtin=builtin, recording="audio", redrive_of=row.id
+    )
+    async with brain_url_for(options) as url, audio_call(options, url, engine) as host:
+        voice = RecordedVoice(mic, deque(cut_clips(samples, rate, lines)), rate)
+        runner = ScriptRunner(host, script, caller=voice)
+        return await _played(original, host, runner, ignore_text)
+
+
+def _voiced(script: Script, lines: list[SpokenLine], session_id: str) -> Script:
+    """The script with each line over the bot starting where the caller's voice did."""
+    spoken = [i for i, step in enumerate(script.steps) if step.kind in _SPOKEN]
+    if len(spoken) != len(lines):
+        raise UserError(
+            f"session {session_id[:12]}'s caller audio does not line up with its turns "
+            f"({len(lines)} voiced lines for {len(spoken)} spoken steps)"
+        )
+    steps = list(script.steps)
+    for index, line in zip(spoken, lines, strict=True):
+        if steps[index].kind != "say":
+            steps[index] = replace(steps[index], after_words=line.after_words)
+    return replace(script, steps=tuple(steps))
+
+
+async def _played(
+    original: _Original, host: CallHost, runner: ScriptRunner, ignore_text: bool
+) -> Redrive:
+    """Play the runner's script into the host's call, record it, and compare."""
+    try:
+        await play_through(host, runner)
+    finally:
+        after = host.recorder.finish(host.core, host.now(), script_notes=runner.notes)
+    findings = [f"{f.rule.section}: {f.detail}" for f in WireLog(host.recorder.frames).findings]
+    diff = compare(original.report, after, findings, ignore_text=ignore_text)
+    return Redrive(original.row.id, host.core.session_id, diff)

@@ -23,7 +23,7 @@ from sandbox.commands.options import (
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallNotPlaced, open_call
-from sandbox.host.legs import record_legs
+from sandbox.host.legs import audio_call
 from sandbox.host.script import Script, load_script
 from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import CallHost
@@ -98,18 +98,12 @@ async def _real_call(args: argparse.Namespace, script: Script) -> dict[str, Any]
     await asyncio.to_thread(engine.load, lambda words: print(words, file=sys.stderr))
     async with brain_url_for(options) as url:
         try:
-            host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
+            async with audio_call(options, url, engine) as host:
+                return await _play(
+                    args, host, ScriptRunner(host, script, caller=InjectedVoice(mic))
+                )
         except CallNotPlaced as failed:
             return _written(args, failed.core, failed.recorder)
-        legs = record_legs(engine, host)
-        engine.attach(host)
-        try:
-            runner = ScriptRunner(host, script, caller=InjectedVoice(mic))
-            return await _play(args, host, runner)
-        finally:
-            engine.stop()
-            for leg in legs:
-                leg.close()
 
 
 async def _play(args: argparse.Namespace, host: CallHost, runner: ScriptRunner) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, metavar="FILE", help="re-drive: the diff as JSON")
     parser.add_argument(
         "--ignore-text", action="store_true", help="re-drive: compare units and cuts, not words"
+    )
+    parser.add_argument(
+        "--audio",
+        choices=("sim", "real"),
+        default="sim",
+        help="re-drive: 'real' plays the session's recorded caller audio again, in real time, "
+        "through the endpointing, barge-in detection and Whisper (default: its text, 'sim')",
     )
     parser.add_argument(
         "--realtime",
@@ -123,7 +131,7 @@ async def _redrive_many(args: argparse.Namespace) -> int:
             rows = [store.find(prefix) for prefix in args.ids]
     if not rows:
         raise UserError("no saved sessions to re-drive: `sandbox sessions list` shows them")
-    gate = asyncio.Semaphore(BATCH_AT_ONCE)
+    gate = asyncio.Semaphore(1 if args.audio == "real" else BATCH_AT_ONCE)  # one microphone
 
     async def one(session_id: str) -> tuple[int, str]:
         async with gate:
@@ -145,9 +153,17 @@ async def _redrive_many(args: argparse.Namespace) -> int:
 
 
 async def _redrive_one(args: argparse.Namespace, session_id: str) -> Redrive:
-    from sandbox.check.redrive import redrive
+    from sandbox.check.redrive import redrive, redrive_audio
 
     brain = None if args.brain == "builtin" else str(args.brain)
+    if args.audio == "real":
+
+        def progress(words: str) -> None:
+            print(words, file=sys.stderr, flush=True)
+
+        return await redrive_audio(
+            session_id, brain, ignore_text=args.ignore_text, progress=progress
+        )
     return await redrive(session_id, brain, ignore_text=args.ignore_text, realtime=args.realtime)
 
 

@@ -4,9 +4,13 @@ endpointing steps (pauses, speculative transcripts, how each turn closed) as eve
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 from sandbox.audio.engine import AudioEngine
 from sandbox.audio.sinks import Block
 from sandbox.audio.stt import SAMPLE_RATE
+from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.record.legs import MIC, SPEAKER, AudioLeg, leg_path
 
@@ -36,3 +40,21 @@ def record_legs(engine: AudioEngine, host: CallHost) -> list[AudioLeg]:
     engine.release_hooks.append(released)
     engine.decision_hooks.append(host.recorder.event)
     return [mic, speaker]
+
+
+@contextlib.asynccontextmanager
+async def audio_call(
+    options: CallOptions, url: str, engine: AudioEngine
+) -> AsyncIterator[CallHost]:
+    """Dial ``url`` for a call on the loaded ``engine``, its legs recorded, the engine
+    attached; stops the engine and closes the legs when the block ends. A failed dial raises
+    :class:`~sandbox.host.launch.CallNotPlaced` before anything starts."""
+    host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
+    legs = record_legs(engine, host)
+    engine.attach(host)
+    try:
+        yield host
+    finally:
+        engine.stop()
+        for leg in legs:
+            leg.close()

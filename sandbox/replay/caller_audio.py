@@ -1,0 +1,74 @@
+"""A saved real-audio call's caller lines as audio: what ``replay --audio real`` speaks again.
+
+The session's microphone leg (the caller as the call heard them, after echo cancellation,
+on the call's clock) is cut into one clip per spoken step of the caller script
+(:func:`~sandbox.replay.caller_script.caller_steps`), in the same order: a turn from the
+onset of its first stretch of voice (``caller_speaking``, or the ``barge_in`` that took the
+floor) to its end of speech; a backchannel over its own voiced span. Each clip keeps a
+margin of quiet either side, so the endpointing and Whisper meet it as they met the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from sandbox.record.store import StoredEvent
+
+#: Audio kept either side of a line's voiced span (the VAD's own pre-roll is 300 ms).
+MARGIN_MS = 300
+
+
+@dataclass(frozen=True)
+class SpokenLine:
+    """One caller line in the microphone leg: its voiced span (call ms) and how many words
+    of the bot's reply had played when its clip starts (what a barge-in or backchannel
+    waits for: the word where the caller began, not where the runtime decided)."""
+
+    start: int
+    end: int
+    after_words: int
+
+
+def spoken_lines(events: list[StoredEvent]) -> list[SpokenLine]:
+    """Each spoken caller line — turns and backchannels — in order."""
+    lines: list[SpokenLine] = []
+    onset: int | None = None
+    words: list[int] = []  # when each word of the bot's current reply started
+
+    def line(start: int, end: int) -> SpokenLine:
+        return SpokenLine(start, end, sum(t < start - MARGIN_MS for t in words))
+
+    for event in events:
+        data = event.data
+        if event.kind == "word_played":
+            words.append(event.t_ms)
+        elif event.kind == "barge_in":
+            onset = int(data["t_onset"]) if onset is None else onset
+        elif event.kind == "caller_speaking":
+            onset = int(data["t"]) if onset is None else onset
+        elif event.kind == "dropped_empty":
+            onset = None  # a cough or a door: no line, and not the start of the next one
+        elif event.kind == "turn_committed":
+            end = int(data["t_end_of_speech"])
+            lines.append(line(end if onset is None else onset, end))
+            onset, words = None, []
+        elif event.kind == "backchannel":
+            lines.append(line(int(data["t_onset"]), int(data["t_end"])))
+        elif event.kind == "caller_idle":
+            words = []
+    return lines
+
+
+def cut_clips(
+    mic: npt.NDArray[np.int16], rate: int, lines: list[SpokenLine]
+) -> list[npt.NDArray[np.int16]]:
+    """The microphone leg cut at each line's span, with :data:`MARGIN_MS` either side."""
+    clips = []
+    for spoken in lines:
+        first = max(0, (spoken.start - MARGIN_MS) * rate // 1000)
+        last = min(len(mic), (spoken.end + MARGIN_MS) * rate // 1000)
+        clips.append(mic[first:last].copy())
+    return clips
