@@ -12,6 +12,7 @@ from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.script import parse_script
 from sandbox.host.script_runner import ScriptRunner
 from sandbox.host.session import CallHost
+from sandbox.host.warp import WarpClock
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import encode, pb
 
@@ -31,10 +32,11 @@ FIXED_ID = "f1xed000-0000-4000-8000-000000000000"
 
 async def recorded_call(script: str = SCRIPT, brain_url: str | None = None) -> CallHost:
     """A sim call to ``brain_url`` (the built-in concierge when None), recorded, played from
-    ``script`` to its end."""
+    ``script`` to its end on the warp clock."""
     options = CallOptions(brain_url=brain_url, recording="sim")
     async with brain_url_for(options) as url:
-        host = await open_call(options, url, SimPlayout(ms_per_word=10))
+        # On the warp clock: a barge-in lands on its word exactly, however busy the machine.
+        host = await open_call(options, url, SimPlayout(ms_per_word=10), warp=WarpClock())
         runner = ScriptRunner(host, parse_script(script))
         playing = asyncio.create_task(runner.run())
         await host.run()

@@ -122,7 +122,9 @@ async def redrive_audio(
     samples, rate = read_leg(leg_path(row.id, MIC))
     lines = spoken_lines(original.events)
     script = _voiced(original.script, lines, row.id)
-    engine = AudioEngine(AudioOptions(speaker="none"))
+    # The leg is the microphone as the call heard it, echo already cancelled and noise
+    # suppressed: the canceller's second pass would only change what Whisper hears.
+    engine = AudioEngine(AudioOptions(speaker="none", aec=False))
     await asyncio.to_thread(engine.load, progress)
     mic = ScriptMic()
     engine.mic_source = mic
