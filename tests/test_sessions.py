@@ -20,12 +20,15 @@ import numpy as np
 import pytest
 from session_rig import SCRIPT, recorded_call
 
+from sandbox.brains.echo import Echo
 from sandbox.host.script import parse_script
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import leg_path, read_leg
+from sandbox.record.markdown import session_markdown
 from sandbox.record.store import SCHEMA_VERSION, SessionStore, StoreError, connect, store_path
 from sandbox.record.writer import SessionEnd, SessionWriter
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.sdk import serve
+from sandbox.wire.tokens import HOME_ENV, load_or_create_keys
 
 
 @pytest.fixture
@@ -210,7 +213,7 @@ async def test_the_verbs_name_sessions_by_prefix(home: Path, tmp_path: Path) -> 
     assert [json.loads(line)["id"] for line in listed.stdout.splitlines()] == [sid]
     shown = _cli(home, "sessions", "show", sid[:5])
     assert shown.returncode == 0 and "caller  [turn 2] What are your opening hours?" in shown.stdout
-    assert "generated" in shown.stdout  # the cut unit: heard vs generated
+    assert "bot     [unit 2, turn 2] 'Our opening'" in shown.stdout  # barged as it streamed
     out = tmp_path / "export.json"
     assert _cli(home, "sessions", "export", sid[:8], "--json", str(out)).returncode == 0
     assert json.loads(out.read_text()) == host.recorder.report(host.core)
@@ -221,6 +224,34 @@ async def test_the_verbs_name_sessions_by_prefix(home: Path, tmp_path: Path) -> 
     assert _cli(home, "sessions", "prune", "--older-than", "1d").stdout.startswith("removed 0")
     assert _cli(home, "sessions", "rm", sid[:6]).returncode == 0
     assert "no sessions yet" in _cli(home, "sessions", "list").stdout
+
+
+async def test_a_session_exports_as_markdown_heard_truth_first(home: Path, tmp_path: Path) -> None:
+    server = await serve(
+        Echo, host="127.0.0.1", port=0, public_key_pem=load_or_create_keys().public_pem
+    )
+    try:  # the echo of the first question is cut after two heard words
+        host = await recorded_call(brain_url=server.url())
+    finally:
+        await server.close()
+    sid = host.core.session_id
+    out = tmp_path / "call.md"
+    assert _cli(home, "sessions", "export", sid[:8], "--md", str(out)).returncode == 0
+    text = out.read_text()
+    cut = next(u for u in host.core.units if u.heard != u.generated)
+    heard, unheard = cut.heard, cut.generated[len(cut.heard) :].strip()
+    total = len(cut.generated.split())
+    assert "- **Caller** (turn 2): What are your opening hours?" in text
+    assert f"{heard} ~~{unheard}~~ (✂ 2 of {total} words heard, barged)" in text
+    assert "✋ the caller barged in: turns up to 2 are dead" in text
+    assert f"would have stored {total - 2} more words the caller never heard" in text
+    printed = _cli(home, "sessions", "export", sid[:8], "--md", "-")
+    assert printed.stdout == text
+    with SessionStore() as store:
+        row = store.find(sid)
+    report = host.recorder.report(host.core)
+    report["units"][0]["generated"] = report["units"][0]["heard"] = "*not bold* | [a](b) ~x~"
+    assert r"\*not bold\* \| \[a\](b) \~x\~" in session_markdown(row, report)
 
 
 def test_an_ambiguous_prefix_names_the_candidates(home: Path) -> None:

@@ -29,6 +29,7 @@ from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import CallHost
 from sandbox.host.voice_caller import InjectedVoice
 from sandbox.record.recorder import Recorder, default_report_path
+from sandbox.record.transcript import transcript, transcript_line
 
 HELP = "run one headless call from a caller script (TOML) and write its report (JSON)"
 #: The simulated speaking rate when the script does not set one (~170 words a minute).
@@ -135,21 +136,8 @@ def _print_summary(report: dict[str, Any]) -> None:
     print(f"session {report['session_id']} · outcome {report['outcome']} · {report['ended_by']}")
     if report["ended_by"] == "dial_failed":
         print(f"  the call was never placed: {report['end_detail']}")
-    units = {u["speech_id"]: u for u in report["units"]}
-    for frame in report["frames"]:
-        if frame["dir"] == "out" and frame["type"] == "user_message":
-            print(f"  caller  [turn {frame['turn_id']}] {frame.get('text', '')}")
-        elif frame["dir"] == "out" and frame["type"] == "user_idle":
-            print(f"  (idle)  [turn {frame['turn_id']}] level {frame.get('level', 0)}")
-        elif frame["dir"] == "out" and frame["type"] == "interruption":
-            print(f"  ✋ barge-in: turns up to {frame['through_turn']} are dead")
-        elif frame["dir"] == "out" and frame["type"] == "finalize":
-            unit = units.get(frame["speech_id"], {})
-            heard = frame.get("heard_text", "")
-            mark = ""
-            if unit.get("interrupted"):
-                mark = f"   ✂ {unit['words_heard']} of {unit['words_total']} words heard"
-            print(f"  bot     [unit {frame['speech_id']}] {heard!r}{mark}")
+    for entry in transcript(report):
+        print(transcript_line(entry))
     for err in report["errors"]:
         print(f"  error ({err['dir']}) {err['code']}: {err['message']}")
     for note in report.get("script_notes", []):

@@ -15,7 +15,9 @@ from typing import Any
 from sandbox.errors import UserError
 from sandbox.record.export import session_report
 from sandbox.record.legs import export_legs
+from sandbox.record.markdown import session_markdown
 from sandbox.record.store import SessionRow, SessionStore
+from sandbox.record.transcript import transcript, transcript_line
 from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
 
 HELP = "list, show, export or remove the calls the session store kept"
@@ -35,11 +37,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show = verbs.add_parser("show", help="one session: its index, transcript and errors")
     show.add_argument("id", help="a session id or a unique prefix of one")
     show.add_argument("--json", action="store_true", help="print the session's report JSON")
-    export = verbs.add_parser("export", help="write a session's report JSON or its audio")
+    export = verbs.add_parser(
+        "export", help="write a session's report JSON, its audio, or a Markdown summary"
+    )
     export.add_argument("id", help="a session id or a unique prefix of one")
     export.add_argument("--json", type=Path, metavar="FILE", help="write the report JSON here")
     export.add_argument(
         "--wav", type=Path, metavar="DIR", help="write mic.wav, speaker.wav and mix.wav here"
+    )
+    export.add_argument(
+        "--md", type=Path, metavar="FILE", help="write a short Markdown summary here ('-': print)"
     )
     script = verbs.add_parser(
         "script", help="print the session's caller side as a caller script (TOML)"
@@ -83,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _export(store: SessionStore, row: SessionRow, args: argparse.Namespace) -> None:
-    if args.json is None and args.wav is None:
-        raise UserError("say what to export: --json FILE, --wav DIR, or both")
+    if args.json is None and args.wav is None and args.md is None:
+        raise UserError("say what to export: --json FILE, --wav DIR, --md FILE, or several")
     if args.wav is not None and row.mode != "audio":
         raise UserError(
             f"session {row.id[:12]} was a {row.mode} call: it has no audio legs to export"
@@ -96,6 +103,14 @@ def _export(store: SessionStore, row: SessionRow, args: argparse.Namespace) -> N
     if args.wav is not None:
         for path in export_legs(row.id, args.wav):
             print(f"wrote {path}")
+    if args.md is not None:
+        summary = session_markdown(row, session_report(store, row))
+        if str(args.md) == "-":
+            print(summary, end="")
+        else:
+            args.md.parent.mkdir(parents=True, exist_ok=True)
+            args.md.write_text(summary)
+            print(f"wrote {args.md}")
 
 
 def span_seconds(text: str, option: str) -> float:
@@ -150,23 +165,8 @@ def _shown(row: SessionRow, report: dict[str, Any]) -> str:
         lines.append(f"  why: {row.end_detail}")
     if row.recording_stopped:
         lines.append(f"  {row.recording_stopped}")
-    units = {u["speech_id"]: u for u in report["units"]}
     lines.append("")
-    for frame in report["frames"]:
-        if frame["dir"] == "out" and frame["type"] == "user_message":
-            lines.append(f"  caller  [turn {frame.get('turn_id')}] {frame.get('text', '')}")
-        elif frame["dir"] == "in" and frame["type"] == "speech_start":
-            unit = units.get(frame.get("speech_id"))
-            if unit is not None:
-                lines.append(_unit_line(unit))
+    lines += [transcript_line(entry) for entry in transcript(report)]
     for err in report["errors"]:
         lines.append(f"  error ({err['dir']}) {err['code']}: {err['message']}")
     return "\n".join(lines)
-
-
-def _unit_line(unit: dict[str, Any]) -> str:
-    heard, generated = unit["heard"], unit["generated"]
-    line = f"  bot     [unit {unit['speech_id']}, turn {unit['turn_id']}] heard {heard!r}"
-    if heard != generated:
-        line += f"\n          generated {generated!r} ({unit['fate']})"
-    return line

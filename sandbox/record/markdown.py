@@ -1,0 +1,79 @@
+"""A saved call as a short Markdown summary, to paste into an issue or a chat.
+
+The transcript as the caller heard it (a cut unit's unheard remainder struck through), the
+cuts, the errors, and the one figure this runtime exists for: how many generated words a
+runtime that logs generated text would have put in the history although the caller never
+heard them.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from sandbox.record.store import SessionRow
+from sandbox.record.transcript import BotUnit, CallerLine, FloorTaken, IdleNudge, transcript
+
+_SPECIAL = re.compile(r"([\\`*_~|<>\[\]#])")
+
+
+def session_markdown(row: SessionRow, report: dict[str, Any]) -> str:
+    """The session ``row`` (with its report) as Markdown."""
+    started = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.started_at))
+    length = f"{row.duration_ms / 1000:.1f} s" if row.duration_ms is not None else "unfinished"
+    lines = [
+        f"## Call {row.id[:12]}: {row.status}" + (f" ({row.ended_by})" if row.ended_by else ""),
+        "",
+        f"{started} · {length} · {row.mode} · {row.leg} leg · brain `{_md(row.brain_url)}`",
+    ]
+    if row.end_detail:
+        lines.append(f"Why it ended: {_md(row.end_detail)}")
+    lines += ["", "### Transcript (what the caller heard)", ""]
+    entries = transcript(report)
+    units = [e for e in entries if isinstance(e, BotUnit)]
+    for entry in entries:
+        match entry:
+            case CallerLine(turn_id=turn, text=text):
+                lines.append(f"- **Caller** (turn {turn}): {_md(text)}")
+            case IdleNudge(turn_id=turn, level=level):
+                lines.append(
+                    f"- *the caller stayed silent: idle nudge, level {level}* (turn {turn})"
+                )
+            case FloorTaken(through_turn=through):
+                lines.append(f"- *✋ the caller barged in: turns up to {through} are dead*")
+            case BotUnit():
+                lines.append(f"- **Bot** (unit {entry.speech_id}): {_heard(entry)}")
+    cut = [u for u in units if u.cut]
+    lines += ["", "### Heard truth", ""]
+    lines.append(
+        f"{len(units)} unit{'s' if len(units) != 1 else ''}, {len(cut)} cut. " + _never_heard(cut)
+    )
+    errors = report.get("errors", [])
+    if errors:
+        lines += ["", "### Errors", ""]
+        lines += [f"- {e['dir']} `{e['code']}`: {_md(str(e['message']))}" for e in errors]
+    return "\n".join(lines) + "\n"
+
+
+def _heard(unit: BotUnit) -> str:
+    if not unit.cut:
+        return _md(unit.heard)
+    heard = _md(unit.heard) if unit.heard else "*(nothing)*"
+    return f"{heard} ~~{_md(unit.unheard)}~~ ({unit.cut_mark}, {unit.fate})"
+
+
+def _never_heard(cut: list[BotUnit]) -> str:
+    words = sum(len(u.generated.split()) - len(u.heard.split()) for u in cut)
+    if not words:
+        return "The caller heard everything the brain generated."
+    return (
+        f"A runtime that logs generated text would have stored {words} more "
+        f"word{'s' if words != 1 else ''} the caller never heard; this history keeps only "
+        "what was played."
+    )
+
+
+def _md(text: str) -> str:
+    """Text as literal Markdown (its special characters escaped)."""
+    return _SPECIAL.sub(r"\\\1", text.replace("\n", " "))

@@ -1,0 +1,112 @@
+"""A session's conversation in wire order, read from its report: who said what, what the
+caller heard of each bot unit, and where the floor changed hands.
+
+One walk over the report's frames for every text view of a finished call: the summary
+``sandbox call`` prints, ``sandbox sessions show``, and the Markdown export.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Report = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CallerLine:
+    """A caller turn (spoken, or typed in the app)."""
+
+    turn_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class IdleNudge:
+    """The caller stayed silent: an idle turn went to the brain."""
+
+    turn_id: int
+    level: int
+
+
+@dataclass(frozen=True)
+class FloorTaken:
+    """A barge-in: turns up to ``through_turn`` are dead."""
+
+    through_turn: int
+
+
+@dataclass(frozen=True)
+class BotUnit:
+    """One unit of the bot's speech, where it opened on the wire."""
+
+    speech_id: int
+    turn_id: int
+    generated: str
+    heard: str
+    fate: str
+
+    @property
+    def cut(self) -> bool:
+        """Fewer words were heard than were generated."""
+        return len(self.heard.split()) < len(self.generated.split())
+
+    @property
+    def unheard(self) -> str:
+        """What was generated after the heard prefix (empty when all of it was heard)."""
+        return self.generated[len(self.heard) :].strip()
+
+    @property
+    def cut_mark(self) -> str:
+        """``✂ N of M words heard`` for a cut unit, else empty."""
+        if not self.cut:
+            return ""
+        return f"✂ {len(self.heard.split())} of {len(self.generated.split())} words heard"
+
+
+Entry = CallerLine | IdleNudge | FloorTaken | BotUnit
+
+
+def transcript(report: Report) -> list[Entry]:
+    """The report's conversation, in the order its frames crossed."""
+    units = {int(u["speech_id"]): u for u in report["units"]}
+    out: list[Entry] = []
+    for frame in report["frames"]:
+        kind, sent = frame["type"], frame["dir"] == "out"
+        if sent and kind == "user_message":
+            out.append(CallerLine(int(frame.get("turn_id", 0)), str(frame.get("text", ""))))
+        elif sent and kind == "user_idle":
+            out.append(IdleNudge(int(frame.get("turn_id", 0)), int(frame.get("level", 0))))
+        elif sent and kind == "interruption":
+            out.append(FloorTaken(int(frame.get("through_turn", 0))))
+        elif not sent and kind == "speech_start":
+            unit = units.get(int(frame.get("speech_id", 0)))
+            if unit is not None:
+                out.append(_bot_unit(unit))
+    return out
+
+
+def _bot_unit(unit: dict[str, Any]) -> BotUnit:
+    return BotUnit(
+        int(unit["speech_id"]),
+        int(unit["turn_id"]),
+        str(unit["generated"]),
+        str(unit["heard"]),
+        str(unit["fate"]),
+    )
+
+
+def transcript_line(entry: Entry) -> str:
+    """One entry as a line of terminal text (a cut unit takes two)."""
+    match entry:
+        case CallerLine(turn_id=turn, text=text):
+            return f"  caller  [turn {turn}] {text}"
+        case IdleNudge(turn_id=turn, level=level):
+            return f"  (idle)  [turn {turn}] level {level}"
+        case FloorTaken(through_turn=through):
+            return f"  ✋ barge-in: turns up to {through} are dead"
+        case BotUnit():
+            line = f"  bot     [unit {entry.speech_id}, turn {entry.turn_id}] {entry.heard!r}"
+            if entry.cut:
+                line += f"   {entry.cut_mark}\n          unheard {entry.unheard!r} ({entry.fate})"
+            return line
