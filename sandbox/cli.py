@@ -14,7 +14,18 @@ from sandbox.logs import log_path, log_to_file
 
 #: Sub-commands, in the order ``sandbox --help`` lists them. Each module has
 #: ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
-COMMANDS = ("run", "call", "sessions", "replay", "check", "brain", "keys", "devices", "bench")
+COMMANDS = (
+    "run",
+    "call",
+    "sessions",
+    "replay",
+    "export",
+    "check",
+    "brain",
+    "keys",
+    "devices",
+    "bench",
+)
 
 
 def _load(name: str) -> ModuleType | None:

@@ -16,6 +16,7 @@ from sandbox.errors import UserError
 from sandbox.record.export import session_report
 from sandbox.record.legs import export_legs
 from sandbox.record.markdown import session_markdown
+from sandbox.record.page.build import session_page
 from sandbox.record.store import SessionRow, SessionStore
 from sandbox.record.transcript import transcript, transcript_line
 from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
@@ -37,17 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show = verbs.add_parser("show", help="one session: its index, transcript and errors")
     show.add_argument("id", help="a session id or a unique prefix of one")
     show.add_argument("--json", action="store_true", help="print the session's report JSON")
-    export = verbs.add_parser(
-        "export", help="write a session's report JSON, its audio, or a Markdown summary"
-    )
-    export.add_argument("id", help="a session id or a unique prefix of one")
-    export.add_argument("--json", type=Path, metavar="FILE", help="write the report JSON here")
-    export.add_argument(
-        "--wav", type=Path, metavar="DIR", help="write mic.wav, speaker.wav and mix.wav here"
-    )
-    export.add_argument(
-        "--md", type=Path, metavar="FILE", help="write a short Markdown summary here ('-': print)"
-    )
+    export_arguments(verbs.add_parser("export", help=EXPORT_HELP))
     script = verbs.add_parser(
         "script", help="print the session's caller side as a caller script (TOML)"
     )
@@ -56,6 +47,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     remove.add_argument("id", help="a session id or a unique prefix of one")
     prune = verbs.add_parser("prune", help="remove sessions older than a span")
     prune.add_argument("--older-than", required=True, metavar="SPAN", help="e.g. 30d, 12h")
+
+
+#: What ``sandbox sessions export`` (and ``sandbox export``) writes.
+EXPORT_HELP = (
+    "write a saved session as one HTML page, a Markdown summary, its report JSON or its audio"
+)
+
+
+def export_arguments(parser: argparse.ArgumentParser) -> None:
+    """The session to export and what to write."""
+    parser.add_argument("id", help="a session id or a unique prefix of one")
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="one self-contained page: audio, waveforms, heard words lit as it plays, frames",
+    )
+    parser.add_argument(
+        "--md", type=Path, metavar="FILE", help="a short Markdown summary ('-': print it)"
+    )
+    parser.add_argument("--json", type=Path, metavar="FILE", help="the report JSON")
+    parser.add_argument(
+        "--wav", type=Path, metavar="DIR", help="mic.wav, speaker.wav and mix.wav in DIR"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print(_shown(row, report))
         elif args.verb == "export":
-            _export(store, row, args)
+            export_session(store, row, args)
         elif args.verb == "script":
             events = store.events(row.id)
             steps = caller_steps(store.frames(row.id), events)
@@ -89,9 +104,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _export(store: SessionStore, row: SessionRow, args: argparse.Namespace) -> None:
-    if args.json is None and args.wav is None and args.md is None:
-        raise UserError("say what to export: --json FILE, --wav DIR, --md FILE, or several")
+def export_session(store: SessionStore, row: SessionRow, args: argparse.Namespace) -> None:
+    """Write what ``args`` asks for (see :func:`export_arguments`)."""
+    if all(getattr(args, name) is None for name in ("html", "md", "json", "wav")):
+        raise UserError("say what to export: --html FILE, --md FILE, --json FILE or --wav DIR")
     if args.wav is not None and row.mode != "audio":
         raise UserError(
             f"session {row.id[:12]} was a {row.mode} call: it has no audio legs to export"
@@ -103,14 +119,23 @@ def _export(store: SessionStore, row: SessionRow, args: argparse.Namespace) -> N
     if args.wav is not None:
         for path in export_legs(row.id, args.wav):
             print(f"wrote {path}")
+    if args.html is not None:
+        _write(args.html, session_page(store, row))
     if args.md is not None:
         summary = session_markdown(row, session_report(store, row))
         if str(args.md) == "-":
             print(summary, end="")
         else:
-            args.md.parent.mkdir(parents=True, exist_ok=True)
-            args.md.write_text(summary)
-            print(f"wrote {args.md}")
+            _write(args.md, summary)
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"could not write {path}: {exc.strerror or exc}") from None
+    print(f"wrote {path} ({len(text.encode()) / 2**20:.1f} MB)")
 
 
 def span_seconds(text: str, option: str) -> float:

@@ -1,0 +1,22 @@
+"""``sandbox export``: a saved session as a page to share, a summary to paste, or its data."""
+
+from __future__ import annotations
+
+import argparse
+
+from sandbox.commands.sessions import EXPORT_HELP, export_arguments, export_session
+from sandbox.record.store import SessionStore
+
+HELP = EXPORT_HELP
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The same options as ``sandbox sessions export``."""
+    export_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Find the session and write what was asked for."""
+    with SessionStore() as store:
+        export_session(store, store.find(args.id), args)
+    return 0

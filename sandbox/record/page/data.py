@@ -1,0 +1,141 @@
+"""What the session page shows, gathered from the store as one JSON-able object.
+
+Times are call milliseconds throughout, the clock the audio legs share. Each bot unit
+carries its words with the time each one started to play (``word_played`` events), so the
+page lights the heard words in step with the audio, and how many were heard (its Finalize's
+prefix). Each audio leg carries a waveform: the peak of every 20 ms.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from sandbox.record.export import frame_record, session_report
+from sandbox.record.legs import MIC, SPEAKER, leg_path, read_leg
+from sandbox.record.store import SessionRow, SessionStore
+from sandbox.record.transcript import BotUnit, CallerLine, FloorTaken, IdleNudge, transcript
+
+#: One waveform point per this many milliseconds.
+PEAK_MS = 20
+#: A frame's fields are shown up to this many characters in the table.
+FIELDS_CHARS = 400
+
+
+def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
+    """Everything the page draws, except the audio itself."""
+    report = session_report(store, row)
+    frames = [frame_record(f) for f in store.frames(row.id)]
+    events = store.events(row.id)
+    said_at: dict[int, int] = {}  # turn -> when the caller's turn went out
+    opened_at: dict[int, int] = {}  # speech id -> when its SpeechStart came in
+    for frame in frames:
+        if frame.dir == "out" and frame.type in ("user_message", "user_idle"):
+            said_at[int(frame.fields.get("turn_id", 0))] = frame.t_ms
+        elif frame.dir == "in" and frame.type == "speech_start":
+            opened_at.setdefault(int(frame.fields.get("speech_id", 0)), frame.t_ms)
+    word_times: dict[int, list[int]] = {}
+    for event in events:
+        if event.kind == "word_played":
+            word_times.setdefault(int(event.data.get("speech_id", 0)), []).append(event.t_ms)
+    entries: list[dict[str, Any]] = []
+    for entry in transcript(report):
+        match entry:
+            case CallerLine(turn_id=turn, text=text):
+                at = said_at.get(turn, 0)
+                entries.append({"kind": "caller", "turn": turn, "text": text, "t_ms": at})
+            case IdleNudge(turn_id=turn, level=level):
+                at = said_at.get(turn, 0)
+                entries.append({"kind": "idle", "turn": turn, "level": level, "t_ms": at})
+            case FloorTaken():
+                pass  # a marker on the timeline, below
+            case BotUnit():
+                entries.append(_unit(entry, opened_at, word_times))
+    duration = row.duration_ms or max((f.t_ms for f in frames), default=0)
+    return {
+        "session": {
+            "id": row.id,
+            "brain": row.brain_url,
+            "mode": row.mode,
+            "leg": row.leg,
+            "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at)),
+            "duration_ms": duration,
+            "outcome": row.status,
+            "ended_by": row.ended_by or "",
+            "end_detail": row.end_detail or "",
+            "counts": {
+                "caller turns": row.caller_turns,
+                "units": row.units,
+                "cuts": row.cuts,
+                "errors": row.errors,
+            },
+        },
+        "entries": entries,
+        "markers": _markers(frames, events),
+        "frames": [
+            {"t_ms": f.t_ms, "dir": f.dir, "type": f.type, "fields": _fields(f.fields)}
+            for f in frames
+        ],
+        "waves": _waves(row) if row.mode == "audio" else {},
+    }
+
+
+def _unit(
+    unit: BotUnit, opened_at: dict[int, int], word_times: dict[int, list[int]]
+) -> dict[str, Any]:
+    words = unit.generated.split()
+    times = word_times.get(unit.speech_id, [])
+    heard = min(len(unit.heard.split()), len(words))
+    return {
+        "kind": "bot",
+        "speech_id": unit.speech_id,
+        "turn": unit.turn_id,
+        "t_ms": opened_at.get(unit.speech_id, 0),
+        "words": words,
+        "word_ms": [times[i] if i < min(heard, len(times)) else None for i in range(len(words))],
+        "heard": heard,
+        "fate": unit.fate,
+        "cut": unit.cut_mark,
+    }
+
+
+def _markers(frames: list[Any], events: list[Any]) -> list[dict[str, Any]]:
+    marks = []
+    for frame in frames:
+        if frame.dir == "out" and frame.type == "interruption":
+            marks.append({"t_ms": frame.t_ms, "kind": "barge-in", "label": "✂ barge-in"})
+        elif frame.dir == "in" and frame.type == "speech_cancel":
+            marks.append({"t_ms": frame.t_ms, "kind": "cancel", "label": "✗ take-back"})
+        elif frame.type in ("error", "undecodable"):
+            marks.append({"t_ms": frame.t_ms, "kind": "error", "label": f"! {frame.type}"})
+    for event in events:
+        if event.kind == "caller_shown" and event.data.get("kind") == "backchannel":
+            text = str(event.data.get("text", ""))
+            marks.append({"t_ms": event.t_ms, "kind": "backchannel", "label": f"~ {text}"})
+    return sorted(marks, key=lambda m: m["t_ms"])
+
+
+def _fields(fields: dict[str, Any]) -> str:
+    text = ", ".join(f"{k}={v!r}" for k, v in fields.items())
+    return text if len(text) <= FIELDS_CHARS else text[: FIELDS_CHARS - 1] + "…"
+
+
+def _waves(row: SessionRow) -> dict[str, list[float]]:
+    out = {}
+    for leg in (MIC, SPEAKER):
+        samples, rate = read_leg(leg_path(row.id, leg))
+        out[leg] = peaks(samples, rate)
+    return out
+
+
+def peaks(samples: npt.NDArray[np.int16], rate: int) -> list[float]:
+    """The absolute peak of every :data:`PEAK_MS`, 0..1, rounded to keep the page small."""
+    step = rate * PEAK_MS // 1000
+    whole = len(samples) // step * step
+    if whole == 0:
+        return []
+    blocks = np.abs(samples[:whole].astype(np.int32)).reshape(-1, step).max(axis=1) / 32768
+    return [round(float(v), 3) for v in blocks]
