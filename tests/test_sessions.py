@@ -335,7 +335,12 @@ def test_the_sessions_bench_reports_its_figures_and_targets(home: Path) -> None:
     result = _cli(home, "bench", "--sessions", "--minutes", "0.5", "--json")
     assert result.returncode == 0, result.stderr
     figures = json.loads(result.stdout)
-    for key in ("replay_open_ms", "recording_cpu_percent", "disk_mb_per_minute"):
+    for key in (
+        "replay_open_ms",
+        "recording_cpu_percent",
+        "disk_mb_per_minute",
+        "html_mb_per_10_minutes",
+    ):
         assert isinstance(figures[key], float | int) and figures[key] > 0
         assert key in figures["targets"]
     assert figures["moments"] > 0 and "opened for replay" in result.stderr

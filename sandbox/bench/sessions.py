@@ -10,7 +10,9 @@ played at 250 ms a word, both legs in 20 ms blocks), into a store of its own:
   writer threads committing and encoding), as a share of one core over the call's length;
 * ``frame_record_us``: what recording adds to handling one frame on the event loop (the
   median of queuing it, with the writer running), against the same without a writer;
-* ``disk_mb_per_minute``: the store and both legs on disk, per minute of call.
+* ``disk_mb_per_minute``: the store and both legs on disk, per minute of call;
+* ``html_mb_per_10_minutes``: its self-contained page (``sandbox export --html``), audio
+  embedded, per ten minutes of call.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from google.protobuf.message import Message
 from sandbox.bench.figures import Progress, median, target_lines
 from sandbox.bench.own_home import own_home
 from sandbox.record.legs import MIC, SPEAKER, STORED_RATE, AudioLeg, leg_path
+from sandbox.record.page.build import session_page
 from sandbox.record.recorder import Recorder
 from sandbox.record.store import SessionStore
 from sandbox.record.writer import SessionEnd, SessionWriter
@@ -39,6 +42,7 @@ TARGETS: dict[str, tuple[str, float]] = {
     "replay_open_ms": ("max", 1000),
     "recording_cpu_percent": ("max", 5),
     "disk_mb_per_minute": ("max", 2),
+    "html_mb_per_10_minutes": ("max", 15),
 }
 _TURN_MS = 15_000
 _WORD_MS = 250
@@ -56,6 +60,7 @@ class SessionFigures:
     frame_record_us: float | None
     frame_record_unrecorded_us: float | None
     disk_mb_per_minute: float
+    html_mb_per_10_minutes: float
     moments: int
 
 
@@ -95,6 +100,8 @@ def _measure(minutes: float, home: Path, progress: Progress) -> SessionFigures:
         moments = len(recording.replayer.moments)
     progress(f"  opened for replay in {statistics.median(opens):.0f} ms ({moments} moments)")
     with SessionStore() as store:
+        progress("  exporting it as one HTML page")
+        page_bytes = len(session_page(store, store.find(session_id)).encode())
         store.delete(session_id)
     return SessionFigures(
         minutes=minutes,
@@ -103,6 +110,7 @@ def _measure(minutes: float, home: Path, progress: Progress) -> SessionFigures:
         frame_record_us=median(frame_us, 2),
         frame_record_unrecorded_us=median(bare_us, 2),
         disk_mb_per_minute=round(disk / 2**20 / minutes, 2),
+        html_mb_per_10_minutes=round(page_bytes / 2**20 / minutes * 10, 2),
         moments=moments,
     )
 

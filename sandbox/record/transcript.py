@@ -69,9 +69,9 @@ Entry = CallerLine | IdleNudge | FloorTaken | BotUnit
 
 def transcript(report: Report) -> list[Entry]:
     """The report's conversation, in the order its frames crossed."""
-    units = {int(u["speech_id"]): u for u in report["units"]}
+    units = {int(u["speech_id"]): u for u in report.get("units", [])}
     out: list[Entry] = []
-    for frame in report["frames"]:
+    for frame in report.get("frames", []):  # a report cut short has fewer keys
         kind, sent = frame["type"], frame["dir"] == "out"
         if sent and kind == "user_message":
             out.append(CallerLine(int(frame.get("turn_id", 0)), str(frame.get("text", ""))))
