@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from sandbox.record import mulaw
+from sandbox.record.legs import STORED_RATE, AudioLeg, read_leg
 
 
 def test_the_codec_keeps_speech_within_g711s_step() -> None:
@@ -32,3 +33,16 @@ def test_a_file_reads_to_its_end_whatever_the_header_says(tmp_path: Path) -> Non
     path.write_bytes(b"RIFF....WAVE")
     with pytest.raises(mulaw.WavError, match="too short"):
         mulaw.read(path)
+
+
+def test_a_leg_ends_with_the_call_whatever_the_device_still_delivers(tmp_path: Path) -> None:
+    leg = AudioLeg(tmp_path / "mic.wav", STORED_RATE)
+    block = np.full(STORED_RATE // 50, 0.25, dtype=np.float32)  # 20 ms
+    for t_ms in range(0, 600, 20):
+        leg.add(block, t_ms)
+    leg.end_at(600)  # the call ended; the microphone runs on until the engine stops
+    for t_ms in range(600, 1000, 20):
+        leg.add(block, t_ms)
+    leg.close()
+    samples, rate = read_leg(tmp_path / "mic.wav")
+    assert rate == STORED_RATE and len(samples) == 600 * STORED_RATE // 1000

@@ -55,6 +55,8 @@ async def audio_call(
     try:
         yield host
     finally:
+        for leg in legs:
+            leg.end_at(host.now())
         engine.stop()
         for leg in legs:
             leg.close()

@@ -62,6 +62,7 @@ class AudioLeg:
         #: Told once, from the leg's thread, if the leg stops (a full disk).
         self.on_failure: Callable[[str], None] | None = None
         self._written = 0
+        self._end: int | None = None  # samples: the call's end, past which nothing is kept
         self._queue: queue.Queue[tuple[npt.NDArray[np.int16], int] | None] = queue.Queue()
         self._thread = threading.Thread(target=self._write, name=f"leg-{path.stem}", daemon=True)
         self._thread.start()
@@ -76,6 +77,11 @@ class AudioLeg:
             scaled = np.clip(samples.astype(np.float32), -1.0, 1.0) * 32767
             pcm = scaled.astype(np.int16).reshape(-1)
         self._queue.put((pcm, t_ms))
+
+    def end_at(self, t_ms: int) -> None:
+        """The call ended at ``t_ms``: audio the device still delivers after it (until the
+        engine stops) is not kept, so the leg is exactly as long as the call."""
+        self._end = t_ms * STORED_RATE // 1000
 
     def close(self) -> None:
         """Write what is queued and close the file."""
@@ -99,8 +105,11 @@ class AudioLeg:
                 written = due
             pieces.append(kept)
             written += len(kept)
+        data = np.concatenate(pieces)
+        if self._end is not None:
+            data = data[: max(0, self._end - self._written)]
         try:
-            self._written = mulaw.append(self._file, self._written, np.concatenate(pieces))
+            self._written = mulaw.append(self._file, self._written, data)
         except OSError as exc:
             self.failure = (
                 f"the {self.path.stem} audio stopped recording ({exc.strerror}); "

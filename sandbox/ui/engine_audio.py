@@ -35,6 +35,7 @@ class EngineAudio:
     banner: str = ""
     _reported: TurnTiming | None = field(default=None, init=False)
     _legs: list[AudioLeg] = field(default_factory=list, init=False)
+    _host: CallHost | None = field(default=None, init=False)
 
     @property
     def real(self) -> bool:
@@ -87,6 +88,7 @@ class EngineAudio:
                 end_of_speech(turn.end_of_speech_ms)
 
         host.on_effect.append(spoken_turn)
+        self._host = host
         self._legs = record_legs(self.engine, host)
         try:
             self.engine.attach(host)
@@ -95,6 +97,9 @@ class EngineAudio:
 
     async def close(self) -> None:
         """Stop the microphone, the listener and the speaker; close the recorded legs."""
+        if self._host is not None:
+            for leg in self._legs:
+                leg.end_at(self._host.now())
         await asyncio.to_thread(self.engine.stop)
         for leg in self._legs:
             await asyncio.to_thread(leg.close)
