@@ -16,6 +16,7 @@ from sandbox.logs import log_path, log_to_file
 #: ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
 COMMANDS = (
     "run",
+    "demo",
     "call",
     "sessions",
     "replay",

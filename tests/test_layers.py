@@ -28,6 +28,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "brains": frozenset({"sdk", "wire", "errors"}),
     "harness": frozenset({"brains", "sdk", "host", "call", "record", "wire", "errors"}),
     "replay": frozenset({"record", "call", "wire", "errors"}),
+    "demo": frozenset({"harness", "host", "call", "record", "wire", "errors"}),
 }
 #: The one arrow allowed against the rules, and why: ``sandbox.sdk.VoqalizeDriver`` keeps
 #: working for brain authors through a lazy module ``__getattr__`` that imports on first use.

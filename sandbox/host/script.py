@@ -58,7 +58,8 @@ class Script:
     ms_per_word: int | None = None
 
 
-def _step(index: int, raw: Any) -> Step:
+def parse_step(index: int, raw: Any) -> Step:
+    """One ``[[step]]`` table (``index`` from 0 names it in errors)."""
     where = f"step {index + 1}"
     if not isinstance(raw, dict):
         raise UserError(f'{where}: expected a table like `say = "..."`')
@@ -104,7 +105,7 @@ def parse_script(text: str, source: str = "script") -> Script:
     rate = data.get("ms_per_word")
     if rate is not None and (not isinstance(rate, int) or rate <= 0):
         raise UserError(f"{source}: ms_per_word must be a positive whole number")
-    return Script(tuple(_step(i, raw) for i, raw in enumerate(steps)), rate)
+    return Script(tuple(parse_step(i, raw) for i, raw in enumerate(steps)), rate)
 
 
 def load_script(path: Path) -> Script:

@@ -1,0 +1,1 @@
+"""``sandbox demo``: narrated scenes of interruption and heard truth, for a room."""

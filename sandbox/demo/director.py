@@ -1,0 +1,79 @@
+"""Plays a scene into a running call: the caller's steps through a ScriptRunner, and each
+caption when its moment comes (filled in from what the call actually did)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sandbox.call.units import Fate, Unit
+from sandbox.demo.scene import Caption, Scene
+from sandbox.host.script import Script
+from sandbox.host.script_runner import Caller, ScriptRunner
+from sandbox.host.session import CallHost
+
+#: How long a caption waits for its moment (a cut, the bot going quiet) before it shows.
+CAPTION_WAIT_S = 30.0
+_CUT = (Fate.BARGED, Fate.CANCELLED)
+
+
+@dataclass
+class Director:
+    """Plays ``scene`` into ``host``'s call; ``show`` puts a caption up for the room."""
+
+    host: CallHost
+    scene: Scene
+    show: Callable[[str], None]
+    caller: Caller | None = None  # default: committed text (sim)
+    captions: list[str] = field(default_factory=list)
+
+    async def run(self) -> list[str]:
+        """Every item in order, then hang up once the bot is quiet; the captions shown."""
+        runner = ScriptRunner(self.host, Script(self.scene.steps), caller=self.caller)
+        index = 0
+        for item in self.scene.items:
+            if self.host.core.ended is not None:
+                break
+            if isinstance(item, Caption):
+                await self._caption(runner, item)
+            else:
+                index += 1
+                await runner.play(item, index)
+        if self.host.core.ended is None:
+            await runner.settle()
+            self.host.hang_up()
+        return self.captions
+
+    async def _caption(self, runner: ScriptRunner, caption: Caption) -> None:
+        if caption.when == "cut":
+            await self.host.wait_for(self._cut_landed, CAPTION_WAIT_S)
+        elif caption.when == "played":
+            await runner.settle()
+        text = fill(caption.text, self._focus())
+        self.captions.append(text)
+        self.show(text)
+
+    def _cut_landed(self) -> bool:
+        return any(unit.fate in _CUT for unit in self.host.core.units)
+
+    def _focus(self) -> Unit | None:
+        units = self.host.core.units
+        cut = [unit for unit in units if unit.fate in _CUT]
+        return cut[-1] if cut else (units[-1] if units else None)
+
+
+def fill(text: str, unit: Unit | None) -> str:
+    """A caption's placeholders, from ``unit`` (see :mod:`sandbox.demo.scene`)."""
+    if unit is None:
+        return text
+    generated = unit.generated
+    heard = unit.heard
+    values = {
+        "heard_words": str(len(heard.split())),
+        "total_words": str(len(generated.split())),
+        "heard": heard,
+        "unheard": generated[len(heard) :].strip(),
+    }
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", value)
+    return text

@@ -1,0 +1,132 @@
+"""Demo scenes: a caller script with captions, in TOML.
+
+```toml
+title = "A barge-in at a chosen word"
+brain = "concierge"              # the built-in brain the scene talks to (unless --brain)
+idle_ms = 0                      # optional: the idle nudge's wait (0: off, the default)
+ms_per_word = 300                # optional: the simulated speaking rate without audio
+
+[[step]]
+caption = "The caller asks about opening hours."
+[[step]]
+say = "What are your opening hours?"
+[[step]]
+barge_in = "Sorry, is there parking?"
+after_words = 6
+[[step]]
+caption = "The caller heard {heard_words} of {total_words} words."
+when = "cut"                     # shown once the cut lands ("played": once the bot is quiet)
+```
+
+A caption's ``{heard_words}``, ``{total_words}``, ``{heard}`` and ``{unheard}`` are filled
+from the scene's latest cut unit (or its latest unit when none was cut).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from sandbox.errors import UserError
+from sandbox.host.script import Step, parse_step
+
+#: When a caption is shown: as soon as it is reached, once the bot's unit was cut, or once
+#: the bot has finished and is quiet.
+WHEN = ("now", "cut", "played")
+#: The shipped scenes, in the order a demo plays them.
+SHIPPED = ("barge_in", "backchannel", "take_back", "idle")
+
+
+@dataclass(frozen=True)
+class Caption:
+    """Words for the room, shown at ``when``."""
+
+    text: str
+    when: str = "now"
+
+
+Item = Step | Caption
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A titled caller script with captions, against one built-in brain."""
+
+    name: str
+    title: str
+    brain: str
+    items: tuple[Item, ...]
+    idle_ms: int = 0
+    ms_per_word: int = 300
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The caller's steps alone."""
+        return tuple(item for item in self.items if isinstance(item, Step))
+
+
+def parse_scene(text: str, name: str) -> Scene:
+    """A scene from TOML; a mistake is a UserError naming the step."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"scene {name} is not valid TOML: {exc}") from None
+    raw_steps = data.get("step", [])
+    if not isinstance(raw_steps, list) or not raw_steps:
+        raise UserError(f"scene {name} has no steps: add [[step]] tables")
+    items = tuple(_item(index, raw, name) for index, raw in enumerate(raw_steps))
+    return Scene(
+        name=name,
+        title=_text(data, "title", name, default=name),
+        brain=_text(data, "brain", name, default="concierge"),
+        items=items,
+        idle_ms=_count(data, "idle_ms", name, 0),
+        ms_per_word=_count(data, "ms_per_word", name, 300) or 300,
+    )
+
+
+def load_scene(spec: str) -> Scene:
+    """A shipped scene by name, or a scene file by path."""
+    if spec in SHIPPED:
+        folder = resources.files("sandbox.demo").joinpath("scenes")
+        return parse_scene(folder.joinpath(f"{spec}.toml").read_text("utf-8"), spec)
+    path = Path(spec)
+    if path.suffix != ".toml":
+        raise UserError(f"no scene {spec!r}: name one of {', '.join(SHIPPED)}, or a .toml file")
+    try:
+        return parse_scene(path.read_text("utf-8"), path.stem)
+    except OSError as exc:
+        raise UserError(f"cannot read the scene {path}: {exc.strerror}") from None
+
+
+def _item(index: int, raw: Any, name: str) -> Item:
+    if isinstance(raw, dict) and "caption" in raw:
+        unknown = set(raw) - {"caption", "when"}
+        text, when = raw["caption"], raw.get("when", "now")
+        if unknown or not isinstance(text, str) or when not in WHEN:
+            raise UserError(
+                f'scene {name}, step {index + 1}: a caption is `caption = "..."` with an '
+                f"optional `when` of {', '.join(WHEN)}"
+            )
+        return Caption(text, when)
+    try:
+        return parse_step(index, raw)
+    except UserError as exc:
+        raise UserError(f"scene {name}, {exc}") from None
+
+
+def _text(data: dict[str, Any], key: str, name: str, *, default: str) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str) or not value.strip():
+        raise UserError(f"scene {name}: {key} must be a non-empty string")
+    return value
+
+
+def _count(data: dict[str, Any], key: str, name: str, default: int) -> int:
+    value = data.get(key, default)
+    if not isinstance(value, int) or value < 0:
+        raise UserError(f"scene {name}: {key} must be a whole number ≥ 0")
+    return value

@@ -1,0 +1,161 @@
+"""``sandbox demo``: each shipped scene does what its captions say (played headless on the
+warp clock and read back from its saved session), a scene file's mistakes are words, and
+the scenes play in the terminal app with their captions, ending on the summary card."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from ui_rig import use_home
+from ui_tmux import sandbox_in_tmux
+
+from sandbox.call.units import Fate
+from sandbox.demo.headless import play_scene, scene_options
+from sandbox.demo.scene import SHIPPED, load_scene, parse_scene
+from sandbox.errors import UserError
+from sandbox.record.store import SessionStore
+from sandbox.ui.demo_app import DemoApp
+from sandbox.ui.runner import CallSetup
+from sandbox.ui.screens.final_card import FinalCard
+from sandbox.ui.typed_audio import TypedAudio
+from sandbox.wire.tokens import HOME_ENV
+
+SnapCompare = Any
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "home"
+    use_home(monkeypatch, folder)
+    return folder
+
+
+def sent(played: Any, kind: str) -> list[dict[str, Any]]:
+    return [f.fields for f in played.host.recorder.frames if f.dir == "out" and f.type == kind]
+
+
+async def test_the_barge_in_scene_cuts_at_its_word_and_says_so() -> None:
+    scene = load_scene("barge_in")
+    played = await play_scene(scene)
+    cut = [u for u in played.host.core.units if u.fate is Fate.BARGED]
+    assert len(cut) == 1
+    heard, total = len(cut[0].heard.split()), len(cut[0].generated.split())
+    barge = next(s for s in scene.steps if s.kind == "barge_in")
+    assert heard == barge.after_words and total > heard
+    claim = next(c for c in played.captions if "cut in" in c)
+    assert f"heard {heard} of {total} words" in claim and cut[0].heard in claim
+    assert len(sent(played, "interruption")) == 1
+    with SessionStore() as store:  # the scene is a saved session
+        assert store.find(played.host.core.session_id).cuts == 1
+
+
+async def test_the_backchannel_scene_leaves_the_bot_whole() -> None:
+    played = await play_scene(load_scene("backchannel"))
+    answer = played.host.core.units[1]
+    assert answer.fate is Fate.PLAYED and answer.heard == answer.generated
+    assert sent(played, "interruption") == []
+    assert [m["text"] for m in sent(played, "user_message")] == ["How much is a class?"]
+    assert f"all {len(answer.generated.split())} words" in played.captions[-1]
+
+
+async def test_the_take_back_scene_cancels_one_unit_and_says_the_rest_on_the_same_turn() -> None:
+    played = await play_scene(load_scene("take_back"))
+    units = [u for u in played.host.core.units if u.turn_id == 2]
+    assert [u.fate for u in units] == [Fate.CANCELLED, Fate.PLAYED]
+    cancelled = units[0]
+    assert len(cancelled.heard.split()) < len(cancelled.generated.split())
+    assert f"“{cancelled.heard}”" in played.captions[-1]
+
+
+async def test_the_idle_scene_nudges_then_escalates() -> None:
+    played = await play_scene(load_scene("idle"))
+    assert [m["level"] for m in sent(played, "user_idle")] == [1, 2]
+    assert len(played.captions) == 2
+
+
+def test_every_shipped_scene_loads_and_a_bad_one_is_an_error_in_words(tmp_path: Path) -> None:
+    assert [load_scene(name).name for name in SHIPPED] == list(SHIPPED)
+    with pytest.raises(UserError, match="optional `when` of now, cut, played"):
+        parse_scene('[[step]]\ncaption = "x"\nwhen = "later"\n', "bad")
+    with pytest.raises(UserError, match="scene bad, step 1: give exactly one of"):
+        parse_scene('[[step]]\nshout = "x"\n', "bad")
+    with pytest.raises(UserError, match="no scene 'nope'"):
+        load_scene("nope")
+    mine = tmp_path / "mine.toml"
+    mine.write_text('title = "Mine"\n[[step]]\nsay = "hello"\n[[step]]\ncaption = "done"\n')
+    assert load_scene(str(mine)).title == "Mine"
+
+
+async def test_a_scene_plays_in_the_app_with_its_captions_and_ends_on_the_card() -> None:
+    scene = load_scene("backchannel")
+    audio = TypedAudio(20, "on the clock")
+    app = DemoApp(
+        CallSetup(scene_options(scene, None, "typed"), audio), scene, number="1 of 1", last=True
+    )
+    async with app.run_test(size=(150, 45)) as pilot:
+        deadline = time.monotonic() + 30
+        while app.runner.report is None and time.monotonic() < deadline:
+            await pilot.pause(0.1)
+        assert app.runner.report is not None, "the scene's call never ended"
+        await pilot.pause(0.2)
+        shown = str(app.caption.render())
+        assert "opened no turn and cut nothing" in shown and "space: the summary" in shown
+        await pilot.press("space")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, FinalCard)
+        card = str(app.screen.query_one("#final-card").render())
+        assert "A backchannel is not a barge-in" in card and "0 words the caller never" in card
+        await pilot.press("space")
+        await pilot.pause(0.2)
+    assert app.captions and app.units()[1].fate is Fate.PLAYED
+
+
+class CardOnly(App[None]):
+    """The summary card over an empty screen, with fixed units: for its snapshot."""
+
+    def compose(self) -> ComposeResult:
+        yield from ()
+
+    async def on_mount(self) -> None:
+        played = await play_scene(load_scene("barge_in"))
+        await self.push_screen(FinalCard([("Barge-in", played.host.core.units)]))
+
+
+def test_the_summary_card_snapshot(snap_compare: SnapCompare) -> None:
+    assert snap_compare(CardOnly(), terminal_size=(140, 30), run_before=_settled)
+
+
+async def _settled(pilot: Any) -> None:
+    for _ in range(100):
+        if isinstance(pilot.app.screen, FinalCard):
+            break
+        await pilot.pause(0.1)
+
+
+def test_the_demo_runs_in_tmux_and_leaves_its_sessions(home: Path) -> None:
+    """The command a presenter types: captions on screen, scene after scene, then the card."""
+
+    def shows(words: str) -> Callable[[str], bool]:
+        return lambda screen: words in screen
+
+    with sandbox_in_tmux(
+        ["demo", "--scene", "backchannel", "--scene", "barge_in", "--silent", "--auto"],
+        env={HOME_ENV: str(home)},
+    ) as terminal:
+        for words in (
+            "Callers murmur while they listen",
+            "opened no turn and cut nothing",
+            "A caller rings a yoga studio",
+            "The caller cut in. They heard 6 of",
+            "What the caller heard, and what a generated-text log",
+            "EXIT=0",
+        ):
+            terminal.wait_for(shows(words), words, 60)
+        assert "each scene is a saved session" in terminal.screen()
+    with SessionStore() as store:
+        assert len(store.sessions()) == 2
