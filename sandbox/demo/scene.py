@@ -24,14 +24,13 @@ from the scene's latest cut unit (or its latest unit when none was cut).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from sandbox.errors import UserError
-from sandbox.host.script import Step, parse_step
+from sandbox.host.script import Step, parse_step, toml_steps
 
 #: When a caption is shown: as soon as it is reached, once the bot's unit was cut, or once
 #: the bot has finished and is quiet.
@@ -70,13 +69,7 @@ class Scene:
 
 def parse_scene(text: str, name: str) -> Scene:
     """A scene from TOML; a mistake is a UserError naming the step."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"scene {name} is not valid TOML: {exc}") from None
-    raw_steps = data.get("step", [])
-    if not isinstance(raw_steps, list) or not raw_steps:
-        raise UserError(f"scene {name} has no steps: add [[step]] tables")
+    data, raw_steps = toml_steps(text, f"scene {name}")
     items = tuple(_item(index, raw, name) for index, raw in enumerate(raw_steps))
     return Scene(
         name=name,

@@ -93,8 +93,8 @@ def parse_step(index: int, raw: Any) -> Step:
     return Step(kind)
 
 
-def parse_script(text: str, source: str = "script") -> Script:
-    """Parse a caller script; a mistake is a UserError naming the step and the fix."""
+def toml_steps(text: str, source: str) -> tuple[dict[str, Any], list[Any]]:
+    """A caller script's TOML (or a demo scene's) and its ``[[step]]`` tables."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -102,6 +102,12 @@ def parse_script(text: str, source: str = "script") -> Script:
     steps = data.get("step", [])
     if not isinstance(steps, list) or not steps:
         raise UserError(f"{source} has no steps: add [[step]] tables (say, barge_in, ...)")
+    return data, steps
+
+
+def parse_script(text: str, source: str = "script") -> Script:
+    """Parse a caller script; a mistake is a UserError naming the step and the fix."""
+    data, steps = toml_steps(text, source)
     rate = data.get("ms_per_word")
     if rate is not None and (not isinstance(rate, int) or rate <= 0):
         raise UserError(f"{source}: ms_per_word must be a positive whole number")
