@@ -7,13 +7,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
+from caller_audio import words as words_of
 from textual.app import App, ComposeResult
 from ui_rig import use_home
 from ui_tmux import sandbox_in_tmux
 
+from sandbox.audio.stt import Transcriber
 from sandbox.call.units import Fate
 from sandbox.demo.headless import play_scene, scene_options
 from sandbox.demo.scene import SHIPPED, load_scene, parse_scene
@@ -26,6 +29,11 @@ from sandbox.ui.typed_audio import TypedAudio
 from sandbox.wire.tokens import HOME_ENV
 
 SnapCompare = Any
+
+
+@pytest.fixture(scope="module")
+def transcriber() -> Transcriber:
+    return Transcriber.load()
 
 
 @pytest.fixture(autouse=True)
@@ -159,3 +167,34 @@ def test_the_demo_runs_in_tmux_and_leaves_its_sessions(home: Path) -> None:
         assert "each scene is a saved session" in terminal.screen()
     with SessionStore() as store:
         assert len(store.sessions()) == 2
+
+
+@pytest.mark.audio
+def test_the_demo_with_sound_plays_both_voices_through_the_speaker(
+    pulse: ModuleType, home: Path, tmp_path: Path, transcriber: Transcriber
+) -> None:
+    """On PulseAudio's virtual speaker: the barge-in scene with real audio. The room hears
+    the caller (espeak) and the bot (Piper) from one speaker: Whisper finds a line of each
+    in what the speaker played, and the cut is the engine's own barge-in decision."""
+
+    def shows(words: str) -> Callable[[str], bool]:
+        return lambda screen: words in screen
+
+    recording = tmp_path / "speaker.wav"
+    with (
+        pulse.record_speaker(recording, rate=16000),
+        sandbox_in_tmux(
+            ["demo", "--scene", "barge_in", "--auto"], env={HOME_ENV: str(home), **pulse.env()}
+        ) as terminal,
+    ):
+        for text in ("The caller cut in. They heard", "What the caller heard", "EXIT=0"):
+            terminal.wait_for(shows(text), text, 120)
+    samples, _rate = pulse.read_wav(recording)
+    heard = transcriber.transcribe(samples.astype("float32") / 32768.0, language="en").text
+    said = words_of(heard)
+    # The caller's question (espeak), spoken while the bot is quiet: the bot never says "what".
+    assert any(word.startswith("what") for word in said), heard
+    assert "thanks for calling" in " ".join(said), heard  # the bot's greeting (Piper)
+    with SessionStore() as store:
+        (row,) = store.sessions()
+        assert row.mode == "audio" and row.cuts == 1

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from sandbox.audio.caller_aloud import CallerAloud
 from sandbox.audio.echo import EchoCanceller
 from sandbox.audio.listener import Listener, ListenerEvent, TurnCommitted, in_executor
 from sandbox.audio.mic import DeviceMic, MicSource, WavMic
@@ -100,6 +101,8 @@ class AudioEngine:
     #: Overrides options.speaker: builds the sink at the playout rate (a scripted caller's
     #: duplex speaker, :meth:`ScriptMic.speaker`).
     speaker_sink: Callable[[int], AudioSink | ClockedSink] | None = None
+    #: Mixes a scripted caller's voice into the speaker, after playout (a demo's caller).
+    caller_aloud: CallerAloud | None = None
     #: Also told of every block playout releases (a simulated echo path listens here).
     release_hooks: list[Callable[[Block, int], None]] = field(default_factory=list)
     #: Told of every listener event with the host time it was decided (listener thread).
@@ -127,7 +130,8 @@ class AudioEngine:
     def load(self, progress: Progress | None = None) -> None:
         """Load and warm Whisper and the default voice (seconds; call from a worker thread)."""
         say = progress or (lambda _m: None)
-        self.transcriber = Transcriber.load(self.options.stt_model, progress=say)
+        if self.transcriber is None:  # an engine built with a loaded one keeps it
+            self.transcriber = Transcriber.load(self.options.stt_model, progress=say)
         self.synthesizer_for(default_voice(), say)
         say("models ready")
 
@@ -175,6 +179,10 @@ class AudioEngine:
         return self.speech
 
     def _sink(self, rate: int) -> AudioSink | ClockedSink:
+        sink = self._own_sink(rate)
+        return self.caller_aloud.wrap(sink) if self.caller_aloud is not None else sink
+
+    def _own_sink(self, rate: int) -> AudioSink | ClockedSink:
         if self.speaker_sink is not None:
             return self.speaker_sink(rate)
         spec = self.options.speaker

@@ -4,22 +4,31 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sandbox.call.units import Unit
 from sandbox.demo.headless import scene_options
-from sandbox.demo.scene import SHIPPED, load_scene
+from sandbox.demo.scene import SHIPPED, Scene, load_scene
+
+if TYPE_CHECKING:
+    from sandbox.audio.engine import AudioEngine
+    from sandbox.audio.stt import Transcriber
+    from sandbox.audio.tts import Synthesizer
+    from sandbox.host.script_runner import Caller
+    from sandbox.ui.audio import AudioFrontend
 
 HELP = "a narrated demonstration of barge-in, backchannels, take-backs and idle, scene by scene"
-#: Why a demo has no sound yet, for the banner.
+#: The banner when the scenes play on the clock.
 ON_THE_CLOCK = (
-    "Demo on the clock, no sound: the caller's lines are committed as text and the bot's "
-    "replies play on a simulated clock at {ms} ms a word, so barge-ins, cuts and heard text "
-    "are real.{why}"
+    "Demo on the clock, no sound ({why}): the caller's lines are committed as text and the "
+    "bot's replies play on a simulated clock at {ms} ms a word, so barge-ins, cuts and heard "
+    "text are real."
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """--brain, --scene, --silent, --auto, --list."""
+    """--brain, --scene, --speaker, --silent, --auto, --list."""
     parser.add_argument(
         "--brain", metavar="URL", help="play the scenes against this brain instead of theirs"
     )
@@ -29,16 +38,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME|FILE",
         help=f"play this scene only (repeatable): {', '.join(SHIPPED)}, or a scene .toml",
     )
-    parser.add_argument("--silent", action="store_true", help="no sound: play on the clock")
+    parser.add_argument("--speaker", help="the speaker both voices play through (index or name)")
+    parser.add_argument(
+        "--silent", action="store_true", help="no sound: play on the clock, typed-mode style"
+    )
     parser.add_argument("--auto", action="store_true", help="go on by itself after each scene")
     parser.add_argument("--list", action="store_true", help="list the shipped scenes and leave")
+
+
+@dataclass
+class _Models:
+    """Whisper and Piper, loaded by the first scene's engine and lent to the next."""
+
+    engine: AudioEngine | None = None
+
+    @property
+    def transcriber(self) -> Transcriber | None:
+        """The loaded Whisper, if a scene loaded it."""
+        return self.engine.transcriber if self.engine is not None else None
+
+    @property
+    def synthesizers(self) -> dict[int, Synthesizer]:
+        """The loaded voices."""
+        return self.engine.synthesizers if self.engine is not None else {}
 
 
 def run(args: argparse.Namespace) -> int:
     """Play each scene in the terminal app; the last one ends on the summary card."""
     from sandbox.ui.demo_app import DemoApp
     from sandbox.ui.runner import CallSetup
-    from sandbox.ui.typed_audio import TypedAudio
 
     names = args.scene or list(SHIPPED)
     scenes = [load_scene(name) for name in names]  # every mistake before anything starts
@@ -46,22 +74,19 @@ def run(args: argparse.Namespace) -> int:
         for scene in scenes:
             print(f"{scene.name:<12} {scene.title}")
         return 0
-    why = (
-        ""
-        if args.silent
-        else " (Caller voices through the speaker are not built yet; --silent says so up front.)"
-    )
     earlier: list[tuple[str, list[Unit]]] = []
     sessions = []
+    models = _Models()
     for index, scene in enumerate(scenes):
-        audio = TypedAudio(scene.ms_per_word, ON_THE_CLOCK.format(ms=scene.ms_per_word, why=why))
+        audio, caller, recording = _frontend(args, scene, models)
         app = DemoApp(
-            CallSetup(scene_options(scene, args.brain, "typed"), audio),
+            CallSetup(scene_options(scene, args.brain, recording), audio),
             scene,
             number=f"{index + 1} of {len(scenes)}",
             auto=args.auto,
             last=index == len(scenes) - 1,
             earlier=earlier,
+            caller=caller,
         )
         app.run()
         if app.host is not None:
@@ -75,3 +100,32 @@ def run(args: argparse.Namespace) -> int:
     if sessions:
         print(f"each scene is a saved session: sandbox replay {' | '.join(sessions)}")
     return 0
+
+
+def _frontend(
+    args: argparse.Namespace, scene: Scene, models: _Models
+) -> tuple[AudioFrontend, Caller | None, str]:
+    """The scene's sound: both voices through the speaker, or the clock (and why)."""
+    from sandbox.audio.caller_aloud import CallerAloud
+    from sandbox.audio.engine import AudioEngine, AudioOptions
+    from sandbox.audio.script_mic import ScriptMic
+    from sandbox.host.voice_caller import InjectedVoice
+    from sandbox.ui.choose import missing_audio
+    from sandbox.ui.engine_audio import EngineAudio
+    from sandbox.ui.typed_audio import TypedAudio
+
+    options = AudioOptions(speaker=args.speaker)
+    why = "--silent" if args.silent else missing_audio(options, mic=False)
+    if why is not None:
+        banner = ON_THE_CLOCK.format(why=why, ms=scene.ms_per_word)
+        return TypedAudio(scene.ms_per_word, banner), None, "typed"
+    mic, aloud = ScriptMic(), CallerAloud()
+    engine = AudioEngine(
+        options,
+        transcriber=models.transcriber,
+        synthesizers=models.synthesizers,
+        mic_source=mic,
+        caller_aloud=aloud,
+    )
+    models.engine = engine
+    return EngineAudio(engine), InjectedVoice(mic, aloud), "audio"

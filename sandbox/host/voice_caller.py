@@ -8,6 +8,7 @@ import asyncio
 from collections import deque
 from dataclasses import dataclass
 
+from sandbox.audio.caller_aloud import CallerAloud
 from sandbox.audio.caller_voice import speak
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.sinks import Block
@@ -24,13 +25,16 @@ async def _into(mic: ScriptMic, samples: Block, rate: int) -> None:
 
 @dataclass
 class InjectedVoice:
-    """Speaks each line's text with espeak-ng."""
+    """Speaks each line's text with espeak-ng; with ``aloud``, also through the speaker."""
 
     mic: ScriptMic
+    aloud: CallerAloud | None = None
 
     async def say(self, text: str) -> None:
         """Speak a line and wait until it has all been captured."""
         samples, rate = await asyncio.to_thread(speak, text)
+        if self.aloud is not None:
+            self.aloud.play(samples, rate)
         await _into(self.mic, samples, rate)
 
     async def over_bot(self, text: str, *, barge_in: bool) -> None:

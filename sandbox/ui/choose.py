@@ -33,13 +33,15 @@ def _is_file(spec: str | None, *, speaker: bool = False) -> bool:
     return spec.lower().endswith(".wav") or (speaker and spec.lower() == "none")
 
 
-def missing_audio(options: AudioOptions, devices: Sequence[Device] | None = None) -> str | None:
+def missing_audio(
+    options: AudioOptions, devices: Sequence[Device] | None = None, *, mic: bool = True
+) -> str | None:
     """Why real audio cannot run with these options, in words; None when it can.
 
-    ``devices``: what PortAudio lists (None: ask it). Raises UserError for a device the
-    user named that is not there.
+    ``devices``: what PortAudio lists (None: ask it). ``mic=False``: the caller is scripted,
+    only a speaker is needed. Raises UserError for a device the user named that is not there.
     """
-    need_mic = not _is_file(options.mic)
+    need_mic = mic and not _is_file(options.mic)
     need_speaker = not _is_file(options.speaker, speaker=True)
     if not (need_mic or need_speaker):
         return None

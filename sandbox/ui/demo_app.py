@@ -13,6 +13,7 @@ from textual.widgets import Footer, Header, Static
 from sandbox.call.units import Unit
 from sandbox.demo.director import Director
 from sandbox.demo.scene import Scene
+from sandbox.host.script_runner import Caller
 from sandbox.ui.app import SandboxApp
 from sandbox.ui.messages import CallFinished, CallStarted
 from sandbox.ui.runner import CallSetup
@@ -47,9 +48,11 @@ class DemoApp(SandboxApp):
         auto: bool = False,
         last: bool = False,
         earlier: list[tuple[str, list[Unit]]] | None = None,
+        caller: Caller | None = None,
     ) -> None:
         super().__init__(setup)
         self.scene = scene
+        self.caller = caller  # None: the caller's lines are committed text (on the clock)
         self.caption = Static(f"Scene {number}: {scene.title}", id="caption")
         self.auto = auto
         self.last = last
@@ -76,7 +79,7 @@ class DemoApp(SandboxApp):
 
     def on_call_started(self, message: CallStarted) -> None:
         """The brain answered: the scene starts."""
-        director = Director(message.host, self.scene, self._show)
+        director = Director(message.host, self.scene, self._show, caller=self.caller)
         self.run_worker(director.run(), name="director", exit_on_error=False)
 
     def on_call_finished(self, message: CallFinished) -> None:
