@@ -21,6 +21,7 @@ from sandbox.call.units import Fate
 from sandbox.demo.headless import play_scene, scene_options
 from sandbox.demo.scene import SHIPPED, load_scene, parse_scene
 from sandbox.errors import UserError
+from sandbox.record.export import frame_record
 from sandbox.record.store import SessionStore
 from sandbox.ui.demo_app import DemoApp
 from sandbox.ui.runner import CallSetup
@@ -86,6 +87,15 @@ async def test_the_idle_scene_nudges_then_escalates() -> None:
     assert len(played.captions) == 2
 
 
+async def test_on_the_clock_the_resumed_scene_sends_the_whole_thought_once() -> None:
+    played = await play_scene(load_scene("resumed"))
+    assert [m["text"] for m in sent(played, "user_message")] == [
+        "When are you open on Saturday mornings?"
+    ]
+    assert "On the clock there is no pause to hear" in played.captions[-1]
+    assert not any("endpointer heard" in c for c in played.captions)  # a caption for sound
+
+
 def test_every_shipped_scene_loads_and_a_bad_one_is_an_error_in_words(tmp_path: Path) -> None:
     assert [load_scene(name).name for name in SHIPPED] == list(SHIPPED)
     with pytest.raises(UserError, match="optional `when` of now, cut, played"):
@@ -123,6 +133,11 @@ async def test_a_scene_plays_in_the_app_with_its_captions_and_ends_on_the_card()
     assert app.captions and app.units()[1].fate is Fate.PLAYED
 
 
+def shows(words: str) -> Callable[[str], bool]:
+    """The terminal shows ``words``."""
+    return lambda screen: words in screen
+
+
 class CardOnly(App[None]):
     """The summary card over an empty screen, with fixed units: for its snapshot."""
 
@@ -147,10 +162,6 @@ async def _settled(pilot: Any) -> None:
 
 def test_the_demo_runs_in_tmux_and_leaves_its_sessions(home: Path) -> None:
     """The command a presenter types: captions on screen, scene after scene, then the card."""
-
-    def shows(words: str) -> Callable[[str], bool]:
-        return lambda screen: words in screen
-
     with sandbox_in_tmux(
         ["demo", "--scene", "backchannel", "--scene", "barge_in", "--silent", "--auto"],
         env={HOME_ENV: str(home)},
@@ -176,10 +187,6 @@ def test_the_demo_with_sound_plays_both_voices_through_the_speaker(
     """On PulseAudio's virtual speaker: the barge-in scene with real audio. The room hears
     the caller (espeak) and the bot (Piper) from one speaker: Whisper finds a line of each
     in what the speaker played, and the cut is the engine's own barge-in decision."""
-
-    def shows(words: str) -> Callable[[str], bool]:
-        return lambda screen: words in screen
-
     recording = tmp_path / "speaker.wav"
     with (
         pulse.record_speaker(recording, rate=16000),
@@ -198,3 +205,23 @@ def test_the_demo_with_sound_plays_both_voices_through_the_speaker(
     with SessionStore() as store:
         (row,) = store.sessions()
         assert row.mode == "audio" and row.cuts == 1
+
+
+@pytest.mark.audio
+def test_with_sound_a_paused_thought_reaches_the_brain_as_one_turn(
+    pulse: ModuleType, home: Path
+) -> None:
+    """The resumed scene with real audio: "When are you open on" (500 ms of silence)
+    "Saturday mornings?" is held by the endpointer and committed once, whole."""
+    with sandbox_in_tmux(
+        ["demo", "--scene", "resumed", "--auto"], env={HOME_ENV: str(home), **pulse.env()}
+    ) as terminal:
+        for text in ("The endpointer heard a thought", "What the caller heard", "EXIT=0"):
+            terminal.wait_for(shows(text), text, 120)
+    with SessionStore() as store:
+        (row,) = store.sessions()
+        sent = [f for f in store.frames(row.id) if f.dir == "out"]
+        said = [
+            frame_record(f).fields["text"] for f in sent if frame_record(f).type == "user_message"
+        ]
+    assert len(said) == 1 and "saturday" in said[0].lower(), said

@@ -64,3 +64,13 @@ def test_mistakes_are_clear(text: str, words: str) -> None:
     with pytest.raises(UserError, match=None) as info:
         parse_script(text)
     assert words in str(info.value)
+
+
+def test_a_say_can_pause_mid_thought_and_go_on() -> None:
+    script = parse_script('[[step]]\nsay = "Can I come on"\nthen = "Saturday?"\npause_ms = 500\n')
+    (step,) = script.steps
+    assert (step.text, step.then, step.pause_ms) == ("Can I come on", "Saturday?", 500)
+    with pytest.raises(UserError, match="pause_ms whole ms"):
+        parse_script('[[step]]\nsay = "a"\nthen = "b"\npause_ms = -1\n')
+    with pytest.raises(UserError, match="unknown key"):
+        parse_script('[[step]]\nbarge_in = "a"\nthen = "b"\n')

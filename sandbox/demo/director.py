@@ -24,8 +24,13 @@ class Director:
     host: CallHost
     scene: Scene
     show: Callable[[str], None]
-    caller: Caller | None = None  # default: committed text (sim)
+    caller: Caller | None = None  # default: committed text, on the clock
     captions: list[str] = field(default_factory=list)
+
+    @property
+    def sound(self) -> bool:
+        """The caller speaks (real audio), rather than committing text."""
+        return self.caller is not None
 
     async def run(self) -> list[str]:
         """Every item in order, then hang up once the bot is quiet; the captions shown."""
@@ -45,16 +50,22 @@ class Director:
         return self.captions
 
     async def _caption(self, runner: ScriptRunner, caption: Caption) -> None:
+        if caption.only is not None and caption.only != ("sound" if self.sound else "clock"):
+            return
         if caption.when == "cut":
             await self.host.wait_for(self._cut_landed, CAPTION_WAIT_S)
         elif caption.when == "played":
             await runner.settle()
-        text = fill(caption.text, self._focus())
+        text = fill(caption.text, self._focus(), self._caller_said())
         self.captions.append(text)
         self.show(text)
 
     def _cut_landed(self) -> bool:
         return any(unit.fate in _CUT for unit in self.host.core.units)
+
+    def _caller_said(self) -> str:
+        said = [f for f in self.host.recorder.frames if f.type == "user_message"]
+        return str(said[-1].fields.get("text", "")) if said else ""
 
     def _focus(self) -> Unit | None:
         units = self.host.core.units
@@ -62,18 +73,18 @@ class Director:
         return cut[-1] if cut else (units[-1] if units else None)
 
 
-def fill(text: str, unit: Unit | None) -> str:
-    """A caption's placeholders, from ``unit`` (see :mod:`sandbox.demo.scene`)."""
-    if unit is None:
-        return text
-    generated = unit.generated
-    heard = unit.heard
-    values = {
-        "heard_words": str(len(heard.split())),
-        "total_words": str(len(generated.split())),
-        "heard": heard,
-        "unheard": generated[len(heard) :].strip(),
-    }
+def fill(text: str, unit: Unit | None, caller: str = "") -> str:
+    """A caption's placeholders, from ``unit`` and the caller's latest turn (see
+    :mod:`sandbox.demo.scene`)."""
+    values = {"caller": caller}
+    if unit is not None:
+        generated, heard = unit.generated, unit.heard
+        values |= {
+            "heard_words": str(len(heard.split())),
+            "total_words": str(len(generated.split())),
+            "heard": heard,
+            "unheard": generated[len(heard) :].strip(),
+        }
     for key, value in values.items():
         text = text.replace("{" + key + "}", value)
     return text

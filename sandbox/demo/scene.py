@@ -19,7 +19,9 @@ when = "cut"                     # shown once the cut lands ("played": once the 
 ```
 
 A caption's ``{heard_words}``, ``{total_words}``, ``{heard}`` and ``{unheard}`` are filled
-from the scene's latest cut unit (or its latest unit when none was cut).
+from the scene's latest cut unit (or its latest unit when none was cut), ``{caller}`` with the
+caller's latest turn as the brain got it. ``only = "sound"`` (or ``"clock"``) shows a caption
+only when the scene plays with sound (or without).
 """
 
 from __future__ import annotations
@@ -35,8 +37,10 @@ from sandbox.host.script import Step, parse_step, toml_steps
 #: When a caption is shown: as soon as it is reached, once the bot's unit was cut, or once
 #: the bot has finished and is quiet.
 WHEN = ("now", "cut", "played")
+#: A caption shown only with sound, or only on the clock.
+ONLY = ("sound", "clock")
 #: The shipped scenes, in the order a demo plays them.
-SHIPPED = ("barge_in", "backchannel", "take_back", "idle")
+SHIPPED = ("barge_in", "backchannel", "take_back", "idle", "resumed")
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,7 @@ class Caption:
 
     text: str
     when: str = "now"
+    only: str | None = None
 
 
 Item = Step | Caption
@@ -97,14 +102,14 @@ def load_scene(spec: str) -> Scene:
 
 def _item(index: int, raw: Any, name: str) -> Item:
     if isinstance(raw, dict) and "caption" in raw:
-        unknown = set(raw) - {"caption", "when"}
-        text, when = raw["caption"], raw.get("when", "now")
-        if unknown or not isinstance(text, str) or when not in WHEN:
+        unknown = set(raw) - {"caption", "when", "only"}
+        text, when, only = raw["caption"], raw.get("when", "now"), raw.get("only")
+        if unknown or not isinstance(text, str) or when not in WHEN or only not in (None, *ONLY):
             raise UserError(
                 f'scene {name}, step {index + 1}: a caption is `caption = "..."` with an '
-                f"optional `when` of {', '.join(WHEN)}"
+                f"optional `when` of {', '.join(WHEN)} and `only` of {', '.join(ONLY)}"
             )
-        return Caption(text, when)
+        return Caption(text, when, only)
     try:
         return parse_step(index, raw)
     except UserError as exc:

@@ -6,6 +6,10 @@ ms_per_word = 250                 # optional: the simulated speaking rate
 [[step]]
 say = "What are your opening hours?"
 [[step]]
+say = "Can I come on"             # a thought paused for 500 ms, then resumed
+then = "Saturday morning?"
+pause_ms = 500
+[[step]]
 barge_in = "Sorry, what about Sunday?"
 after_words = 4                   # spoken over the bot once 4 words of its reply played
 [[step]]
@@ -33,7 +37,12 @@ from typing import Any
 from sandbox.errors import UserError
 
 KINDS = ("say", "barge_in", "backchannel", "type", "rtvi", "silence_ms", "end")
-_EXTRA = {"barge_in": {"after_words"}, "backchannel": {"after_words"}, "rtvi": set()}
+_EXTRA = {
+    "say": {"then", "pause_ms"},
+    "barge_in": {"after_words"},
+    "backchannel": {"after_words"},
+    "rtvi": set(),
+}
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,9 @@ class Step:
     rtvi_data: str = "{}"
     rtvi_id: str | None = None
     ms: int = 0
+    #: A say that stops mid-thought for ``pause_ms`` and goes on with ``then``.
+    then: str = ""
+    pause_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -77,7 +89,10 @@ def parse_step(index: int, raw: Any) -> Step:
         after = raw.get("after_words", 2 if kind != "say" else 0)
         if not isinstance(after, int) or after < 0:
             raise UserError(f"{where}: after_words must be a whole number ≥ 0")
-        return Step(kind, text=value, after_words=after)
+        then, pause = raw.get("then", ""), raw.get("pause_ms", 0)
+        if not isinstance(then, str) or not isinstance(pause, int) or pause < 0:
+            raise UserError(f"{where}: then is the rest of the line, pause_ms whole ms ≥ 0")
+        return Step(kind, text=value, after_words=after, then=then, pause_ms=pause)
     if kind == "rtvi":
         if not isinstance(value, dict) or not isinstance(value.get("type"), str):
             raise UserError(f'{where}: rtvi needs a table with a `type` (e.g. "ui-event")')

@@ -29,6 +29,9 @@ class Caller(Protocol):
     async def say(self, text: str) -> None:
         """A caller turn, spoken while the bot is quiet."""
 
+    async def resume(self, text: str, pause_ms: int, then: str) -> None:
+        """A turn said in two parts with a pause between, as one thought."""
+
     async def over_bot(self, text: str, *, barge_in: bool) -> None:
         """Words over the bot: a barge-in that takes the floor, or a backchannel."""
 
@@ -42,6 +45,10 @@ class TextCaller:
     async def say(self, text: str) -> None:
         """Commit a caller turn."""
         self.host.caller_turn(text)
+
+    async def resume(self, text: str, pause_ms: int, then: str) -> None:
+        """Commit the whole thought: without audio there is no pause to endpoint."""
+        self.host.caller_turn(f"{text} {then}")
 
     async def over_bot(self, text: str, *, barge_in: bool) -> None:
         """Barge in and commit, or show a backchannel."""
@@ -111,6 +118,8 @@ class ScriptRunner:
             self._spoke()
             if step.kind == "type":
                 self.host.caller_turn(step.text, typed=True)
+            elif step.then:
+                await self._caller.resume(step.text, step.pause_ms, step.then)
             else:
                 await self._caller.say(step.text)
         elif step.kind in ("barge_in", "backchannel"):

@@ -8,6 +8,8 @@ import asyncio
 from collections import deque
 from dataclasses import dataclass
 
+import numpy as np
+
 from sandbox.audio.caller_aloud import CallerAloud
 from sandbox.audio.caller_voice import speak
 from sandbox.audio.script_mic import ScriptMic
@@ -33,6 +35,16 @@ class InjectedVoice:
     async def say(self, text: str) -> None:
         """Speak a line and wait until it has all been captured."""
         samples, rate = await asyncio.to_thread(speak, text)
+        await self._voiced(samples, rate)
+
+    async def resume(self, text: str, pause_ms: int, then: str) -> None:
+        """Speak the first part, fall silent for ``pause_ms``, speak the rest: one clip."""
+        first, rate = await asyncio.to_thread(speak, text)
+        rest, _rate = await asyncio.to_thread(speak, then)
+        gap = np.zeros(rate * pause_ms // 1000, dtype=np.int16)
+        await self._voiced(np.concatenate([first, gap, rest]), rate)
+
+    async def _voiced(self, samples: Block, rate: int) -> None:
         if self.aloud is not None:
             self.aloud.play(samples, rate)
         await _into(self.mic, samples, rate)
@@ -55,6 +67,10 @@ class RecordedVoice:
         """Play the next clip and wait until it has all been captured."""
         if self.clips:
             await _into(self.mic, self.clips.popleft(), self.rate)
+
+    async def resume(self, text: str, pause_ms: int, then: str) -> None:
+        """The next clip holds the whole thought, pause included."""
+        await self.say(text)
 
     async def over_bot(self, text: str, *, barge_in: bool) -> None:
         """Play the next clip over the bot."""
