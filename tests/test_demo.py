@@ -13,11 +13,20 @@ from typing import Any
 import pytest
 from caller_audio import words as words_of
 from textual.app import App, ComposeResult
-from ui_rig import use_home
+from textual.widgets import Input
+from ui_rig import (
+    ManualClock,
+    advance,
+    connected,
+    host_of,
+    pin_session_id,
+    use_home,
+    wait_until,
+)
 from ui_tmux import sandbox_in_tmux
 
 from sandbox.audio.stt import Transcriber
-from sandbox.call.units import Fate
+from sandbox.call.units import Bracket, Fate
 from sandbox.demo.headless import play_scene, scene_options
 from sandbox.demo.scene import SHIPPED, load_scene, parse_scene
 from sandbox.errors import UserError
@@ -225,3 +234,40 @@ def test_with_sound_a_paused_thought_reaches_the_brain_as_one_turn(
             frame_record(f).fields["text"] for f in sent if frame_record(f).type == "user_message"
         ]
     assert len(said) == 1 and "saturday" in said[0].lower(), said
+
+
+async def _cut_captioned(pilot: Any) -> None:
+    """The barge-in scene on a frozen clock, moved here until the cut's caption is up and the
+    answer to the barge-in has all arrived."""
+    app = pilot.app
+    assert isinstance(app, DemoApp)
+    await connected(pilot)
+    for box in app.query(Input):
+        box.cursor_blink = False
+    app.wire.query_one("#wire-filter", Input).value = "-turn_step"
+    for _ in range(400):
+        if any("cut in" in caption for caption in app.captions):
+            break
+        await advance(pilot, app.setup.clock, 100)  # type: ignore[arg-type]
+    host = host_of(app)
+    await wait_until(
+        pilot,
+        lambda: len(host.core.units) >= 3 and host.core.units[2].bracket is Bracket.ENDED,
+        "the answer to the barge-in",
+    )
+    await pilot.pause()
+
+
+def test_the_cut_caption_snapshot(
+    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pin_session_id(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    scene = load_scene("barge_in")
+    audio = TypedAudio(100, "Demo on the clock, no sound (--silent).")
+    setup = CallSetup(
+        scene_options(scene, None, "typed"), audio, report_path=Path("report.json"),
+        clock=ManualClock(),
+    )  # fmt: skip
+    app = DemoApp(setup, scene, number="1 of 5")
+    assert snap_compare(app, run_before=_cut_captioned, terminal_size=(150, 42))

@@ -50,7 +50,7 @@ class Director:
         return self.captions
 
     async def _caption(self, runner: ScriptRunner, caption: Caption) -> None:
-        if caption.only is not None and caption.only != ("sound" if self.sound else "clock"):
+        if not self._true(caption.only):
             return
         if caption.when == "cut":
             await self.host.wait_for(self._cut_landed, CAPTION_WAIT_S)
@@ -62,6 +62,14 @@ class Director:
 
     def _cut_landed(self) -> bool:
         return any(unit.fate in _CUT for unit in self.host.core.units)
+
+    def _true(self, only: str | None) -> bool:
+        """Whether a caption with this ``only`` applies to the call as it went."""
+        if only in ("sound", "clock"):
+            return only == ("sound" if self.sound else "clock")
+        if only in ("cut", "whole"):
+            return (only == "cut") == self._cut_landed()
+        return True
 
     def _caller_said(self) -> str:
         said = [f for f in self.host.recorder.frames if f.type == "user_message"]

@@ -20,8 +20,9 @@ when = "cut"                     # shown once the cut lands ("played": once the 
 
 A caption's ``{heard_words}``, ``{total_words}``, ``{heard}`` and ``{unheard}`` are filled
 from the scene's latest cut unit (or its latest unit when none was cut), ``{caller}`` with the
-caller's latest turn as the brain got it. ``only = "sound"`` (or ``"clock"``) shows a caption
-only when the scene plays with sound (or without).
+caller's latest turn as the brain got it. ``only`` shows a caption only when it is true:
+``"sound"`` or ``"clock"`` (the scene plays with sound, or without), ``"cut"`` or ``"whole"``
+(a unit of the scene was cut so far, or none was).
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ from sandbox.host.script import Step, parse_step, toml_steps
 #: When a caption is shown: as soon as it is reached, once the bot's unit was cut, or once
 #: the bot has finished and is quiet.
 WHEN = ("now", "cut", "played")
-#: A caption shown only with sound, or only on the clock.
-ONLY = ("sound", "clock")
+#: When a caption is true: with sound, on the clock, after a cut, or with nothing cut.
+ONLY = ("sound", "clock", "cut", "whole")
 #: The shipped scenes, in the order a demo plays them.
 SHIPPED = ("barge_in", "backchannel", "take_back", "idle", "resumed")
 
