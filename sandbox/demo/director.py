@@ -50,12 +50,12 @@ class Director:
         return self.captions
 
     async def _caption(self, runner: ScriptRunner, caption: Caption) -> None:
-        if not self._true(caption.only):
-            return
         if caption.when == "cut":
             await self.host.wait_for(self._cut_landed, CAPTION_WAIT_S)
         elif caption.when == "played":
             await runner.settle()
+        if not self._true(caption.only):  # judged at its moment: the call has gone its way
+            return
         text = fill(caption.text, self._focus(), self._caller_said())
         self.captions.append(text)
         self.show(text)
