@@ -169,6 +169,7 @@ async def _settled(pilot: Any) -> None:
         await pilot.pause(0.1)
 
 
+@pytest.mark.slow  # its kind runs in CI: the demo with sound, in tmux
 def test_the_demo_runs_in_tmux_and_leaves_its_sessions(home: Path) -> None:
     """The command a presenter types: captions on screen, scene after scene, then the card."""
     with sandbox_in_tmux(
@@ -217,6 +218,7 @@ def test_the_demo_with_sound_plays_both_voices_through_the_speaker(
 
 
 @pytest.mark.audio
+@pytest.mark.slow  # its kind runs in CI: the demo with sound, in tmux
 def test_with_sound_a_paused_thought_reaches_the_brain_as_one_turn(
     pulse: ModuleType, home: Path
 ) -> None:
