@@ -78,6 +78,8 @@ async def test_a_minute_of_silence_is_skipped_but_the_brains_thinking_is_not() -
     # The brain's 300 ms of thought ran on real time: it is in the call's time as it was.
     assert all(300 <= a - q < 1500 for q, a in zip(asked, answered, strict=True))
     # The minute of silence was skipped, not slept; it is still a minute in the call's time.
+    # (The silence starts when the first line is posted, a millisecond or two before the
+    # core stamps and sends it.)
     assert warp.skipped_s >= 59
-    assert asked[1] - asked[0] >= 60_000
+    assert asked[1] - asked[0] >= 60_000 - 5
     assert not any(f.type == "error" for f in frames)
