@@ -1,102 +1,158 @@
-"""The barge-in detector: scripted VAD frames on a fake clock, then real espeak speech."""
+"""The floor judge: pause, then decide. Scripted VAD frames on a fake clock, then real
+espeak speech through the real VAD."""
 
 from __future__ import annotations
 
 import pytest
 from caller_audio import espeak, join, silence
 
-from sandbox.audio.bargein import BargeIn, BargeInDetector
+from sandbox.audio.backchannels import Burst, classify
+from sandbox.audio.bargein import BargeIn, BotResumes, FloorEvent, FloorJudge, OverBot
 from sandbox.audio.resample import Float32, as_int16
 from sandbox.audio.vad import FrameVad
 
 F = 30
 
 
-def play(
-    detector: BargeInDetector, pattern: str, *, t0: int = 0, bot: bool = True
-) -> list[BargeIn]:
-    """Feed '#' voiced / '.' silent frames from ``t0``; return the barge-ins."""
-    hits = []
+def play(judge: FloorJudge, pattern: str, *, t0: int = 0, bot: bool = True) -> list[FloorEvent]:
+    """Feed '#' voiced / '.' silent frames from ``t0``; return what the judge decided."""
+    out: list[FloorEvent] = []
     for i, ch in enumerate(pattern):
-        hit = detector.feed(ch == "#", t0 + i * F, bot)
-        if hit is not None:
-            hits.append(hit)
-    return hits
+        out += judge.feed(ch == "#", t0 + i * F, bot)
+    return out
 
 
-def test_sustained_speech_barges_in_once_at_the_threshold() -> None:
-    detector = BargeInDetector()
-    frames = detector.min_voiced_ms // F
-    hits = play(detector, "...." + "#" * 60)
-    assert hits == [BargeIn(t_onset=4 * F, t_decided=(4 + frames) * F)]
+def test_voice_over_the_bot_pauses_it_within_three_frames_of_onset() -> None:
+    judge = FloorJudge()
+    events = play(judge, "...." + "###")
+    assert events == [OverBot(t_onset=4 * F, t=7 * F)] and judge.paused
+
+
+def test_a_single_click_or_a_flicker_does_not_pause() -> None:
+    assert play(FloorJudge(), "#...#...#.." * 20) == []
+    assert play(FloorJudge(), "##..##..##.." * 10) == []
+
+
+def test_a_sentence_takes_the_floor_once_it_has_voiced_long_enough() -> None:
+    judge = FloorJudge()
+    events = play(judge, "...." + "#" * 40)
+    frames = judge.sentence_ms // F
+    assert events == [OverBot(4 * F, 7 * F), BargeIn(t_onset=4 * F, t_decided=(4 + frames) * F)]
+    assert not judge.paused
+
+
+def test_a_knock_resumes_the_bot_without_asking_whisper() -> None:
+    judge = FloorJudge()
+    events = play(judge, "###" + "." * 10)
+    gap_frames = judge.gap_ms // F
+    assert events[0] == OverBot(0, 3 * F)
+    assert events[1] == BotResumes(0, (3 + gap_frames) * F, "noise")
+    assert judge.wants is None and not judge.paused
 
 
 @pytest.mark.parametrize(
-    "backchannel",
+    ("text", "why"), [("Mm-hmm.", "backchannel"), ("Okay.", "backchannel"), ("", "noise")]
+)
+def test_a_short_burst_is_judged_by_its_transcript_and_the_bot_goes_on(text: str, why: str) -> None:
+    judge = FloorJudge()
+    events = play(judge, "#" * 12 + "." * 8)
+    assert events == [OverBot(0, 3 * F)]
+    assert judge.wants == (12 + judge.gap_ms // F) * F
+    assert judge.take_request() and not judge.take_request()  # asked for once
+    assert judge.heard(text, 700) == [BotResumes(0, 700, why, text.strip())]
+    assert not judge.paused and judge.wants is None
+
+
+@pytest.mark.parametrize("text", ["Stop.", "Wait!", "No, no.", "Sorry, hold on."])
+def test_a_short_bid_for_the_floor_takes_it(text: str) -> None:
+    judge = FloorJudge()
+    play(judge, "#" * 12 + "." * 8)
+    assert judge.heard(text, 800) == [BargeIn(0, 800)]
+
+
+def test_a_transcript_of_a_burst_that_went_on_is_stale() -> None:
+    judge = FloorJudge()
+    play(judge, "#" * 8 + "." * 8)
+    assert judge.take_request()
+    play(judge, "##", t0=16 * F)  # the caller went on before Whisper answered
+    assert judge.wants is None
+    assert judge.heard("Okay.", 600) == []
+    assert judge.paused
+    events = play(judge, "." * 8, t0=18 * F)  # the burst ends again: asked afresh
+    assert events == [] and judge.take_request()
+
+
+def test_the_caller_never_waits_in_silence_longer_than_the_decision_window() -> None:
+    judge = FloorJudge()
+    events = play(judge, "#" * 12 + "." * 60)  # Whisper never answers
+    (paused, resumed) = events
+    assert isinstance(paused, OverBot) and isinstance(resumed, BotResumes)
+    assert resumed.why == "undecided"
+    assert judge.decide_within_ms <= resumed.t - paused.t < judge.decide_within_ms + F
+
+
+def test_a_voice_that_goes_on_after_an_undecided_resume_still_takes_the_floor() -> None:
+    judge = FloorJudge(decide_within_ms=300)
+    events = play(judge, "###.##.##.##.##.##.##.##.##.##.##.##.")
+    kinds = [type(e) for e in events]
+    assert kinds == [OverBot, BotResumes, BargeIn]
+
+
+def test_a_resumed_burst_must_end_before_the_next_pause() -> None:
+    judge = FloorJudge()
+    play(judge, "#" * 10 + "." * 8)
+    judge.take_request()
+    judge.heard("Yeah.", 600)
+    gap = "." * (judge.gap_ms // F)
+    assert [type(e) for e in play(judge, gap + "#" * 4, t0=18 * F)] == [OverBot]
+
+
+def test_nothing_while_the_bot_is_silent_and_its_stopping_resets_the_judge() -> None:
+    judge = FloorJudge()
+    assert play(judge, "#" * 100, bot=False) == []
+    play(judge, "#" * 5)
+    assert judge.paused
+    play(judge, "#", t0=5 * F, bot=False)  # cut or cancelled meanwhile
+    assert not judge.paused
+    assert play(judge, "###", t0=6 * F) == [OverBot(6 * F, 9 * F)]
+
+
+def test_the_onset_rule_is_checked() -> None:
+    with pytest.raises(ValueError):
+        FloorJudge(onset_frames=5, onset_window=4)
+
+
+@pytest.mark.parametrize(
+    ("text", "burst"),
     [
-        "#" * 9,  # "yeah"
-        "#" * 14,  # "okay"
-        "#" * 8 + "...." + "#" * 9,  # "mm-hmm": two syllables, one burst
-        "#" * 19,  # a long "mmmm", just under the threshold
+        ("Mm-hmm.", Burst.BACKCHANNEL),
+        ("Mm mm.", Burst.BACKCHANNEL),  # how Whisper tiny.en hears an espeak "mm-hmm"
+        ("Uh-uh.", Burst.BACKCHANNEL),  # ... and "uh-huh"
+        ("Okay", Burst.BACKCHANNEL),
+        ("Yeah, right.", Burst.BACKCHANNEL),
+        ("I see.", Burst.BACKCHANNEL),
+        ("(coughing)", Burst.NOISE),
+        ("[Laughter]", Burst.NOISE),
+        (" you", Burst.NOISE),
+        ("", Burst.NOISE),
+        ("Stop.", Burst.FLOOR),
+        ("Hold on.", Burst.FLOOR),
+        ("Yeah, no.", Burst.FLOOR),
+        ("And then the...", Burst.UNCLEAR),
+        ("Yeah, okay, sure, right, fine.", Burst.UNCLEAR),  # too long for a backchannel
     ],
 )
-def test_a_backchannel_does_not(backchannel: str) -> None:
-    assert play(BargeInDetector(), "...." + backchannel + "." * 40) == []
+def test_transcripts_are_read_as_backchannels_noises_or_words(text: str, burst: Burst) -> None:
+    assert classify(text) is burst
 
 
-def test_backchannels_a_breath_apart_do_not_add_up() -> None:
-    detector = BargeInDetector()
-    gap = "." * (detector.gap_ms // F)
-    assert play(detector, ("#" * 15 + gap) * 6) == []
-
-
-def test_speech_thinned_by_double_talk_still_barges_in() -> None:
-    """The echo canceller drops ~1 frame in 3 of the caller's voice while the bot talks."""
-    hits = play(BargeInDetector(), "##." * 20)
-    assert len(hits) == 1
-    assert hits[0].t_onset == 0 and hits[0].t_decided <= 1000
-
-
-def test_intermittent_noise_never_adds_up() -> None:
-    assert play(BargeInDetector(), "#..." * 300) == []
-    assert play(BargeInDetector(), "##....." * 150) == []
-
-
-def test_nothing_while_the_bot_is_silent() -> None:
-    assert play(BargeInDetector(), "#" * 100, bot=False) == []
-
-
-def test_the_bot_stopping_ends_the_burst() -> None:
-    detector = BargeInDetector()
-    play(detector, "#" * 15)
-    play(detector, "#", t0=15 * F, bot=False)
-    hits = play(detector, "#" * 30, t0=16 * F)
-    assert hits[0].t_onset == 16 * F  # counted afresh once the bot spoke again
-
-
-def test_a_new_burst_after_a_gap_can_barge_in_again() -> None:
-    detector = BargeInDetector()
-    gap = "." * (detector.gap_ms // F)
-    hits = play(detector, "#" * 30 + gap + "#" * 30)
-    assert [h.t_onset for h in hits] == [0, (30 + len(gap)) * F]
-
-
-def test_threshold_is_tunable() -> None:
-    hits = play(BargeInDetector(min_voiced_ms=300), "#" * 20)
-    assert hits == [BargeIn(0, 300)]
-    with pytest.raises(ValueError):
-        BargeInDetector(min_voiced_ms=2000, window_ms=1200)
-
-
-def _decisions(pcm: Float32) -> list[BargeIn]:
-    vad, detector = FrameVad(), BargeInDetector()
+def _decisions(pcm: Float32) -> list[FloorEvent]:
+    vad, judge = FrameVad(), FloorJudge()
     audio = as_int16(pcm)
-    hits = []
+    out: list[FloorEvent] = []
     for i in range(len(audio) // 480):
-        hit = detector.feed(vad.is_speech(audio[i * 480 : (i + 1) * 480]), i * F, True)
-        if hit is not None:
-            hits.append(hit)
-    return hits
+        out += judge.feed(vad.is_speech(audio[i * 480 : (i + 1) * 480]), i * F, True)
+    return out
 
 
 @pytest.mark.parametrize(
@@ -104,12 +160,16 @@ def _decisions(pcm: Float32) -> list[BargeIn]:
     # Natural backchannel pace: Switchboard's "mm-hmm" averages ~0.45 s, "yeah" ~0.25 s.
     [("mm hmm", 240), ("uh-huh", 200), ("okay", 200), ("yeah", 200), ("right", 200)],
 )
-def test_spoken_backchannels_do_not_barge_in(word: str, wpm: int) -> None:
-    assert _decisions(join(silence(300), espeak(word, wpm=wpm), silence(600))) == []
+def test_spoken_backchannels_pause_the_bot_but_never_take_the_floor_by_length(
+    word: str, wpm: int
+) -> None:
+    events = _decisions(join(silence(300), espeak(word, wpm=wpm), silence(1500)))
+    assert [type(e) for e in events] == [OverBot, BotResumes]  # undecided without Whisper
 
 
-def test_a_spoken_objection_barges_in_within_a_second() -> None:
-    hits = _decisions(join(silence(300), espeak("No wait, I want the other one."), silence(300)))
-    assert len(hits) == 1
-    assert 270 <= hits[0].t_onset <= 400
-    assert hits[0].t_decided - hits[0].t_onset < 1000
+def test_a_spoken_objection_pauses_the_bot_at_once_and_takes_the_floor_within_a_second() -> None:
+    events = _decisions(join(silence(300), espeak("No wait, I want the other one."), silence(300)))
+    paused, barge = events
+    assert isinstance(paused, OverBot) and isinstance(barge, BargeIn)
+    assert 270 <= paused.t_onset <= 400 and paused.t - paused.t_onset <= 150
+    assert barge.t_decided - barge.t_onset < 1000

@@ -273,6 +273,80 @@ def test_events_follow_release_order_within_a_block() -> None:
     ]
 
 
+# --------------------------------------------------------------------- pause
+
+
+def ramp_clip(length: int, words: tuple[tuple[str, int, int], ...]) -> Clip:
+    """A clip whose every sample is its own index (mod 30000): where each went is plain."""
+    return Clip(
+        samples=(np.arange(length) % 30000 + 1).astype(np.int16),
+        sample_rate=RATE,
+        words=tuple(WordSpan(t, s, e) for t, s, e in words),
+        text=" ".join(t for t, _, _ in words),
+    )
+
+
+def test_a_pause_fades_out_within_one_block_then_holds_silence_and_reports_nothing() -> None:
+    playout, _, _, events = rig()
+    playout.enqueue(1, ramp_clip(10 * BLOCK, (("one", 0, BLOCK), ("two", 3 * BLOCK, 5 * BLOCK))))
+    playout.end_unit(1)
+    playout.pull(BLOCK)
+    assert events.words() == [(1, 0, "one")]
+    playout.pause()
+    assert playout.paused and playout.is_speaking
+    fade = playout.pull(BLOCK)
+    fade_n = playout.fade_frames
+    # The fade takes the samples that come next, louder to quieter, and silence after it.
+    assert fade[0] == BLOCK + 1 and 0 < fade[fade_n - 2] < fade[0] and not fade[fade_n:].any()
+    for _ in range(10):
+        assert not playout.pull(BLOCK).any()
+    assert events.words() == [(1, 0, "one")] and events.dones() == []
+
+
+def test_resume_goes_on_from_the_exact_sample_so_the_whole_unit_plays_once() -> None:
+    playout, _, _, events = rig()
+    length = 10 * BLOCK + 123
+    words = (("one", 0, BLOCK), ("two", 2 * BLOCK + 7, 4 * BLOCK), ("three", 6 * BLOCK, length))
+    playout.enqueue(1, ramp_clip(length, words))
+    playout.end_unit(1)
+    played = [playout.pull(BLOCK), playout.pull(BLOCK)]
+    playout.pause()
+    playout.pull(BLOCK)  # the fade-out: none of its samples count as released
+    for _ in range(5):
+        playout.pull(BLOCK)
+    assert events.words() == [(1, 0, "one")]
+    playout.resume()
+    first = playout.pull(BLOCK)
+    assert first[0] == 0 and first[playout.fade_frames :].tolist() == list(
+        range(2 * BLOCK + playout.fade_frames + 1, 3 * BLOCK + 1)
+    )
+    played.append(first)
+    while not events.dones():
+        played.append(playout.pull(BLOCK))
+    audio = np.concatenate(played)
+    n = playout.fade_frames
+    # Sample for sample the clip, once, in order; only the fade-in's own samples are softer.
+    whole = ramp_clip(length, words).samples
+    assert len(np.trim_zeros(audio, "b")) == length
+    faded = slice(2 * BLOCK, 2 * BLOCK + n)
+    assert np.array_equal(np.delete(audio[:length], np.r_[faded]), np.delete(whole, np.r_[faded]))
+    assert events.words() == [(1, 0, "one"), (1, 1, "two"), (1, 2, "three")]
+    assert events.dones() == [1]
+
+
+def test_a_cut_while_paused_drops_the_unit_and_ends_the_pause() -> None:
+    playout, _, _, events = rig()
+    playout.enqueue(1, ramp_clip(6 * BLOCK, (("one", 0, BLOCK), ("two", 3 * BLOCK, 5 * BLOCK))))
+    playout.pull(BLOCK)
+    playout.pause()
+    assert playout.cut() == [1]
+    assert not playout.paused
+    playout.enqueue(2, clip(9, BLOCK, (("next", 0, BLOCK),)))
+    playout.end_unit(2)
+    assert playout.pull(BLOCK)[-1] == 9
+    assert events.words() == [(1, 0, "one"), (2, 0, "next")]
+
+
 # ----------------------------------------------------------------------- cut
 
 

@@ -1,30 +1,47 @@
-"""Whether caller speech takes the floor from the bot: a sans-I/O detector fed VAD frames.
+"""Who has the floor when the caller speaks over the bot: pause, then decide. Sans-I/O.
 
-While the bot is speaking, a *burst* of caller voicing starts at a voiced frame and lasts until
-``gap_ms`` of silence. The burst is a barge-in once it has carried ``min_voiced_ms`` of voiced
-frames within the last ``window_ms``; anything that ends before that was a backchannel
-("mm", "uh-huh", "okay", a one-word garble) and neither cuts the bot nor becomes a turn.
+Fed one VAD decision per 30 ms frame (after echo cancellation) with whether the bot holds the
+floor, and the speculative transcript of a burst when one was asked for. Times are the
+frames' own (ms), so it runs the same on a fake clock.
 
-Calibration: backchannels voice for roughly 200-550 ms and stop ("mm-hmm" averages ~0.45 s
-in Switchboard, plus the VAD's own ~60-90 ms overhang); a sentence keeps going. 600 ms of
-voicing (20 frames) separates them at the cost of cutting ~0.65-0.75 s after the caller starts;
-the peer we measure against cuts at ~0.38 s but also cuts on every backchannel. The 1200 ms
-window lets a barge-in through when the echo canceller thins the caller's voicing during
-double talk (a 50% voiced duty cycle still fires) while intermittent noise does not add up.
-``gap_ms`` = 300 keeps the syllables of "mm-hmm" in one burst but puts a second "yeah" after a
-breath in a new one.
+1. **Pause.** ``onset_frames`` voiced frames among the last ``onset_window`` while the bot
+   speaks: :class:`OverBot`. The host fades playout out and holds it, so the caller hears
+   the bot stop ~0.1 s after they start and no word counts as heard that they did not hear.
+   From here on the microphone hears the caller alone (the bot is quiet), so voicing is a
+   clean measure of them.
+2. **Decide**, cheapest evidence first:
 
-There is deliberately no transcript veto: Whisper needs ~600 ms to say what a burst was, by
-which time the decision has been made, and a cut cannot be taken back. Transcripts are used
-after the fact only, to report a backchannel's words (see the listener).
+   * ``sentence_ms`` of voicing in the burst: a sentence, not a backchannel ("mm-hmm" voices
+     ~0.2-0.55 s): :class:`BargeIn`.
+   * The burst ends (``gap_ms`` of silence) having voiced under ``noise_ms``: a click, a
+     knock: :class:`BotResumes` at once.
+   * Otherwise the burst ended short: its transcript is asked for (:attr:`FloorJudge.wants`)
+     and judged by :func:`~sandbox.audio.backchannels.classify`: a bid for the floor
+     ("stop", "wait", "no") takes it; a backchannel, a noise or unclear words resume the bot.
+   * Still undecided ``decide_within_ms`` after the pause (Whisper busy, a hesitant start):
+     the bot goes on, so the caller never waits in a long silence. Should the voice go on
+     to ``sentence_ms`` after all, it still takes the floor (the bot is cut as it speaks).
+
+A voice that resumes before its transcript arrives makes that transcript stale; the burst is
+judged afresh when it ends again.
 """
 
 from __future__ import annotations
 
+import enum
 from collections import deque
 from dataclasses import dataclass
 
+from sandbox.audio.backchannels import Burst, classify
 from sandbox.audio.vad import FRAME_MS
+
+
+@dataclass(frozen=True)
+class OverBot:
+    """The caller's voice began over the bot at ``t_onset``: pause playout (at ``t``)."""
+
+    t_onset: int
+    t: int
 
 
 @dataclass(frozen=True)
@@ -36,53 +53,151 @@ class BargeIn:
     t_decided: int
 
 
-class BargeInDetector:
-    """Fed one VAD decision per frame with whether the bot is audible; see the module docstring."""
+@dataclass(frozen=True)
+class BotResumes:
+    """The voice that began at ``t_onset`` did not take the floor; the bot goes on at ``t``.
+    ``why``: noise, backchannel or undecided; ``text``: its transcript, if one was judged."""
+
+    t_onset: int
+    t: int
+    why: str
+    text: str = ""
+
+
+FloorEvent = OverBot | BargeIn | BotResumes
+
+
+class _State(enum.Enum):
+    IDLE = "idle"  # the bot speaks, nobody over it
+    PAUSED = "paused"  # undecided: playout is held
+    BARGED = "barged"  # the caller has the floor until the bot stops
+    KEPT = "kept"  # the bot went on; waiting for the burst to end
+
+
+class FloorJudge:
+    """Pause, then decide; see the module docstring."""
 
     def __init__(
         self,
-        min_voiced_ms: int = 600,
         *,
-        window_ms: int = 1200,
-        gap_ms: int = 300,
+        onset_frames: int = 3,
+        onset_window: int = 4,
+        sentence_ms: int = 720,
+        noise_ms: int = 120,
+        gap_ms: int = 210,
+        decide_within_ms: int = 1050,
         frame_ms: int = FRAME_MS,
     ) -> None:
-        if not 0 < min_voiced_ms <= window_ms:
-            raise ValueError("need 0 < min_voiced_ms <= window_ms")
-        self.min_voiced_ms = min_voiced_ms
-        self.window_ms = window_ms
+        if not 0 < onset_frames <= onset_window:
+            raise ValueError("need 0 < onset_frames <= onset_window")
+        self.onset_frames = onset_frames
+        self.sentence_ms = sentence_ms
+        self.noise_ms = noise_ms
         self.gap_ms = gap_ms
+        self.decide_within_ms = decide_within_ms
         self._frame_ms = frame_ms
-        self._voiced: deque[int] = deque()  # starts of this burst's voiced frames in the window
-        self._onset: int | None = None
+        self._recent: deque[tuple[int, bool]] = deque(maxlen=onset_window)
+        self._state = _State.IDLE
+        self._onset = 0
+        self._paused_at = 0
+        self._voiced_ms = 0
         self._last_voiced_end = 0
-        self._fired = False
+        #: A transcript of the burst is wanted: the time it was asked for, until :meth:`heard`
+        #: answers it or the voice resumes. The listener transcribes and calls :meth:`heard`.
+        self.wants: int | None = None
+        self._asked = False  # the ask was handed out (see take_request)
 
-    def feed(self, voiced: bool, t_ms: int, bot_speaking: bool) -> BargeIn | None:
-        """One frame (``t_ms`` = its start). Returns a BargeIn once per burst that qualifies."""
+    @property
+    def paused(self) -> bool:
+        """Whether playout is held, undecided."""
+        return self._state is _State.PAUSED
+
+    def take_request(self) -> bool:
+        """True once for each transcript asked for: the listener should start one now."""
+        if self.wants is None or self._asked:
+            return False
+        self._asked = True
+        return True
+
+    def feed(self, voiced: bool, t_ms: int, bot_speaking: bool) -> list[FloorEvent]:
+        """One frame (``t_ms`` = its start)."""
         end = t_ms + self._frame_ms
         if not bot_speaking:
             self._reset()
-            return None
-        if self._onset is not None and end - self._last_voiced_end >= self.gap_ms:
-            self._reset()  # the burst ended in silence
+            return []
         if voiced:
-            if self._onset is None:
-                self._onset = t_ms
-            self._voiced.append(t_ms)
+            self._voiced_ms += self._frame_ms
             self._last_voiced_end = end
-        while self._voiced and self._voiced[0] < end - self.window_ms:
-            self._voiced.popleft()
-        if (
-            self._onset is not None
-            and not self._fired
-            and len(self._voiced) * self._frame_ms >= self.min_voiced_ms
-        ):
-            self._fired = True
-            return BargeIn(self._onset, end)
-        return None
+        quiet_ms = end - self._last_voiced_end
+        match self._state:
+            case _State.IDLE:
+                return self._idle(voiced, t_ms, end)
+            case _State.PAUSED:
+                return self._paused(voiced, end, quiet_ms)
+            case _State.KEPT:
+                if self._voiced_ms >= self.sentence_ms:
+                    self._state = _State.BARGED
+                    return [BargeIn(self._onset, end)]
+                if quiet_ms >= self.gap_ms:
+                    self._reset()
+            case _State.BARGED:
+                pass
+        return []
+
+    def heard(self, text: str, t_ms: int) -> list[FloorEvent]:
+        """The transcript asked for (``wants``) arrived at ``t_ms``."""
+        if self._state is not _State.PAUSED or self.wants is None:
+            return []  # decided meanwhile, or stale: the voice went on after the ask
+        self.wants = None
+        burst = classify(text)
+        if burst is Burst.FLOOR:
+            self._state = _State.BARGED
+            return [BargeIn(self._onset, t_ms)]
+        return self._resume(t_ms, burst.value, text.strip())
+
+    def _idle(self, voiced: bool, t_ms: int, end: int) -> list[FloorEvent]:
+        self._recent.append((t_ms, voiced))
+        if not voiced:
+            if not any(v for _t, v in self._recent):
+                self._voiced_ms = 0  # only a burst's own frames count
+            return []
+        if sum(v for _t, v in self._recent) < self.onset_frames:
+            return []
+        self._onset = next(t for t, v in self._recent if v)
+        self._voiced_ms = sum(v for _t, v in self._recent) * self._frame_ms
+        self._state = _State.PAUSED
+        self._paused_at = end
+        return [OverBot(self._onset, end)]
+
+    def _paused(self, voiced: bool, end: int, quiet_ms: int) -> list[FloorEvent]:
+        if self._voiced_ms >= self.sentence_ms:
+            self._state = _State.BARGED
+            self.wants = None
+            return [BargeIn(self._onset, end)]
+        if voiced:
+            self.wants = None  # the burst goes on: a transcript asked for is stale
+            self._asked = False
+        elif quiet_ms >= self.gap_ms and self.wants is None:
+            if self._voiced_ms < self.noise_ms:
+                return self._resume(end, Burst.NOISE.value, "")
+            self.wants = end
+            self._asked = False
+        if end - self._paused_at >= self.decide_within_ms:
+            return self._resume(end, "undecided", "")
+        return []
+
+    def _resume(self, t_ms: int, why: str, text: str) -> list[FloorEvent]:
+        event = BotResumes(self._onset, t_ms, why, text)
+        self.wants = None
+        if t_ms - self._last_voiced_end >= self.gap_ms:
+            self._reset()
+        else:
+            self._state = _State.KEPT
+        return [event]
 
     def _reset(self) -> None:
-        self._voiced.clear()
-        self._onset = None
-        self._fired = False
+        self._state = _State.IDLE
+        self._recent.clear()
+        self._voiced_ms = 0
+        self.wants = None
+        self._asked = False

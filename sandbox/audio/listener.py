@@ -9,11 +9,14 @@ What it emits (the host pairs them with the call core):
 
 * :class:`CallerSpeaking` ``(t)`` - a caller turn began (``t`` = onset). Not emitted for speech
   that overlaps the bot until that speech takes the floor.
+* :class:`OverBot` ``(t_onset, t)`` - voice began over the bot: pause playout while it is
+  judged (see :mod:`sandbox.audio.bargein`).
+* :class:`BotResumes` ``(t_onset, t, why, text)`` - it did not take the floor: playout goes on.
 * :class:`BargeIn` ``(t_onset, t_decided)`` - cut the bot now. Followed by CallerSpeaking for the
   turn that took the floor.
-* :class:`Backchannel` ``(text, t_onset, t_end)`` - speech under the bot that never took the
-  floor ("mm hmm"); for display and the record only, never a UserMessage. Not emitted when
-  Whisper heard nothing.
+* :class:`Backchannel` ``(text, t_onset, t_end, resumed)`` - speech under the bot that never
+  took the floor ("mm hmm"); for display and the record only, never a UserMessage. Not emitted
+  when Whisper heard nothing. ``resumed``: the bot paused for it, then went on.
 * :class:`TurnCommitted` ``(text, reason, t_end_of_speech, t_committed)`` - one committed turn;
   ``reason`` is "confident" or "silence" (see :mod:`sandbox.audio.endpointer`).
 * :class:`DroppedEmpty` ``(reason)`` - a turn closed but Whisper heard nothing in it (a cough, a
@@ -48,7 +51,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sandbox.audio.bargein import BargeIn, BargeInDetector
+from sandbox.audio.bargein import BargeIn, BotResumes, FloorEvent, FloorJudge, OverBot
 from sandbox.audio.echo import EchoCanceller
 from sandbox.audio.endpointer import (
     PATIENCE_DEFAULT,
@@ -71,6 +74,8 @@ TranscribeFn = Callable[[Float32, str], "Future[Transcript]"]
 #: Audio kept from before the onset is detected, so Whisper hears the first consonant.
 PREROLL_MS = 300
 _FRAME = SAMPLE_RATE * FRAME_MS // 1000
+#: Frames before a voice's onset kept for judging it (its first consonant).
+BURST_LEAD_FRAMES = 2
 
 
 def in_executor(transcriber: Transcriber, executor: Executor) -> TranscribeFn:
@@ -97,6 +102,7 @@ class Backchannel:
     text: str
     t_onset: int
     t_end: int
+    resumed: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,7 +122,9 @@ class DroppedEmpty:
     reason: Reason
 
 
-ListenerEvent = CallerSpeaking | BargeIn | Backchannel | TurnCommitted | DroppedEmpty
+ListenerEvent = (
+    CallerSpeaking | OverBot | BotResumes | BargeIn | Backchannel | TurnCommitted | DroppedEmpty
+)
 
 
 @dataclass
@@ -127,6 +135,7 @@ class _Turn:
     audio: list[Float32]
     epoch: int = 0  # bumped whenever the caller resumes: guesses of older epochs are stale
     paused: bool = False
+    resumed_bot: bool = False  # an overlap the bot paused for and then went on over
     guess: tuple[int, Transcript] | None = None
     ended: TurnEnded | None = None
 
@@ -144,7 +153,7 @@ class Listener:
         echo: EchoCanceller | None = None,
         patience: int = PATIENCE_DEFAULT,
         language: str = "en",
-        bargein: BargeInDetector | None = None,
+        floor: FloorJudge | None = None,
     ) -> None:
         self._transcribe = transcribe
         self._echo = echo if echo is not None else EchoCanceller(enabled=False)
@@ -157,7 +166,9 @@ class Listener:
         self.on_decision: Callable[[int, str, dict[str, Any]], None] | None = None
         self._vad = FrameVad(sample_rate=SAMPLE_RATE)
         self._endpointer = Endpointer(patience)
-        self._bargein = bargein if bargein is not None else BargeInDetector()
+        self._floor = floor if floor is not None else FloorJudge()
+        self._burst: list[Float32] | None = None  # the voice over the bot, while it is judged
+        self._judging: Future[Transcript] | None = None
         self._language = language
         self._pending: Float32 = np.zeros(0, dtype=np.float32)
         self._pending_t = 0
@@ -214,14 +225,40 @@ class Listener:
         turn = self._turn
         if turn is not None and turn is before:  # a new turn's pre-roll holds this frame already
             turn.audio.append(frame)
-        barge = self._bargein.feed(voiced, t, bot_speaking)
-        if barge is not None:
-            self._barged = True
-            events.append(barge)
+        if self._burst is not None:
+            self._burst.append(frame)
+        for floor_event in self._floor.feed(voiced, t, bot_speaking):
+            events += self._on_floor(floor_event)
+        if self._floor.take_request() and self._burst is not None:
+            self._judging = self._transcribe(np.concatenate(self._burst), self._language)
         if turn is not None and turn.overlap and self._takes_floor(turn, bot_speaking):
             turn.overlap = False
             events.append(CallerSpeaking(turn.onset))
         return events + self._advance()
+
+    def _on_floor(self, event: FloorEvent) -> list[ListenerEvent]:
+        """The floor judge decided something: keep what it needs, and pass it on."""
+        out: list[ListenerEvent] = [event]
+        if isinstance(event, OverBot):
+            # From just before the onset: earlier frames hold the bot's residual echo,
+            # which Whisper would read as words.
+            frames = (event.t - event.t_onset) // FRAME_MS + BURST_LEAD_FRAMES
+            self._burst = list(self._preroll)[-frames:]
+            return out
+        self._burst = self._judging = None
+        overlap = self._turn
+        if overlap is None and self._closed:
+            overlap = self._closed[-1]
+        if overlap is None or not overlap.overlap:
+            return out
+        if isinstance(event, BotResumes):
+            overlap.resumed_bot = True
+        elif isinstance(event, BargeIn):
+            self._barged = True
+            if overlap is not self._turn:  # closed already, waiting for its transcript
+                overlap.overlap = False
+                out.append(CallerSpeaking(overlap.onset))
+        return out
 
     def _takes_floor(self, turn: _Turn, bot_speaking: bool) -> bool:
         # A paused overlap is a finished backchannel unless the caller speaks again.
@@ -257,6 +294,11 @@ class Listener:
         Loops while jobs finish at once (a synchronous hook), so results are never a frame late.
         """
         events: list[ListenerEvent] = []
+        judging = self._judging
+        if judging is not None and judging.done():
+            self._judging = None
+            for floor_event in self._floor.heard(judging.result().text, self._now):
+                events += self._on_floor(floor_event)
         while True:
             if self._job is not None and self._job[2].done():
                 turn, epoch, future = self._job
@@ -287,7 +329,8 @@ class Listener:
         assert turn.ended is not None and turn.guess is not None
         text = turn.guess[1].text.strip()
         if turn.overlap:
-            return [Backchannel(text, turn.onset, turn.ended.speech_end)] if text else []
+            backchannel = Backchannel(text, turn.onset, turn.ended.speech_end, turn.resumed_bot)
+            return [backchannel] if text else []
         if not text:
             return [DroppedEmpty(turn.ended.reason)]
         return [TurnCommitted(text, turn.ended.reason, turn.ended.speech_end, self._now)]

@@ -25,7 +25,15 @@ included: the echo canceller's reference), then ``on_word`` for each word heard 
 speaker goes quiet within one block (plus the device's buffer). No callback fires for a
 cut unit after ``cut`` returns, not even ``on_unit_done``: the caller knows which units it
 cut (``cut`` returns their ids) and finalizes them itself from the words it was told about.
-A unit enqueued after the cut plays, even under a speech_id that was cut.
+A unit enqueued after the cut plays, even under a speech_id that was cut. A cut also ends a
+pause.
+
+**pause()** holds playout where it is while the caller's voice is judged (pause, then decide).
+The next block fades the coming samples out over ``FADE_MS`` (the speaker is quiet within
+one block) without consuming them, then silence; nothing is released and no word counts as
+heard while paused. **resume()** goes on from the exact sample where the pause began, with a
+``FADE_MS`` fade-in: no word repeated, none skipped, and the unit's heard text ends up as if
+no pause had happened. A unit that is paused is still speaking.
 
 If a callback raises, playout stops (silence from then on) and :meth:`stop` raises the error.
 """
@@ -47,6 +55,10 @@ from sandbox.audio.tts import Clip, WordSpan
 OnWord = Callable[[int, int, str, int], None]
 OnUnitDone = Callable[[int], None]
 OnRelease = Callable[[Block], None]
+
+#: Length of the fade when playout pauses and resumes: short enough to be quiet within one
+#: block, long enough not to click.
+FADE_MS = 10
 
 
 def heard_at(word: WordSpan) -> int:
@@ -93,6 +105,10 @@ class PlayoutClock:
         self._thread: threading.Thread | None = None
         self._halt = threading.Event()
         self._error: BaseException | None = None
+        self.fade_frames = sink.sample_rate * FADE_MS // 1000
+        self._paused = False
+        self._fading_out = False  # paused, and the fade-out block is still to be released
+        self._fading_in = False  # resumed, and the fade-in block is still to be released
 
     # ------------------------------------------------------------------ feeding
 
@@ -118,7 +134,27 @@ class PlayoutClock:
         with self._lock:
             dropped = [unit.speech_id for unit in self._units]
             self._units.clear()
+            self._paused = self._fading_out = self._fading_in = False
             return dropped
+
+    def pause(self) -> None:
+        """Hold playout where it is: the next block fades out, then silence (see the module doc)."""
+        with self._lock:
+            if not self._paused:
+                self._paused = self._fading_out = True
+                self._fading_in = False
+
+    def resume(self) -> None:
+        """Go on from the sample where the pause began, fading in."""
+        with self._lock:
+            if self._paused:
+                self._paused = self._fading_out = False
+                self._fading_in = True
+
+    @property
+    def paused(self) -> bool:
+        """Whether playout is held by :meth:`pause`."""
+        return self._paused
 
     @property
     def is_speaking(self) -> bool:
@@ -137,40 +173,16 @@ class PlayoutClock:
 
     def pull(self, frames: int) -> Block:
         """Release the next ``frames`` samples now and report what they carried."""
-        events: list[tuple[int, int, str, int] | int] = []  # heard words, finished units
         with self._lock:
-            block = np.zeros(frames, np.int16)
-            filled = 0
-            while self._units:
-                unit = self._units[0]
-                if not unit.clips:
-                    if not unit.ended:
-                        break  # waiting for its next clip; the units behind it wait too
-                    self._units.popleft()
-                    events.append(unit.speech_id)
-                    continue
-                clip = unit.clips[0]
-                remaining = len(clip.samples) - unit.position
-                if remaining and filled == frames:
-                    break
-                take = min(frames - filled, remaining)
-                block[filled : filled + take] = clip.samples[unit.position : unit.position + take]
-                filled += take
-                unit.position += take
-                finished = unit.position == len(clip.samples)
-                while unit.next_word < len(clip.words) and (
-                    finished or heard_at(clip.words[unit.next_word]) <= unit.position
-                ):
-                    word = clip.words[unit.next_word]
-                    at = self._samples_out + filled - (unit.position - word.start)
-                    index = unit.words_before + unit.next_word
-                    events.append((unit.speech_id, index, word.text, at))
-                    unit.next_word += 1
-                if not finished:
-                    break
-                unit.clips.popleft()
-                unit.words_before += len(clip.words)
-                unit.position = unit.next_word = 0
+            if self._paused:
+                block = self._fade_out(frames)
+                events: list[tuple[int, int, str, int] | int] = []
+            else:
+                block, events = self._take(frames)
+                if self._fading_in:
+                    self._fading_in = False
+                    n = min(self.fade_frames, frames)
+                    block[:n] = (block[:n] * np.linspace(0.0, 1.0, n)).astype(np.int16)
             self._samples_out += frames
             if self._on_release is not None:
                 self._on_release(block)
@@ -180,6 +192,57 @@ class PlayoutClock:
                 else:
                     self._on_word(*event)
         return block
+
+    def _fade_out(self, frames: int) -> Block:
+        """A paused block: the first one fades out the samples to come (left unreleased)."""
+        block = np.zeros(frames, np.int16)
+        if not self._fading_out:
+            return block
+        self._fading_out = False
+        if self._units and self._units[0].clips:
+            unit = self._units[0]
+            ahead = unit.clips[0].samples[unit.position : unit.position + self.fade_frames]
+            n = min(len(ahead), frames)
+            block[:n] = (ahead[:n] * np.linspace(1.0, 0.0, n)).astype(np.int16)
+        return block
+
+    def _take(self, frames: int) -> tuple[Block, list[tuple[int, int, str, int] | int]]:
+        """The next ``frames`` samples of the units in line, and the words and unit ends they
+        carried, in order (heard words as (speech id, index, text, sample); ends as ids)."""
+        events: list[tuple[int, int, str, int] | int] = []
+        block = np.zeros(frames, np.int16)
+        filled = 0
+        while self._units:
+            unit = self._units[0]
+            if not unit.clips:
+                if not unit.ended:
+                    break  # waiting for its next clip; the units behind it wait too
+                self._units.popleft()
+                events.append(unit.speech_id)
+                continue
+            clip = unit.clips[0]
+            remaining = len(clip.samples) - unit.position
+            if remaining and filled == frames:
+                break
+            take = min(frames - filled, remaining)
+            block[filled : filled + take] = clip.samples[unit.position : unit.position + take]
+            filled += take
+            unit.position += take
+            finished = unit.position == len(clip.samples)
+            while unit.next_word < len(clip.words) and (
+                finished or heard_at(clip.words[unit.next_word]) <= unit.position
+            ):
+                word = clip.words[unit.next_word]
+                at = self._samples_out + filled - (unit.position - word.start)
+                index = unit.words_before + unit.next_word
+                events.append((unit.speech_id, index, word.text, at))
+                unit.next_word += 1
+            if not finished:
+                break
+            unit.clips.popleft()
+            unit.words_before += len(clip.words)
+            unit.position = unit.next_word = 0
+        return block, events
 
     def pump(self) -> int:
         """Release, and write to the paced sink, every block due by now; returns how many."""

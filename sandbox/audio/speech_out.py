@@ -1,9 +1,10 @@
 """SpeechOut: the call core's playout, for real — Piper into the playout clock.
 
-It implements the core's playout port (open, speak, close, cut), synthesizes each unit's text clause
-by clause on one worker thread (Piper uses the cores it is given; one synthesis at a time
-keeps units in order), queues the clips on the playout clock, and hands the core what the
-clock released: a word when it counts as heard, a unit when all of its audio is out.
+It implements the core's playout port (open, speak, close, cut, pause, resume), synthesizes
+each unit's text clause by clause on one worker thread (Piper uses the cores it is given; one
+synthesis at a time keeps units in order), queues the clips on the playout clock, and hands
+the core what the clock released: a word when it counts as heard, a unit when all of its
+audio is out.
 
 Clock callbacks arrive on the audio thread; they are queued here and ``wake`` is called so
 the host's loop drains them with :meth:`advance`. Nothing here blocks the audio thread.
@@ -161,6 +162,14 @@ class SpeechOut:
                 self._in_play.clear()
                 self._awaiting_audio.clear()
             self.clock.cut()
+
+    def pause(self, now: int = 0) -> None:
+        """Hold playout where it is while the caller is judged (synthesis goes on)."""
+        self.clock.pause()
+
+    def resume(self, now: int = 0) -> None:
+        """Go on from where the pause began."""
+        self.clock.resume()
 
     # ------------------------------------------------------------- synthesis
 

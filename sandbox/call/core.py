@@ -31,7 +31,9 @@ from sandbox.call.effects import (
     FrameDropped,
     ListenWith,
     OpenUnit,
+    PausePlayout,
     ProtocolViolation,
+    ResumePlayout,
     SendFrame,
     SpeakText,
     StateChanged,
@@ -117,6 +119,7 @@ class CallCore:
     _stt_language_pending: int | None = None
     _brain_ending: bool = False
     _interrupted: bool = False
+    _paused: bool = False  # playout is held while the caller's voice over it is judged
     _state: CallState | None = None
     _idle: IdleTimer = field(init=False)
 
@@ -272,7 +275,7 @@ class CallCore:
                 other.bracket = Bracket.CANCELLED
             out += self._seal(other, Fate.CANCELLED)
         if in_play:
-            out.insert(0, CutPlayout("cancel"))
+            out.insert(0, self._cut("cancel"))
         return out + self._flush()
 
     def _on_request(self, msg: pb.Request, now: int) -> list[Effect]:
@@ -323,19 +326,43 @@ class CallCore:
         self._caller_active = False
         return self._land_stt_language() + self._settle(now)
 
-    def backchannel(self, text: str, now: int) -> list[Effect]:
-        """A short acknowledgement over the bot: shown, never a turn, never a cut."""
+    def backchannel(self, text: str, now: int, *, resumed: bool = False) -> list[Effect]:
+        """A short acknowledgement over the bot: shown, never a turn, never a cut.
+        ``resumed``: the bot paused for it and then went on."""
         if self.ended is not None:
             return []
-        return [CallerShown("backchannel", text, None)]
+        return [CallerShown("backchannel_resumed" if resumed else "backchannel", text, None)]
+
+    def caller_over_bot(self, now: int) -> list[Effect]:
+        """The caller's voice began over the bot: hold playout while it is judged (pause,
+        then decide). The wire sees nothing unless it turns out to be a barge-in."""
+        if self.ended is not None or self._paused:
+            return []
+        if not any(u.relayed for u in self.book.unresolved()):
+            return []  # nothing is audible: there is nothing to hold
+        self._paused = True
+        self._idle.caller_spoke()
+        return [PausePlayout(), *self._settle(now)]
+
+    def bot_keeps_floor(self, now: int) -> list[Effect]:
+        """The voice over the bot was a backchannel or a noise: playout goes on exactly where
+        it paused, and its units' heard text will read as if no pause had happened."""
+        if self.ended is not None or not self._paused:
+            return []
+        self._paused = False
+        return [ResumePlayout(), *self._settle(now)]
 
     def barge_in(self, now: int) -> list[Effect]:
-        """Sustained caller speech over the bot took the floor: kill what is in flight."""
+        """Caller speech over the bot took the floor: kill what is in flight. After a pause,
+        what each unit played before it is exactly its heard text."""
         if self.ended is not None:
             return []
         self._caller_active = True
         self._idle.caller_spoke()
-        return self._interrupt(now, taken=True) + self._settle(now)
+        out = self._interrupt(now, taken=True)
+        if self._paused:  # nothing in flight to cut, but the held playout must not go on
+            out.append(self._cut("barge-in"))
+        return out + self._settle(now)
 
     def caller_turn(
         self, text: str, now: int, *, typed: bool = False, closed_by: str = ""
@@ -461,6 +488,8 @@ class CallCore:
             return CallState.ENDED
         if not self.started:
             return CallState.CONNECTING
+        if self._paused:
+            return CallState.PAUSED
         if self._caller_active:
             return CallState.INTERRUPTED if self._interrupted else CallState.CALLER_SPEAKING
         in_play = self.book.unresolved()
@@ -514,10 +543,15 @@ class CallCore:
         self._interrupted = True
         out: list[Effect] = [SendFrame(envelope(pb.Interruption(through_turn=through)))]
         if any(u.relayed for u in in_flight):
-            out.append(CutPlayout("barge-in"))
+            out.append(self._cut("barge-in"))
         for unit in in_flight:
             out += self._seal(unit, Fate.BARGED)
         return out + self._flush()
+
+    def _cut(self, reason: str) -> CutPlayout:
+        """Silence playout (a cut also ends a pause)."""
+        self._paused = False
+        return CutPlayout(reason)
 
     def _settle(self, now: int) -> list[Effect]:
         """After every event: the idle wait runs exactly while the floor is silent (nobody
@@ -539,7 +573,7 @@ class CallCore:
         out: list[Effect] = []
         left = self.book.unresolved()
         if any(u.relayed for u in left):
-            out.append(CutPlayout("end"))
+            out.append(self._cut("end"))
         for unit in left:
             out += self._seal(unit, Fate.ABANDONED)
         out += self._flush()  # every bracket still gets its one Finalize

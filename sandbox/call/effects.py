@@ -21,6 +21,7 @@ class CallState(enum.StrEnum):
     CALLER_SPEAKING = "caller speaking"
     THINKING = "thinking"
     SPEAKING = "speaking"
+    PAUSED = "paused: deciding"
     INTERRUPTED = "interrupted"
     ENDED = "ended"
 
@@ -61,6 +62,16 @@ class CutPlayout:
     """Silence the speaker now and drop everything queued. ``reason``: barge-in, cancel, end."""
 
     reason: str
+
+
+@dataclass(frozen=True)
+class PausePlayout:
+    """The caller's voice began over the bot: fade out and hold while it is judged."""
+
+
+@dataclass(frozen=True)
+class ResumePlayout:
+    """The caller's voice over the bot did not take the floor: go on where playout paused."""
 
 
 @dataclass(frozen=True)
@@ -205,6 +216,8 @@ Effect = (
     | SpeakText
     | CloseUnit
     | CutPlayout
+    | PausePlayout
+    | ResumePlayout
     | ToApp
     | ListenWith
     | ProtocolViolation

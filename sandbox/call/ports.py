@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from sandbox.call.effects import CloseUnit, CutPlayout, Effect, ListenWith, OpenUnit, SpeakText
+from sandbox.call.effects import (
+    CloseUnit,
+    CutPlayout,
+    Effect,
+    ListenWith,
+    OpenUnit,
+    PausePlayout,
+    ResumePlayout,
+    SpeakText,
+)
 from sandbox.call.played import Played
 
 
@@ -26,7 +35,13 @@ class Playout(Protocol):
         """No more text comes for this unit; report it played once its audio is out."""
 
     def cut(self, now: int) -> None:
-        """Silence now and drop everything queued."""
+        """Silence now and drop everything queued (a pause ends with it)."""
+
+    def pause(self, now: int) -> None:
+        """Fade out now and hold: nothing more plays, or counts as heard, until resumed."""
+
+    def resume(self, now: int) -> None:
+        """Go on from exactly where the pause began."""
 
     def next_deadline(self) -> int | None:
         """When ``advance`` next has something to report (None: it wakes the host itself)."""
@@ -54,6 +69,10 @@ def deliver(effect: Effect, now: int, playout: Playout, listening: Listening | N
             playout.close_unit(sid, now)
         case CutPlayout():
             playout.cut(now)
+        case PausePlayout():
+            playout.pause(now)
+        case ResumePlayout():
+            playout.resume(now)
         case ListenWith(language=language, patience=patience):
             if listening is not None:
                 listening.listen_with(language, patience)

@@ -5,6 +5,8 @@ implements the same :class:`~sandbox.call.ports.Playout` port as the real audio 
 reports the same progress, so the call core cannot tell the difference. Sans-I/O: the caller
 advances its time.
 A word counts as heard as its slot starts (its audio starts), the rule the real clock uses.
+A pause stops the clock where it stands; resuming shifts every slot still to come by the
+pause's length, so the words play on as if no pause had happened.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class SimPlayout:
     _word_started: int | None = None
     _word_heard: bool = False
     _free_at: int = 0  # when the last word finished
+    _paused_at: int | None = None
     words_played: int = 0
 
     def open_unit(self, speech_id: int, voice: int, language: int, now: int) -> None:
@@ -59,7 +62,7 @@ class SimPlayout:
         queued = self._by_id.get(speech_id)
         if queued is not None:
             queued.text += text
-            self._ripen(queued, now)
+            self._ripen(queued, self._held(now))
         self._start_if_idle(now)
 
     def close_unit(self, speech_id: int, now: int) -> None:
@@ -67,14 +70,32 @@ class SimPlayout:
         queued = self._by_id.get(speech_id)
         if queued is not None:
             queued.closed = True
-            self._ripen(queued, now)
+            self._ripen(queued, self._held(now))
         self._start_if_idle(now)
 
     def cut(self, now: int) -> None:
-        """Stop at once and drop everything queued."""
+        """Stop at once and drop everything queued (a pause ends with it)."""
         self._queue.clear()
         self._by_id.clear()
         self._word_started = None
+        self._paused_at = None
+
+    def pause(self, now: int) -> None:
+        """Stop the clock where it stands: nothing more plays until :meth:`resume`."""
+        if self._paused_at is None:
+            self._paused_at = now
+
+    def resume(self, now: int) -> None:
+        """Go on where the pause began: every slot still to come moves by the pause's length."""
+        if self._paused_at is None:
+            return
+        held = max(0, now - self._paused_at)
+        self._paused_at = None
+        self._free_at += held
+        if self._word_started is not None:
+            self._word_started += held
+        for queued in self._queue:
+            queued.ready_at += held
 
     @property
     def speaking(self) -> bool:
@@ -83,6 +104,8 @@ class SimPlayout:
 
     def next_deadline(self) -> int | None:
         """When ``advance`` next has something to report."""
+        if self._paused_at is not None:
+            return None
         if self._word_started is not None:
             start = self._word_started
             return start if not self._word_heard else start + self.ms_per_word
@@ -91,7 +114,9 @@ class SimPlayout:
         return None
 
     def advance(self, now: int) -> list[Played]:
-        """Report everything that played up to ``now``."""
+        """Report everything that played up to ``now`` (up to the pause, while paused)."""
+        if self._paused_at is not None:
+            now = min(now, self._paused_at)
         out: list[Played] = []
         while self._queue:
             head = self._queue[0]
@@ -127,6 +152,10 @@ class SimPlayout:
         if not had_words and queued.words:
             queued.ready_at = now
 
+    def _held(self, now: int) -> int:
+        """The clock's time: while paused it stands at the pause (resume moves it on)."""
+        return now if self._paused_at is None else min(now, self._paused_at)
+
     def _start_if_idle(self, now: int) -> None:
         if self._word_started is None and self._queue and self._queue[0].words:
-            self._word_started = max(now, self._free_at)
+            self._word_started = max(self._held(now), self._free_at)

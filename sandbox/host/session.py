@@ -19,7 +19,7 @@ from typing import Protocol
 
 from websockets.exceptions import ConnectionClosed
 
-from sandbox.audio.bargein import BargeIn
+from sandbox.audio.bargein import BargeIn, BotResumes, OverBot
 from sandbox.audio.listener import (
     Backchannel,
     CallerSpeaking,
@@ -121,10 +121,14 @@ class CallHost:
         match event:
             case CallerSpeaking():
                 self.post_threadsafe(core.caller_speaking)
+            case OverBot():
+                self.post_threadsafe(core.caller_over_bot)
+            case BotResumes():
+                self.post_threadsafe(core.bot_keeps_floor)
             case BargeIn():
                 self.post_threadsafe(core.barge_in)
-            case Backchannel(text=text):
-                self.post_threadsafe(lambda now: core.backchannel(text, now))
+            case Backchannel(text=text, resumed=resumed):
+                self.post_threadsafe(lambda now: core.backchannel(text, now, resumed=resumed))
             case TurnCommitted(text=text, reason=reason):
                 self.post_threadsafe(lambda now: core.caller_turn(text, now, closed_by=reason))
             case DroppedEmpty():
@@ -135,7 +139,9 @@ class CallHost:
         self.post(lambda now: self.core.caller_turn(text, now, typed=typed))
 
     def barge_in(self) -> None:
-        """The caller took the floor over the bot."""
+        """The caller took the floor over the bot: the path a voice barge-in takes, pause
+        then decide, so a demo's key press behaves as a real call does."""
+        self.post(self.core.caller_over_bot)
         self.post(self.core.barge_in)
 
     def backchannel(self, text: str) -> None:
