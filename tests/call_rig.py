@@ -102,6 +102,12 @@ class Rig:
     def barge_in(self) -> list[Effect]:
         return self.take(self.core.barge_in(self.now))
 
+    def over_bot(self) -> list[Effect]:
+        return self.take(self.core.caller_over_bot(self.now))
+
+    def keep_floor(self) -> list[Effect]:
+        return self.take(self.core.bot_keeps_floor(self.now))
+
     # -- reading what went out
     def arms(self) -> list[str]:
         return [str(env.WhichOneof("body")) for env in self.sent]

@@ -192,6 +192,9 @@ def test_caller_lines_notices_and_endings_read_as_words() -> None:
     assert caller_text(CallerShown("backchannel", "mm-hmm", None)).plain == (
         "you (backchannel, not a turn)\n  mm-hmm"
     )
+    assert caller_text(CallerShown("backchannel", "okay", None, resumed=True)).plain == (
+        "you (backchannel: the bot paused, then went on)\n  okay"
+    )
     assert idle_text(CallerIdle(turn_id=4, level=1, idle_ms=8000)).plain == (
         "idle · turn 4\n  silent for 8.0 s"
     )

@@ -331,7 +331,7 @@ class CallCore:
         ``resumed``: the bot paused for it and then went on."""
         if self.ended is not None:
             return []
-        return [CallerShown("backchannel_resumed" if resumed else "backchannel", text, None)]
+        return [CallerShown("backchannel", text, None, resumed)]
 
     def caller_over_bot(self, now: int) -> list[Effect]:
         """The caller's voice began over the bot: hold playout while it is judged (pause,

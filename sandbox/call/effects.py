@@ -166,11 +166,13 @@ class UnitChanged:
 @dataclass(frozen=True)
 class CallerShown:
     """A caller-side line to show. ``kind``: spoken or typed (a committed turn, with its
-    ``turn_id``), or backchannel (not a turn: ``turn_id`` None)."""
+    ``turn_id``), or backchannel (not a turn: ``turn_id`` None; ``resumed``: the bot paused
+    for it, then went on)."""
 
     kind: str
     text: str
     turn_id: int | None
+    resumed: bool = False
 
 
 @dataclass(frozen=True)

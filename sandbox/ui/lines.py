@@ -78,6 +78,8 @@ def unit_text(unit: Unit) -> Text:
 def caller_text(shown: CallerShown) -> Text:
     """A caller-side line: a spoken or typed turn, a backchannel, an idle nudge."""
     label = _CALLER_LABELS.get(shown.kind, shown.kind)
+    if shown.resumed:
+        label = "you (backchannel: the bot paused, then went on)"
     line = Text(label, style="bold cyan")
     if shown.turn_id is not None:
         line.append(f" · turn {shown.turn_id}", style="cyan")
