@@ -13,22 +13,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sandbox.audio.bargein import BargeIn
+from sandbox.audio.bargein import BargeIn, OverBot
 from sandbox.audio.listener import TurnCommitted
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.sinks import Block
 from sandbox.audio.tts import Clip, WordSpan
+from sandbox.bench.backchannels import BackchannelFigures, BackchannelTrial, trial_lines
 from sandbox.bench.bargein import BargeInFigures, BargeInRun, barge_in_run, first_silence
 from sandbox.bench.call import CallLog, until
 from sandbox.bench.echo import EchoFigures
 from sandbox.bench.first_audio import FirstAudioFigures, first_chunk
+from sandbox.bench.greeting import GreetingFigures, GreetingTrial
 from sandbox.bench.heard import Cut, HeardFigures, cut_at, words
 from sandbox.bench.mic import CallerLine, Spoken, TimedMic
 from sandbox.bench.report import Figures, result, table, targets
 from sandbox.bench.rtf import RtfFigures
 from sandbox.bench.runner import FULL, QUICK, BenchConfig
 from sandbox.bench.turns import TurnFigures, TurnRun, turn_run
-from sandbox.call.effects import CutPlayout, SendFrame
+from sandbox.call.effects import CutPlayout, PausePlayout, SendFrame
 from sandbox.wire import pb
 from sandbox.wire.codec import envelope
 
@@ -231,16 +233,18 @@ def test_silence_is_the_first_quiet_block_after_the_last_sound_before_the_cut() 
     assert first_silence([(100, True)], 90, 110) is None  # nothing released after the cut
 
 
-def test_a_barge_in_is_timed_from_the_objections_onset() -> None:
+def test_a_barge_in_is_timed_from_the_objections_onset_to_the_pauses_silence() -> None:
     log = CallLog()
-    log.events.append((1750, BargeIn(1040, 1740)))
+    log.events += [(1100, OverBot(1040, 1100)), (1750, BargeIn(1040, 1740))]
     log.effects += [
+        (1102, PausePlayout()),
         (1760, SendFrame(envelope(pb.Interruption(through_turn=3)))),
         (1761, CutPlayout("barge-in")),
     ]
-    log.releases += [(1740, True), (1760, True), (1780, False), (1800, False)]
+    log.releases += [(1100, True), (1120, True), (1140, False), (1160, False), (1780, False)]
     run = barge_in_run(5, 1000.0, log)
-    assert run == BargeInRun(5, 750, 30, 760, 780)
+    # Paused 100 ms after onset, silent 40 ms later; the floor taken at 750, sent at 760.
+    assert run == BargeInRun(5, 100, 40, 760, 140, 750)
     assert barge_in_run(5, 2000.0, log) is None  # nothing took the floor after that onset
 
 
@@ -264,11 +268,12 @@ def test_a_cut_reports_the_words_whose_audio_had_started() -> None:
 
 def test_heard_and_emitted_are_compared_by_normalized_word_counts() -> None:
     assert words("We're open, early-ish. OK?") == ["we're", "open", "early", "ish", "ok"]
-    exact = Cut("r", 1.0, "Our opening", "Our opening.", "Our opening.")
-    one_more = Cut("r", 1.0, "Our opening", "Our opening hours.", "Our opening")
+    exact = Cut("r", False, 1.0, "Our opening", "Our opening.", "Our opening.")
+    one_more = Cut("r", True, 1.0, "Our opening", "Our opening hours.", "Our opening")
     figures = HeardFigures((exact, one_more, exact, exact))
     assert (one_more.count_error, one_more.midpoint_error) == (1, 0)
     assert figures.exact_fraction == 0.75 and figures.max_word_error == 1
+    assert figures.paused_exact_fraction == 0.0  # the one cut through a pause was off
     assert figures.midpoint_exact_fraction == 1.0
     assert figures.errors() == {"0": 3, "1": 1}
     assert figures.examples() == [
@@ -297,9 +302,13 @@ def _figures(*, decision_ms: float, self_interruptions: int) -> Figures:
     return Figures(
         turns=TurnFigures((turn,), 7, {"confident": 720, "silence": 1620}),
         first_audio=FirstAudioFigures((("Hi, there", 150.0),)),
-        barge_in=BargeInFigures((BargeInRun(3, 700.0, decision_ms, 720.0, 730.0),), 2),
-        heard=HeardFigures((Cut("r", 1.0, "a b", "a b", "a b"),)),
-        echo=EchoFigures(20, self_interruptions, 0, 0, 0, 120.0),
+        barge_in=BargeInFigures((BargeInRun(3, 100.0, decision_ms, 720.0, 130.0, 700.0),), 1),
+        backchannels=BackchannelFigures(
+            (BackchannelTrial("Okay.", "en-us+m3", 1.0, True, True, False, True, 640.0),)
+        ),
+        greeting=GreetingFigures((GreetingTrial(500.0, True, 120.0),)),
+        heard=HeardFigures((Cut("r", True, 1.0, "a b", "a b", "a b"),)),
+        echo=EchoFigures(20, self_interruptions, 0, 0, 0, 0, 0, 120.0),
         rtf=RtfFigures(0.3, 0.1, {"1.1s": 580.0}),
         peak_rss_mb=650.0,
     )
@@ -309,7 +318,10 @@ def test_targets_are_reported_met_or_missed_never_enforced() -> None:
     good = result(_figures(decision_ms=17, self_interruptions=0), {"elapsed_s": 1.0})
     assert good["targets"]["end_of_speech_to_user_message_ms"] == {"max": 870, "met": True}
     assert all(t["met"] for t in good["targets"].values())
-    assert good["elapsed_s"] == 1.0 and good["barge_in_attempts"] == 2
+    assert good["elapsed_s"] == 1.0 and good["barge_in_attempts"] == 1
+    assert good["targets"]["greeting_barge_in_landed"] == {"min": 1, "met": True}
+    assert good["targets"]["onset_to_silence_ms"] == {"max": 300, "met": True}
+    assert good["backchannel_resumed_fraction"] == 1.0 and good["resume_gap_ms"] == 640.0
     bad = result(_figures(decision_ms=45, self_interruptions=2), {})
     assert bad["targets"]["barge_in_decision_to_silence_ms"] == {"max": 30, "met": False}
     assert bad["targets"]["self_interruptions"] == {"max": 0, "met": False}
@@ -320,7 +332,7 @@ def test_the_table_shows_measured_target_and_peer() -> None:
     text = table(result(_figures(decision_ms=45, self_interruptions=0), {}))
     lines = text.splitlines()
     assert lines[0].split()[:2] == ["measure", "measured"]
-    decision = next(line for line in lines if line.startswith("barge-in decision → silence"))
+    decision = next(line for line in lines if line.startswith("pause decision → silence"))
     assert "45 ms" in decision and "≤ 30 ms ✗" in decision
     reply = next(line for line in lines if line.startswith("end of speech → first reply audio"))
     assert "1000 ms" in reply and "1470 ms" in reply  # the peer's figure beside ours
@@ -333,3 +345,11 @@ async def test_every_wait_in_a_call_gives_up_after_its_timeout() -> None:
     assert await asyncio.wait_for(until(lambda: False, 0.05), 10) is False  # it gives up
     assert loop.time() - started >= 0.05  # ... once its timeout has passed, not before
     assert await until(lambda: True, 0.05) is True
+
+
+def test_backchannel_trials_cover_every_variant_voice_and_level() -> None:
+    lines = trial_lines(22)
+    labels = {t.line.text for t in lines}
+    assert len(labels) >= 10 and "(a cough)" in labels and "Mm-hmm." in labels
+    assert len({t.voice for t in lines}) >= 4 and len({t.gain for t in lines}) >= 3
+    assert all(t.line.voice_end > t.line.voice_start for t in lines)  # every one is audible

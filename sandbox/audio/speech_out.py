@@ -82,6 +82,8 @@ class SpeechOut:
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
         self.timing = Timing()
         self.wake: Callable[[], None] = lambda: None
+        #: Also told of every word as it is released (the audio thread; return at once).
+        self.word_hooks: list[Callable[[WordPlayed], None]] = []
         self.clock = make_clock(
             on_word=self._word, on_unit_done=self._unit_done, on_release=self._released
         )
@@ -196,8 +198,11 @@ class SpeechOut:
     # ------------------------------------------------------ clock callbacks
 
     def _word(self, speech_id: int, index: int, word: str, sample: int) -> None:
+        played = WordPlayed(speech_id, word, index, sample)
         with self._lock:
-            self._events.append(WordPlayed(speech_id, word, index, sample))
+            self._events.append(played)
+        for hook in self.word_hooks:
+            hook(played)
         self.wake()
 
     def _unit_done(self, speech_id: int) -> None:

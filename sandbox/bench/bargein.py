@@ -1,15 +1,20 @@
 """Barge-in: how fast a caller's objection silences the bot and reaches the brain.
 
 A real call to the concierge: a typed question starts a long reply; after a random number of
-its words were heard, an espeak-ng objection goes into the microphone path. Measured per run:
+its words were heard, an espeak-ng objection (several phrasings, in turn) goes into the
+microphone path. The bot pauses as the voice starts and the objection then takes the floor
+(pause, then decide). Measured per run:
 
-* decision -> silence: from the moment the listener decided the caller took the floor (host
-  time when it emitted the BargeIn) to the first silent block the playout released after
-  the last sound it released before the cut;
-* onset -> Interruption: from the first sample of the objection's voice to the Interruption
-  frame sent to the brain;
+* decision -> silence: from the moment the listener decided to pause (host time when it
+  emitted OverBot) to the first silent block the playout released after the last sound it
+  released before the pause took effect;
 * onset -> silence: from the objection's first sample to that silent block (the figure the
-  peer was measured on).
+  peer was measured on);
+* onset -> pause decision, onset -> barge-in decision, onset -> Interruption (the frame sent
+  to the brain).
+
+An objection *landed* when it took the floor, the Interruption went out and it reached the
+brain as a turn.
 """
 
 from __future__ import annotations
@@ -19,14 +24,14 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sandbox.audio.bargein import BargeIn
+from sandbox.audio.bargein import BargeIn, OverBot
 from sandbox.audio.listener import ListenerEvent
 from sandbox.bench.call import BenchCall, CallLog, bench_call, listening, say, sent_after, until
 from sandbox.bench.figures import Progress, fmt_ms, median
 from sandbox.bench.mic import CallerLine
 from sandbox.bench.models import Models
-from sandbox.bench.texts import LONG_REPLY_QUESTIONS, OBJECTION
-from sandbox.call.effects import CutPlayout
+from sandbox.bench.texts import LONG_REPLY_QUESTIONS, OBJECTIONS
+from sandbox.call.effects import PausePlayout
 
 #: The objection starts after this many words of the reply were heard (drawn at random).
 WORDS_BEFORE = (2, 8)
@@ -41,18 +46,29 @@ class BargeInRun:
     """One objection over the bot (milliseconds)."""
 
     words_before: int
-    onset_to_decision_ms: float
+    onset_to_decision_ms: float  # the pause
     decision_to_silence_ms: float
     onset_to_interruption_ms: float
     onset_to_silence_ms: float
+    onset_to_barge_in_ms: float  # the decision that the caller took the floor
 
 
 @dataclass(frozen=True)
 class BargeInFigures:
-    """Medians over the objections that took the floor."""
+    """Medians over the objections that landed."""
 
     runs: tuple[BargeInRun, ...]
     attempts: int
+
+    @property
+    def landed_fraction(self) -> float | None:
+        """Share of objections that took the floor and reached the brain."""
+        return round(len(self.runs) / self.attempts, 3) if self.attempts else None
+
+    @property
+    def onset_to_barge_in_ms(self) -> float | None:
+        """Median caller onset -> the decision that they took the floor."""
+        return median([r.onset_to_barge_in_ms for r in self.runs])
 
     @property
     def decision_to_silence_ms(self) -> float | None:
@@ -71,15 +87,16 @@ class BargeInFigures:
 
     @property
     def onset_to_decision_ms(self) -> float | None:
-        """Median caller onset -> barge-in decision."""
+        """Median caller onset -> the decision to pause."""
         return median([r.onset_to_decision_ms for r in self.runs])
 
 
 def first_silence(releases: Sequence[tuple[int, bool]], decided_ms: int, cut_ms: int) -> int | None:
-    """When the speaker went quiet for a cut decided at ``decided_ms`` and applied by ``cut_ms``.
+    """When the speaker went quiet for a pause (or cut) decided at ``decided_ms`` and applied
+    by ``cut_ms``.
 
     The first silent block released at or after the decision that follows the last block
-    with sound released before the cut was applied. ``releases`` are (ms, carried sound).
+    with sound released before it was applied. ``releases`` are (ms, carried sound).
     """
     last_loud = max((i for i, (t, loud) in enumerate(releases) if loud and t <= cut_ms), default=-1)
     return next((t for t, loud in releases[last_loud + 1 :] if not loud and t >= decided_ms), None)
@@ -87,32 +104,37 @@ def first_silence(releases: Sequence[tuple[int, bool]], decided_ms: int, cut_ms:
 
 def barge_in_run(words_before: int, onset_ms: float, log: CallLog) -> BargeInRun | None:
     """The barge-in of an objection whose voice began at ``onset_ms``, from the call's log."""
-    decided = _first_barge_in(log.events, onset_ms)
+    paused = first_event(log.events, OverBot, onset_ms)
+    decided = first_event(log.events, BargeIn, onset_ms)
     sent = log.first_after("interruption", onset_ms)
-    if decided is None or sent is None:
+    if paused is None or decided is None or sent is None:
         return None
-    cut = next((t for t, e in log.effects if isinstance(e, CutPlayout) and t >= decided), None)
-    silent = None if cut is None else first_silence(log.releases, decided, cut)
+    held = next((t for t, e in log.effects if isinstance(e, PausePlayout) and t >= paused), None)
+    silent = None if held is None else first_silence(log.releases, paused, held)
     if silent is None:
         return None
     return BargeInRun(
         words_before=words_before,
-        onset_to_decision_ms=decided - onset_ms,
-        decision_to_silence_ms=silent - decided,
+        onset_to_decision_ms=paused - onset_ms,
+        decision_to_silence_ms=silent - paused,
         onset_to_interruption_ms=sent[0] - onset_ms,
         onset_to_silence_ms=silent - onset_ms,
+        onset_to_barge_in_ms=decided - onset_ms,
     )
 
 
-def _first_barge_in(events: Sequence[tuple[int, ListenerEvent]], after_ms: float) -> int | None:
-    return next((t for t, e in events if isinstance(e, BargeIn) and t >= after_ms), None)
+def first_event(
+    events: Sequence[tuple[int, ListenerEvent]], kind: type, after_ms: float
+) -> int | None:
+    """When the listener first emitted an event of ``kind`` at or after ``after_ms``."""
+    return next((t for t, e in events if isinstance(e, kind) and t >= after_ms), None)
 
 
 async def measure_barge_in(
     models: Models, runs: int, progress: Progress, rng: random.Random
 ) -> BargeInFigures:
     """``runs`` objections, each over a fresh long reply to a typed question."""
-    objection = await asyncio.to_thread(CallerLine.spoken, OBJECTION)
+    objections = [await asyncio.to_thread(CallerLine.spoken, text) for text in OBJECTIONS]
     measured: list[BargeInRun] = []
     async with bench_call(models, "concierge") as call:
         # The greeting plays out first. Not just for realism: the echo canceller has not
@@ -120,15 +142,16 @@ async def measure_barge_in(
         await until(listening(call.host))
         for index in range(1, runs + 1):
             words = rng.randint(*WORDS_BEFORE)
+            objection = objections[(index - 1) % len(objections)]
             run = await _one_objection(call, objection, index, words)
             if run is None:
-                progress(f"  barge-in {index}/{runs}: the objection did not take the floor")
+                progress(f"  barge-in {index}/{runs}: {objection.text!r} did not land")
                 continue
             measured.append(run)
             progress(
-                f"  barge-in {index}/{runs} after {words} words: decided "
-                f"{fmt_ms(run.onset_to_decision_ms)} after onset, silent "
-                f"{fmt_ms(run.decision_to_silence_ms)} after the decision, Interruption "
+                f"  barge-in {index}/{runs} after {words} words: silent "
+                f"{fmt_ms(run.onset_to_silence_ms)} after onset, took the floor "
+                f"{fmt_ms(run.onset_to_barge_in_ms)} after onset, Interruption "
                 f"{fmt_ms(run.onset_to_interruption_ms)} after onset"
             )
     return BargeInFigures(tuple(measured), runs)
@@ -151,5 +174,6 @@ async def _one_objection(
     assert onset is not None and end is not None
     await until(sent_after(call.log, "interruption", onset), DECISION_WAIT_S)
     # Once the objection reached the brain the next question may cut the answer to it.
-    await until(sent_after(call.log, "user_message", end), TURN_WAIT_S)
+    if not await until(sent_after(call.log, "user_message", end), TURN_WAIT_S):
+        return None
     return barge_in_run(words, onset, call.log)

@@ -3,16 +3,17 @@
 A real call to the concierge with no speaker, the microphone fed by a simulated laptop echo
 path (the bot's released audio: delay, gain, room tail, hiss) and the echo canceller on.
 The caller never speaks: turns are typed (so recognition noise is out of the loop), each
-after the previous reply played out. Every Interruption sent is then a self-interruption.
-Also counted: barge-ins decided, backchannels heard and spoken turns committed from the
-echo (none of them should happen either).
+after the previous reply played out. Every Interruption sent is then a self-interruption,
+and every pause the echo caused that resumed counts as half of one. Also counted: barge-ins
+decided, backchannels heard and spoken turns committed from the echo (none of them should
+happen either).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sandbox.audio.bargein import BargeIn
+from sandbox.audio.bargein import BargeIn, BotResumes, OverBot
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.listener import Backchannel, TurnCommitted
 from sandbox.audio.script_mic import ScriptMic
@@ -28,11 +29,18 @@ class EchoFigures:
     """What the echo did over the replies."""
 
     replies: int  # bot replies spoken through the echo path (the greeting not counted)
-    self_interruptions: int  # Interruption frames sent (the caller said nothing)
+    interruptions: int  # Interruption frames sent (the caller said nothing)
+    pauses: int  # times the echo paused the bot
+    resumes: int  # ... and it went on
     barge_ins: int
     backchannels: int
     spoken_turns: int
     audio_s: float  # seconds of bot audio released, greeting included
+
+    @property
+    def self_interruptions(self) -> float:
+        """Interruptions, plus half of each pause that resumed."""
+        return self.interruptions + 0.5 * self.resumes
 
 
 async def measure_echo(models: Models, replies: int, progress: Progress) -> EchoFigures:
@@ -53,14 +61,17 @@ async def measure_echo(models: Models, replies: int, progress: Progress) -> Echo
             outcome = "played out" if played else "did not play out"
             progress(
                 f"  reply {index}/{replies}: {words} words {outcome}; "
-                f"self-interruptions so far {len(log.sent('interruption'))}"
+                f"Interruptions so far {len(log.sent('interruption'))}, pauses "
+                f"{sum(isinstance(e, OverBot) for _t, e in log.events)}"
             )
         clock = call.engine.playout().clock
         block_s = clock.block_frames / clock.sample_rate
         events = [e for _t, e in log.events]
         return EchoFigures(
             replies=done,
-            self_interruptions=len(log.sent("interruption")),
+            interruptions=len(log.sent("interruption")),
+            pauses=sum(isinstance(e, OverBot) for e in events),
+            resumes=sum(isinstance(e, BotResumes) for e in events),
             barge_ins=sum(isinstance(e, BargeIn) for e in events),
             backchannels=sum(isinstance(e, Backchannel) for e in events),
             spoken_turns=sum(isinstance(e, TurnCommitted) for e in events),

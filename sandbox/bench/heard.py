@@ -1,7 +1,9 @@
 """Heard text at random cuts against what the speaker really emitted.
 
 The real playout clock with a fake clock and a memory sink (no real-time waiting) plays real
-Piper clips of a typical reply; at a random moment the unit is cut. *Heard* is what the clock
+Piper clips of a typical reply; at a random moment the unit is cut. Every other cut goes
+through a pause first, as a barge-in does (pause, then decide): playout fades out and holds
+for half a second, then is cut. *Heard* is what the clock
 reported word by word (``on_word``: a word counts once its first sample is released). *Emitted*
 is what Whisper transcribes from the sink's samples: the audio that really went out.
 
@@ -36,6 +38,8 @@ from sandbox.bench.texts import BOT_REPLIES
 
 #: Silence released after the cut, so Whisper hears the audio end as the listener would.
 TAIL_S = 0.3
+#: How long a paused cut holds before the cut (a barge-in's decision time).
+PAUSED_S = 0.5
 #: Mismatching cuts kept for the report.
 EXAMPLES = 5
 
@@ -50,6 +54,7 @@ class Cut:
     """One cut: where, what the clock said was heard, what Whisper heard in the audio."""
 
     reply: str
+    paused: bool  # the cut went through a pause
     emitted_s: float  # audio released before the cut
     heard: str
     transcript: str
@@ -76,6 +81,11 @@ class HeardFigures:
     def exact_fraction(self) -> float | None:
         """Share of cuts where the heard word count equals Whisper's."""
         return _exact([c.count_error for c in self.cuts])
+
+    @property
+    def paused_exact_fraction(self) -> float | None:
+        """The same, over the cuts that went through a pause."""
+        return _exact([c.count_error for c in self.cuts if c.paused])
 
     @property
     def max_word_error(self) -> int | None:
@@ -123,11 +133,14 @@ class _FakeClock:
         return self.now
 
 
-def cut_at(clips: list[Clip], at_s: float) -> tuple[MemorySink, list[str], float]:
-    """Play ``clips`` as one unit through the playout clock, cut at ``at_s`` on a fake clock.
+def cut_at(
+    clips: list[Clip], at_s: float, *, paused: bool = False
+) -> tuple[MemorySink, list[str], float]:
+    """Play ``clips`` as one unit through the playout clock, cut at ``at_s`` on a fake clock
+    (``paused``: paused at ``at_s``, cut :data:`PAUSED_S` later).
 
     Returns the sink (silence after the cut included), the words the clock reported heard,
-    and how many seconds of audio were released before the cut.
+    and how many seconds of audio were released before the cut (or the pause).
     """
     rate = clips[0].sample_rate
     sink = MemorySink(rate)
@@ -147,8 +160,12 @@ def cut_at(clips: list[Clip], at_s: float) -> tuple[MemorySink, list[str], float
     fake.now = at_s
     clock.pump()
     emitted_s = len(sink.samples()) / rate
+    if paused:
+        clock.pause()
+        fake.now += PAUSED_S
+        clock.pump()
     clock.cut()
-    fake.now = at_s + TAIL_S
+    fake.now += TAIL_S
     clock.pump()
     return sink, heard, emitted_s
 
@@ -163,14 +180,16 @@ def measure_heard(
         reply = rng.choice(BOT_REPLIES)
         clips = synthesized[reply]
         at_s = rng.uniform(0.0, sum(c.duration for c in clips))
-        sink, heard, emitted_s = cut_at(clips, at_s)
+        paused = index % 2 == 0
+        sink, heard, emitted_s = cut_at(clips, at_s, paused=paused)
         pcm = resample(as_float32(sink.samples()), sink.sample_rate, SAMPLE_RATE)
         transcript = models.transcriber.transcribe(pcm, word_timestamps=True)
         by_midpoint = [w.text for w in transcript.words if (w.start + w.end) / 2 <= emitted_s]
-        cut = Cut(reply, emitted_s, " ".join(heard), transcript.text, " ".join(by_midpoint))
+        cut = Cut(reply, paused, emitted_s, " ".join(heard), transcript.text, " ".join(by_midpoint))
         measured.append(cut)
+        how = "paused, then cut" if paused else "cut"
         progress(
-            f"  cut {index}/{cuts} at {emitted_s:.2f} s: heard {len(words(cut.heard))} words, "
+            f"  {how} {index}/{cuts} at {emitted_s:.2f} s: heard {len(words(cut.heard))} words, "
             f"Whisper {len(words(cut.transcript))} ({cut.count_error:+d}; "
             f"by midpoint {cut.midpoint_error:+d})"
         )

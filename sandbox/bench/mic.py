@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sandbox.audio.caller_voice import speak
+from sandbox.audio.caller_voice import CALLER_VOICE, CALLER_WPM, speak
 from sandbox.audio.mic import BLOCK_MS, OnBlock
 from sandbox.audio.resample import Float32, as_int16, resample
 from sandbox.audio.script_mic import ScriptMic
@@ -38,10 +38,17 @@ class CallerLine:
     voice_end: int  # one past the last
 
     @classmethod
-    def spoken(cls, text: str) -> CallerLine:
-        """``text`` in the espeak-ng caller voice (call off the event loop: a subprocess)."""
-        raw, rate = speak(text)
-        pcm: Float32 = resample(raw, rate, _RATE)
+    def spoken(
+        cls, text: str, *, voice: str = CALLER_VOICE, wpm: int = CALLER_WPM, gain: float = 1.0
+    ) -> CallerLine:
+        """``text`` in an espeak-ng voice, ``gain`` times as loud (call off the event loop:
+        a subprocess)."""
+        raw, rate = speak(text, voice=voice, wpm=wpm)
+        return cls.of_audio(text, resample(raw, rate, _RATE) * gain)
+
+    @classmethod
+    def of_audio(cls, text: str, pcm: Float32) -> CallerLine:
+        """Any sound (16 kHz float), named ``text``: a noise as much as a voice."""
         loud = np.flatnonzero(np.abs(pcm) > _VOICE_LEVEL)
         start, end = (int(loud[0]), int(loud[-1]) + 1) if len(loud) else (0, 0)
         padded = np.zeros(math.ceil(len(pcm) / _BLOCK) * _BLOCK, dtype=np.float32)

@@ -8,9 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sandbox.bench.backchannels import BackchannelFigures
 from sandbox.bench.bargein import BargeInFigures
 from sandbox.bench.echo import EchoFigures
 from sandbox.bench.first_audio import FirstAudioFigures
+from sandbox.bench.greeting import GreetingFigures
 from sandbox.bench.heard import HeardFigures
 from sandbox.bench.rtf import RtfFigures
 from sandbox.bench.turns import TurnFigures
@@ -25,6 +27,13 @@ FIXED_TARGETS: dict[str, tuple[str, float]] = {
     "heard_max_word_error": ("max", 1),
     "self_interruptions": ("max", 0),
     "peak_rss_mb": ("max", 700),
+    "onset_to_silence_ms": ("max", 300),
+    "backchannel_resumed_fraction": ("min", 0.9),
+    "backchannel_resumed_whole_fraction": ("min", 1.0),
+    "backchannel_answered_fraction": ("max", 0),
+    "barge_in_landed_fraction": ("min", 0.95),
+    "resume_gap_ms": ("max", 1200),
+    "paused_heard_exact_fraction": ("min", 0.95),
 }
 #: The peer (Pipecat 1.14.0, fully local with the same models; see DESIGN.md).
 PEER: dict[str, float | str] = {
@@ -41,6 +50,8 @@ class Figures:
     turns: TurnFigures
     first_audio: FirstAudioFigures
     barge_in: BargeInFigures
+    backchannels: BackchannelFigures
+    greeting: GreetingFigures
     heard: HeardFigures
     echo: EchoFigures
     rtf: RtfFigures
@@ -50,6 +61,7 @@ class Figures:
 def result(figures: Figures, extra: dict[str, Any]) -> dict[str, Any]:
     """The JSON object: the figures, their targets, the peer's figures, then ``extra``."""
     turns, barge, heard, echo = figures.turns, figures.barge_in, figures.heard, figures.echo
+    backs = figures.backchannels
     out: dict[str, Any] = {
         "end_of_speech_to_user_message_ms": turns.end_of_speech_to_user_message_ms,
         "patience_window_ms": turns.patience_window_ms,
@@ -64,15 +76,33 @@ def result(figures: Figures, extra: dict[str, Any]) -> dict[str, Any]:
         "barge_in_decision_to_silence_ms": barge.decision_to_silence_ms,
         "onset_to_interruption_ms": barge.onset_to_interruption_ms,
         "onset_to_silence_ms": barge.onset_to_silence_ms,
-        "onset_to_barge_in_decision_ms": barge.onset_to_decision_ms,
+        "onset_to_pause_decision_ms": barge.onset_to_decision_ms,
+        "onset_to_barge_in_decision_ms": barge.onset_to_barge_in_ms,
         "barge_ins": len(barge.runs),
         "barge_in_attempts": barge.attempts,
+        "barge_in_landed_fraction": barge.landed_fraction,
+        "backchannel_trials": len(backs.trials),
+        "backchannel_variants": backs.variants,
+        "backchannel_resumed_fraction": backs.resumed_fraction,
+        "backchannel_resumed_whole_fraction": backs.whole_fraction,
+        "backchannel_answered_fraction": backs.answered_fraction,
+        "backchannel_paused_fraction": backs.paused_fraction,
+        "resume_gap_ms": backs.resume_gap_ms,
+        "backchannel_misses": [
+            {"label": t.label, "voice": t.voice, "gain": t.gain, "answered": t.answered}
+            for t in backs.trials
+            if not t.kept
+        ],
+        "greeting_barge_in_landed": figures.greeting.landed,
+        "greeting_barge_in_trials": len(figures.greeting.trials),
+        "greeting_onset_to_pause_ms": figures.greeting.onset_to_pause_ms,
         "stt_rtf": figures.rtf.stt_rtf,
         "stt_ms": figures.rtf.stt_ms,
         "tts_rtf": figures.rtf.tts_rtf,
         "peak_rss_mb": figures.peak_rss_mb,
         "heard_cuts": len(heard.cuts),
         "heard_exact_fraction": heard.exact_fraction,
+        "paused_heard_exact_fraction": heard.paused_exact_fraction,
         "heard_max_word_error": heard.max_word_error,
         "heard_word_errors": heard.errors(),
         "heard_midpoint_exact_fraction": heard.midpoint_exact_fraction,
@@ -81,6 +111,9 @@ def result(figures: Figures, extra: dict[str, Any]) -> dict[str, Any]:
         "heard_mismatches": heard.examples(),
         "echo_replies": echo.replies,
         "self_interruptions": echo.self_interruptions,
+        "echo_interruptions": echo.interruptions,
+        "echo_pauses": echo.pauses,
+        "echo_resumes": echo.resumes,
         "echo_barge_ins": echo.barge_ins,
         "echo_backchannels": echo.backchannels,
         "echo_spoken_turns": echo.spoken_turns,
@@ -98,6 +131,8 @@ def targets(figures: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "max",
         figures["patience_window_ms"] + WINDOW_SLACK_MS,
     )
+    if figures.get("greeting_barge_in_trials"):  # every one of them
+        bounds["greeting_barge_in_landed"] = ("min", figures["greeting_barge_in_trials"])
     out: dict[str, dict[str, Any]] = {}
     for key, (kind, bound) in bounds.items():
         value = figures.get(key)
@@ -113,11 +148,18 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("end of speech → UserMessage", "end_of_speech_to_user_message_ms", "ms"),
     ("end of speech → first reply audio", "end_of_speech_to_first_audio_ms", "ms"),
     ("first clause → first audio", "first_chunk_to_first_audio_ms", "ms"),
-    ("barge-in decision → silence", "barge_in_decision_to_silence_ms", "ms"),
-    ("caller onset → barge-in decision", "onset_to_barge_in_decision_ms", "ms"),
+    ("caller onset → silence (pause)", "onset_to_silence_ms", "ms"),
+    ("pause decision → silence", "barge_in_decision_to_silence_ms", "ms"),
+    ("caller onset → takes the floor", "onset_to_barge_in_decision_ms", "ms"),
     ("caller onset → Interruption", "onset_to_interruption_ms", "ms"),
-    ("caller onset → silence", "onset_to_silence_ms", "ms"),
+    ("barge-ins that landed", "barge_in_landed_fraction", "frac"),
+    ("barge-ins into the greeting landed", "greeting_barge_in_landed", "count"),
+    ("backchannels: the bot kept the floor", "backchannel_resumed_fraction", "frac"),
+    ("backchannels: every word played once", "backchannel_resumed_whole_fraction", "frac"),
+    ("backchannels answered as turns", "backchannel_answered_fraction", "frac"),
+    ("pause → resumed audio", "resume_gap_ms", "ms"),
     ("heard = emitted (Whisper's count)", "heard_exact_fraction", "frac"),
+    ("heard = emitted, cuts after a pause", "paused_heard_exact_fraction", "frac"),
     ("heard: largest word error", "heard_max_word_error", "count"),
     ("heard = emitted (Whisper's midpoints)", "heard_midpoint_exact_fraction", "frac"),
     ("self-interruptions (echo, AEC on)", "self_interruptions", "count"),
@@ -160,8 +202,13 @@ def table(result: dict[str, Any]) -> str:
         ),
         "heard_exact_fraction": f"{result['heard_cuts']} random cuts",
         "self_interruptions": f"{result['echo_replies']} replies",
-        "barge_in_decision_to_silence_ms": (
-            f"{result['barge_ins']} of {result['barge_in_attempts']} objections took the floor"
+        "barge_in_landed_fraction": (
+            f"{result['barge_ins']} of {result['barge_in_attempts']} objections"
+        ),
+        "greeting_barge_in_landed": f"of {result['greeting_barge_in_trials']} calls",
+        "backchannel_resumed_fraction": (
+            f"{result['backchannel_trials']} trials, {result['backchannel_variants']} "
+            "backchannels and noises"
         ),
         "peak_rss_mb": "after the calls"
         + (

@@ -19,10 +19,12 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from sandbox.bench.backchannels import measure_backchannels
 from sandbox.bench.bargein import measure_barge_in
 from sandbox.bench.echo import measure_echo
 from sandbox.bench.figures import Progress, fmt_ms
 from sandbox.bench.first_audio import measure_first_audio
+from sandbox.bench.greeting import measure_greeting_barge_in
 from sandbox.bench.heard import measure_heard
 from sandbox.bench.models import load_models, peak_rss_mb
 from sandbox.bench.report import Figures, result
@@ -32,18 +34,25 @@ from sandbox.bench.turns import measure_turns
 #: (runs, cuts, replies) for a full run and for --quick.
 FULL = (5, 50, 20)
 QUICK = (2, 6, 3)
-STAGES = 8
+#: (objections, backchannels, greeting barge-ins) for a full run and for --quick.
+FULL_FLOOR = (10, 22, 10)
+QUICK_FLOOR = (3, 4, 2)
+STAGES = 10
 
 
 @dataclass(frozen=True)
 class BenchConfig:
-    """How much to measure: repeats of each latency, random cuts, echo replies."""
+    """How much to measure: repeats of each latency, random cuts, echo replies, and the
+    floor's trials (objections, backchannels and noises, barge-ins into the greeting)."""
 
     runs: int
     cuts: int
     replies: int
     quick: bool = False
     seed: int = 7
+    objections: int = FULL_FLOOR[0]
+    backchannels: int = FULL_FLOOR[1]
+    greetings: int = FULL_FLOOR[2]
 
     @classmethod
     def from_flags(
@@ -51,11 +60,15 @@ class BenchConfig:
     ) -> BenchConfig:
         """The preset (full or quick), with any count the user gave instead."""
         preset_runs, preset_cuts, preset_replies = QUICK if quick else FULL
+        objections, backchannels, greetings = QUICK_FLOOR if quick else FULL_FLOOR
         return cls(
             runs=preset_runs if runs is None else runs,
             cuts=preset_cuts if cuts is None else cuts,
             replies=preset_replies if replies is None else replies,
             quick=quick,
+            objections=objections,
+            backchannels=backchannels,
+            greetings=greetings,
         )
 
 
@@ -78,18 +91,24 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
     stage(4, f"end of speech → UserMessage ({config.runs} spoken turns, echo brain)")
     turns = await measure_turns(models, config.runs, progress)
     progress(f"  median {fmt_ms(turns.end_of_speech_to_user_message_ms)}")
-    stage(5, f"barge-in ({config.runs} objections over the concierge)")
-    barge_in = await measure_barge_in(models, config.runs, progress, rng)
-    progress(f"  median decision → silence {fmt_ms(barge_in.decision_to_silence_ms)}")
-    stage(6, f"echo: {config.replies} replies through a laptop echo path, AEC on")
+    stage(5, f"barge-in ({config.objections} objections over the concierge)")
+    barge_in = await measure_barge_in(models, config.objections, progress, rng)
+    progress(f"  median caller onset → silence {fmt_ms(barge_in.onset_to_silence_ms)}")
+    stage(6, f"backchannels and noises ({config.backchannels} over the concierge)")
+    backchannels = await measure_backchannels(models, config.backchannels, progress, rng)
+    progress(f"  the bot kept the floor in {backchannels.resumed_fraction} of them")
+    stage(7, f"barge-in into the greeting ({config.greetings} calls, laptop echo path, AEC on)")
+    greeting = await measure_greeting_barge_in(models, config.greetings, progress, rng)
+    progress(f"  {greeting.landed} of {len(greeting.trials)} landed")
+    stage(8, f"echo: {config.replies} replies through a laptop echo path, AEC on")
     echo = await measure_echo(models, config.replies, progress)
     progress(f"  {echo.self_interruptions} self-interruptions")
-    stage(7, "peak memory, both models used by the calls")
+    stage(9, "peak memory, both models used by the calls")
     peak = peak_rss_mb()
     progress(f"  {peak:.0f} MB")
-    stage(8, f"heard text at {config.cuts} random cuts (Whisper on what was emitted)")
+    stage(10, f"heard text at {config.cuts} random cuts (Whisper on what was emitted)")
     heard = measure_heard(models, config.cuts, progress, rng)
-    figures = Figures(turns, first_audio, barge_in, heard, echo, rtf, peak)
+    figures = Figures(turns, first_audio, barge_in, backchannels, greeting, heard, echo, rtf, peak)
     machine = {
         "cpus": os.cpu_count(),
         "platform": platform.platform(),

@@ -35,8 +35,14 @@ LONG_REPLY_QUESTIONS = (
     "Where can I find you?",
 )
 
-#: What the caller says over the bot: sustained, so it takes the floor.
-OBJECTION = "Sorry, thanks, but that is all I needed today."
+#: What callers say over the bot to take the floor, in several phrasings.
+OBJECTIONS = (
+    "Sorry, thanks, but that is all I needed today.",
+    "Wait, can you tell me about parking instead?",
+    "Hold on, I have a different question.",
+    "Actually, I would rather book a class for tomorrow.",
+    "Excuse me, how much is a single class?",
+)
 
 #: Typed caller turns for the echo replies: short answers first, so a quick run is quick.
 ECHO_PROMPTS = (
