@@ -19,6 +19,8 @@ after a barge-in came through ~3 dB down instead of intact).
 from __future__ import annotations
 
 import threading
+from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,6 +38,18 @@ _REFERENCE_SLACK = 10
 
 
 _SILENCE: Float32 = np.zeros(_FRAME, dtype=np.float32)
+#: How far back the bot's level is looked at for a capture frame: the longest echo delay.
+ECHO_WINDOW_FRAMES = 30
+
+
+@dataclass(frozen=True)
+class Captured:
+    """One capture block at 16 kHz: cleaned, as it came in (raw), and per sample the bot's
+    loudest level (RMS) over the :data:`ECHO_WINDOW_FRAMES` before it (0 with AEC off)."""
+
+    cleaned: Float32
+    raw: Float32
+    bot_level: Float32
 
 
 class _Stream:
@@ -75,6 +89,7 @@ class EchoCanceller:
         self._lock = threading.Lock()  # playout and capture may run on different threads
         self._apm: Any = None
         self._lead = 0  # capture frames processed minus reference frames fed
+        self._levels: deque[float] = deque([0.0], maxlen=ECHO_WINDOW_FRAMES)
         if enabled:
             self._rtc = _load_livekit()
             self._apm = self._rtc.AudioProcessingModule(
@@ -90,6 +105,7 @@ class EchoCanceller:
         with self._lock:
             for frame in self._reference.frames(block, sample_rate):
                 self._apm.process_reverse_stream(self._audio_frame(frame))
+                self._levels.append(float(np.sqrt(np.mean(np.square(frame)))))
                 self._lead -= 1
 
     def process(self, block: npt.NDArray[np.generic], sample_rate: int) -> Float32:
@@ -98,20 +114,33 @@ class EchoCanceller:
         Output comes in whole 10 ms frames, so it can lag the input by up to 10 ms; with the
         canceller disabled the block is only resampled.
         """
+        return self.capture(block, sample_rate).cleaned
+
+    def capture(self, block: npt.NDArray[np.generic], sample_rate: int) -> Captured:
+        """:meth:`process`, keeping the raw audio and the bot's level beside the cleaned."""
         if not self.enabled:
-            return self._capture.resample(block, sample_rate)
+            same = self._capture.resample(block, sample_rate)
+            return Captured(same, same, np.zeros(len(same), dtype=np.float32))
+        cleaned: list[Float32] = []
+        raw: list[Float32] = []
+        levels: list[Float32] = []
         with self._lock:
-            cleaned = []
             for frame in self._capture.frames(block, sample_rate):
                 if self._lead > _REFERENCE_SLACK:
                     # Playout is not feeding us: the speaker is silent, so say so.
                     self._apm.process_reverse_stream(self._audio_frame(_SILENCE))
+                    self._levels.append(0.0)
                     self._lead -= 1
                 self._lead += 1
                 audio = self._audio_frame(frame)
                 self._apm.process_stream(audio)
                 cleaned.append(as_float32(np.frombuffer(audio.data, dtype=np.int16)))
-        return np.concatenate(cleaned) if cleaned else np.zeros(0, dtype=np.float32)
+                raw.append(frame)
+                levels.append(np.full(_FRAME, max(self._levels), dtype=np.float32))
+        if not cleaned:
+            empty = np.zeros(0, dtype=np.float32)
+            return Captured(empty, empty, empty)
+        return Captured(np.concatenate(cleaned), np.concatenate(raw), np.concatenate(levels))
 
     def _audio_frame(self, frame: Float32) -> Any:
         data = bytearray(as_int16(frame).tobytes())

@@ -1,9 +1,12 @@
 """The listening half, glued: capture blocks in, caller events out. No devices, no event loop.
 
 Per capture block: echo canceller (also resamples to 16 kHz) -> 30 ms frames -> VAD -> the
-endpointer (turns) and the barge-in detector (floor). Whisper runs through a ``transcribe``
-hook returning a :class:`concurrent.futures.Future`, so the host decides where it runs (one
-worker thread: Whisper already uses both cores); the listener polls the future on each frame.
+endpointer (turns) and the floor judge (pause, then decide). The floor judge also hears the
+double-talk detector, which finds a voice over the bot on the raw microphone while the
+canceller is still learning the echo path (:mod:`sandbox.audio.doubletalk`). Whisper runs
+through a ``transcribe`` hook returning a :class:`concurrent.futures.Future`, so the host
+decides where it runs (one worker thread: Whisper already uses both cores); the listener polls
+the future on each frame.
 
 What it emits (the host pairs them with the call core):
 
@@ -52,6 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sandbox.audio.bargein import BargeIn, BotResumes, FloorEvent, FloorJudge, OverBot
+from sandbox.audio.doubletalk import BOT_SILENT_RMS, DoubleTalk
 from sandbox.audio.echo import EchoCanceller
 from sandbox.audio.endpointer import (
     PATIENCE_DEFAULT,
@@ -165,12 +169,16 @@ class Listener:
         #: as finished) and how the turn closed.
         self.on_decision: Callable[[int, str, dict[str, Any]], None] | None = None
         self._vad = FrameVad(sample_rate=SAMPLE_RATE)
+        self._raw_vad = FrameVad(sample_rate=SAMPLE_RATE)
+        self._doubletalk = DoubleTalk()
         self._endpointer = Endpointer(patience)
         self._floor = floor if floor is not None else FloorJudge()
         self._burst: list[Float32] | None = None  # the voice over the bot, while it is judged
         self._judging: Future[Transcript] | None = None
         self._language = language
         self._pending: Float32 = np.zeros(0, dtype=np.float32)
+        self._pending_raw: Float32 = np.zeros(0, dtype=np.float32)
+        self._pending_level: Float32 = np.zeros(0, dtype=np.float32)
         self._pending_t = 0
         self._preroll: deque[Float32] = deque(maxlen=PREROLL_MS // FRAME_MS)
         self._turn: _Turn | None = None
@@ -195,25 +203,42 @@ class Listener:
         bot_speaking: bool,
     ) -> list[ListenerEvent]:
         """One capture block (mono, float or int16, any rate) captured at ``t_ms``."""
-        cleaned = self._echo.process(block, sample_rate)
+        captured = self._echo.capture(block, sample_rate)
         if self.on_cleaned is not None:
-            self.on_cleaned(cleaned, t_ms)
+            self.on_cleaned(captured.cleaned, t_ms)
         if len(self._pending) == 0:
             self._pending_t = t_ms
-        samples = np.concatenate([self._pending, cleaned])
+        samples = np.concatenate([self._pending, captured.cleaned])
+        raw = np.concatenate([self._pending_raw, captured.raw])
+        level = np.concatenate([self._pending_level, captured.bot_level])
         events: list[ListenerEvent] = []
         whole = len(samples) // _FRAME * _FRAME
         for start in range(0, whole, _FRAME):
             frame = samples[start : start + _FRAME]
-            events += self._on_frame(frame, self._pending_t, bot_speaking)
+            voiced = self._vad.is_speech(as_int16(frame))
+            over = bot_speaking and self._over_echo(
+                voiced, raw[start : start + _FRAME], float(level[start : start + _FRAME].max())
+            )
+            events += self._on_frame(frame, voiced, over, self._pending_t, bot_speaking)
             self._pending_t += FRAME_MS
         self._pending = samples[whole:]
+        self._pending_raw = raw[whole:]
+        self._pending_level = level[whole:]
         # A transcript may have come in since the last whole frame.
         self._now = max(self._now, t_ms + len(block) * 1000 // sample_rate)
         return events + self._advance()
 
-    def _on_frame(self, frame: Float32, t: int, bot_speaking: bool) -> list[ListenerEvent]:
-        voiced = self._vad.is_speech(as_int16(frame))
+    def _over_echo(self, cleaned_voiced: bool, raw: Float32, bot_level: float) -> bool:
+        """Whether the raw microphone holds a voice louder than the bot's echo can be."""
+        if bot_level < BOT_SILENT_RMS:
+            return False
+        mic_rms = float(np.sqrt(np.mean(np.square(raw))))
+        raw_voiced = self._raw_vad.is_speech(as_int16(raw))
+        return self._doubletalk.feed(mic_rms, bot_level, raw_voiced, cleaned_voiced)
+
+    def _on_frame(
+        self, frame: Float32, voiced: bool, over_echo: bool, t: int, bot_speaking: bool
+    ) -> list[ListenerEvent]:
         self._preroll.append(frame)
         self._now = max(self._now, t + FRAME_MS)
         if not bot_speaking:
@@ -227,7 +252,7 @@ class Listener:
             turn.audio.append(frame)
         if self._burst is not None:
             self._burst.append(frame)
-        for floor_event in self._floor.feed(voiced, t, bot_speaking):
+        for floor_event in self._floor.feed(voiced or over_echo, t, bot_speaking):
             events += self._on_floor(floor_event)
         if self._floor.take_request() and self._burst is not None:
             self._judging = self._transcribe(np.concatenate(self._burst), self._language)
