@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from types import ModuleType
@@ -21,7 +22,7 @@ from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
 from sandbox.audio.voices import default_voice
-from sandbox.call.effects import CallState, Effect, SendFrame
+from sandbox.call.effects import CallState, Effect, PausePlayout, ResumePlayout, SendFrame
 from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
 from sandbox.harness.builtin import brain_url_for
@@ -139,21 +140,63 @@ async def test_barge_in_stops_the_speaker_and_heard_text_matches_what_it_emitted
     assert word_errors(" ".join(heard[:-1]), " ".join(truth[: len(heard) - 1])) <= 3
 
 
-async def test_a_backchannel_does_not_cut_the_bot(
+async def test_a_backchannel_pauses_the_bot_which_goes_on_and_the_speaker_plays_it_all_once(
     pulse: ModuleType, transcriber: Transcriber, synthesizer: Synthesizer, tmp_path: Path
 ) -> None:
     question = caller_wav(tmp_path, "What are your opening hours?")
-    nod = write_wav(tmp_path / "nod.wav", espeak("uh huh"))
+    nod = write_wav(tmp_path / "nod.wav", espeak("okay"))
+    recording = tmp_path / "speaker.wav"
     async with audio_call("concierge", transcriber, synthesizer) as (host, _engine, effects):
         await until(quiet(host))
-        await asyncio.to_thread(pulse.play_into_mic, question)
-        await until(lambda: host.words_played >= 22)
-        await asyncio.to_thread(pulse.play_into_mic, nod)
-        await until(lambda: host.core.state is CallState.LISTENING and len(host.core.units) > 1, 40)
+        with pulse.record_speaker(recording, rate=16000):
+            await asyncio.to_thread(pulse.play_into_mic, question)
+            await until(lambda: host.words_played >= 22)
+            await asyncio.to_thread(pulse.play_into_mic, nod)
+            await until(
+                lambda: host.core.state is CallState.LISTENING and len(host.core.units) > 1, 40
+            )
+            await asyncio.sleep(0.3)  # the device's buffer plays out into the recording
+    assert any(isinstance(e, PausePlayout) for e in effects), "the bot did not pause"
+    assert any(isinstance(e, ResumePlayout) for e in effects), "the bot did not go on"
     assert sent(effects, "interruption") == []
-    assert len(sent(effects, "user_message")) == 1
+    assert len(sent(effects, "user_message")) == 1  # the nod never became a turn
     reply = next(u for u in host.core.units if u.turn_id == 2)
     assert reply.fate is Fate.PLAYED and reply.heard == reply.generated
+    # What the virtual speaker played holds the whole reply once: nothing skipped at the
+    # pause, nothing said twice after it.
+    samples, _rate = pulse.read_wav(recording)
+    emitted = transcriber.transcribe(samples.astype("float32") / 32768.0, language="en")
+    said, truth = words(reply.generated), words(emitted.text)
+    assert abs(len(said) - len(truth)) <= 2, (reply.generated, emitted.text)
+    assert word_errors(reply.generated, emitted.text) <= 4, (reply.generated, emitted.text)
+
+
+@pytest.mark.parametrize(
+    ("aec", "echo"), [(True, True), (False, False)], ids=["laptop-aec", "headphones-no-aec"]
+)
+async def test_a_barge_in_half_a_second_into_the_greeting_lands(
+    transcriber: Transcriber, synthesizer: Synthesizer, aec: bool, echo: bool
+) -> None:
+    """The echo canceller is in its cautious start; the caller is still heard at once."""
+    path = LaptopEchoPath(ScriptMic.RATE, delay_ms=60, gain=0.5) if echo else None
+    mic = ScriptMic(path)
+    objection, rate = await asyncio.to_thread(speak, "Sorry, do you have parking nearby?")
+    async with audio_call(
+        "concierge", transcriber, synthesizer, speaker="none", mic=mic, aec=aec
+    ) as (host, engine, effects):
+        speech = engine.playout()
+        await until(lambda: bool(speech.timing.first_audio))
+        started = next(iter(speech.timing.first_audio.values()))
+        await asyncio.sleep(max(0.0, 0.5 - (time.monotonic() - started)))  # SpeechOut's clock
+        await asyncio.to_thread(mic.speak(objection, rate).wait, 10)
+        await until(lambda: bool(sent(effects, "user_message")), 30)
+    pauses = [e for e in effects if isinstance(e, PausePlayout)]
+    (interruption,) = sent(effects, "interruption")
+    assert pauses and interruption.through_turn == 1  # type: ignore[attr-defined]
+    greeting = next(u for u in host.core.units if u.turn_id == 1)
+    assert greeting.fate is Fate.BARGED and 0 < len(words(greeting.heard)) < 6
+    (message,) = sent(effects, "user_message")
+    assert "parking" in words(message.text), message.text  # type: ignore[attr-defined]
 
 
 async def test_the_bots_own_echo_does_not_cut_it_with_aec_on(
