@@ -196,7 +196,9 @@ async def test_a_barge_in_half_a_second_into_the_greeting_lands(
     greeting = next(u for u in host.core.units if u.turn_id == 1)
     assert greeting.fate is Fate.BARGED and 0 < len(words(greeting.heard)) < 6
     (message,) = sent(effects, "user_message")
-    assert "parking" in words(message.text), message.text  # type: ignore[attr-defined]
+    # Its first syllables overlap the greeting's last word: tiny.en may garble those.
+    heard = words(message.text)  # type: ignore[attr-defined]
+    assert any(w.startswith("park") for w in heard), heard
 
 
 async def test_the_bots_own_echo_does_not_cut_it_with_aec_on(

@@ -23,11 +23,14 @@ from ui_rig import (
     wait_until,
 )
 
+from sandbox.audio.bargein import BotResumes, OverBot
+from sandbox.audio.listener import Backchannel
 from sandbox.call.effects import CallState
 from sandbox.call.units import Fate
 from sandbox.ui.screens.help import HelpScreen
 from sandbox.ui.screens.rtvi import RtviScreen
 from sandbox.ui.screens.settings import SettingsScreen
+from sandbox.ui.widgets.status import status_text
 from sandbox.wire import pb
 
 
@@ -106,6 +109,31 @@ async def test_barge_in_with_an_empty_box_hands_the_floor_to_the_caller() -> Non
         await say(pilot, "where are you")
         await wait_until(pilot, lambda: len(host_of(app).core.units) >= 3, "the next reply")
         assert unit(app, 3).turn_id == 3
+
+
+async def test_a_voice_over_the_bot_shows_paused_deciding_then_the_bot_goes_on() -> None:
+    app = make_app(ms_per_word=100)
+    async with app.run_test(size=SIZE) as pilot:
+        await greeted(pilot)
+        await say(pilot, "what are your opening hours")
+        await wait_until(pilot, lambda: len(host_of(app).core.units) >= 2, "the reply")
+        await wait_until(pilot, lambda: unit(app, 2).cursor.words_heard >= 2, "2 words heard")
+        host = host_of(app)
+        host.heard(OverBot(t_onset=host.now(), t=host.now()))  # as the listener says it
+        await wait_until(pilot, lambda: app.status.info.state == "paused: deciding", "paused")
+        assert status_text(app.status.info).plain.startswith("● paused: deciding")
+        held = unit(app, 2).cursor.words_heard
+        await pilot.pause(0.5)
+        assert unit(app, 2).cursor.words_heard == held  # nothing plays while deciding
+        host.heard(BotResumes(host.now(), host.now(), "backchannel", "okay"))
+        host.heard(Backchannel("okay", host.now(), host.now(), resumed=True))
+        await wait_until(pilot, lambda: unit(app, 2).fate is Fate.PLAYED, "played out")
+        assert unit(app, 2).heard == unit(app, 2).generated
+        assert not [r for r in app.wire.records if r.type == "interruption"]
+        assert any(
+            t.startswith("you (backchannel: the bot paused, then went on)\n  okay")
+            for t in line_texts(app)
+        )
 
 
 async def test_selecting_a_unit_marks_its_frames_and_a_row_shows_the_whole_frame() -> None:

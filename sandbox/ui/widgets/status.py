@@ -17,6 +17,7 @@ _STATE_STYLES: dict[str, str] = {
     CallState.CALLER_SPEAKING: "bold cyan",
     CallState.THINKING: "bold yellow",
     CallState.SPEAKING: "bold magenta",
+    CallState.PAUSED: "bold blue",
     CallState.INTERRUPTED: "bold red",
     CallState.ENDED: "bold",
 }
