@@ -28,7 +28,7 @@ from sandbox.bench.heard import Cut, HeardFigures, cut_at, words
 from sandbox.bench.mic import CallerLine, Spoken, TimedMic
 from sandbox.bench.report import Figures, result, table, targets
 from sandbox.bench.rtf import RtfFigures
-from sandbox.bench.runner import FULL, QUICK, BenchConfig
+from sandbox.bench.runner import FULL, QUICK, QUICK_FLOOR, BenchConfig
 from sandbox.bench.turns import TurnFigures, TurnRun, turn_run
 from sandbox.call.effects import CutPlayout, PausePlayout, SendFrame
 from sandbox.wire import pb
@@ -50,7 +50,14 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
     "heard_exact_fraction": (int, float),
     "heard_max_word_error": int,
     "echo_replies": int,
-    "self_interruptions": int,
+    "self_interruptions": (int, float),  # a pause that resumed counts as half
+    "onset_to_silence_ms": (int, float),
+    "backchannel_resumed_fraction": (int, float),
+    "backchannel_answered_fraction": (int, float),
+    "barge_in_landed_fraction": (int, float),
+    "greeting_barge_in_landed": int,
+    "resume_gap_ms": (int, float),
+    "paused_heard_exact_fraction": (int, float),
     "targets": dict,
 }
 
@@ -78,8 +85,8 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
     assert isinstance(figures, dict)
     for key, kind in REQUIRED.items():
         assert isinstance(figures.get(key), kind), (key, figures.get(key))
-    for stage in range(1, 9):
-        assert f"[{stage}/8]" in done.stderr
+    for stage in range(1, 11):
+        assert f"[{stage}/10]" in done.stderr
     assert "models ready" in done.stderr
     assert figures["heard_cuts"] == QUICK[1]
     assert 0 <= figures["heard_exact_fraction"] <= 1
@@ -99,7 +106,12 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
         "replies": QUICK[2],
         "quick": True,
         "seed": 7,
+        "objections": QUICK_FLOOR[0],
+        "backchannels": QUICK_FLOOR[1],
+        "greetings": QUICK_FLOOR[2],
     }
+    assert figures["greeting_barge_in_trials"] == QUICK_FLOOR[2]
+    assert figures["backchannel_trials"] == QUICK_FLOOR[1]
     assert set(figures["targets"]) >= {
         "end_of_speech_to_user_message_ms",
         "first_chunk_to_first_audio_ms",
@@ -108,6 +120,13 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
         "heard_max_word_error",
         "self_interruptions",
         "peak_rss_mb",
+        "onset_to_silence_ms",
+        "backchannel_resumed_fraction",
+        "backchannel_answered_fraction",
+        "barge_in_landed_fraction",
+        "greeting_barge_in_landed",
+        "resume_gap_ms",
+        "paused_heard_exact_fraction",
     }
     assert all(isinstance(t["met"], bool) for t in figures["targets"].values())
 

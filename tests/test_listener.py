@@ -339,7 +339,7 @@ def test_a_backchannel_under_the_bot_is_not_a_barge_in_but_an_objection_is(
     # residual echo, and tiny.en stumbles on the first word or two ("Sorry" comes out as
     # "I'll read"). With the echo twice as loud (gain 0.1) it garbles the whole overlap.
     assert word_errors(objection, turn.text) <= 4, turn.text
-    assert " ".join(words("change the time of my")) in " ".join(words(turn.text)), turn.text
+    assert "change the time" in " ".join(words(turn.text)), turn.text
 
 
 def test_speculation_hides_whisper_in_the_pause_in_real_time(transcriber: Transcriber) -> None:
