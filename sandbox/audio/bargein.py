@@ -11,8 +11,11 @@ frames' own (ms), so it runs the same on a fake clock.
    clean measure of them.
 2. **Decide**, cheapest evidence first:
 
-   * ``sentence_ms`` of voicing in the burst: a sentence, not a backchannel ("mm-hmm" voices
-     ~0.2-0.55 s): :class:`BargeIn`.
+   * ``sentence_ms`` of voicing in the burst: likely a sentence ("mm-hmm" voices ~0.2-0.55
+     s, but a slow "yeah, yeah" or a quiet "mm-hmm" under the VAD's hangover can run
+     longer). Its transcript so far is asked for: nothing but acknowledgement or a noise
+     lets the bot go on; anything else, ``certain_ms`` of voicing, or no transcript within
+     :data:`LONG_ASK_MS`, takes the floor (:class:`BargeIn`).
    * The burst ends (``gap_ms`` of silence) having voiced under ``noise_ms``: a click, a
      knock: :class:`BotResumes` at once.
    * Otherwise the burst ended short: its transcript is asked for (:attr:`FloorJudge.wants`)
@@ -66,6 +69,9 @@ class BotResumes:
 
 FloorEvent = OverBot | BargeIn | BotResumes
 
+#: Longest a long burst waits for its transcript before it is taken for a sentence.
+LONG_ASK_MS = 800
+
 
 class _State(enum.Enum):
     IDLE = "idle"  # the bot speaks, nobody over it
@@ -83,6 +89,7 @@ class FloorJudge:
         onset_frames: int = 3,
         onset_window: int = 4,
         sentence_ms: int = 720,
+        certain_ms: int = 1500,
         noise_ms: int = 120,
         gap_ms: int = 210,
         decide_within_ms: int = 1050,
@@ -92,6 +99,7 @@ class FloorJudge:
             raise ValueError("need 0 < onset_frames <= onset_window")
         self.onset_frames = onset_frames
         self.sentence_ms = sentence_ms
+        self.certain_ms = certain_ms
         self.noise_ms = noise_ms
         self.gap_ms = gap_ms
         self.decide_within_ms = decide_within_ms
@@ -106,6 +114,7 @@ class FloorJudge:
         #: answers it or the voice resumes. The listener transcribes and calls :meth:`heard`.
         self.wants: int | None = None
         self._asked = False  # the ask was handed out (see take_request)
+        self._long_ask: int | None = None  # when a long burst's transcript was asked for
 
     @property
     def paused(self) -> bool:
@@ -150,10 +159,18 @@ class FloorJudge:
             return []  # decided meanwhile, or stale: the voice went on after the ask
         self.wants = None
         burst = classify(text)
+        if self._long_ask is not None:  # long enough for a sentence: only acknowledgement
+            if burst in (Burst.BACKCHANNEL, Burst.NOISE):  # or a noise lets the bot go on
+                return self._resume(t_ms, burst.value, text.strip())
+            return self._barge(t_ms)
         if burst is Burst.FLOOR:
-            self._state = _State.BARGED
-            return [BargeIn(self._onset, t_ms)]
+            return self._barge(t_ms)
         return self._resume(t_ms, burst.value, text.strip())
+
+    def _barge(self, t_ms: int) -> list[FloorEvent]:
+        self._state = _State.BARGED
+        self.wants = self._long_ask = None
+        return [BargeIn(self._onset, t_ms)]
 
     def _idle(self, voiced: bool, t_ms: int, end: int) -> list[FloorEvent]:
         self._recent.append((t_ms, voiced))
@@ -170,10 +187,16 @@ class FloorJudge:
         return [OverBot(self._onset, end)]
 
     def _paused(self, voiced: bool, end: int, quiet_ms: int) -> list[FloorEvent]:
+        if self._long_ask is not None:
+            # A long burst's transcript is awaited: more voice does not make it stale, but
+            # a voice that goes on and on, or a Whisper that does not answer, is a sentence.
+            if self._voiced_ms >= self.certain_ms or end - self._long_ask >= LONG_ASK_MS:
+                return self._barge(end)
+            return []
         if self._voiced_ms >= self.sentence_ms:
-            self._state = _State.BARGED
-            self.wants = None
-            return [BargeIn(self._onset, end)]
+            self._long_ask = self.wants = end
+            self._asked = False
+            return []
         if voiced:
             self.wants = None  # the burst goes on: a transcript asked for is stale
             self._asked = False
@@ -188,7 +211,7 @@ class FloorJudge:
 
     def _resume(self, t_ms: int, why: str, text: str) -> list[FloorEvent]:
         event = BotResumes(self._onset, t_ms, why, text)
-        self.wants = None
+        self.wants = self._long_ask = None
         if t_ms - self._last_voiced_end >= self.gap_ms:
             self._reset()
         else:
@@ -199,5 +222,5 @@ class FloorJudge:
         self._state = _State.IDLE
         self._recent.clear()
         self._voiced_ms = 0
-        self.wants = None
+        self.wants = self._long_ask = None
         self._asked = False
