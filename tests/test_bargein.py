@@ -40,7 +40,9 @@ def test_a_long_burst_is_asked_about_and_takes_the_floor_unless_it_was_acknowled
     assert events == [OverBot(4 * F, 7 * F)] and judge.wants == (4 + frames) * F
     assert judge.take_request()
     play(judge, "###", t0=(4 + frames) * F)  # still talking: the ask stands
-    assert judge.heard("Hold on, I have a question.", 1000) == [BargeIn(4 * F, 1000)]
+    assert judge.heard("Hold on, I have a question.", 1000) == [
+        BargeIn(4 * F, 1000, "a sentence: 'Hold on, I have a question.'")
+    ]
 
     slow_yeah = FloorJudge()
     play(slow_yeah, "#" * frames)
@@ -81,7 +83,7 @@ def test_a_short_burst_is_judged_by_its_transcript_and_the_bot_goes_on(text: str
 def test_a_short_bid_for_the_floor_takes_it(text: str) -> None:
     judge = FloorJudge()
     play(judge, "#" * 12 + "." * 8)
-    assert judge.heard(text, 800) == [BargeIn(0, 800)]
+    assert judge.heard(text, 800) == [BargeIn(0, 800, f"a floor word: {text!r}")]
 
 
 def test_a_transcript_of_a_burst_that_went_on_is_stale() -> None:
@@ -110,6 +112,21 @@ def test_a_voice_that_goes_on_after_an_undecided_resume_still_takes_the_floor() 
     events = play(judge, "###.##.##.##.##.##.##.##.##.##.##.##.")
     kinds = [type(e) for e in events]
     assert kinds == [OverBot, BotResumes, BargeIn]
+
+
+def test_a_burst_heard_as_acknowledgement_may_run_on_until_it_is_certainly_a_sentence() -> None:
+    judge = FloorJudge()
+    frames = judge.sentence_ms // F
+    play(judge, "#" * frames)  # a slow "yeah... yeah", asked about
+    assert judge.heard("Yeah, yeah.", frames * F) == [
+        BotResumes(0, frames * F, "backchannel", "Yeah, yeah.")
+    ]
+    # The voice runs on past sentence_ms, under the VAD's hangover: the bot keeps talking.
+    more = (judge.certain_ms - judge.sentence_ms) // F - 1
+    assert play(judge, "#" * more, t0=frames * F) == []
+    events = play(judge, "##", t0=(frames + more) * F)  # ... until it is certainly a sentence
+    assert [type(e) for e in events] == [BargeIn]
+    assert events[0].why == "the voice went on: a sentence"  # type: ignore[union-attr]
 
 
 def test_a_resumed_burst_must_end_before_the_next_pause() -> None:

@@ -58,6 +58,7 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
     "greeting_barge_in_landed": int,
     "resume_gap_ms": (int, float),
     "paused_heard_exact_fraction": (int, float),
+    "paused_heard_agrees_fraction": (int, float),
     "targets": dict,
 }
 
@@ -293,6 +294,7 @@ def test_heard_and_emitted_are_compared_by_normalized_word_counts() -> None:
     assert (one_more.count_error, one_more.midpoint_error) == (1, 0)
     assert figures.exact_fraction == 0.75 and figures.max_word_error == 1
     assert figures.paused_exact_fraction == 0.0  # the one cut through a pause was off
+    assert figures.paused_agrees_fraction == 0.5  # ... where the same moment cut straight was not
     assert figures.midpoint_exact_fraction == 1.0
     assert figures.errors() == {"0": 3, "1": 1}
     assert figures.examples() == [
@@ -323,7 +325,19 @@ def _figures(*, decision_ms: float, self_interruptions: int) -> Figures:
         first_audio=FirstAudioFigures((("Hi, there", 150.0),)),
         barge_in=BargeInFigures((BargeInRun(3, 100.0, decision_ms, 720.0, 130.0, 700.0),), 1),
         backchannels=BackchannelFigures(
-            (BackchannelTrial("Okay.", "en-us+m3", 1.0, True, True, False, True, 640.0),)
+            (
+                BackchannelTrial(
+                    "Okay.",
+                    "en-us+m3",
+                    1.0,
+                    True,
+                    True,
+                    False,
+                    True,
+                    640.0,
+                    "resumed (backchannel) 900 ms after onset",
+                ),
+            )
         ),
         greeting=GreetingFigures((GreetingTrial(500.0, True, 120.0),)),
         heard=HeardFigures((Cut("r", True, 1.0, "a b", "a b", "a b"),)),

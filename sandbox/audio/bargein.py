@@ -23,7 +23,9 @@ frames' own (ms), so it runs the same on a fake clock.
      ("stop", "wait", "no") takes it; a backchannel, a noise or unclear words resume the bot.
    * Still undecided ``decide_within_ms`` after the pause (Whisper busy, a hesitant start):
      the bot goes on, so the caller never waits in a long silence. Should the voice go on
-     to ``sentence_ms`` after all, it still takes the floor (the bot is cut as it speaks).
+     to ``sentence_ms`` after all, it still takes the floor (the bot is cut as it speaks);
+     a burst the bot went on from as acknowledgement or noise needs ``certain_ms`` (a slow
+     "yeah... yeah" runs past ``sentence_ms`` with the VAD's hangover).
 
 A voice that resumes before its transcript arrives makes that transcript stale; the burst is
 judged afresh when it ends again.
@@ -50,10 +52,11 @@ class OverBot:
 @dataclass(frozen=True)
 class BargeIn:
     """The caller took the floor: speech began at ``t_onset`` and was judged real at
-    ``t_decided`` (ms)."""
+    ``t_decided`` (ms); ``why``: what decided it (a sentence's length, a floor word...)."""
 
     t_onset: int
     t_decided: int
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,7 @@ class FloorJudge:
         self.wants: int | None = None
         self._asked = False  # the ask was handed out (see take_request)
         self._long_ask: int | None = None  # when a long burst's transcript was asked for
+        self._acknowledged = False  # the bot went on because the burst was heard as such
 
     @property
     def paused(self) -> bool:
@@ -144,9 +148,11 @@ class FloorJudge:
             case _State.PAUSED:
                 return self._paused(voiced, end, quiet_ms)
             case _State.KEPT:
-                if self._voiced_ms >= self.sentence_ms:
+                # A burst heard as acknowledgement ("yeah... yeah") is a sentence only once
+                # it runs to certain_ms; one the bot went on from undecided, at sentence_ms.
+                if self._voiced_ms >= (self.certain_ms if self._acknowledged else self.sentence_ms):
                     self._state = _State.BARGED
-                    return [BargeIn(self._onset, end)]
+                    return [BargeIn(self._onset, end, "the voice went on: a sentence")]
                 if quiet_ms >= self.gap_ms:
                     self._reset()
             case _State.BARGED:
@@ -162,15 +168,15 @@ class FloorJudge:
         if self._long_ask is not None:  # long enough for a sentence: only acknowledgement
             if burst in (Burst.BACKCHANNEL, Burst.NOISE):  # or a noise lets the bot go on
                 return self._resume(t_ms, burst.value, text.strip())
-            return self._barge(t_ms)
+            return self._barge(t_ms, f"a sentence: {text.strip()!r}")
         if burst is Burst.FLOOR:
-            return self._barge(t_ms)
+            return self._barge(t_ms, f"a floor word: {text.strip()!r}")
         return self._resume(t_ms, burst.value, text.strip())
 
-    def _barge(self, t_ms: int) -> list[FloorEvent]:
+    def _barge(self, t_ms: int, why: str) -> list[FloorEvent]:
         self._state = _State.BARGED
         self.wants = self._long_ask = None
-        return [BargeIn(self._onset, t_ms)]
+        return [BargeIn(self._onset, t_ms, why)]
 
     def _idle(self, voiced: bool, t_ms: int, end: int) -> list[FloorEvent]:
         self._recent.append((t_ms, voiced))
@@ -190,8 +196,10 @@ class FloorJudge:
         if self._long_ask is not None:
             # A long burst's transcript is awaited: more voice does not make it stale, but
             # a voice that goes on and on, or a Whisper that does not answer, is a sentence.
-            if self._voiced_ms >= self.certain_ms or end - self._long_ask >= LONG_ASK_MS:
-                return self._barge(end)
+            if self._voiced_ms >= self.certain_ms:
+                return self._barge(end, "a long voice")
+            if end - self._long_ask >= LONG_ASK_MS:
+                return self._barge(end, "a sentence, not transcribed in time")
             return []
         if self._voiced_ms >= self.sentence_ms:
             self._long_ask = self.wants = end
@@ -212,6 +220,7 @@ class FloorJudge:
     def _resume(self, t_ms: int, why: str, text: str) -> list[FloorEvent]:
         event = BotResumes(self._onset, t_ms, why, text)
         self.wants = self._long_ask = None
+        self._acknowledged = why in (Burst.BACKCHANNEL.value, Burst.NOISE.value)
         if t_ms - self._last_voiced_end >= self.gap_ms:
             self._reset()
         else:
@@ -224,3 +233,4 @@ class FloorJudge:
         self._voiced_ms = 0
         self.wants = self._long_ask = None
         self._asked = False
+        self._acknowledged = False

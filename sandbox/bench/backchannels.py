@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sandbox.audio.bargein import BargeIn, OverBot
+from sandbox.audio.bargein import BargeIn, BotResumes, OverBot
 from sandbox.audio.resample import Float32
 from sandbox.bench.bargein import first_event, first_silence
 from sandbox.bench.call import BenchCall, bench_call, listening, say, until
@@ -69,6 +69,7 @@ class BackchannelTrial:
     answered: bool
     whole: bool
     resume_gap_ms: float | None
+    decision: str  # how the floor judge decided, and on what transcript
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,7 @@ async def measure_backchannels(
                 f"{paused}; {outcome}"
                 + ("; ANSWERED as a turn" if trial.answered else "")
                 + ("" if trial.whole or not trial.kept else "; words NOT released once each")
+                + f" [{trial.decision}]"
             )
     return BackchannelFigures(tuple(measured))
 
@@ -212,7 +214,21 @@ async def _one_trial(
         answered=log.first_after("user_message", onset) is not None,
         whole=whole,
         resume_gap_ms=_resume_gap(call, onset),
+        decision=_decision(call, onset),
     )
+
+
+def _decision(call: BenchCall, onset: float) -> str:
+    """The floor judge's first decision after ``onset``, in words."""
+    for t, event in call.log.events:
+        if t < onset:
+            continue
+        if isinstance(event, BotResumes):
+            said = f" {event.text!r}" if event.text else ""
+            return f"resumed ({event.why}{said}) {t - onset:.0f} ms after onset"
+        if isinstance(event, BargeIn):
+            return f"taken ({event.why}) {event.t_decided - event.t_onset} ms after onset"
+    return "undecided"
 
 
 def _resume_gap(call: BenchCall, onset: float) -> float | None:

@@ -1,9 +1,10 @@
 """Heard text at random cuts against what the speaker really emitted.
 
 The real playout clock with a fake clock and a memory sink (no real-time waiting) plays real
-Piper clips of a typical reply; at a random moment the unit is cut. Every other cut goes
-through a pause first, as a barge-in does (pause, then decide): playout fades out and holds
-for half a second, then is cut. *Heard* is what the clock
+Piper clips of a typical reply; at a random moment the unit is cut. Each moment is cut
+twice: straight, and through a pause first, as a barge-in does (pause, then decide: playout
+fades out and holds for half a second, then is cut), so the pause's own effect is seen apart
+from the judge's noise. *Heard* is what the clock
 reported word by word (``on_word``: a word counts once its first sample is released). *Emitted*
 is what Whisper transcribes from the sink's samples: the audio that really went out.
 
@@ -86,6 +87,14 @@ class HeardFigures:
     def paused_exact_fraction(self) -> float | None:
         """The same, over the cuts that went through a pause."""
         return _exact([c.count_error for c in self.cuts if c.paused])
+
+    @property
+    def paused_agrees_fraction(self) -> float | None:
+        """Share of moments where the paused cut's error equals the straight cut's at the
+        same moment: the pause itself changed nothing Whisper can hear."""
+        pairs = list(zip(self.cuts[::2], self.cuts[1::2], strict=False))
+        same = [straight.count_error == paused.count_error for straight, paused in pairs]
+        return round(sum(same) / len(same), 3) if same else None
 
     @property
     def max_word_error(self) -> int | None:
@@ -173,14 +182,17 @@ def cut_at(
 def measure_heard(
     models: Models, cuts: int, progress: Progress, rng: random.Random
 ) -> HeardFigures:
-    """``cuts`` random cuts over the typical replies, each transcribed by Whisper."""
+    """``cuts`` cuts over the typical replies at ``cuts / 2`` random moments (straight, then
+    through a pause), each transcribed by Whisper."""
     synthesized = {reply: list(models.synthesizer.synthesize(reply)) for reply in BOT_REPLIES}
     measured: list[Cut] = []
+    reply, at_s = BOT_REPLIES[0], 0.0
     for index in range(1, cuts + 1):
-        reply = rng.choice(BOT_REPLIES)
-        clips = synthesized[reply]
-        at_s = rng.uniform(0.0, sum(c.duration for c in clips))
         paused = index % 2 == 0
+        if not paused:
+            reply = rng.choice(BOT_REPLIES)
+            at_s = rng.uniform(0.0, sum(c.duration for c in synthesized[reply]))
+        clips = synthesized[reply]
         sink, heard, emitted_s = cut_at(clips, at_s, paused=paused)
         pcm = resample(as_float32(sink.samples()), sink.sample_rate, SAMPLE_RATE)
         transcript = models.transcriber.transcribe(pcm, word_timestamps=True)

@@ -89,7 +89,13 @@ def result(figures: Figures, extra: dict[str, Any]) -> dict[str, Any]:
         "backchannel_paused_fraction": backs.paused_fraction,
         "resume_gap_ms": backs.resume_gap_ms,
         "backchannel_misses": [
-            {"label": t.label, "voice": t.voice, "gain": t.gain, "answered": t.answered}
+            {
+                "label": t.label,
+                "voice": t.voice,
+                "gain": t.gain,
+                "answered": t.answered,
+                "decision": t.decision,
+            }
             for t in backs.trials
             if not t.kept
         ],
@@ -103,6 +109,7 @@ def result(figures: Figures, extra: dict[str, Any]) -> dict[str, Any]:
         "heard_cuts": len(heard.cuts),
         "heard_exact_fraction": heard.exact_fraction,
         "paused_heard_exact_fraction": heard.paused_exact_fraction,
+        "paused_heard_agrees_fraction": heard.paused_agrees_fraction,
         "heard_max_word_error": heard.max_word_error,
         "heard_word_errors": heard.errors(),
         "heard_midpoint_exact_fraction": heard.midpoint_exact_fraction,
@@ -160,6 +167,7 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("pause → resumed audio", "resume_gap_ms", "ms"),
     ("heard = emitted (Whisper's count)", "heard_exact_fraction", "frac"),
     ("heard = emitted, cuts after a pause", "paused_heard_exact_fraction", "frac"),
+    ("paused cut judged as the same cut straight", "paused_heard_agrees_fraction", "frac"),
     ("heard: largest word error", "heard_max_word_error", "count"),
     ("heard = emitted (Whisper's midpoints)", "heard_midpoint_exact_fraction", "frac"),
     ("self-interruptions (echo, AEC on)", "self_interruptions", "count"),
