@@ -215,7 +215,7 @@ def test_a_turn_is_timed_from_the_voice_end_to_its_user_message() -> None:
     log = CallLog()
     log.events.append((1900, TurnCommitted("Book a table.", "confident", 1120, 1890)))
     log.effects.append((1905, _um(2, "Book a table.")))
-    log.releases += [(1500, False), (1980, False), (2040, True), (2060, True)]
+    log.releases += [(1500, 0.0), (1980, 0.0), (2040, 20.0), (2060, 20.0)]
     run = turn_run("Book a table.", 1000.0, log, {2: "confident"})
     assert run is not None
     assert (run.to_user_message_ms, run.to_first_audio_ms) == (905, 1040)
@@ -241,16 +241,20 @@ def test_the_patience_window_is_the_one_that_closed_most_turns() -> None:
     assert TurnFigures((), 7, windows).patience_window_ms == 720
 
 
-def test_silence_is_the_first_quiet_block_after_the_last_sound_before_the_cut() -> None:
-    releases = [(100, True), (120, False), (140, True), (160, True), (180, False), (200, False)]
-    # Decided at 150, cut applied at 170: the block at 160 still had sound.
+def test_silence_is_when_the_last_sound_before_the_cut_ended() -> None:
+    releases = [(100, 20.0), (120, 0.0), (140, 20.0), (160, 20.0), (180, 0.0), (200, 0.0)]
+    # Decided at 150, cut applied at 170: the block at 160 sounded to its end.
     assert first_silence(releases, 150, 170) == 180
     # A quiet gap before the decision does not count as the cut's silence.
     assert first_silence(releases, 110, 170) == 180
+    # The block at 160 faded out within its first 10 ms: quiet from 170.
+    faded = [(140, 20.0), (160, 10.0), (180, 0.0)]
+    assert first_silence(faded, 150, 170) == 170
     # Decided and cut in a gap: the speaker was already quiet from the decision on.
-    gap = [(100, True), (120, False), (140, False), (160, False)]
+    gap = [(100, 20.0), (120, 0.0), (140, 0.0), (160, 0.0)]
     assert first_silence(gap, 130, 150) == 140
-    assert first_silence([(100, True)], 90, 110) is None  # nothing released after the cut
+    assert first_silence([(100, 0.0), (120, 20.0)], 90, 80) == 100  # quiet from the start
+    assert first_silence([(100, 20.0)], 90, 110) is None  # nothing released after the cut
 
 
 def test_a_barge_in_is_timed_from_the_objections_onset_to_the_pauses_silence() -> None:
@@ -261,10 +265,10 @@ def test_a_barge_in_is_timed_from_the_objections_onset_to_the_pauses_silence() -
         (1760, SendFrame(envelope(pb.Interruption(through_turn=3)))),
         (1761, CutPlayout("barge-in")),
     ]
-    log.releases += [(1100, True), (1120, True), (1140, False), (1160, False), (1780, False)]
+    log.releases += [(1100, 20.0), (1120, 10.0), (1140, 0.0), (1160, 0.0), (1780, 0.0)]
     run = barge_in_run(5, 1000.0, log)
-    # Paused 100 ms after onset, silent 40 ms later; the floor taken at 750, sent at 760.
-    assert run == BargeInRun(5, 100, 40, 760, 140, 750)
+    # Paused 100 ms after onset, faded out 30 ms later; the floor taken at 750, sent at 760.
+    assert run == BargeInRun(5, 100, 30, 760, 130, 750)
     assert barge_in_run(5, 2000.0, log) is None  # nothing took the floor after that onset
 
 

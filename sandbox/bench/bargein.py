@@ -91,15 +91,26 @@ class BargeInFigures:
         return median([r.onset_to_decision_ms for r in self.runs])
 
 
-def first_silence(releases: Sequence[tuple[int, bool]], decided_ms: int, cut_ms: int) -> int | None:
+def first_silence(
+    releases: Sequence[tuple[int, float]], decided_ms: int, cut_ms: int
+) -> float | None:
     """When the speaker went quiet for a pause (or cut) decided at ``decided_ms`` and applied
     by ``cut_ms``.
 
-    The first silent block released at or after the decision that follows the last block
-    with sound released before it was applied. ``releases`` are (ms, carried sound).
+    The first silent block at or after the decision that follows the last block with sound
+    released before it was applied; if the block before that one sounded, the speaker went
+    quiet where its sound ended (a fade-out ends within its block), though not before the
+    decision. ``releases`` are (ms, ms the block sounded for).
     """
     last_loud = max((i for i, (t, loud) in enumerate(releases) if loud and t <= cut_ms), default=-1)
-    return next((t for t, loud in releases[last_loud + 1 :] if not loud and t >= decided_ms), None)
+    after = range(last_loud + 1, len(releases))
+    quiet = next((i for i in after if not releases[i][1] and releases[i][0] >= decided_ms), None)
+    if quiet is None:
+        return None
+    t, sounded = (
+        releases[quiet - 1] if quiet else (0, 0.0)
+    )  # the block before it: its sound ended within it
+    return min(releases[quiet][0], max(decided_ms, t + sounded)) if sounded else releases[quiet][0]
 
 
 def barge_in_run(words_before: int, onset_ms: float, log: CallLog) -> BargeInRun | None:

@@ -37,7 +37,8 @@ class CallLog:
     """What happened in a call, each entry stamped with host milliseconds."""
 
     effects: list[tuple[int, Effect]] = field(default_factory=list)
-    releases: list[tuple[int, bool]] = field(default_factory=list)  # (ms, carried sound)
+    #: (ms, how long the block sounded: ms up to its last sounding sample; 0 when silent).
+    releases: list[tuple[int, float]] = field(default_factory=list)
     events: list[tuple[int, ListenerEvent]] = field(default_factory=list)
 
     def sent(self, arm: str) -> list[tuple[int, pb.Envelope]]:
@@ -95,8 +96,9 @@ async def bench_call(
 
 
 def _release_logger(host: CallHost, log: CallLog) -> Callable[[Block, int], None]:
-    def released(block: Block, _rate: int) -> None:
-        log.releases.append((host.now(), bool(np.any(block))))
+    def released(block: Block, rate: int) -> None:
+        sounding = np.flatnonzero(block)
+        log.releases.append((host.now(), (sounding[-1] + 1) * 1000 / rate if len(sounding) else 0))
 
     return released
 

@@ -75,5 +75,5 @@ async def measure_echo(models: Models, replies: int, progress: Progress) -> Echo
             barge_ins=sum(isinstance(e, BargeIn) for e in events),
             backchannels=sum(isinstance(e, Backchannel) for e in events),
             spoken_turns=sum(isinstance(e, TurnCommitted) for e in events),
-            audio_s=round(sum(loud for _t, loud in log.releases) * block_s, 1),
+            audio_s=round(sum(bool(loud) for _t, loud in log.releases) * block_s, 1),
         )
