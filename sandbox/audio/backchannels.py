@@ -51,15 +51,20 @@ class Burst(enum.StrEnum):
     UNCLEAR = "unclear"
 
 
+def tokens(text: str) -> list[str]:
+    """A transcript's words, lower case, without annotations ("[cough]") or punctuation."""
+    plain = _ANNOTATION.sub(" ", text.lower())
+    return list(_TOKEN.findall(plain.replace("'", "")))
+
+
 def classify(text: str) -> Burst:
     """Judge a burst's transcript; see the module docstring."""
-    plain = _ANNOTATION.sub(" ", text.lower())
-    tokens = _TOKEN.findall(plain.replace("'", ""))
-    if " ".join(tokens) in NON_SPEECH:
+    tokens_ = tokens(text)
+    if " ".join(tokens_) in NON_SPEECH:
         return Burst.NOISE
-    parts = [part for token in tokens for part in token.split("-")]
+    parts = [part for token in tokens_ for part in token.split("-")]
     if any(p in FLOOR_WORDS for p in parts):
         return Burst.FLOOR
-    if len(tokens) <= MAX_TOKENS and all(p in BACKCHANNEL_WORDS for p in parts):
+    if len(tokens_) <= MAX_TOKENS and all(p in BACKCHANNEL_WORDS for p in parts):
         return Burst.BACKCHANNEL
     return Burst.UNCLEAR
