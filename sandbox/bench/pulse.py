@@ -1,4 +1,5 @@
-"""PulseAudio virtual devices for the audio tests: a real speaker and microphone with no sound card.
+"""PulseAudio virtual devices: a real speaker and microphone with no sound card (the audio
+tests and the bench's outside-the-app timing use them).
 
     spk       null sink, the tests' speaker: record what it plays with record_speaker()
     micfeed   null sink: play_into_mic() plays a WAV into it

@@ -10,6 +10,7 @@ from typing import Any
 
 from sandbox.bench.backchannels import BackchannelFigures
 from sandbox.bench.bargein import BargeInFigures
+from sandbox.bench.device_report import device_lines, device_targets
 from sandbox.bench.echo import EchoFigures
 from sandbox.bench.first_audio import FirstAudioFigures
 from sandbox.bench.greeting import GreetingFigures
@@ -126,9 +127,10 @@ def result(figures: Figures, extra: dict[str, Any]) -> dict[str, Any]:
         "echo_spoken_turns": echo.spoken_turns,
         "echo_audio_s": echo.audio_s,
     }
+    out |= extra
     out["targets"] = targets(out)
     out["peer"] = PEER
-    return out | extra
+    return out
 
 
 def targets(figures: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -138,6 +140,7 @@ def targets(figures: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "max",
         figures["patience_window_ms"] + WINDOW_SLACK_MS,
     )
+    bounds |= device_targets(figures)
     if figures.get("greeting_barge_in_trials"):  # every one of them
         bounds["greeting_barge_in_landed"] = ("min", figures["greeting_barge_in_trials"])
     out: dict[str, dict[str, Any]] = {}
@@ -152,6 +155,14 @@ def targets(figures: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 _ROWS: tuple[tuple[str, str, str], ...] = (
     # (label, key, unit) — unit: ms, frac, count, x, MB
+    ("at the devices: end of speech → first audio", "device_end_of_speech_to_first_audio_ms", "ms"),
+    (
+        "  the same at patience 6 (peer's footing)",
+        "device_end_of_speech_to_first_audio_fast_ms",
+        "ms",
+    ),
+    ("  over the peer's, patience 7", "peer_ratio_end_of_speech_to_first_audio", "x"),
+    ("  over the peer's, patience 6", "peer_ratio_end_of_speech_to_first_audio_fast", "x"),
     ("end of speech → UserMessage", "end_of_speech_to_user_message_ms", "ms"),
     ("end of speech → first reply audio", "end_of_speech_to_first_audio_ms", "ms"),
     ("first clause → first audio", "first_chunk_to_first_audio_ms", "ms"),
@@ -245,4 +256,6 @@ def table(result: dict[str, Any]) -> str:
         for row in rows
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    if "device_runs" in result:
+        lines += ["", *device_lines(result)]
     return "\n".join(line.rstrip() for line in lines)

@@ -21,12 +21,14 @@ from typing import Any
 
 from sandbox.bench.backchannels import measure_backchannels
 from sandbox.bench.bargein import measure_barge_in
+from sandbox.bench.device_report import device_result
 from sandbox.bench.echo import measure_echo
 from sandbox.bench.figures import Progress, fmt_ms
 from sandbox.bench.first_audio import measure_first_audio
 from sandbox.bench.greeting import measure_greeting_barge_in
 from sandbox.bench.heard import measure_heard
 from sandbox.bench.models import load_models, peak_rss_mb
+from sandbox.bench.outside import measure_devices
 from sandbox.bench.report import Figures, result
 from sandbox.bench.rtf import measure_rtf
 from sandbox.bench.turns import measure_turns
@@ -37,7 +39,13 @@ QUICK = (2, 6, 3)
 #: (objections, backchannels, greeting barge-ins) for a full run and for --quick.
 FULL_FLOOR = (10, 22, 10)
 QUICK_FLOOR = (3, 4, 2)
-STAGES = 10
+#: The app's patiences timed at the devices: the default, the peer's footing (confident
+#: window 600 ms = its speech timeout), and both ends; measured turns per system.
+DEVICE_PATIENCES = (7, 6, 0, 10)
+DEVICE_TURNS = 10
+#: (patiences, turns) at the devices for --quick.
+QUICK_DEVICE = ((7,), 3)
+STAGES = 11
 
 
 @dataclass(frozen=True)
@@ -53,14 +61,26 @@ class BenchConfig:
     objections: int = FULL_FLOOR[0]
     backchannels: int = FULL_FLOOR[1]
     greetings: int = FULL_FLOOR[2]
+    device_patiences: tuple[int, ...] = DEVICE_PATIENCES
+    device_turns: int = DEVICE_TURNS
+    peer: bool = False
 
     @classmethod
     def from_flags(
-        cls, *, quick: bool, runs: int | None, cuts: int | None, replies: int | None
+        cls,
+        *,
+        quick: bool,
+        runs: int | None,
+        cuts: int | None,
+        replies: int | None,
+        patiences: tuple[int, ...] | None = None,
+        turns: int | None = None,
+        peer: bool = False,
     ) -> BenchConfig:
         """The preset (full or quick), with any count the user gave instead."""
         preset_runs, preset_cuts, preset_replies = QUICK if quick else FULL
         objections, backchannels, greetings = QUICK_FLOOR if quick else FULL_FLOOR
+        preset_patiences, preset_turns = QUICK_DEVICE if quick else (DEVICE_PATIENCES, DEVICE_TURNS)
         return cls(
             runs=preset_runs if runs is None else runs,
             cuts=preset_cuts if cuts is None else cuts,
@@ -69,6 +89,9 @@ class BenchConfig:
             objections=objections,
             backchannels=backchannels,
             greetings=greetings,
+            device_patiences=preset_patiences if patiences is None else patiences,
+            device_turns=preset_turns if turns is None else turns,
+            peer=peer,
         )
 
 
@@ -108,6 +131,15 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
     progress(f"  {peak:.0f} MB")
     stage(10, f"heard text at {config.cuts} random cuts (Whisper on what was emitted)")
     heard = measure_heard(models, config.cuts, progress, rng)
+    patiences = ", ".join(map(str, config.device_patiences))
+    peer = " and the peer" if config.peer else ""
+    stage(
+        11,
+        f"end of speech → first audio at the devices, outside the app (patience {patiences}{peer})",
+    )
+    devices = await measure_devices(
+        config.device_patiences, config.device_turns, config.peer, progress
+    )
     figures = Figures(turns, first_audio, barge_in, backchannels, greeting, heard, echo, rtf, peak)
     machine = {
         "cpus": os.cpu_count(),
@@ -116,6 +148,7 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
     }
     elapsed = round(time.monotonic() - started, 1)
     extra = {
+        **device_result(devices),
         "bench_peak_rss_mb": peak_rss_mb(),
         "config": asdict(config),
         "machine": machine,

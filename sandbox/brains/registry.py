@@ -7,12 +7,18 @@ from collections.abc import Callable
 
 from sandbox.brains.concierge import Concierge
 from sandbox.brains.echo import Echo
+from sandbox.brains.fixed import FixedReply
 from sandbox.brains.guardrail import Guardrail
 from sandbox.errors import UserError
 from sandbox.sdk import Brain
 
 #: The example brains that ship with the sandbox.
-BRAINS: dict[str, type[Brain]] = {"echo": Echo, "concierge": Concierge, "guardrail": Guardrail}
+BRAINS: dict[str, type[Brain]] = {
+    "echo": Echo,
+    "concierge": Concierge,
+    "guardrail": Guardrail,
+    "fixed": FixedReply,
+}
 
 
 def resolve(spec: str) -> type[Brain]:

@@ -12,10 +12,21 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from typing import Any
 
+from sandbox.bench.device_report import device_lines, device_result, device_targets
+from sandbox.bench.figures import target_lines
+from sandbox.bench.outside import measure_devices
 from sandbox.bench.redrive import TARGETS as REDRIVE_TARGETS
 from sandbox.bench.redrive import measure_redrive, redrive_table
 from sandbox.bench.report import table
-from sandbox.bench.runner import FULL, QUICK, BenchConfig, run_bench
+from sandbox.bench.runner import (
+    DEVICE_PATIENCES,
+    DEVICE_TURNS,
+    FULL,
+    QUICK,
+    QUICK_DEVICE,
+    BenchConfig,
+    run_bench,
+)
 from sandbox.bench.sessions import TARGETS as SESSION_TARGETS
 from sandbox.bench.sessions import measure_sessions, sessions_table
 from sandbox.errors import UserError
@@ -46,6 +57,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"bot replies through the simulated echo path (default {FULL[2]})",
     )
     parser.add_argument(
+        "--devices",
+        action="store_true",
+        help="only time end of speech → first audio from outside the app, through PulseAudio "
+        "virtual devices (a full run does this last)",
+    )
+    parser.add_argument(
+        "--peer",
+        action="store_true",
+        help="also time Pipecat fully local (../shared/peer) the same way, in the same run "
+        "(set up in its own venv the first time)",
+    )
+    parser.add_argument(
+        "--patience",
+        help="the app's patiences to time at the devices, comma-separated "
+        f"(default {','.join(map(str, DEVICE_PATIENCES))}; --quick: {QUICK_DEVICE[0][0]})",
+    )
+    parser.add_argument(
+        "--turns",
+        type=int,
+        help=f"measured turns per system at the devices (default {DEVICE_TURNS}; "
+        f"--quick: {QUICK_DEVICE[1]})",
+    )
+    parser.add_argument(
         "--sessions",
         action="store_true",
         help="measure the session store instead: replay opening, recording cost, disk a minute",
@@ -68,8 +102,16 @@ def run(args: argparse.Namespace) -> int:
         value = getattr(args, name)
         if value is not None and value < 1:
             raise UserError(f"--{name} must be at least 1")
+    if args.turns is not None and args.turns < 1:
+        raise UserError("--turns must be at least 1")
     config = BenchConfig.from_flags(
-        quick=args.quick, runs=args.runs, cuts=args.cuts, replies=args.replies
+        quick=args.quick,
+        runs=args.runs,
+        cuts=args.cuts,
+        replies=args.replies,
+        patiences=_patiences(args.patience),
+        turns=args.turns,
+        peer=args.peer,
     )
 
     def progress(words: str) -> None:
@@ -83,6 +125,17 @@ def run(args: argparse.Namespace) -> int:
     if args.redrive:
         figures = asdict(asyncio.run(measure_redrive(args.minutes or 5.0, progress)))
         return _print_family(args, figures, REDRIVE_TARGETS, redrive_table)
+    if args.devices:
+        with _stdout_to_stderr():
+            devices = asyncio.run(
+                measure_devices(config.device_patiences, config.device_turns, args.peer, progress)
+            )
+        figures = device_result(devices)
+        bounds = device_targets(figures)
+        if args.json:
+            return _print_family(args, figures, bounds, lambda _f: "")
+        print("\n".join(device_lines(figures) + target_lines(figures, bounds)))
+        return 0
     if args.json:
         with _stdout_to_stderr():  # native libraries print too: keep stdout for the JSON
             result = asyncio.run(run_bench(config, progress))
@@ -91,6 +144,21 @@ def run(args: argparse.Namespace) -> int:
         result = asyncio.run(run_bench(config, progress))
         print(table(result))
     return 0
+
+
+def _patiences(given: str | None) -> tuple[int, ...] | None:
+    """``--patience 7,6``: each 0..10."""
+    if given is None:
+        return None
+    try:
+        values = tuple(int(p) for p in given.split(","))
+    except ValueError:
+        raise UserError(
+            f"--patience takes numbers 0..10 separated by commas, not {given!r}"
+        ) from None
+    if not values or any(not 0 <= p <= 10 for p in values):
+        raise UserError(f"--patience values must be 0..10, not {given!r}")
+    return values
 
 
 @contextlib.contextmanager

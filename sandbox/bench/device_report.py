@@ -1,0 +1,95 @@
+"""The figures timed at the devices, from outside the app: keys, targets and lines.
+
+The headline is end of speech → first audio at the default patience (7) and at patience 6,
+whose confident window (600 ms) is the peer's speech timeout; with ``--peer``, each over the
+peer's median on the same devices in the same run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sandbox.audio.endpointer import windows_for
+from sandbox.bench.figures import fmt_ms
+from sandbox.bench.outside import DeviceFigures, DeviceRun
+
+#: The default patience, and the one on the peer's footing (confident window 600 ms).
+DEFAULT_PATIENCE, PEER_FOOTING_PATIENCE = 7, 6
+#: End of speech -> UserMessage may exceed the confident window by this much.
+WINDOW_SLACK_MS = 150
+#: Ratios to the peer's end of speech -> first audio (the issue's targets).
+RATIO_TARGETS: dict[str, tuple[str, float]] = {
+    "peer_ratio_end_of_speech_to_first_audio": ("max", 0.85),
+    "peer_ratio_end_of_speech_to_first_audio_fast": ("max", 0.75),
+}
+
+
+def _run(run: DeviceRun) -> dict[str, Any]:
+    return {
+        "who": run.who,
+        "patience": run.patience,
+        "turns": len(run.turns),
+        "missed": run.missed,
+        "end_of_speech_to_first_audio_ms": run.first_audio_ms,
+        "spread_ms": list(run.first_audio_spread_ms or ()),
+        "end_of_speech_to_brain_ms": run.to_brain_ms,
+        "values_ms": [t.to_first_audio_ms for t in run.turns],
+    }
+
+
+def _ratio(ours: float | None, theirs: float | None) -> float | None:
+    return None if ours is None or not theirs else round(ours / theirs, 2)
+
+
+def device_result(figures: DeviceFigures) -> dict[str, Any]:
+    """The JSON keys of the devices stage."""
+    default, fast = figures.at(DEFAULT_PATIENCE), figures.at(PEER_FOOTING_PATIENCE)
+    ours = None if default is None else default.first_audio_ms
+    ours_fast = None if fast is None else fast.first_audio_ms
+    out: dict[str, Any] = {
+        "device_probe_loop_ms": figures.loop_ms,
+        "device_runs": [_run(r) for r in figures.runs],
+        "device_end_of_speech_to_first_audio_ms": ours,
+        "device_end_of_speech_to_first_audio_fast_ms": ours_fast,
+    }
+    for run in figures.runs:
+        out[f"device_end_of_speech_to_user_message_p{run.patience}_ms"] = run.to_brain_ms
+    if figures.peer is not None:
+        peer = figures.peer.first_audio_ms
+        out["peer_run"] = _run(figures.peer)
+        out["peer_end_of_speech_to_first_audio_ms"] = peer
+        out["peer_ratio_end_of_speech_to_first_audio"] = _ratio(ours, peer)
+        out["peer_ratio_end_of_speech_to_first_audio_fast"] = _ratio(ours_fast, peer)
+    return out
+
+
+def device_targets(figures: dict[str, Any]) -> dict[str, tuple[str, float]]:
+    """The bounds of the device keys present in ``figures``."""
+    bounds: dict[str, tuple[str, float]] = {
+        k: v for k, v in RATIO_TARGETS.items() if figures.get(k) is not None
+    }
+    for run in figures.get("device_runs", []):
+        patience = run["patience"]
+        window = windows_for(patience).confident_ms + WINDOW_SLACK_MS
+        bounds[f"device_end_of_speech_to_user_message_p{patience}_ms"] = ("max", window)
+    return bounds
+
+
+def device_lines(figures: dict[str, Any]) -> list[str]:
+    """The runs as lines: median, spread, turn at the brain."""
+    lines = [
+        "end of speech at the microphone → first audio at the speaker, timed outside the app "
+        f"(the probe's own {figures['device_probe_loop_ms']:.0f} ms taken off)"
+    ]
+    runs = list(figures["device_runs"])
+    if "peer_run" in figures:
+        runs.append(figures["peer_run"])
+    for run in runs:
+        low, high = run["spread_ms"] or (None, None)  # empty: no turn was answered
+        lines.append(
+            f"  {run['who']:<28} {fmt_ms(run['end_of_speech_to_first_audio_ms']):>8} "
+            f"({fmt_ms(low)} to {fmt_ms(high)}, {run['turns']} turns"
+            + (f", {run['missed']} unanswered" if run["missed"] else "")
+            + f"); at the brain {fmt_ms(run['end_of_speech_to_brain_ms'])}"
+        )
+    return lines

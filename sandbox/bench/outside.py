@@ -1,0 +1,220 @@
+"""End of the caller's speech at the microphone → the bot's first audio at the speaker, timed
+from outside the process that answers, the way a caller meets it.
+
+The app (``sandbox run`` in a terminal of its own, AEC on, against the fixed-reply brain) and,
+with ``--peer``, Pipecat fully local (``peer_live.py``) are driven through the same
+PulseAudio virtual microphone and speaker with the same espeak-ng caller line the peer's own
+harness uses, one after the other, by one :class:`~sandbox.bench.probe.DeviceProbe`. Per
+turn: wait for a quiet speaker, play the line into the microphone, find the first sound on
+the speaker after it; the reply plays out before the next turn. The first turns warm the
+system up and are not counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from sandbox.audio.caller_voice import speak
+from sandbox.audio.resample import as_float32, as_int16, resample
+from sandbox.bench import pulse
+from sandbox.bench.app_process import Arrivals, running_app
+from sandbox.bench.figures import Progress, fmt_ms, median
+from sandbox.bench.peer_process import BEST, ensure_peer, running_peer
+from sandbox.bench.probe import LEVEL, RATE, DeviceProbe, loop_latency_s
+from sandbox.errors import UserError
+
+#: The peer harness's caller line, voice and rate (``pipecat_bench.CALLER_TEXT``).
+CALLER_TEXT = "Hi, I would like to check the status of my order, please."
+CALLER_VOICE, CALLER_WPM = "en-us", 170
+#: The speaker must be this quiet before a turn (the reply's sentence gaps are shorter).
+QUIET_S = 1.5
+#: Longest wait for a reply's first audio; for the app's first call, models load too.
+REPLY_S, FIRST_REPLY_S = 15.0, 60.0
+#: Turns at the start of a run that warm the system up, not counted.
+WARMUP = 1
+
+
+@dataclass(frozen=True)
+class DeviceTurn:
+    """One measured turn: end of speech → first audio, and → the turn reaching the brain."""
+
+    to_first_audio_ms: float
+    to_brain_ms: float | None
+
+
+@dataclass(frozen=True)
+class DeviceRun:
+    """One system's measured turns."""
+
+    who: str
+    patience: int | None
+    turns: tuple[DeviceTurn, ...]
+    missed: int  # turns with no reply in time
+
+    @property
+    def first_audio_ms(self) -> float | None:
+        """Median end of speech → first audio."""
+        return median([t.to_first_audio_ms for t in self.turns])
+
+    @property
+    def first_audio_spread_ms(self) -> tuple[float, float] | None:
+        """(min, max) end of speech → first audio."""
+        values = [t.to_first_audio_ms for t in self.turns]
+        return (round(min(values)), round(max(values))) if values else None
+
+    @property
+    def to_brain_ms(self) -> float | None:
+        """Median end of speech → the turn at the brain (the app's UserMessage, the peer's
+        LLM context)."""
+        return median([t.to_brain_ms for t in self.turns if t.to_brain_ms is not None])
+
+
+def caller_line() -> tuple[np.ndarray, int]:
+    """The caller's line at the probe's rate, and the index one past its last voiced sample."""
+    samples, rate = speak(CALLER_TEXT, voice=CALLER_VOICE, wpm=CALLER_WPM)
+    line = as_int16(resample(as_float32(samples), rate, RATE))
+    loud = np.flatnonzero(np.abs(line.astype(np.int32)) > LEVEL)
+    return line, int(loud[-1]) + 1
+
+
+async def _quiet(probe: DeviceProbe, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while probe.quiet_since() < QUIET_S:
+        if time.monotonic() > deadline:
+            raise UserError("the virtual speaker never went quiet between turns")
+        await asyncio.sleep(0.05)
+
+
+async def _turns(
+    probe: DeviceProbe,
+    loop_s: float,
+    turns: int,
+    at_brain: Callable[[float], float | None],
+    progress: Progress,
+    who: str,
+) -> tuple[list[DeviceTurn], int]:
+    """Play the caller's line ``WARMUP + turns`` times; time each reply."""
+    line, voice_end = caller_line()
+    marks: list[tuple[int, int]] = []  # (output index of the voice's end, input index of sound)
+    missed = 0
+    for index in range(WARMUP + turns):
+        await _quiet(probe, 30.0)
+        listen_from = probe.received
+        end = probe.play(line) + voice_end
+        wait = FIRST_REPLY_S if index == 0 else REPLY_S
+        deadline = time.monotonic() + len(line) / RATE + wait
+        sound = None
+        while sound is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+            sound = probe.first_sound(listen_from)
+        warm = index < WARMUP
+        if sound is None:
+            if warm:
+                raise UserError(f"{who} did not answer the first turn in {wait:.0f} s")
+            missed += 1
+            progress(f"  {who}: turn {index + 1 - WARMUP}/{turns}: no reply in {wait:.0f} s")
+            continue
+        if not warm:
+            marks.append((end, sound))
+            at = (probe.in_clock.at(sound) - probe.out_clock.at(end) - loop_s) * 1000
+            progress(f"  {who}: turn {index + 1 - WARMUP}/{turns}: first audio {fmt_ms(at)}")
+    # Offsets are final only now (the least delayed callback of the whole run).
+    measured: list[DeviceTurn] = []
+    for end, sound in marks:
+        spoken_end = probe.out_clock.at(end) + loop_s / 2  # the probe's own path, split evenly
+        first = probe.in_clock.at(sound) - loop_s / 2
+        brain = at_brain(spoken_end)
+        measured.append(
+            DeviceTurn(
+                to_first_audio_ms=round((first - spoken_end) * 1000, 1),
+                to_brain_ms=None if brain is None else round((brain - spoken_end) * 1000, 1),
+            )
+        )
+    return measured, missed
+
+
+async def measure_app(
+    probe: DeviceProbe, loop_s: float, patience: int, turns: int, progress: Progress
+) -> DeviceRun:
+    """``sandbox run`` at ``patience``: ``turns`` measured turns."""
+    who = f"app (patience {patience})"
+    with tempfile.TemporaryDirectory(prefix="sandbox-bench-") as folder:
+        async with running_app(patience, Path(folder) / "report.json") as arrivals:
+            await _started(arrivals, who)
+
+            def at_brain(after: float) -> float | None:
+                found = arrivals.first_after(after - 0.5)
+                return None if found is None else found[0]
+
+            measured, missed = await _turns(probe, loop_s, turns, at_brain, progress, who)
+    return DeviceRun(who, patience, tuple(measured), missed)
+
+
+async def _started(arrivals: Arrivals, who: str) -> None:
+    deadline = time.monotonic() + FIRST_REPLY_S
+    while arrivals.started is None:
+        if time.monotonic() > deadline:
+            raise UserError(f"{who} did not dial the brain in {FIRST_REPLY_S:.0f} s")
+        await asyncio.sleep(0.1)
+
+
+async def measure_peer(
+    probe: DeviceProbe, loop_s: float, turns: int, progress: Progress, strategy: str = BEST
+) -> DeviceRun:
+    """Pipecat fully local with ``strategy``: ``turns`` measured turns."""
+    python = await asyncio.to_thread(ensure_peer, progress)
+    who = f"Pipecat ({strategy})"
+    with tempfile.TemporaryDirectory(prefix="sandbox-peer-") as folder:
+        async with running_peer(python, strategy, Path(folder) / "events.jsonl") as events:
+
+            def at_brain(after: float) -> float | None:
+                return events.turn_after(after - 0.5)
+
+            measured, missed = await _turns(probe, loop_s, turns, at_brain, progress, who)
+    return DeviceRun(who, None, tuple(measured), missed)
+
+
+@dataclass(frozen=True)
+class DeviceFigures:
+    """The app at each patience, and the peer when it was run."""
+
+    loop_ms: float
+    runs: tuple[DeviceRun, ...]
+    peer: DeviceRun | None
+
+    def at(self, patience: int) -> DeviceRun | None:
+        """The app's run at ``patience``."""
+        return next((r for r in self.runs if r.patience == patience), None)
+
+
+async def measure_devices(
+    patiences: tuple[int, ...], turns: int, peer: bool, progress: Progress
+) -> DeviceFigures:
+    """The app at each of ``patiences`` (and the peer), through the virtual devices."""
+    try:
+        await asyncio.to_thread(pulse.ensure)
+    except pulse.PulseUnavailable as exc:
+        raise UserError(f"timing at the devices needs PulseAudio: {exc}") from None
+    loop_s = await asyncio.to_thread(loop_latency_s)
+    progress(f"  the probe's own loop (played → recorded): {loop_s * 1000:.0f} ms, taken off")
+    runs: list[DeviceRun] = []
+    peer_run: DeviceRun | None = None
+    with DeviceProbe() as probe:
+        for patience in (*patiences, None) if peer else patiences:
+            if patience is None:
+                run = peer_run = await measure_peer(probe, loop_s, turns, progress)
+            else:
+                run = await measure_app(probe, loop_s, patience, turns, progress)
+                runs.append(run)
+            progress(
+                f"  {run.who}: median {fmt_ms(run.first_audio_ms)} "
+                f"(turn at the brain {fmt_ms(run.to_brain_ms)})"
+            )
+    return DeviceFigures(round(loop_s * 1000, 1), tuple(runs), peer_run)

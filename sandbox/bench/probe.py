@@ -1,0 +1,205 @@
+"""Timing a voice app from outside its process, the way its caller meets it.
+
+A :class:`DeviceProbe` plays the caller's voice into the virtual microphone's feed
+(``micfeed``) and records the virtual speaker's monitor (``spk.monitor``) through two
+PortAudio streams of this process. Each stream's callbacks are stamped with
+``time.monotonic()``; a sample's time is the stream's offset plus its index over the rate,
+with the offset taken from the least delayed callback (callbacks jitter by tens of
+milliseconds; the sample clock does not). What the two streams' own buffering adds is
+measured once by :func:`loop_latency_s` (a click played into the speaker and recorded from
+its monitor) and taken off every figure, so a time is when the sample entered the
+microphone or left the speaker.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sandbox.bench import pulse
+from sandbox.errors import UserError
+
+#: The probe's sample rate (the caller lines' own).
+RATE = 16000
+#: Samples per callback (10 ms).
+BLOCK = 160
+#: A sample louder than this is voice or bot audio: 0.5 % of full scale, the peer's threshold.
+LEVEL = int(0.005 * 32768)
+#: Callbacks skipped before fitting a stream's offset (start-up bursts).
+SETTLE_CALLBACKS = 10
+
+
+class SampleClock:
+    """A stream's sample clock: ``offset + index / RATE`` on the monotonic clock."""
+
+    def __init__(self) -> None:
+        self.callbacks = 0
+        self.offset = float("inf")
+
+    def stamp(self, index: int, now: float) -> None:
+        """A callback at sample ``index`` (for output: its first; for input: one past its
+        last) happened at ``now``."""
+        self.callbacks += 1
+        if self.callbacks > SETTLE_CALLBACKS:
+            self.offset = min(self.offset, now - index / RATE)
+
+    def at(self, index: int) -> float:
+        """When sample ``index`` was handed over (output) or had arrived (input)."""
+        return self.offset + index / RATE
+
+
+def _open(
+    kind: str, sink: str, source: str, callback: Callable[..., None]
+) -> Any:  # sounddevice's stream types are untyped
+    import sounddevice as sd
+
+    saved = {k: os.environ.get(k) for k in ("PULSE_SINK", "PULSE_SOURCE")}
+    os.environ.update({"PULSE_SINK": sink, "PULSE_SOURCE": source})
+    try:  # libpulse reads the routing when the stream connects
+        stream_type = sd.OutputStream if kind == "out" else sd.InputStream
+        stream = stream_type(
+            samplerate=RATE,
+            channels=1,
+            dtype="int16",
+            blocksize=BLOCK,
+            latency="low",
+            callback=callback,
+        )
+        stream.start()
+        return stream
+    except sd.PortAudioError as exc:
+        raise UserError(f"cannot open the virtual devices for timing: {exc}") from None
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+class DeviceProbe:
+    """Plays into ``sink`` and records ``source``; by default the virtual microphone's feed
+    and the virtual speaker's monitor. Use as a context manager."""
+
+    def __init__(
+        self,
+        sink: str = pulse.MIC_FEED,
+        source: str = f"{pulse.SPEAKER}.monitor",
+        *,
+        seconds: float = 60.0,
+    ) -> None:
+        self._sink, self._source = sink, source
+        self._lock = threading.Lock()
+        self._queue: list[NDArray[np.int16]] = []
+        self._written = 0  # output samples handed over
+        self._recorded = np.zeros(int(seconds * RATE), np.int16)
+        self._received = 0  # input samples recorded
+        self._sounded = 0  # one past the last recorded sample above LEVEL
+        self.out_clock = SampleClock()
+        self.in_clock = SampleClock()
+        self._streams: list[Any] = []
+
+    def __enter__(self) -> DeviceProbe:
+        self._streams = [
+            _open("in", self._sink, self._source, self._on_input),
+            _open("out", self._sink, self._source, self._on_output),
+        ]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for stream in self._streams:
+            stream.stop()
+            stream.close()
+        self._streams = []
+
+    # ------------------------------------------------------------- callbacks
+
+    def _on_output(self, outdata: NDArray[np.int16], frames: int, _t: Any, _s: Any) -> None:
+        with self._lock:
+            self.out_clock.stamp(self._written, time.monotonic())
+            block = outdata[:, 0]
+            block[:] = 0
+            filled = 0
+            while self._queue and filled < frames:
+                head = self._queue[0]
+                take = min(frames - filled, len(head))
+                block[filled : filled + take] = head[:take]
+                filled += take
+                if take == len(head):
+                    self._queue.pop(0)
+                else:
+                    self._queue[0] = head[take:]
+            self._written += frames
+
+    def _on_input(self, indata: NDArray[np.int16], frames: int, _t: Any, _s: Any) -> None:
+        with self._lock:
+            end = self._received + frames
+            if end > len(self._recorded):  # grow: a long session
+                self._recorded = np.concatenate([self._recorded, np.zeros_like(self._recorded)])
+            self._recorded[self._received : end] = indata[:, 0]
+            loud = np.flatnonzero(np.abs(indata[:, 0].astype(np.int32)) > LEVEL)
+            if len(loud):
+                self._sounded = self._received + int(loud[-1]) + 1
+            self._received = end
+            self.in_clock.stamp(end, time.monotonic())
+
+    # ----------------------------------------------------------------- using
+
+    def play(self, samples: NDArray[np.int16]) -> int:
+        """Queue ``samples`` (16 kHz) for the microphone; returns the output index of the
+        first one."""
+        with self._lock:
+            start = self._written + sum(len(q) for q in self._queue)
+            self._queue.append(samples.copy())
+            return start
+
+    @property
+    def written(self) -> int:
+        """Output samples handed over so far."""
+        with self._lock:
+            return self._written
+
+    @property
+    def received(self) -> int:
+        """Input samples recorded so far."""
+        with self._lock:
+            return self._received
+
+    def first_sound(self, start: int, end: int | None = None) -> int | None:
+        """The input index of the first sample from ``start`` (to ``end``) above :data:`LEVEL`."""
+        with self._lock:
+            chunk = self._recorded[start : self._received if end is None else end]
+        loud = np.flatnonzero(np.abs(chunk.astype(np.int32)) > LEVEL)
+        return start + int(loud[0]) if len(loud) else None
+
+    def quiet_since(self) -> float:
+        """Seconds of silence at the end of the recording so far."""
+        with self._lock:
+            return (self._received - self._sounded) / RATE
+
+
+def loop_latency_s(trials: int = 3) -> float:
+    """What the probe's own two streams add: a click played into the speaker and recorded
+    from its monitor, median of ``trials`` (each with fresh streams, as a session opens)."""
+    loops: list[float] = []
+    click = np.full(BLOCK // 2, 16000, np.int16)
+    for _ in range(trials):
+        with DeviceProbe(pulse.SPEAKER, f"{pulse.SPEAKER}.monitor", seconds=5) as probe:
+            time.sleep(0.5)  # the offsets settle
+            at = probe.play(click)
+            deadline = time.monotonic() + 3
+            found = None
+            while found is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+                found = probe.first_sound(0)
+            if found is None:
+                raise UserError("the virtual speaker does not record what it plays")
+            loops.append(probe.in_clock.at(found) - probe.out_clock.at(at))
+    return statistics.median(loops)

@@ -1,0 +1,27 @@
+"""The PulseAudio virtual devices of the audio tests (the bench uses them too)."""
+
+from sandbox.bench.pulse import (
+    MIC,
+    MIC_FEED,
+    SPEAKER,
+    PulseUnavailable,
+    ensure,
+    env,
+    play_into_mic,
+    read_wav,
+    record_speaker,
+    shutdown,
+)
+
+__all__ = [
+    "MIC",
+    "MIC_FEED",
+    "SPEAKER",
+    "PulseUnavailable",
+    "ensure",
+    "env",
+    "play_into_mic",
+    "read_wav",
+    "record_speaker",
+    "shutdown",
+]
