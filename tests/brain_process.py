@@ -66,15 +66,20 @@ def serving(folder: Path, home: Path, *args: str) -> Iterator[tuple[str, subproc
             proc.wait(10)
 
 
-def call(folder: Path, home: Path, script: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """``sandbox call --script S ARGS…`` with ``script`` written into ``folder``."""
-    path = folder / "call.toml"
-    path.write_text(script)
+def run(folder: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``sandbox ARGS…`` run to its end in ``folder``."""
     return subprocess.run(
-        sandbox_command("call", "--script", str(path), *args),
+        sandbox_command(*args),
         cwd=folder,
         capture_output=True,
         text=True,
         env=sandbox_env(home),
         timeout=120,
     )
+
+
+def call(folder: Path, home: Path, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``sandbox call --script S ARGS…`` with ``script`` written into ``folder``."""
+    path = folder / "call.toml"
+    path.write_text(script)
+    return run(folder, home, "call", "--script", str(path), *args)

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from brain_process import call, sandbox_command, sandbox_env, serving
+from brain_process import call, run, serving
 from readme import code_block, commands
 from websockets.asyncio.client import ClientConnection
 
@@ -123,14 +123,7 @@ def test_a_syntax_error_is_shown_as_the_authors_own(folder: Path, home: Path) ->
     source = (folder / "mymodule.py").read_text()
     (folder / "mymodule.py").write_text(source.replace("def greet(self, session):", "def greet("))
     line = next(n for n, text in enumerate(source.splitlines(), 1) if "def greet" in text)
-    result = subprocess.run(
-        sandbox_command("brain", *_brain_args("mymodule:Greeter"), "--port", "0"),
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        env=sandbox_env(home),
-        timeout=60,
-    )
+    result = run(folder, home, "brain", *_brain_args("mymodule:Greeter"), "--port", "0")
     assert result.returncode == 1
     err = result.stderr
     assert "The error is in your code, not the sandbox's" in err
@@ -143,14 +136,7 @@ def test_an_error_as_the_module_runs_is_trimmed_to_their_line(folder: Path, home
     (folder / "helpers.py").write_text("def setup():\n    return 1 / 0\n")
     source = (folder / "mymodule.py").read_text()
     (folder / "mymodule.py").write_text("import helpers\nhelpers.setup()\n" + source)
-    result = subprocess.run(
-        sandbox_command("brain", "./mymodule.py", "--port", "0"),
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        env=sandbox_env(home),
-        timeout=60,
-    )
+    result = run(folder, home, "brain", "./mymodule.py", "--port", "0")
     assert result.returncode == 1
     assert result.stderr.splitlines()[1:] == [
         '  File "mymodule.py", line 2, in <module>',
