@@ -11,6 +11,7 @@ from types import ModuleType
 
 from sandbox.errors import UserError
 from sandbox.logs import log_path, log_to_file
+from sandbox.record.store import store_path
 
 #: Sub-commands, in the order ``sandbox --help`` lists them. Each module has
 #: ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
@@ -41,7 +42,10 @@ def _load(name: str) -> ModuleType | None:
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with every available sub-command."""
     parser = argparse.ArgumentParser(
-        prog="sandbox", description="A mini Voqalize in your terminal."
+        prog="sandbox",
+        description="A mini Voqalize in your terminal.",
+        epilog=f"Every call is recorded while it runs (a killed one too) in {store_path()}; "
+        "`sandbox sessions list` shows them.",
     )
     subs = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:

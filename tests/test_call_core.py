@@ -14,6 +14,7 @@ from sandbox.call.effects import (
     StepForUnknownTurn,
     ToApp,
 )
+from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
 from sandbox.wire import pb
 
@@ -353,6 +354,56 @@ def test_non_fatal_brain_error_is_shown_and_the_call_goes_on() -> None:
     rig = started()
     rig.brain(pb.Error(code=pb.ERROR_CODE_INTERNAL, message="tool failed", fatal=False))
     assert rig.core.ended is None and rig.core.errors[0].dir == "in"
+
+
+def state_of(rig: Rig) -> CallState:
+    """The core's state now (a call, so a type checker does not carry an earlier one over)."""
+    return rig.core.state
+
+
+def test_a_brain_error_while_an_answer_is_owed_ends_the_turn() -> None:
+    rig = started(stall_ms=10_000, settings=Settings(idle_ms=8000))
+    rig.say(1, 1, "Hi.")
+    rig.advance(500)
+    rig.caller("please break")
+    assert state_of(rig) is CallState.THINKING
+    rig.advance(200)
+    rig.brain(pb.Error(code=pb.ERROR_CODE_INTERNAL, message="it raised", fatal=False))
+    assert state_of(rig) is CallState.LISTENING  # at once, not after the stall
+
+    def idles() -> list[pb.UserIdle]:
+        return [e.user_idle for e in rig.sent if e.HasField("user_idle")]
+
+    rig.advance(7_990)
+    assert idles() == []
+    rig.advance(20)  # the idle wait counted from the error
+    assert [i.idle_ms for i in idles()] == [8000]
+    assert rig.of(BrainStalled) == []  # the error was the answer: no stall for turn 2
+    rig.caller("and now?")
+    assert rig.interruptions() == [3]  # only the unanswered nudge dies; turn 2 was over
+
+
+def test_a_stall_is_recorded_where_it_happened() -> None:
+    rig = started(stall_ms=10_000)
+    rig.say(1, 1, "Hi.")
+    rig.advance(500)
+    rig.caller("hello?")
+    asked_at = rig.now
+    rig.advance(9_990)
+    assert rig.core.stalls == [] and state_of(rig) is CallState.THINKING
+    rig.advance(20)
+    assert [(s.turn_id, s.waited_ms) for s in rig.core.stalls] == [(2, 10_000)]
+    assert rig.core.stalls[0].t_ms == asked_at + 10_000
+    assert state_of(rig) is CallState.LISTENING
+
+
+def test_a_backchannel_is_recorded_never_a_turn() -> None:
+    rig = started()
+    rig.say(1, 1, "Our opening hours are on your screen now.")
+    rig.advance(300)
+    rig.take(rig.core.backchannel("uh huh", rig.now))
+    assert [(b.t_ms, b.text) for b in rig.core.backchannels] == [(rig.now, "uh huh")]
+    assert rig.core.caller_lines == [] and rig.interruptions() == []
 
 
 def test_hang_up_finalizes_everything_and_sends_end() -> None:

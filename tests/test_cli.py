@@ -26,6 +26,8 @@ def test_help_lists_every_command(tmp_path: Path) -> None:
     result = _run(tmp_path, "--help")
     for name in ("run", "call", "check", "brain", "keys", "devices", "bench"):
         assert name in result.stdout
+    # Where sessions are saved, before any call has ended.
+    assert str(tmp_path / "sessions.db") in "".join(result.stdout.split())  # however wrapped
 
 
 def test_bad_values_are_words_not_tracebacks(tmp_path: Path) -> None:

@@ -44,6 +44,12 @@ def test_every_step_kind_parses() -> None:
     assert script.steps[4].rtvi_type == "ui-event" and script.steps[4].rtvi_id == "e1"
     assert script.steps[4].rtvi_data == '{"event": "tap"}'
     assert script.steps[5].ms == 900
+    assert script.steps[6] == Step("end")  # waits for the answer to play out
+
+
+def test_an_end_can_be_now() -> None:
+    (step,) = parse_script('[[step]]\nend = "now"\n').steps
+    assert step == Step("end", now=True)
 
 
 @pytest.mark.parametrize(
@@ -55,7 +61,10 @@ def test_every_step_kind_parses() -> None:
         ("[[step]]\nsilence_ms = 'long'", "silence_ms must be"),
         ("[[step]]\nsay = 'a'\nloud = true", "unknown key(s) loud"),
         ("[[step]]\nrtvi = 'ui-event'", "rtvi needs a table"),
-        ("[[step]]\nend = false", "write `end = true`"),
+        (
+            "[[step]]\nend = false",
+            'write `end = true` (once the answer has played out) or `end = "now"`',
+        ),
         ("say = 'x'", "has no steps"),
         ("[[step]\n", "not valid TOML"),
     ],

@@ -1,10 +1,10 @@
-"""Brains by name, for ``sandbox brain NAME`` — or any ``module:Class``."""
+"""Brains by name, for ``sandbox brain NAME`` — or the author's own (see authored.py)."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
+from sandbox.brains import authored
 from sandbox.brains.concierge import Concierge
 from sandbox.brains.echo import Echo
 from sandbox.brains.fixed import FixedReply
@@ -22,26 +22,21 @@ BRAINS: dict[str, type[Brain]] = {
 
 
 def resolve(spec: str) -> type[Brain]:
-    """The Brain class named by ``spec``: a built-in name or ``package.module:ClassName``.
+    """The Brain class named by ``spec``: a built-in name, ``module:Class`` (the current
+    directory first), ``path/to/file.py:Class``, or ``path/to/file.py`` with one Brain in it.
 
-    Raises UserError naming what was wrong and what would work.
+    Raises UserError naming what was wrong and what would work (BrainCodeError when the
+    author's own code fails).
     """
     if spec in BRAINS:
         return BRAINS[spec]
-    module_name, colon, class_name = spec.partition(":")
-    if not colon or not module_name or not class_name:
+    source = authored.parse(spec)
+    if source is None:
         names = ", ".join(BRAINS)
-        raise UserError(f"unknown brain {spec!r}: use one of {names}, or module:Class")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise UserError(f"cannot import module {module_name!r} for brain {spec!r}: {exc}") from None
-    found = getattr(module, class_name, None)
-    if found is None:
-        raise UserError(f"module {module_name!r} has no {class_name!r}")
-    if not (isinstance(found, type) and issubclass(found, Brain)):
-        raise UserError(f"{spec} is not a Brain subclass (from sandbox.sdk import Brain)")
-    return found
+        raise UserError(
+            f"unknown brain {spec!r}: use one of {names}, module:Class or path/to/file.py"
+        )
+    return authored.load(source).cls
 
 
 def make_brain(spec: str) -> Callable[[], Brain]:

@@ -78,6 +78,25 @@ class StepRecord:
     known_turn: bool = True  # False: it named a turn this session never minted
 
 
+@dataclass(frozen=True)
+class StallRecord:
+    """The user was told the brain had not answered ``turn_id`` after ``waited_ms``."""
+
+    t_ms: int
+    turn_id: int
+    waited_ms: int
+
+
+@dataclass(frozen=True)
+class BackchannelRecord:
+    """A backchannel over the bot ("uh huh"): never a turn, but part of the conversation.
+    ``resumed``: the bot paused for it, then went on."""
+
+    t_ms: int
+    text: str
+    resumed: bool = False
+
+
 @dataclass
 class _Pending:
     """Why the floor is busy while no unit is open: a turn the brain still owes an answer."""
@@ -110,6 +129,8 @@ class CallCore:
     steps: list[StepRecord] = field(default_factory=list)
     errors: list[WireErrorRecord] = field(default_factory=list)
     caller_lines: list[str] = field(default_factory=list)
+    backchannels: list[BackchannelRecord] = field(default_factory=list)
+    stalls: list[StallRecord] = field(default_factory=list)
     caller_closes: dict[int, str] = field(default_factory=dict)
     alignment_skips: int = 0
     ended: CallEnded | None = None
@@ -306,6 +327,12 @@ class CallCore:
         self.errors.append(WireErrorRecord(now, "in", code, msg.message, msg.fatal))
         told = BrainError(code.removeprefix("ERROR_CODE_"), msg.message, msg.fatal)
         if not msg.fatal:
+            # The brain owning up to a failure while it owes an answer is its answer: the
+            # turn is over, the floor is the caller's again and the idle wait counts from
+            # here (a late reply still plays). Waiting out the stall would leave the caller
+            # staring at "thinking" for a reply that is not coming.
+            if self._pending is not None and not self._pending.warned:
+                self._pending = None
             return [told]
         return [told, *self._end(now, ended_by="brain_error", detail=msg.message)]
 
@@ -331,6 +358,7 @@ class CallCore:
         ``resumed``: the bot paused for it and then went on."""
         if self.ended is not None:
             return []
+        self.backchannels.append(BackchannelRecord(now, text, resumed))
         return [CallerShown("backchannel", text, None, resumed)]
 
     def caller_over_bot(self, now: int) -> list[Effect]:
@@ -467,6 +495,7 @@ class CallCore:
         if pend is not None and not pend.warned and now >= pend.due_ms:
             pend.warned = True
             if pend.turn_id > 1:
+                self.stalls.append(StallRecord(now, pend.turn_id, now - pend.since_ms))
                 out.append(BrainStalled(pend.turn_id, now - pend.since_ms))
         # The idle wait only runs while the floor is silent (see _settle), so a due one fires.
         fired = self._idle.fire(now)

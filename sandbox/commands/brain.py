@@ -9,11 +9,17 @@ import logging
 import signal
 from collections.abc import Callable
 
+from sandbox.brains import authored
 from sandbox.brains.registry import BRAINS, make_brain
+from sandbox.brains.their_code import TheirTracebacks
+from sandbox.commands.brain_reload import Reloader
 from sandbox.errors import UserError
 from sandbox.sdk import Brain, serve
 
-HELP = "serve a brain (echo, concierge, guardrail, or module:Class) for Voqalize to dial"
+HELP = (
+    "serve a brain (echo, concierge, guardrail, module:Class or path/to/file.py[:Class]) "
+    "for Voqalize to dial"
+)
 DEFAULT_PORT = 8765
 
 
@@ -21,28 +27,52 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sandbox brain``."""
     parser.add_argument(
         "brain",
-        metavar="NAME|module:Class",
-        help=f"a built-in brain ({', '.join(BRAINS)}) or your own Brain subclass",
+        metavar="NAME|module:Class|file.py[:Class]",
+        help=f"a built-in brain ({', '.join(BRAINS)}) or your own Brain subclass: a module "
+        "in the current directory (mymodule:Greeter), or a file (./mymodule.py:Greeter, or "
+        "./mymodule.py when it defines one Brain)",
     )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (default %(default)s)")
     parser.add_argument("--host", default="127.0.0.1", help="interface (default %(default)s)")
+    parser.add_argument(
+        "--reload",
+        action="store_true",
+        help="load your brain's file again whenever it changes: the call in progress "
+        "goes on with the new code",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C (or SIGTERM)."""
-    brain = make_brain(args.brain)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    reloader = _reloader(args.brain) if args.reload else None
+    brain = reloader.make if reloader is not None else make_brain(args.brain)
+    # What a brain's callback raises is logged with the author's frames only.
+    handler = logging.StreamHandler()
+    handler.setFormatter(TheirTracebacks("%(asctime)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(brain, args.brain, args.host, args.port))
+        asyncio.run(_serve(brain, args.brain, args.host, args.port, reloader))
     print("\nstopped.")
     return 0
+
+
+def _reloader(spec: str) -> Reloader:
+    source = None if spec in BRAINS else authored.parse(spec)
+    if source is None:
+        raise UserError(
+            "--reload watches your own brain's file (module:Class or path/to/file.py); "
+            f"{spec!r} is not one"
+        )
+    return Reloader(source, authored.load(source))
 
 
 #: How long stopping waits for open sessions to close.
 STOP_TIMEOUT_S = 5.0
 
 
-async def _serve(brain: Callable[[], Brain], name: str, host: str, port: int) -> None:
+async def _serve(
+    brain: Callable[[], Brain], name: str, host: str, port: int, reloader: Reloader | None
+) -> None:
     try:
         server = await serve(brain, host=host, port=port)
     except OSError as exc:
@@ -59,12 +89,18 @@ async def _serve(brain: Callable[[], Brain], name: str, host: str, port: int) ->
         "Ctrl-C stops.",
         flush=True,
     )
+    watching = None
+    if reloader is not None:
+        print(f"Watching {reloader.current.file} for changes (--reload).", flush=True)
+        watching = asyncio.create_task(reloader.watch(lambda words: print(words, flush=True)))
     stop = asyncio.Event()
     with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows loops
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     try:
         await stop.wait()  # Ctrl-C cancels this; SIGTERM sets it
     finally:
+        if watching is not None:
+            watching.cancel()
         # Ends open sessions (their brains' finally blocks run), but a stop never hangs on
         # a peer that does not answer the close.
         with contextlib.suppress(TimeoutError):

@@ -48,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sim: caller turns are text and playout is simulated (default)",
     )
     parser.add_argument("--ms-per-word", type=int, help="simulated speaking rate")
-    add_audio_options(parser)
+    # No --mic: the script speaks for the caller (espeak-ng into the microphone path).
+    add_audio_options(parser, mic=False)
     parser.add_argument(
         "--echo-path",
         action="store_true",
@@ -64,11 +65,6 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--speaker, --no-aec, --stt-model and --echo-path need --audio real")
     if args.echo_path and args.speaker not in (None, "none"):
         raise UserError("--echo-path plays through a simulated laptop speaker: leave out --speaker")
-    if args.audio == "real" and args.mic:
-        raise UserError(
-            "in a scripted call the script speaks for the caller (espeak-ng into the "
-            "microphone path), so --mic does not apply; talk yourself with `sandbox run --mic`"
-        )
     if args.audio == "real":
         report = asyncio.run(_real_call(args, script))
     else:
@@ -132,14 +128,13 @@ def _written(
 
 
 def _print_summary(report: dict[str, Any]) -> None:
-    """The call as it went: caller turns and what the caller heard of each unit."""
+    """The call as it went: caller turns, what the caller heard of each unit, and each error
+    or stall where it happened."""
     print(f"session {report['session_id']} · outcome {report['outcome']} · {report['ended_by']}")
     if report["ended_by"] == "dial_failed":
         print(f"  the call was never placed: {report['end_detail']}")
     for entry in transcript(report):
         print(transcript_line(entry))
-    for err in report["errors"]:
-        print(f"  error ({err['dir']}) {err['code']}: {err['message']}")
     for note in report.get("script_notes", []):
         print(f"  note: {note}")
     print(f"report: {report['_path']}")

@@ -42,9 +42,11 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--init", default="{}", help="the session's init data, a JSON object")
 
 
-def add_audio_options(parser: argparse.ArgumentParser) -> None:
-    """--mic, --speaker, --no-aec, --stt-model."""
-    parser.add_argument("--mic", help="microphone: a device (index or name) or a WAV file")
+def add_audio_options(parser: argparse.ArgumentParser, *, mic: bool = True) -> None:
+    """--mic (unless ``mic`` is False: a scripted caller is the microphone), --speaker,
+    --no-aec, --stt-model."""
+    if mic:
+        parser.add_argument("--mic", help="microphone: a device (index or name) or a WAV file")
     parser.add_argument(
         "--speaker", help="speaker: a device (index or name), a WAV file to write, or none"
     )
@@ -59,7 +61,10 @@ def add_audio_options(parser: argparse.ArgumentParser) -> None:
 def audio_options(args: argparse.Namespace) -> AudioOptions:
     """The audio engine's options from --mic, --speaker, --no-aec, --stt-model."""
     return AudioOptions(
-        mic=args.mic, speaker=args.speaker, aec=not args.no_aec, stt_model=args.stt_model
+        mic=getattr(args, "mic", None),
+        speaker=args.speaker,
+        aec=not args.no_aec,
+        stt_model=args.stt_model,
     )
 
 

@@ -192,6 +192,4 @@ def _shown(row: SessionRow, report: dict[str, Any]) -> str:
         lines.append(f"  {row.recording_stopped}")
     lines.append("")
     lines += [transcript_line(entry) for entry in transcript(report)]
-    for err in report["errors"]:
-        lines.append(f"  error ({err['dir']}) {err['code']}: {err['message']}")
     return "\n".join(lines)

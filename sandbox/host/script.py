@@ -20,10 +20,12 @@ type = "I'd rather type this"     # send-text from the app
 [[step]]
 rtvi = { type = "ui-event", data = { event = "tap", target = "pricing" } }
 [[step]]
-silence_ms = 9000                 # stay silent so idle can fire
+silence_ms = 9000                 # silent 9 s after the bot stops speaking, so idle can fire
 [[step]]
-end = true
+end = true                        # hang up once the bot's answer has played out
 ```
+
+``end = "now"`` hangs up at once, over whatever the bot is saying.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ _EXTRA = {
 @dataclass(frozen=True)
 class Step:
     """One caller action. ``text`` for say/barge_in/backchannel/type; ``after_words`` for the
-    over-the-bot kinds; ``rtvi_type``/``rtvi_data``/``rtvi_id`` for rtvi; ``ms`` for silence."""
+    over-the-bot kinds; ``rtvi_type``/``rtvi_data``/``rtvi_id`` for rtvi; ``ms`` for silence;
+    ``now`` for an end that does not wait for the bot's answer to play out."""
 
     kind: str
     text: str = ""
@@ -60,6 +63,7 @@ class Step:
     #: A say that stops mid-thought for ``pause_ms`` and goes on with ``then``.
     then: str = ""
     pause_ms: int = 0
+    now: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,9 +107,11 @@ def parse_step(index: int, raw: Any) -> Step:
         if not isinstance(value, int) or value < 0:
             raise UserError(f"{where}: silence_ms must be a whole number of milliseconds ≥ 0")
         return Step(kind, ms=value)
-    if value is not True:
-        raise UserError(f"{where}: write `end = true`")
-    return Step(kind)
+    if value is not True and value != "now":
+        raise UserError(
+            f'{where}: write `end = true` (once the answer has played out) or `end = "now"`'
+        )
+    return Step(kind, now=value == "now")
 
 
 def toml_steps(text: str, source: str) -> tuple[dict[str, Any], list[Any]]:

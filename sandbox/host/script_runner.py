@@ -130,9 +130,19 @@ class ScriptRunner:
         elif step.kind == "rtvi":
             self.host.from_app(step.rtvi_type, step.rtvi_data, step.rtvi_id)
         elif step.kind == "silence_ms":
-            await self.host.sleep(step.ms)
+            await self.silent(step.ms, index)
         elif step.kind == "end":
+            if not step.now:
+                await self.settle(index)
             self.host.hang_up()
+
+    async def silent(self, ms: int, index: int = 0) -> None:
+        """Say nothing for ``ms`` counted from when the bot stopped speaking, as the wire's
+        idle wait counts: a silence over the bot's reply would never let idle fire."""
+        if not await self._until("the bot to finish", self._listening, index):
+            return
+        since = self._quiet_since if self._quiet_since is not None else self.host.now()
+        await self.host.sleep(ms - (self.host.now() - since))
 
     def _spoke(self) -> None:
         # The core hears of it on its next event; until then the bot is not "quiet".

@@ -1,9 +1,9 @@
 """A saved call as a short Markdown summary, to paste into an issue or a chat.
 
-The transcript as the caller heard it (a cut unit's unheard remainder struck through), the
-cuts, the errors, and the one figure this runtime exists for: how many generated words a
-runtime that logs generated text would have put in the history although the caller never
-heard them.
+The transcript as the caller heard it (a cut unit's unheard remainder struck through; the
+errors, backchannels and stalls where they happened), the cuts, and the one figure this
+runtime exists for: how many generated words a runtime that logs generated text would have
+put in the history although the caller never heard them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,16 @@ import time
 from typing import Any
 
 from sandbox.record.store import SessionRow
-from sandbox.record.transcript import BotUnit, CallerLine, FloorTaken, IdleNudge, transcript
+from sandbox.record.transcript import (
+    BotUnit,
+    BrainStall,
+    CallerBackchannel,
+    CallerLine,
+    FloorTaken,
+    IdleNudge,
+    WireError,
+    transcript,
+)
 
 _SPECIAL = re.compile(r"([\\`*_~|<>\[\]#])")
 
@@ -44,15 +53,18 @@ def session_markdown(row: SessionRow, report: dict[str, Any]) -> str:
                 lines.append(f"- *✋ the caller barged in: turns up to {through} are dead*")
             case BotUnit():
                 lines.append(f"- **Bot** (unit {entry.speech_id}): {_heard(entry)}")
+            case CallerBackchannel(text=text):
+                lines.append(f"- *the caller, over the bot (backchannel): {_md(text)}*")
+            case WireError(dir=direction, code=code, message=message):
+                who = "the brain reported" if direction == "in" else "the brain was told"
+                lines.append(f"- *✖ {who} `{code}`: {_md(message)}*")
+            case BrainStall(turn_id=turn, waited_ms=waited):
+                lines.append(f"- *⚠ no answer to turn {turn} after {waited / 1000:.0f} s*")
     cut = [u for u in units if u.cut]
     lines += ["", "### Heard truth", ""]
     lines.append(
         f"{len(units)} unit{'s' if len(units) != 1 else ''}, {len(cut)} cut. " + _never_heard(cut)
     )
-    errors = report.get("errors", [])
-    if errors:
-        lines += ["", "### Errors", ""]
-        lines += [f"- {e['dir']} `{e['code']}`: {_md(str(e['message']))}" for e in errors]
     return "\n".join(lines) + "\n"
 
 

@@ -135,6 +135,13 @@ class Recorder:
                 }
                 for e in core.errors
             ],
+            "backchannels": [
+                {"t_ms": b.t_ms, "text": b.text, "resumed": b.resumed} for b in core.backchannels
+            ],
+            "stalls": [
+                {"t_ms": s.t_ms, "turn_id": s.turn_id, "waited_ms": s.waited_ms}
+                for s in core.stalls
+            ],
             "alignment_skips": core.alignment_skips,
             "frames": [f.as_json() for f in self.frames],
             **extra,

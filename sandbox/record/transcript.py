@@ -64,16 +64,63 @@ class BotUnit:
         return f"✂ {len(self.heard.split())} of {len(self.generated.split())} words heard"
 
 
-Entry = CallerLine | IdleNudge | FloorTaken | BotUnit
+@dataclass(frozen=True)
+class CallerBackchannel:
+    """A backchannel over the bot ("uh huh"): heard, never a turn, never a cut."""
+
+    text: str
+    resumed: bool
+
+
+@dataclass(frozen=True)
+class WireError:
+    """An Error frame, where it crossed: ``dir`` "in" from the brain, "out" to it."""
+
+    dir: str
+    code: str
+    message: str
+    fatal: bool
+
+
+@dataclass(frozen=True)
+class BrainStall:
+    """The user was told the brain had not answered a turn."""
+
+    turn_id: int
+    waited_ms: int
+
+
+Entry = CallerLine | IdleNudge | FloorTaken | BotUnit | CallerBackchannel | WireError | BrainStall
 
 
 def transcript(report: Report) -> list[Entry]:
-    """The report's conversation, in the order its frames crossed."""
+    """The report's conversation, in the order its frames crossed; backchannels and stall
+    notices (not frames) stand where their time puts them."""
     units = {int(u["speech_id"]): u for u in report.get("units", [])}
+    asides = sorted(
+        [
+            (int(b["t_ms"]), CallerBackchannel(str(b["text"]), bool(b["resumed"])))
+            for b in report.get("backchannels", [])
+        ]
+        + [
+            (int(s["t_ms"]), BrainStall(int(s["turn_id"]), int(s["waited_ms"])))
+            for s in report.get("stalls", [])
+        ],
+        key=lambda pair: pair[0],
+    )
     out: list[Entry] = []
     for frame in report.get("frames", []):  # a report cut short has fewer keys
+        while asides and asides[0][0] <= int(frame["t_ms"]):
+            out.append(asides.pop(0)[1])
         kind, sent = frame["type"], frame["dir"] == "out"
-        if sent and kind == "user_message":
+        if kind == "error":
+            code = str(frame.get("code", "")).removeprefix("ERROR_CODE_")
+            out.append(
+                WireError(
+                    frame["dir"], code, str(frame.get("message", "")), bool(frame.get("fatal"))
+                )
+            )
+        elif sent and kind == "user_message":
             out.append(CallerLine(int(frame.get("turn_id", 0)), str(frame.get("text", ""))))
         elif sent and kind == "user_idle":
             out.append(IdleNudge(int(frame.get("turn_id", 0)), int(frame.get("level", 0))))
@@ -83,7 +130,7 @@ def transcript(report: Report) -> list[Entry]:
             unit = units.get(int(frame.get("speech_id", 0)))
             if unit is not None:
                 out.append(_bot_unit(unit))
-    return out
+    return out + [aside for _, aside in asides]
 
 
 def _bot_unit(unit: dict[str, Any]) -> BotUnit:
@@ -105,6 +152,17 @@ def transcript_line(entry: Entry) -> str:
             return f"  (idle)  [turn {turn}] level {level}"
         case FloorTaken(through_turn=through):
             return f"  ✋ barge-in: turns up to {through} are dead"
+        case CallerBackchannel(text=text, resumed=resumed):
+            how = " (the bot paused, then went on)" if resumed else ""
+            return f"  caller  (backchannel{how}) {text}"
+        case WireError(dir=direction, code=code, message=message, fatal=fatal):
+            who = "brain error" if direction == "in" else "told the brain"
+            return f"  ✖ {who} {code}{' (fatal)' if fatal else ''}: {message}"
+        case BrainStall(turn_id=turn, waited_ms=waited):
+            return (
+                f"  ⚠ the brain has not answered turn {turn} after {waited / 1000:.0f} s; "
+                "the call goes on"
+            )
         case BotUnit():
             line = f"  bot     [unit {entry.speech_id}, turn {entry.turn_id}] {entry.heard!r}"
             if entry.cut:

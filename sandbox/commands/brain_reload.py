@@ -1,0 +1,86 @@
+"""``sandbox brain --reload``: the author edits their brain's file and talks again.
+
+The file is polled (no watcher library: a stat every quarter second costs nothing). When it
+changes it is loaded anew; new sessions get the new class, and every brain already in a
+call is moved onto it (its ``__class__`` swapped, its state kept), so the next turn of the
+call in progress runs the edited code without anyone redialling. An edit that does not load
+is shown as the author's error and the previous class goes on serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sandbox.brains.authored import Authored, BrainSource, reload
+from sandbox.errors import UserError
+from sandbox.sdk import Brain
+
+#: How often the file is looked at.
+POLL_S = 0.25
+
+
+@dataclass
+class Reloader:
+    """Makes the author's brains (``make`` is the factory ``serve`` takes) and, on
+    :meth:`check`, loads their file again if it changed."""
+
+    source: BrainSource
+    current: Authored
+    _live: weakref.WeakSet[Brain] = field(default_factory=weakref.WeakSet)
+    _stamp: tuple[int, int] | None = None
+
+    def __post_init__(self) -> None:
+        self._stamp = _stamp(self.current.file)
+
+    def make(self) -> Brain:
+        """A fresh brain of the current class, remembered so a reload can move it on."""
+        brain = self.current.cls()
+        self._live.add(brain)
+        return brain
+
+    def check(self) -> str | None:
+        """Load the file again if it changed since the last look; what to tell the author
+        (None: unchanged)."""
+        stamp = _stamp(self.current.file)
+        if stamp is None or stamp == self._stamp:
+            return None  # unchanged, or gone for a moment while an editor saves it
+        self._stamp = stamp
+        old = self.current.cls.__name__
+        try:
+            self.current = reload(self.source, self.current.file)
+        except UserError as exc:
+            return f"{exc}\nStill serving the previous {old}: fix the file and save it again."
+        moved = kept = 0
+        for brain in list(self._live):
+            try:
+                brain.__class__ = self.current.cls
+                moved += 1
+            except TypeError:  # an incompatible layout (__slots__): that call keeps the old
+                kept += 1
+        words = f"Reloaded {self.current.file.name}: serving {self.current.cls.__name__}"
+        if moved:
+            words += f"; {moved} call(s) in progress go on with the new code"
+        if kept:
+            words += f"; {kept} call(s) keep the old {old} (its layout changed)"
+        return words + "."
+
+    async def watch(self, say: Callable[[str], None], every_s: float = POLL_S) -> None:
+        """Check every ``every_s`` until cancelled, telling ``say`` of each reload."""
+        while True:
+            await asyncio.sleep(every_s)
+            words = self.check()
+            if words is not None:
+                say(words)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
