@@ -117,7 +117,7 @@ def _findings(heard: Heard) -> Iterator[tuple[str, dict[str, Any]]]:
     for caller in heard.callers:
         refused = names.refused(caller.text)
         if refused is not None:
-            yield NAME_REFUSED, {"turn": caller.turn_id, "word": refused}
+            yield NAME_REFUSED, {"kind": NAME_REFUSED, "turn": caller.turn_id, "word": refused}
         for value in values(caller.text):
             yield "entity_heard", _value_data(caller.turn_id, value)
             verdict = judge(value, caller.turn_id, heard.bot, heard.callers, ended=heard.ended)

@@ -49,6 +49,8 @@ class Recorder:
     frames: list[FrameRecord] = field(default_factory=list)
     writer: SessionWriter | None = None
     tracker: RecordTracker = field(default_factory=RecordTracker)
+    #: The report the call ended with, once it has.
+    final_report: dict[str, Any] | None = None
 
     def frame(self, direction: str, env: pb.Envelope, t_ms: int, raw: bytes) -> FrameRecord:
         """Record one decoded envelope; ``raw`` is its bytes as they crossed."""
@@ -77,6 +79,7 @@ class Recorder:
         """The call is over: its report, which the stored session keeps with its index."""
         self.follow(core, duration_ms)  # what only the end decides (a read-back never answered)
         report = self.report(core, **extra)
+        self.final_report = report
         if self.writer is not None:
             ended = core.ended
             cut = [u for u in core.units if u.fate is not None and u.heard != u.generated]
