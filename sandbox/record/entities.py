@@ -71,7 +71,7 @@ def mentions(found: Value, text: str) -> bool:
     if any(same(found, other) for other in _Finder(words).run()):
         return True
     if found.kind == CODE:  # a read-back need not name it a code: "that's A B C 1 2 3"
-        return found.value in _code_stream(words)
+        return found.value in _code_stream(words).upper()
     if found.kind == PHONE:  # nor group it as the caller did
         digits = _code_stream(words)
         return any(v in digits for v in _phone_variants(found.value))
@@ -336,11 +336,12 @@ class _Finder:
             if _ORDINAL.match(self._at(j)):
                 return self._dated(j, ordinal_only=False) + (j - i) if self._day(self._at(j)) else 0
             return self._take(i, 1, DATE, word)
-        day = self._day(word)
-        if day is None:
+        if self._day(word) is None:
             return 0
-        if _ORDINAL.match(word) or self._month_after(i) is not None:
-            return self._dated(i, ordinal_only=self._at(i - 1) != "the")
+        if self._month_after(i) is not None:  # "23rd of march", "23 march"
+            return self._dated(i, ordinal_only=False)
+        if _ORDINAL.match(word) and self._at(i - 1) == "the":  # "the 23rd", not "a 2nd"
+            return self._dated(i, ordinal_only=True)
         return 0
 
     def _dated(self, i: int, *, ordinal_only: bool) -> int:

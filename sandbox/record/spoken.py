@@ -72,7 +72,7 @@ def _words(text: str) -> list[str]:
 
 
 def _is_digitish(word: str) -> bool:
-    return word.isdigit() or word in _UNITS or word in _REPEAT
+    return word.isdigit() or word in _UNITS or word in _REPEAT or word in _MAYBE_ZERO
 
 
 def _number(words: list[str], i: int) -> tuple[str | None, int]:
