@@ -56,6 +56,19 @@ def brain(request: pytest.FixtureRequest, home: Path) -> Iterator[str]:
         proc.wait(10)
 
 
+def _sandbox(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``sandbox ARGS…`` against the test's data dir; never a traceback."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sandbox.cli", *args],
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        timeout=60,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
 def _call(home: Path, tmp_path: Path, script: str, *extra: str) -> dict[str, Any]:
     path = tmp_path / "script.toml"
     path.write_text(script)
@@ -234,13 +247,7 @@ def test_an_unreachable_brain_is_a_call_not_reached_with_its_reason(
     assert (report["outcome"], report["ended_by"]) == ("not_reached", "dial_failed")
     assert "could not reach the brain" in report["end_detail"]
     assert report["record"]["reason"].startswith("the dial failed: could not reach the brain")
-    listed = subprocess.run(
-        [sys.executable, "-m", "sandbox.cli", "sessions", "list"],
-        capture_output=True,
-        text=True,
-        env=_env(home),
-        timeout=60,
-    )
+    listed = _sandbox(home, "sessions", "list")
     assert "not_reached" in listed.stdout and "why: could not reach the brain" in listed.stdout
 
 
@@ -274,15 +281,9 @@ def test_the_call_record_judges_read_backs_on_what_the_caller_heard(
     cut = next(u for u in report["units"] if "example dot com" in u["generated"])
     assert "example" not in cut["heard"]  # the generated read-back the caller never heard
     assert record["outcome"] == "completed" and not record["below_floor"]
-    shown = subprocess.run(
-        [sys.executable, "-m", "sandbox.cli", "sessions", "show", report["session_id"][:8]],
-        capture_output=True,
-        text=True,
-        env=_env(home),
-        timeout=60,
-    )
+    shown = _sandbox(home, "sessions", "show", report["session_id"][:8])
     assert "phone 07744567890 (turn 2): read back and confirmed [confirmed]" in shown.stdout
-    assert "[not_heard]" in shown.stdout and "Traceback" not in shown.stderr
+    assert "[not_heard]" in shown.stdout
 
 
 @pytest.mark.parametrize("brain", ["echo"], indirect=True)
@@ -293,11 +294,5 @@ def test_a_two_word_caller_is_not_a_conversation_and_is_not_summarised(
     record = report["record"]
     assert report["outcome"] == record["outcome"] == "not_a_conversation"
     assert record["below_floor"] and record["summary"].startswith("skipped")
-    md = subprocess.run(
-        [sys.executable, "-m", "sandbox.cli", "export", report["session_id"][:8], "--md", "-"],
-        capture_output=True,
-        text=True,
-        env=_env(home),
-        timeout=60,
-    )
+    md = _sandbox(home, "export", report["session_id"][:8], "--md", "-")
     assert "Not summarised: 1 caller line and 2 words: below the floor" in md.stdout
