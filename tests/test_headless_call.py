@@ -56,6 +56,19 @@ def brain(request: pytest.FixtureRequest, home: Path) -> Iterator[str]:
         proc.wait(10)
 
 
+def _sandbox(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``sandbox ARGS…`` against the test's data dir; never a traceback."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sandbox.cli", *args],
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        timeout=60,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
 def _call(home: Path, tmp_path: Path, script: str, *extra: str) -> dict[str, Any]:
     path = tmp_path / "script.toml"
     path.write_text(script)
@@ -233,3 +246,53 @@ def test_an_unreachable_brain_is_a_call_not_reached_with_its_reason(
     report = json.loads(report_path.read_text())
     assert (report["outcome"], report["ended_by"]) == ("not_reached", "dial_failed")
     assert "could not reach the brain" in report["end_detail"]
+    assert report["record"]["reason"].startswith("the dial failed: could not reach the brain")
+    listed = _sandbox(home, "sessions", "list")
+    assert "not_reached" in listed.stdout and "why: could not reach the brain" in listed.stdout
+
+
+READ_BACKS = """
+ms_per_word = 30
+[[step]]
+say = "My number is oh seven seven double four five six seven eight nine zero"
+[[step]]
+say = "Yes that's right"
+[[step]]
+say = "My email is john dot smith at example dot com"
+[[step]]
+barge_in = "Sorry, go on"
+after_words = 2
+"""
+
+
+@pytest.mark.parametrize("brain", ["echo"], indirect=True)
+def test_the_call_record_judges_read_backs_on_what_the_caller_heard(
+    brain: str, home: Path, tmp_path: Path
+) -> None:
+    """The echo brain reads every line back. The number's read-back is heard whole and
+    agreed; the email's is cut after "You said:" by the caller, so it was never heard."""
+    report = _call(home, tmp_path, READ_BACKS, "--brain", brain)
+    record = report["record"]
+    statuses = {(r["kind"], r["value"]): r["status"] for r in record["readbacks"]}
+    assert statuses == {
+        ("phone", "07744567890"): "confirmed",
+        ("email", "john.smith@example.com"): "not_heard",
+    }
+    cut = next(u for u in report["units"] if "example dot com" in u["generated"])
+    assert "example" not in cut["heard"]  # the generated read-back the caller never heard
+    assert record["outcome"] == "completed" and not record["below_floor"]
+    shown = _sandbox(home, "sessions", "show", report["session_id"][:8])
+    assert "phone 07744567890 (turn 2): read back and confirmed [confirmed]" in shown.stdout
+    assert "[not_heard]" in shown.stdout
+
+
+@pytest.mark.parametrize("brain", ["echo"], indirect=True)
+def test_a_two_word_caller_is_not_a_conversation_and_is_not_summarised(
+    brain: str, home: Path, tmp_path: Path
+) -> None:
+    report = _call(home, tmp_path, "[[step]]\nsay = 'hello there'\n", "--brain", brain)
+    record = report["record"]
+    assert report["outcome"] == record["outcome"] == "not_a_conversation"
+    assert record["below_floor"] and record["summary"].startswith("skipped")
+    md = _sandbox(home, "export", report["session_id"][:8], "--md", "-")
+    assert "Not summarised: 1 caller line and 2 words: below the floor" in md.stdout

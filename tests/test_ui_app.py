@@ -283,7 +283,8 @@ async def test_end_call_key_writes_the_report_and_shows_its_path() -> None:
         await wait_until(pilot, lambda: app.report is not None, "the report")
         await pilot.pause()
         lines = line_texts(app)
-        assert "■ Call ended: you ended the call. Outcome: " in lines[-2]
+        assert "■ Call ended: you ended the call. Outcome: " in lines[-3]
+        assert lines[-2].startswith("┌ The call record\n│ outcome ")  # the card, then the path
         assert lines[-1] == f"report: {app.report}"
         assert app.query_one("#say", Input).disabled
         assert app.status.info.state is CallState.ENDED

@@ -58,6 +58,9 @@ async def test_a_refused_version_is_shown_and_reported() -> None:
                 f"{REFUSAL}. Outcome: not_reached." in lines
             )
             assert lines[-1] == f"report: {app.report}"
+            # The record card: not reached, and why, in words.
+            assert lines[-2].startswith("┌ The call record\n│ outcome not_reached: the brain ")
+            assert f"refused the session's version: {REFUSAL}" in lines[-2]
             assert any(REFUSAL in str(n.message) for n in app._notifications)
             assert app.status.info.state is CallState.ENDED
     assert app.report is not None
@@ -74,8 +77,9 @@ async def test_a_brain_that_drops_the_socket_ends_the_call_in_words() -> None:
             lines = line_texts(app)
             assert (
                 "■ Call ended: the brain closed the connection (code 1011: brain crashed). "
-                "Outcome: " in lines[-2]
+                "Outcome: " in lines[-3]
             )
+            assert lines[-2].startswith("┌ The call record")  # then the report's path
             assert unit(app, 1).fate is Fate.PLAYED
     assert app.report is not None
     assert json.loads(app.report.read_text())["ended_by"] == "brain_closed"

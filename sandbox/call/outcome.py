@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sandbox.call.floor import measure
+
 #: The brain was never dialed, refused the session, or its greeting could not be spoken:
 #: an operational fault, not something the caller did.
 NOT_REACHED = "not_reached"
@@ -23,7 +25,6 @@ def decide(
         return NOT_REACHED  # a greeting that could not be spoken is a silent failure
     if not caller_lines:
         return NO_ANSWER
-    words = sum(len(line.split()) for line in caller_lines)
-    if len(caller_lines) < 2 and words < 5:
+    if measure(caller_lines).below:
         return NOT_A_CONVERSATION
     return COMPLETED

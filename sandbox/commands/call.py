@@ -28,6 +28,7 @@ from sandbox.host.script import Script, load_script
 from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import CallHost
 from sandbox.host.voice_caller import InjectedVoice
+from sandbox.record.record_text import record_lines
 from sandbox.record.recorder import Recorder, default_report_path
 from sandbox.record.transcript import transcript, transcript_line
 
@@ -137,4 +138,7 @@ def _print_summary(report: dict[str, Any]) -> None:
         print(transcript_line(entry))
     for note in report.get("script_notes", []):
         print(f"  note: {note}")
+    print("the call record:")
+    for line in record_lines(report["record"]):
+        print(f"  {line}")
     print(f"report: {report['_path']}")

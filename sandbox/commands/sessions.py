@@ -17,6 +17,7 @@ from sandbox.record.export import session_report
 from sandbox.record.legs import export_legs
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import session_page
+from sandbox.record.record_text import record_lines
 from sandbox.record.store import SessionRow, SessionStore
 from sandbox.record.transcript import transcript, transcript_line
 from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
@@ -166,6 +167,8 @@ def _list(store: SessionStore, args: argparse.Namespace) -> int:
             f"{_count(row.caller_turns):>5}  {_count(row.units):>5}  {_count(row.cuts):>4}  "
             f"{_count(row.errors):>6}  {row.brain_url}"
         )
+        if row.outcome == "not_reached" and row.end_detail:
+            print(f"{'':<12}  why: {row.end_detail}")
     return 0
 
 
@@ -192,4 +195,7 @@ def _shown(row: SessionRow, report: dict[str, Any]) -> str:
         lines.append(f"  {row.recording_stopped}")
     lines.append("")
     lines += [transcript_line(entry) for entry in transcript(report)]
+    if "record" in report:  # a call cut short, or recorded by an older build, has none
+        lines += ["", "the call record:"]
+        lines += [f"  {line}" for line in record_lines(report["record"])]
     return "\n".join(lines)

@@ -305,6 +305,8 @@ class CallHost:
                     self.recorder.event(now, _kind(effect), asdict(effect))
             for listener in self.on_effect:
                 listener(effect)
+        if effects:
+            self.recorder.follow(self.core, now)
 
     async def _send(self, env: pb.Envelope) -> None:
         payload = encode(env)

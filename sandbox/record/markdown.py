@@ -12,6 +12,7 @@ import re
 import time
 from typing import Any
 
+from sandbox.record.record_text import record_lines
 from sandbox.record.store import SessionRow
 from sandbox.record.transcript import (
     BotUnit,
@@ -61,10 +62,18 @@ def session_markdown(row: SessionRow, report: dict[str, Any]) -> str:
             case BrainStall(turn_id=turn, waited_ms=waited):
                 lines.append(f"- *⚠ no answer to turn {turn} after {waited / 1000:.0f} s*")
     cut = [u for u in units if u.cut]
+    record = report.get("record")  # a call cut short, or from an older build, has none
     lines += ["", "### Heard truth", ""]
-    lines.append(
-        f"{len(units)} unit{'s' if len(units) != 1 else ''}, {len(cut)} cut. " + _never_heard(cut)
-    )
+    if record is not None and record["below_floor"]:
+        lines.append(f"Not summarised: {_md(record['floor'])}.")
+    else:
+        lines.append(
+            f"{len(units)} unit{'s' if len(units) != 1 else ''}, {len(cut)} cut. "
+            + _never_heard(cut)
+        )
+    if record is not None:
+        lines += ["", "### The call record", ""]
+        lines += [f"- {_md(line)}" for line in record_lines(record)]
     return "\n".join(lines) + "\n"
 
 

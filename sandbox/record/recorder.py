@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.call.core import CallCore
+from sandbox.record.call_record import RecordTracker, build, heard_from
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import pb
 from sandbox.wire.plain import describe
@@ -47,6 +48,9 @@ class Recorder:
     started_at: float = field(default_factory=time.time)
     frames: list[FrameRecord] = field(default_factory=list)
     writer: SessionWriter | None = None
+    tracker: RecordTracker = field(default_factory=RecordTracker)
+    #: The report the call ended with, once it has.
+    final_report: dict[str, Any] | None = None
 
     def frame(self, direction: str, env: pb.Envelope, t_ms: int, raw: bytes) -> FrameRecord:
         """Record one decoded envelope; ``raw`` is its bytes as they crossed."""
@@ -63,9 +67,19 @@ class Recorder:
         if self.writer is not None:
             self.writer.event(t_ms, kind, data)
 
+    def follow(self, core: CallCore, t_ms: int) -> None:
+        """Record the call record's findings decided since the last call (entity_heard,
+        entity_readback, names, promises), as events at ``t_ms``, while the call runs."""
+        if self.writer is None:
+            return
+        for kind, data in self.tracker.update(core):
+            self.writer.event(t_ms, kind, data)
+
     def finish(self, core: CallCore, duration_ms: int, **extra: Any) -> dict[str, Any]:
         """The call is over: its report, which the stored session keeps with its index."""
+        self.follow(core, duration_ms)  # what only the end decides (a read-back never answered)
         report = self.report(core, **extra)
+        self.final_report = report
         if self.writer is not None:
             ended = core.ended
             cut = [u for u in core.units if u.fate is not None and u.heard != u.generated]
@@ -143,6 +157,7 @@ class Recorder:
                 for s in core.stalls
             ],
             "alignment_skips": core.alignment_skips,
+            "record": build(heard_from(core)),
             "frames": [f.as_json() for f in self.frames],
             **extra,
         }

@@ -33,6 +33,7 @@ from sandbox.call.heard import HeardCursor
 from sandbox.call.settings import Settings
 from sandbox.call.units import Bracket, Fate, Unit
 from sandbox.record.export import frame_record
+from sandbox.record.record_text import finding_line, value_line
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.store import StoredEvent, StoredFrame
 
@@ -65,7 +66,17 @@ class Marker:
     kind: str
 
 
-Shown = CallerShown | CallerIdle | Notice | ConfigApplied | CallEnded | ToApp
+@dataclass(frozen=True)
+class RecordNote:
+    """A finding of the call record, at the moment the call decided it."""
+
+    words: str
+
+
+#: The call record's findings, by the kind they were stored under (besides the values).
+_FINDINGS = ("name_refused", "name_not_from_caller", "called_the_caller", "promised_unbooked")
+
+Shown = CallerShown | CallerIdle | Notice | ConfigApplied | CallEnded | ToApp | RecordNote
 """A line the conversation (or the app pane) gains at a moment."""
 
 
@@ -228,6 +239,12 @@ def _event(view: View, event: StoredEvent, changes: Changes) -> None:
         shown = ConfigApplied(settings)
     elif kind in _NOTICES:
         shown = _NOTICES[kind](**data)
+    elif kind == "entity_heard":
+        shown = RecordNote(f"heard a {data['kind']}: {data['value']} (turn {data['turn']})")
+    elif kind == "entity_readback":
+        shown = RecordNote(value_line(data))
+    elif kind in _FINDINGS:
+        shown = RecordNote(finding_line(data))
     if shown is not None:
         view.entries.append(shown)
         changes.entries.append(shown)

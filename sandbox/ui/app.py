@@ -35,7 +35,7 @@ from sandbox.host.session import CallHost
 from sandbox.ui import panes
 from sandbox.ui.keys import HELP_ROWS, KEYS
 from sandbox.ui.latency import LatencyTracker
-from sandbox.ui.lines import notice_text, shown_text
+from sandbox.ui.lines import notice_text, record_card, shown_text
 from sandbox.ui.messages import (
     CallEffect,
     CallFinished,
@@ -195,6 +195,8 @@ class SandboxApp(App[Path | None]):
         if message.problem:
             self.conversation.add_line(notice_text("error", message.problem))
             self.notify(message.problem, title="call failed", severity="error", timeout=15)
+        if message.record:
+            self.conversation.add_line(record_card(message.record))
         if message.report:
             self.conversation.add_line(Text(f"report: {message.report}", style="bold"))
         host = self.host

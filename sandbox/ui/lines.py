@@ -158,3 +158,28 @@ def ended_words(ended: CallEnded) -> str:
 def ended_text(ended: CallEnded) -> Text:
     """The last line of a call."""
     return Text(f"■ Call ended: {ended_words(ended)}. Outcome: {ended.outcome}.", style="bold")
+
+
+def record_card(lines: list[str]) -> Text:
+    """The call record as a card: its findings in words, one a line."""
+    card = Text("┌ The call record\n", style="bold")
+    for line in lines:
+        card.append("│ ", style="bold")
+        card.append(f"{line}\n", style=_record_style(line))
+    card.append("└", style="bold")
+    return card
+
+
+def record_note(words: str) -> Text:
+    """One finding of the call record, at the moment it was decided (replay)."""
+    return Text(f"≡ {words}", style=_record_style(words))
+
+
+#: Marks of a record line worth a second look.
+_FLAGGED = ("[not_heard]", "[corrected]", "[unconfirmed]", "below the floor", "name_", "promised_")
+
+
+def _record_style(line: str) -> str:
+    if any(mark in line for mark in _FLAGGED) or "called_the_caller" in line:
+        return "yellow"
+    return "green" if "[confirmed]" in line else ""

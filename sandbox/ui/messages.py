@@ -63,7 +63,11 @@ class RecordingStopped(Message):
 class CallFinished(Message):
     """The call is over: where its report went, and what went wrong if it did, in words."""
 
-    def __init__(self, report: Path | None, problem: str | None) -> None:
+    def __init__(
+        self, report: Path | None, problem: str | None, record: list[str] | None = None
+    ) -> None:
         super().__init__()
         self.report = report
         self.problem = problem
+        #: The call record in words (``record_lines``), when the call left a report.
+        self.record = record or []

@@ -22,10 +22,10 @@ from sandbox.call.effects import ToApp
 from sandbox.record.legs import MIC, SPEAKER
 from sandbox.replay.audio import LegPlayer
 from sandbox.replay.source import Recording
-from sandbox.replay.timeline import Changes, Shown
+from sandbox.replay.timeline import Changes, RecordNote, Shown
 from sandbox.ui import panes
 from sandbox.ui.keys import REPLAY_KEYS
-from sandbox.ui.lines import shown_text
+from sandbox.ui.lines import record_note, shown_text
 from sandbox.ui.widgets.app_pane import app_frame_of
 from sandbox.ui.widgets.conversation import ConversationPane, UnitLine
 from sandbox.ui.widgets.timeline import TimelineStrip
@@ -210,6 +210,8 @@ class ReplayApp(App[None]):
             self.conversation.show_unit(self.recording.replayer.view.units[entry])
         elif isinstance(entry, ToApp):
             self.app_pane.show("brain", entry.type, entry.data, entry.id)
+        elif isinstance(entry, RecordNote):
+            self.conversation.add_line(record_note(entry.words))
         else:
             self.conversation.add_line(shown_text(entry)[0])
 

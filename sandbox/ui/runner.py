@@ -24,6 +24,7 @@ from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallNotPlaced, CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.logs import log_path
+from sandbox.record.record_text import record_lines
 from sandbox.record.recorder import Recorder, default_report_path
 from sandbox.ui.audio import AudioFrontend
 from sandbox.ui.messages import (
@@ -57,6 +58,7 @@ class CallRunner:
         self.host: CallHost | None = None
         self.report: Path | None = None
         self.problem: str | None = None
+        self.record: list[str] = []
         self.done = asyncio.Event()
         self._target = target
 
@@ -77,7 +79,7 @@ class CallRunner:
             )
         finally:
             self.done.set()
-            self._post(CallFinished(self.report, self.problem))
+            self._post(CallFinished(self.report, self.problem, self.record))
 
     async def _call(self) -> Path | None:
         setup = self.setup
@@ -120,6 +122,10 @@ class CallRunner:
             return recorder.write(path, core, duration_ms)
         except OSError as exc:
             raise UserError(f"could not write the report to {path}: {exc.strerror}") from None
+        finally:
+            # The record exists the moment the call ends, even if its export failed.
+            if recorder.final_report is not None:
+                self.record = record_lines(recorder.final_report["record"])
 
 
 def _starting(options: CallOptions) -> str:

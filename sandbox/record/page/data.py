@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import MIC, SPEAKER, leg_path, read_leg
+from sandbox.record.record_text import record_lines
 from sandbox.record.store import SessionRow, SessionStore
 from sandbox.record.transcript import BotUnit, CallerLine, FloorTaken, IdleNudge, transcript
 
@@ -74,6 +75,8 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
             },
         },
         "entries": entries,
+        # The call record in words; none for a call cut short or from an older build.
+        "record": record_lines(report["record"]) if "record" in report else [],
         "markers": _markers(frames, events),
         "frames": [
             {"t_ms": f.t_ms, "dir": f.dir, "type": f.type, "fields": _fields(f.fields)}

@@ -1,0 +1,47 @@
+"""The call record in words: the lines every text view shows (``sandbox call``, ``sandbox
+sessions show``, the Markdown export, the app's record card, replay)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_STATUS = {
+    "confirmed": "read back and confirmed",
+    "corrected": "read back, and the caller corrected it",
+    "unconfirmed": "never confirmed",
+    "not_heard": "read back, but the caller cut in before hearing it",
+}
+
+
+def record_lines(record: dict[str, Any]) -> list[str]:
+    """``record`` (a report's ``record``) as lines of plain text, most important first."""
+    lines = [f"outcome {record['outcome']}" + (f": {record['reason']}" if record["reason"] else "")]
+    if record["below_floor"]:
+        lines.append(f"below the floor: {record['floor']}; summary skipped")
+    if record.get("caller_name"):
+        lines.append(f"the caller's name: {record['caller_name']}")
+    for entry in record["readbacks"]:
+        lines.append(value_line(entry))
+    told = {(r["turn"], r["kind"], r["value"]) for r in record["readbacks"]}
+    for entry in record["entities"]:
+        if (entry["turn"], entry["kind"], entry["value"]) not in told:
+            lines.append(f"{entry['kind']} {entry['value']} (turn {entry['turn']})")
+    lines += [finding_line(f) for f in record["findings"]]
+    return lines
+
+
+def value_line(entry: dict[str, Any]) -> str:
+    """One value's read-back: ``phone 07700900123 (turn 2): read back and confirmed``."""
+    status = entry["status"]
+    return (
+        f"{entry['kind']} {entry['value']} (turn {entry['turn']}): "
+        f"{_STATUS.get(status, status)} [{status}]"
+    )
+
+
+def finding_line(finding: dict[str, Any]) -> str:
+    """One name or promise finding: ``name_refused: …``, ``promised_unbooked: …``."""
+    kind = str(finding.get("kind", "finding"))
+    if kind == "name_refused":
+        return f"{kind}: {finding['word']!r} is a form of address, not kept as a name"
+    return f"{kind}: {finding.get('detail', '')}"
