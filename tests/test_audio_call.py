@@ -201,6 +201,27 @@ async def test_a_barge_in_half_a_second_into_the_greeting_lands(
     assert any(w.startswith("park") for w in heard), heard
 
 
+async def test_a_barge_in_half_a_second_into_the_greeting_lands_through_pulseaudio_echo(
+    pulse: ModuleType, transcriber: Transcriber, synthesizer: Synthesizer, tmp_path: Path
+) -> None:
+    """On the virtual devices, with the speaker heard back in the microphone at half its
+    level 60 ms later (a laptop), AEC on from the call's first sample."""
+    objection = write_wav(tmp_path / "objection.wav", espeak("Sorry, do you have parking nearby?"))
+    with pulse.echo_path(gain_percent=50, latency_ms=60):
+        async with audio_call("concierge", transcriber, synthesizer) as (host, engine, effects):
+            speech = engine.playout()
+            await until(lambda: bool(speech.timing.first_audio))
+            started = next(iter(speech.timing.first_audio.values()))
+            await asyncio.sleep(max(0.0, 0.5 - (time.monotonic() - started)))
+            await asyncio.to_thread(pulse.play_into_mic, objection)
+            await until(lambda: bool(sent(effects, "user_message")), 30)
+    (interruption,) = sent(effects, "interruption")
+    assert interruption.through_turn == 1  # type: ignore[attr-defined]
+    greeting = next(u for u in host.core.units if u.turn_id == 1)
+    assert greeting.fate is Fate.BARGED and 0 < len(words(greeting.heard)) < 8
+    assert any(isinstance(e, PausePlayout) for e in effects)
+
+
 async def test_the_bots_own_echo_does_not_cut_it_with_aec_on(
     transcriber: Transcriber, synthesizer: Synthesizer
 ) -> None:

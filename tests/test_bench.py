@@ -28,7 +28,7 @@ from sandbox.bench.heard import Cut, HeardFigures, cut_at, words
 from sandbox.bench.mic import CallerLine, Spoken, TimedMic
 from sandbox.bench.report import Figures, result, table, targets
 from sandbox.bench.rtf import RtfFigures
-from sandbox.bench.runner import FULL, QUICK, QUICK_FLOOR, BenchConfig
+from sandbox.bench.runner import FULL, QUICK, QUICK_DEVICE, QUICK_FLOOR, BenchConfig
 from sandbox.bench.turns import TurnFigures, TurnRun, turn_run
 from sandbox.call.effects import CutPlayout, PausePlayout, SendFrame
 from sandbox.wire import pb
@@ -86,8 +86,8 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
     assert isinstance(figures, dict)
     for key, kind in REQUIRED.items():
         assert isinstance(figures.get(key), kind), (key, figures.get(key))
-    for stage in range(1, 11):
-        assert f"[{stage}/10]" in done.stderr
+    for stage in range(1, 12):
+        assert f"[{stage}/11]" in done.stderr
     assert "models ready" in done.stderr
     assert figures["heard_cuts"] == QUICK[1]
     assert 0 <= figures["heard_exact_fraction"] <= 1
@@ -110,7 +110,14 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
         "objections": QUICK_FLOOR[0],
         "backchannels": QUICK_FLOOR[1],
         "greetings": QUICK_FLOOR[2],
+        "device_patiences": list(QUICK_DEVICE[0]),
+        "device_turns": QUICK_DEVICE[1],
+        "peer": False,
     }
+    # Timed outside the app at the devices: the reply came after the caller's last word.
+    (run,) = figures["device_runs"]
+    assert run["turns"] + run["missed"] == QUICK_DEVICE[1] and run["turns"] >= 1
+    assert figures["device_end_of_speech_to_first_audio_ms"] > 0
     assert figures["greeting_barge_in_trials"] == QUICK_FLOOR[2]
     assert figures["backchannel_trials"] == QUICK_FLOOR[1]
     assert set(figures["targets"]) >= {
@@ -128,6 +135,7 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
         "greeting_barge_in_landed",
         "resume_gap_ms",
         "paused_heard_exact_fraction",
+        "device_end_of_speech_to_user_message_p7_ms",
     }
     assert all(isinstance(t["met"], bool) for t in figures["targets"].values())
 

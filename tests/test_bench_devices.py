@@ -78,6 +78,7 @@ def test_device_figures_are_the_medians_their_ratio_to_the_peer_and_the_windows(
 
 
 @pytest.mark.audio
+@pytest.mark.slow  # the quick bench in CI runs the same stage
 def test_bench_devices_times_the_app_from_outside_through_the_virtual_devices() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "sandbox.cli", "bench", "--devices", "--patience", "7",

@@ -99,6 +99,35 @@ def shutdown() -> None:
         reader.wait()
 
 
+@contextlib.contextmanager
+def echo_path(*, gain_percent: int = 50, latency_ms: int = 60) -> Iterator[None]:
+    """A laptop's echo path, in PulseAudio: what the speaker plays reaches the microphone
+    ``latency_ms`` later at ``gain_percent`` of its level (a loopback from the speaker's
+    monitor into the microphone's feed), until the block ends."""
+    module = _pactl(
+        "load-module",
+        "module-loopback",
+        f"source={SPEAKER}.monitor",
+        f"sink={MIC_FEED}",
+        f"latency_msec={latency_ms}",
+        "source_dont_move=true",
+        "sink_dont_move=true",
+    ).strip()
+    try:
+        owned = current = ""
+        for line in _pactl("list", "sink-inputs").splitlines():
+            line = line.strip()
+            if line.startswith("Sink Input #"):
+                current = line.removeprefix("Sink Input #")
+            elif line == f"Owner Module: {module}":
+                owned = current
+        if owned:
+            _pactl("set-sink-input-volume", owned, f"{gain_percent}%")
+        yield
+    finally:
+        _pactl("unload-module", module)
+
+
 def play_into_mic(wav: Path, *, wait: bool = True) -> subprocess.Popen[bytes]:
     """Play a WAV file into the microphone (``paplay -d micfeed``); waits unless told not to."""
     player = subprocess.Popen(["paplay", "-d", MIC_FEED, str(wav)])
