@@ -14,9 +14,9 @@ frames' own (ms), so it runs the same on a fake clock.
    * ``sentence_ms`` of voicing in the burst: likely a sentence ("mm-hmm" voices ~0.2-0.55
      s, but a slow "yeah, yeah" or a quiet "mm-hmm" under the VAD's hangover can run
      longer). Its transcript so far is asked for: nothing but acknowledgement or a noise
-     lets the bot go on (or :data:`LONG_UNCLEAR_WORDS` unclear words, on probation: any
-     more voice takes the floor); anything else, ``certain_ms`` of voicing, or no transcript
-     within :data:`LONG_ASK_MS`, takes the floor (:class:`BargeIn`).
+     lets the bot go on, as do a few unclear words from a voice that has already gone quiet
+     (a sentence would still be going); anything else, ``certain_ms`` of voicing, or no
+     transcript within :data:`LONG_ASK_MS`, takes the floor (:class:`BargeIn`).
    * The burst ends (``gap_ms`` of silence) having voiced under ``noise_ms``: a click, a
      knock: :class:`BotResumes` at once.
    * Otherwise the burst ended short: its transcript is asked for (:attr:`FloorJudge.wants`)
@@ -38,7 +38,7 @@ import enum
 from collections import deque
 from dataclasses import dataclass
 
-from sandbox.audio.backchannels import Burst, classify, tokens
+from sandbox.audio.backchannels import MAX_TOKENS, Burst, classify, tokens
 from sandbox.audio.vad import FRAME_MS
 
 
@@ -75,10 +75,6 @@ FloorEvent = OverBot | BargeIn | BotResumes
 
 #: Longest a long burst waits for its transcript before it is taken for a sentence.
 LONG_ASK_MS = 800
-#: A long burst whose transcript is this many unclear words or fewer is not yet a sentence
-#: (tiny.en writes a loud "mm-hmm" as "And then"): the bot goes on, and a voice that goes on
-#: takes the floor at its next voiced frame.
-LONG_UNCLEAR_WORDS = 2
 
 
 class _State(enum.Enum):
@@ -173,7 +169,10 @@ class FloorJudge:
         if self._long_ask is not None:  # long enough for a sentence: only acknowledgement
             if burst in (Burst.BACKCHANNEL, Burst.NOISE):  # or a noise lets the bot go on
                 return self._resume(t_ms, burst.value, text.strip())
-            if burst is Burst.UNCLEAR and len(tokens(text)) <= LONG_UNCLEAR_WORDS:
+            ended = t_ms - self._last_voiced_end >= self.gap_ms
+            if burst is Burst.UNCLEAR and ended and len(tokens(text)) <= MAX_TOKENS:
+                # A few unclear words from a voice already gone quiet: tiny.en writes a
+                # loud "mm-hmm" as "And then, then." A sentence would still be going.
                 return self._resume(t_ms, burst.value, text.strip())
             return self._barge(t_ms, f"a sentence: {text.strip()!r}")
         if burst is Burst.FLOOR:
