@@ -23,6 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from sandbox.audio.echo_path import LaptopEchoPath
+from sandbox.audio.line_queue import take_into
 from sandbox.audio.mic import BLOCK_MS, OnBlock
 from sandbox.audio.resample import StreamResampler, as_float32, as_int16, resample
 from sandbox.audio.sinks import Block, ClockedSink, Pull
@@ -110,16 +111,7 @@ class ScriptMic:
     def _next_block(self, size: int) -> np.ndarray:
         out = np.zeros(size, dtype=np.float32)
         with self._lock:
-            filled = 0
-            while self._queue and filled < size:
-                line = self._queue[0]
-                take = min(size - filled, len(line))
-                out[filled : filled + take] = line[:take]
-                filled += take
-                if take == len(line):
-                    self._queue.popleft()
-                else:
-                    self._queue[0] = line[take:]
+            take_into(self._queue, out)
             echo_in, self._echo_in = self._echo_in[:size], self._echo_in[size:]
             self.delivered_ms += BLOCK_MS
             while self._line_ends and self._line_ends[0][0] <= self.delivered_ms:

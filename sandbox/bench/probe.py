@@ -17,12 +17,14 @@ import os
 import statistics
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from sandbox.audio.line_queue import take_into
 from sandbox.bench import pulse
 from sandbox.errors import UserError
 
@@ -97,7 +99,7 @@ class DeviceProbe:
     ) -> None:
         self._sink, self._source = sink, source
         self._lock = threading.Lock()
-        self._queue: list[NDArray[np.int16]] = []
+        self._queue: deque[NDArray[np.int16]] = deque()
         self._written = 0  # output samples handed over
         self._recorded = np.zeros(int(seconds * RATE), np.int16)
         self._received = 0  # input samples recorded
@@ -126,16 +128,7 @@ class DeviceProbe:
             self.out_clock.stamp(self._written, time.monotonic())
             block = outdata[:, 0]
             block[:] = 0
-            filled = 0
-            while self._queue and filled < frames:
-                head = self._queue[0]
-                take = min(frames - filled, len(head))
-                block[filled : filled + take] = head[:take]
-                filled += take
-                if take == len(head):
-                    self._queue.pop(0)
-                else:
-                    self._queue[0] = head[take:]
+            take_into(self._queue, block)
             self._written += frames
 
     def _on_input(self, indata: NDArray[np.int16], frames: int, _t: Any, _s: Any) -> None:
