@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from piper import PiperVoice
 
-from sandbox.audio.tts import Clip, Synthesizer
-from sandbox.audio.voices import VoiceEntry, catalog
+from sandbox.audio.tts import Clip, Synthesizer, aligned_model
+from sandbox.audio.voices import VoiceEntry, catalog, default_voice
 from sandbox.audio.wordalign import split_words
 from sandbox.errors import UserError
 from sandbox.wire import pb
@@ -159,3 +159,21 @@ def test_a_model_without_alignment_output_spreads_words_over_the_phonemes() -> N
     assert [w.text for w in clip.words] == ["Red,", "green,", "blue,", "yellow."]
     assert spans_in_order(clip)
     assert clip.words[0].start > 0 and clip.words[-1].end < len(clip.samples)
+
+
+def test_the_voice_is_prepared_for_word_timings_once_into_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import onnxruntime
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    model = catalog()[default_voice()].model_path
+    assert model is not None
+    told: list[str] = []
+    first = aligned_model(model, told.append)
+    assert aligned_model(model, told.append) == first  # the second load reads it back
+    assert first.is_relative_to(tmp_path) and len(told) == 1
+    session = onnxruntime.InferenceSession(str(first), providers=["CPUExecutionProvider"])
+    plain = onnxruntime.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    assert len(session.get_outputs()) == len(plain.get_outputs()) + 1  # the alignments
+    assert not list(first.parent.glob("*.partial"))

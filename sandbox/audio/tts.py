@@ -6,23 +6,28 @@ prefix of the text. A token espeak does not pronounce on its own (``—``, ``...
 word. Where a word sits in the audio comes from Piper's per-phoneme sample counts, mapped
 onto the text's words by :mod:`sandbox.audio.wordalign`.
 
-Piper facts this relies on (piper-tts 1.8): alignments need ``include_alignments=True``
-both when loading (it patches the ONNX model in memory, which needs the ``onnx`` package)
-and when synthesizing; ``PiperVoice.synthesize`` yields one ``AudioChunk`` per sentence as
-espeak splits them (``"Dr."`` ends one); each chunk's ``phoneme_alignments`` lists
-``^``, the chunk's phonemes, ``$`` with sample counts that sum exactly to the chunk; every
-chunk is peak-normalised on its own. A model without alignment output yields ``None``
-there, and the words are then spread evenly over the phonemes instead.
+Piper facts this relies on (piper-tts 1.8): alignments need a model with an alignment
+output (piper's ``add_alignment_output``, which needs the ``onnx`` package) and
+``include_alignments=True`` when synthesizing; ``PiperVoice.synthesize`` yields one
+``AudioChunk`` per sentence as espeak splits them (``"Dr."`` ends one); each chunk's
+``phoneme_alignments`` lists ``^``, the chunk's phonemes, ``$`` with sample counts that sum
+exactly to the chunk; every chunk is peak-normalised on its own. A model without alignment
+output yields ``None`` there, and the words are then spread evenly over the phonemes
+instead.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import platformdirs
 from numpy.typing import NDArray
 
 from sandbox.audio.voices import VoiceEntry, catalog, default_voice
@@ -67,6 +72,54 @@ class Clip:
         return len(self.samples) / self.sample_rate
 
 
+def aligned_model(model: Path, say: Callable[[str], None]) -> Path:
+    """``model`` with Piper's alignment output added, written once into the user's cache
+    (keyed by the model's size and time): patching it in memory at every load held the ONNX
+    graph and its serialised copy at once, ~60 MB at the peak for nothing."""
+    stat = model.stat()
+    name = f"{model.stem}-{stat.st_size}-{stat.st_mtime_ns}.onnx"
+    cached = Path(platformdirs.user_cache_dir("voqalize-sandbox")) / "voices-aligned" / name
+    if cached.exists():
+        return cached
+    import onnx
+    from piper.patch_voice_with_alignment import add_alignment_output
+
+    say(f"preparing {model.name} for word timings (once)")
+    graph = onnx.load(str(model))
+    try:
+        add_alignment_output(graph)
+    except ValueError:  # already has one
+        return model
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_suffix(f".{os.getpid()}.partial")  # two first runs at once
+    onnx.save(graph, str(partial))
+    partial.replace(cached)
+    return cached
+
+
+def _load_lean(model: Path, config: Path, say: Callable[[str], None]) -> PiperVoice:
+    """A Piper voice on an ONNX session without onnxruntime's CPU memory arena: the arena
+    kept the largest synthesis's buffers for good (measured: peak RSS of both models,
+    loaded and used, 597 MB with piper's own loader, 435 MB this way)."""
+    import onnxruntime
+    from piper.config import PiperConfig
+    from piper.phonemize_espeak import ESPEAK_DATA_DIR
+    from piper.voice import PiperVoice
+
+    options = onnxruntime.SessionOptions()
+    options.enable_cpu_mem_arena = False
+    session = onnxruntime.InferenceSession(
+        str(aligned_model(model, say)), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+    settings = PiperConfig.from_dict(json.loads(config.read_text(encoding="utf-8")))
+    return PiperVoice(
+        config=settings,
+        session=session,
+        espeak_data_dir=Path(ESPEAK_DATA_DIR),
+        download_dir=Path.cwd(),
+    )
+
+
 class Synthesizer:
     """A loaded, warmed-up Piper voice. Use it from one thread at a time."""
 
@@ -89,13 +142,9 @@ class Synthesizer:
                 f".onnx.json) into a voices folder; see voices/README.md"
             )
         say(f"loading voice {entry.name}")
-        from piper import PiperVoice
-
         try:
-            piper_voice = PiperVoice.load(
-                entry.model_path, entry.config_path, include_alignments=True
-            )
-        except Exception as exc:  # onnxruntime and json raise many types for a bad file
+            piper_voice = _load_lean(entry.model_path, entry.config_path, say)
+        except Exception as exc:  # onnx, onnxruntime and json raise many types for a bad file
             raise UserError(
                 f"cannot load voice {entry.name} from {entry.model_path}: {exc}"
             ) from None
