@@ -89,7 +89,7 @@ async def _quiet(probe: DeviceProbe, timeout_s: float) -> None:
     while probe.quiet_since() < QUIET_S:
         if time.monotonic() > deadline:
             raise UserError("the virtual speaker never went quiet between turns")
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.1)
 
 
 async def _turns(
@@ -112,7 +112,7 @@ async def _turns(
         deadline = time.monotonic() + len(line) / RATE + wait
         sound = None
         while sound is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(0.05)  # only how soon it is seen: the time is the sample's
             sound = probe.first_sound(listen_from)
         warm = index < WARMUP
         if sound is None:

@@ -30,8 +30,8 @@ from sandbox.errors import UserError
 
 #: The probe's sample rate (the caller lines' own).
 RATE = 16000
-#: Samples per callback (10 ms).
-BLOCK = 160
+#: Samples per callback (20 ms: the timing comes from sample counts, not callbacks).
+BLOCK = 320
 #: A sample louder than this is voice or bot audio: 0.5 % of full scale, the peer's threshold.
 LEVEL = int(0.005 * 32768)
 #: Callbacks skipped before fitting a stream's offset (start-up bursts).
