@@ -22,6 +22,10 @@ from brain_process import free_port, reported_call, run, serving
 from ui_brains import REFUSAL, in_thread, version_refusing_brain
 
 from sandbox.audio.voices import catalog, default_voice
+from sandbox.call.units import Fate
+from sandbox.record.store import SessionStore
+from sandbox.replay.timeline import Replayer
+from sandbox.wire.tokens import HOME_ENV
 
 SILENT = "[[step]]\nsilence_ms = 1000\n[[step]]\nend = true\n"
 TWO_WORDS = "[[step]]\nsay = 'hello there'\n"
@@ -146,11 +150,14 @@ class AmyGreets(Brain):
 
 
 @pytest.mark.audio
-def test_a_greeting_that_cannot_be_synthesised_is_a_silent_failure(tmp_path: Path) -> None:
+def test_a_greeting_that_cannot_be_synthesised_is_a_silent_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Amy's Piper model in the data dir is corrupt (its config is whole, so Amy is listed
     as installed and the Config is accepted): the real-audio call cannot load the voice
     for the greeting, nobody hears a word, and the record says why."""
     home = tmp_path / "home"
+    monkeypatch.setenv(HOME_ENV, str(home))  # for reading the session back in this process
     voices = home / "voices"
     voices.mkdir(parents=True)
     joe = catalog()[default_voice()]
@@ -165,5 +172,9 @@ def test_a_greeting_that_cannot_be_synthesised_is_a_silent_failure(tmp_path: Pat
     assert done.returncode == 1, done.stdout + done.stderr
     (greeting,) = report["units"]
     assert greeting["fate"] == "unspoken" and greeting["heard"] == ""
+    with SessionStore() as store:
+        replayer = Replayer(store.frames(report["session_id"]), store.events(report["session_id"]))
+    replayer.seek(replayer.duration_ms)
+    assert replayer.view.units[greeting["speech_id"]].fate is Fate.UNSPOKEN
     why = "the greeting could not be spoken: a silent failure; cannot load voice amy"
     _assert_recorded(tmp_path, home, report, Recorded("not_reached", why, True, NOTHING_SAID))
