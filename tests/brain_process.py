@@ -7,6 +7,7 @@ a module next to you that cannot be found).
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -15,6 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sandbox.wire.tokens import HOME_ENV
 
@@ -83,3 +85,16 @@ def call(folder: Path, home: Path, script: str, *args: str) -> subprocess.Comple
     path = folder / "call.toml"
     path.write_text(script)
     return run(folder, home, "call", "--script", str(path), *args)
+
+
+def reported_call(
+    folder: Path, home: Path, script: str, *args: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """``sandbox call`` with ``script`` run to its report (``report.json`` in ``folder``):
+    the finished process, never with a traceback, and the report it wrote."""
+    path = folder / "report.json"
+    done = call(folder, home, script, "--report", str(path), *args)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert f"report: {path}" in done.stdout, done.stdout + done.stderr
+    report: dict[str, Any] = json.loads(path.read_text())
+    return done, report

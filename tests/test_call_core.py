@@ -16,6 +16,7 @@ from sandbox.call.effects import (
 )
 from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
+from sandbox.record.call_record import heard_from
 from sandbox.wire import pb
 
 
@@ -348,6 +349,22 @@ def test_fatal_error_ends_and_version_refusal_is_not_reached() -> None:
     rig.brain(pb.End())
     assert rig.core.ended is not None
     assert rig.core.ended.outcome == "not_reached" and rig.core.ended.ended_by == "brain_error"
+
+
+def test_a_greeting_the_playout_could_not_speak_is_a_silent_failure_with_its_reason() -> None:
+    rig = started()
+    rig.open(1, 1)
+    rig.chunk(1, "Hello, this is Amy.")
+    rig.take(rig.core.unit_unspoken(1, "cannot load voice amy", rig.now))
+    rig.end(1)
+    assert rig.core.units[0].fate is Fate.UNSPOKEN
+    assert rig.finalizes() == [(1, "")]  # its Finalize says nothing was heard
+    assert rig.core.unit_unspoken(1, "again", rig.now) == []  # sealed once
+    rig.take(rig.core.hang_up(rig.now))
+    assert rig.core.outcome() == "not_reached"
+    assert heard_from(rig.core).reason == (
+        "the greeting could not be spoken: a silent failure; cannot load voice amy"
+    )
 
 
 def test_non_fatal_brain_error_is_shown_and_the_call_goes_on() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from brain_process import reported_call
 
 from sandbox.wire.tokens import HOME_ENV
 
@@ -70,33 +71,9 @@ def _sandbox(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _call(home: Path, tmp_path: Path, script: str, *extra: str) -> dict[str, Any]:
-    path = tmp_path / "script.toml"
-    path.write_text(script)
-    report = tmp_path / "report.json"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sandbox.cli",
-            "call",
-            "--script",
-            str(path),
-            "--report",
-            str(report),
-            "--idle-ms",
-            "0",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        env=_env(home),
-        timeout=120,
-    )
-    assert "Traceback" not in result.stderr, result.stderr
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert f"report: {report}" in result.stdout
-    data: dict[str, Any] = json.loads(report.read_text())
-    return data
+    done, report = reported_call(tmp_path, home, script, "--idle-ms", "0", *extra)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return report
 
 
 def _check_invariants(report: dict[str, Any]) -> None:

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
+from pathlib import Path
 
+import pytest
+
+from sandbox.audio.engine import AudioEngine
 from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import MemorySink
 from sandbox.audio.speech_out import SpeechOut
 from sandbox.audio.tts import Synthesizer
-from sandbox.call.played import Played, UnitPlayed, WordPlayed
+from sandbox.call.played import Played, UnitPlayed, UnitUnspoken, WordPlayed
 from sandbox.wire import pb
+from sandbox.wire.tokens import HOME_ENV
 
 
 def make(synthesizer: Synthesizer) -> tuple[SpeechOut, MemorySink, threading.Event]:
@@ -86,6 +92,43 @@ def test_cut_silences_and_nothing_of_the_cut_unit_plays_after(synthesizer: Synth
         out.stop()
     assert [e for e in events if getattr(e, "speech_id", 0) == 1] == []  # not a word, not a done
     assert WordPlayed(2, "After") in [_plain(e) for e in events]
+
+
+def test_a_unit_whose_voice_cannot_load_is_unspoken_and_the_next_unit_plays(
+    synthesizer: Synthesizer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Amy's model in the data dir is corrupt: her unit is reported unspoken with the
+    loader's words, never raised on the worker thread, and Joe's unit after it plays."""
+    monkeypatch.setenv(HOME_ENV, str(tmp_path))
+    voices = tmp_path / "voices"
+    voices.mkdir()
+    (voices / "en_US-amy-medium.onnx").write_bytes(b"not an ONNX model\n" * 64)
+    assert synthesizer.voice.config_path is not None
+    shutil.copy(synthesizer.voice.config_path, voices / "en_US-amy-medium.onnx.json")
+    engine = AudioEngine(synthesizers={pb.VOICE_JOE: synthesizer})
+    sink = MemorySink(synthesizer.sample_rate)
+    out = SpeechOut(engine.synthesizer_for, lambda **cb: PlayoutClock(sink, **cb))
+    out.start()
+    try:
+        out.open_unit(1, pb.VOICE_AMY, pb.LANGUAGE_EN, 0)
+        out.open_unit(2, pb.VOICE_JOE, pb.LANGUAGE_EN, 0)
+        out.speak(1, "Hello, this is Amy. ", 0)
+        out.speak(1, "Still Amy.", 0)
+        out.close_unit(1, 0)
+        out.speak(2, "Joe here.", 0)
+        out.close_unit(2, 0)
+        events = collect(out, UnitPlayed, 2)
+    finally:
+        out.stop()
+    unspoken = [e for e in events if isinstance(e, UnitUnspoken)]
+    assert len(unspoken) == 1 and unspoken[0].speech_id == 1
+    assert unspoken[0].reason.startswith("cannot load voice amy from ")
+    assert [_plain(e) for e in events if getattr(e, "speech_id", 0) == 2] == [
+        WordPlayed(2, "Joe"),
+        WordPlayed(2, "here."),
+        UnitPlayed(2),
+    ]
+    assert not [e for e in events if isinstance(e, WordPlayed) and e.speech_id == 1]
 
 
 def _plain(event: Played) -> Played:

@@ -7,7 +7,8 @@ the core what the clock released: a word when it counts as heard, a unit when al
 audio is out.
 
 Clock callbacks arrive on the audio thread; they are queued here and ``wake`` is called so
-the host's loop drains them with :meth:`advance`. Nothing here blocks the audio thread.
+the host's loop drains them with :meth:`advance`. Nothing here blocks the audio thread. A
+unit whose voice cannot be loaded is reported unspoken, with the reason, and the call goes on.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from sandbox.audio.clauses import take_ready
 from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import Block
 from sandbox.audio.tts import Synthesizer
-from sandbox.call.played import Played, UnitPlayed, WordPlayed
+from sandbox.call.played import Played, UnitPlayed, UnitUnspoken, WordPlayed
+from sandbox.errors import UserError
 
 SynthesizerFor = Callable[[int], Synthesizer]
 
@@ -80,6 +82,7 @@ class SpeechOut:
         self._awaiting_audio: deque[int] = deque()
         self._generation = 0
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
+        self._unspoken: set[int] = set()  # units whose voice could not be loaded
         self.timing = Timing()
         self.wake: Callable[[], None] = lambda: None
         #: Also told of every word as it is released (the audio thread; return at once).
@@ -184,7 +187,16 @@ class SpeechOut:
                     if job.generation == self._generation:
                         self.clock.end_unit(job.speech_id)
                 continue
-            synthesizer = self._synthesizer_for(job.voice)
+            if job.speech_id in self._unspoken:
+                continue  # its voice failed: the rest of its text is not spoken either
+            try:
+                synthesizer = self._synthesizer_for(job.voice)
+            except UserError as exc:  # a voice whose model will not load (says why)
+                self._unspoken.add(job.speech_id)
+                with self._lock:
+                    self._events.append(UnitUnspoken(job.speech_id, str(exc)))
+                self.wake()
+                continue
             for clip in synthesizer.synthesize(job.text):
                 with self._cut_lock:
                     if job.generation != self._generation:

@@ -468,6 +468,17 @@ class CallCore:
         out = self._seal(unit, Fate.PLAYED) + self._flush()
         return out + self._maybe_finish(now) + self._settle(now)
 
+    def unit_unspoken(self, speech_id: int, reason: str, now: int) -> list[Effect]:
+        """The playout could not speak a unit: what of it played stays heard, nothing more
+        will be, and ``reason`` is kept for the record (an unheard greeting is a silent
+        failure, and the record says why)."""
+        unit = self.book.get(speech_id)
+        if unit is None or unit.fate is not None:
+            return []
+        unit.unspoken = reason
+        out = self._seal(unit, Fate.UNSPOKEN) + self._flush()
+        return out + self._maybe_finish(now) + self._settle(now)
+
     # ------------------------------------------------------------------ time
 
     @property

@@ -24,4 +24,13 @@ class UnitPlayed:
     speech_id: int
 
 
-Played = WordPlayed | UnitPlayed
+@dataclass(frozen=True)
+class UnitUnspoken:
+    """The playout could not speak a unit (its voice would not load): nothing more of it
+    will be heard. ``reason`` says why, in words."""
+
+    speech_id: int
+    reason: str
+
+
+Played = WordPlayed | UnitPlayed | UnitUnspoken

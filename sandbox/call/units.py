@@ -32,6 +32,7 @@ class Fate(enum.Enum):
     DEAD_ON_ARRIVAL = "dead"  # opened for a turn already at or below the watermark
     SILENT = "silent"  # closed with no text: nothing to play, nothing cut
     ABANDONED = "abandoned"  # the call ended before it played
+    UNSPOKEN = "unspoken"  # the playout could not speak it (see Unit.unspoken)
 
 
 class WireRuleBroken(Exception):
@@ -53,6 +54,8 @@ class Unit:
     finalized: bool = False
     #: Text the brain sent that was never relayed: it came after the unit's fate was sealed.
     discarded: list[str] = field(default_factory=list)
+    #: Why the playout could not speak it, when it could not (its fate is then UNSPOKEN).
+    unspoken: str = ""
 
     @property
     def relayed(self) -> str:

@@ -29,7 +29,7 @@ from sandbox.audio.listener import (
 )
 from sandbox.call.core import CallCore
 from sandbox.call.effects import CallEnded, Effect, SendFrame, UnitChanged
-from sandbox.call.played import WordPlayed
+from sandbox.call.played import UnitUnspoken, WordPlayed
 from sandbox.call.ports import Listening, Playout, deliver
 from sandbox.host.warp import WarpClock
 from sandbox.record.recorder import FrameRecord, Recorder
@@ -282,6 +282,9 @@ class CallHost:
                     self.words_played += 1
                     self.recorder.event(now, "word_played", asdict(played))
                     effects += self.core.word_played(played.speech_id, played.word, now)
+                elif isinstance(played, UnitUnspoken):
+                    self.recorder.event(now, "unit_unspoken", asdict(played))
+                    effects += self.core.unit_unspoken(played.speech_id, played.reason, now)
                 else:
                     self.recorder.event(now, "unit_played", asdict(played))
                     effects += self.core.unit_played(played.speech_id, now)

@@ -73,7 +73,8 @@ def _not_reached_reason(core: CallCore) -> str:
         return f"the brain refused the session's version: {refusal.message}"
     if not core.started:
         return "the brain was never dialed"
-    return "the greeting could not be spoken: a silent failure"
+    why = next((u.unspoken for u in core.units if u.turn_id == 1 and u.unspoken), "")
+    return "the greeting could not be spoken: a silent failure" + (f"; {why}" if why else "")
 
 
 def build(heard: Heard) -> dict[str, Any]:

@@ -92,6 +92,7 @@ class View:
     watermark: int = 0
     settings: str = ""
     cancelled_floor: set[int] = field(default_factory=set)  # units a SpeechCancel cut
+    unspoken: dict[int, str] = field(default_factory=dict)  # units playout could not speak
 
 
 @dataclass
@@ -205,6 +206,9 @@ def _fate(view: View, unit: Unit, heard: str) -> Fate:
         for word in heard.split():
             cursor.played(word)
         unit.cursor = cursor
+    if unit.speech_id in view.unspoken:
+        unit.unspoken = view.unspoken[unit.speech_id]
+        return Fate.UNSPOKEN
     if not unit.relayed:
         return Fate.SILENT if unit.bracket is Bracket.ENDED else Fate.CANCELLED
     if heard == unit.relayed:
@@ -223,6 +227,13 @@ def _event(view: View, event: StoredEvent, changes: Changes) -> None:
         if unit is not None and unit.fate is None:
             unit.cursor.played(str(data.get("word", "")))
             changes.units.append(unit.speech_id)
+    elif kind == "unit_unspoken":  # at its Finalize's instant, so after that frame
+        sid, reason = int(data.get("speech_id", 0)), str(data.get("reason", ""))
+        view.unspoken[sid] = reason
+        unit = view.units.get(sid)
+        if unit is not None and unit.finalized:
+            unit.fate, unit.unspoken = Fate.UNSPOKEN, reason
+            changes.units.append(sid)
     elif kind == "state_changed":
         view.state = str(data.get("state", view.state))
     elif kind == "caller_shown":

@@ -25,7 +25,7 @@ from sandbox.call.effects import (
 from sandbox.call.units import Fate, Unit
 
 #: Fates whose unheard remainder was cut off rather than merely not played yet.
-_CUT = frozenset({Fate.BARGED, Fate.CANCELLED, Fate.DEAD_ON_ARRIVAL, Fate.ABANDONED})
+_CUT = frozenset({Fate.BARGED, Fate.CANCELLED, Fate.DEAD_ON_ARRIVAL, Fate.ABANDONED, Fate.UNSPOKEN})
 _FATE_WORDS = {
     Fate.PLAYED: "played",
     Fate.BARGED: "cut by a barge-in",
@@ -33,6 +33,7 @@ _FATE_WORDS = {
     Fate.DEAD_ON_ARRIVAL: "never played: its turn was already interrupted",
     Fate.SILENT: "silent: no text",
     Fate.ABANDONED: "cut: the call ended",
+    Fate.UNSPOKEN: "never spoken: its voice could not be loaded",
 }
 _CALLER_LABELS = {
     "spoken": "you said",
