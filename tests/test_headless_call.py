@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from readme import commands
 
 from sandbox.wire.tokens import HOME_ENV
 
@@ -84,6 +85,17 @@ def _call(home: Path, tmp_path: Path, script: str, *extra: str) -> dict[str, Any
     assert f"report: {report}" in result.stdout
     data: dict[str, Any] = json.loads(report.read_text())
     return data
+
+
+def _sandbox(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``sandbox ARGS…`` run to its end, its keys and sessions in ``home``."""
+    return subprocess.run(
+        [sys.executable, "-m", "sandbox.cli", *args],
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        timeout=60,
+    )
 
 
 def _check_invariants(report: dict[str, Any]) -> None:
@@ -190,16 +202,26 @@ def test_relay_leg(brain: str, home: Path, tmp_path: Path) -> None:
     assert report["units"][-1]["heard"] == "You said: typed words"
 
 
+@pytest.mark.parametrize("brain", ["echo"], indirect=True)
+def test_relay_dials_the_url_as_the_readme_says_ending_in_agent(
+    brain: str, home: Path, tmp_path: Path
+) -> None:
+    (command,) = [c for c in commands("Decisions the seeds leave open") if "--relay" in c[2:]]
+    readme_url = command[command.index("--brain") + 1]  # ws://127.0.0.1:8765/agent
+    port = brain.rsplit(":", 1)[1].split("/")[0]
+    report = _call(home, tmp_path, ECHO, "--brain", readme_url.replace("8765", port), "--relay")
+    assert report["units"][-1]["heard"] == "You said: typed words"
+    refused = _sandbox(
+        home, "call", "--script", str(tmp_path / "script.toml"), "--relay", "--brain", brain
+    )
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "whose URL ends in /agent" in refused.stderr
+
+
 def test_a_bad_script_is_a_clear_error(home: Path, tmp_path: Path) -> None:
     path = tmp_path / "bad.toml"
     path.write_text("[[step]]\nshout = 'x'\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "sandbox.cli", "call", "--script", str(path)],
-        capture_output=True,
-        text=True,
-        env=_env(home),
-        timeout=60,
-    )
+    result = _sandbox(home, "call", "--script", str(path))
     assert result.returncode == 1 and "step 1" in result.stderr
     assert "Traceback" not in result.stderr
 
@@ -210,23 +232,9 @@ def test_an_unreachable_brain_is_a_call_not_reached_with_its_reason(
     path = tmp_path / "s.toml"
     path.write_text(ECHO)
     report_path = tmp_path / "r.json"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sandbox.cli",
-            "call",
-            "--script",
-            str(path),
-            "--brain",
-            f"ws://127.0.0.1:{_free_port()}/brain",
-            "--report",
-            str(report_path),
-        ],
-        capture_output=True,
-        text=True,
-        env=_env(home),
-        timeout=60,
+    nowhere = f"ws://127.0.0.1:{_free_port()}/brain"
+    result = _sandbox(
+        home, "call", "--script", str(path), "--brain", nowhere, "--report", str(report_path)
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "the call was never placed: could not reach the brain" in result.stdout
