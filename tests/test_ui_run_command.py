@@ -23,6 +23,10 @@ from sandbox.errors import UserError
         (["--voice", "nobody"], "unknown voice 'nobody'"),
         (["--patience", "11"], "--patience: stt.patience must be between 0 and 10 (got 11)"),
         (["--init", "[1]"], "--init must be a JSON object"),
+        (["--mic-delay", "500"], "--mic-delay goes with --mic FILE.wav"),
+        (["--typed", "--mic", "x.wav", "--no-end-at-eof"], "--end-at-eof goes with --mic FILE"),
+        (["--mic", "x.wav", "--mic-delay", "-1"], "--mic-delay must be 0 or a positive number"),
+        (["--mic", "no-such-file.wav"], "cannot read no-such-file.wav as a WAV microphone"),
     ],
 )
 def test_bad_options_are_words_not_tracebacks(
