@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
+from ui_tmux import sandbox_run
 
 from sandbox.audio.devices import (
     Device,
@@ -16,7 +19,9 @@ from sandbox.audio.devices import (
     resolve_input,
     resolve_output,
 )
+from sandbox.audio.engine import AudioOptions
 from sandbox.errors import UserError
+from sandbox.ui.choose import choose_audio
 
 
 def device(index: int, name: str, inputs: int, outputs: int, *, default: bool = False) -> Device:
@@ -132,3 +137,33 @@ def test_sandbox_devices_on_a_machine_without_audio(pulse: ModuleType) -> None:
     assert result.returncode == 0
     assert "(none)" in result.stdout
     assert "typed mode still works without audio" in result.stdout
+
+
+def _run_picks(listing: str) -> str:
+    """What ``sandbox devices`` says ``sandbox run`` picks: the words after the colon."""
+    line = next(line for line in listing.splitlines() if line.startswith("`sandbox run` "))
+    return line.split(": ", 1)[1].removesuffix(".")
+
+
+def test_the_apps_banner_names_the_devices_sandbox_devices_names(pulse: ModuleType) -> None:
+    listing = run_sandbox("devices")
+    picks = _run_picks(listing.stdout)
+    assert picks.startswith("microphone ") and ", speaker " in picks
+    assert "(the system default input)" in picks and "; PortAudio lists " in picks
+    audio = choose_audio(AudioOptions(), typed=False, ms_per_word=100)
+    assert audio.real and audio.banner.startswith(f"Audio: {picks}.")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_without_devices_the_banner_and_sandbox_devices_say_the_same(
+    pulse: ModuleType, tmp_path: Path
+) -> None:
+    nowhere = {"PULSE_SERVER": "unix:/nonexistent"}  # PortAudio finds no device at all
+    picks = _run_picks(run_sandbox("devices", **nowhere).stdout)
+    assert picks == "no microphone and no speaker found; PortAudio lists no sound device at all"
+    env = {"VOQALIZE_SANDBOX_HOME": str(tmp_path / "home"), **nowhere}
+    with sandbox_run(["--idle-ms", "0"], env) as term:
+        screen = term.wait_for(lambda s: "greeting · played" in s, "the greeting")
+        assert f"Typed mode, no sound: {picks}." in " ".join(screen.split())
+        term.keys("C-q")
+        assert "EXIT=0" in term.wait_for(lambda s: "EXIT=" in s, "the app to exit")

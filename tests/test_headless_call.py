@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from brain_process import reported_call
+from readme import commands
 
 from sandbox.wire.tokens import HOME_ENV
 
@@ -180,16 +181,26 @@ def test_relay_leg(brain: str, home: Path, tmp_path: Path) -> None:
     assert report["units"][-1]["heard"] == "You said: typed words"
 
 
+@pytest.mark.parametrize("brain", ["echo"], indirect=True)
+def test_relay_dials_the_url_as_the_readme_says_ending_in_agent(
+    brain: str, home: Path, tmp_path: Path
+) -> None:
+    (command,) = [c for c in commands("Decisions the seeds leave open") if "--relay" in c[2:]]
+    readme_url = command[command.index("--brain") + 1]  # ws://127.0.0.1:8765/agent
+    port = brain.rsplit(":", 1)[1].split("/")[0]
+    report = _call(home, tmp_path, ECHO, "--brain", readme_url.replace("8765", port), "--relay")
+    assert report["units"][-1]["heard"] == "You said: typed words"
+    refused = _sandbox(
+        home, "call", "--script", str(tmp_path / "script.toml"), "--relay", "--brain", brain
+    )
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "whose URL ends in /agent" in refused.stderr
+
+
 def test_a_bad_script_is_a_clear_error(home: Path, tmp_path: Path) -> None:
     path = tmp_path / "bad.toml"
     path.write_text("[[step]]\nshout = 'x'\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "sandbox.cli", "call", "--script", str(path)],
-        capture_output=True,
-        text=True,
-        env=_env(home),
-        timeout=60,
-    )
+    result = _sandbox(home, "call", "--script", str(path))
     assert result.returncode == 1 and "step 1" in result.stderr
     assert "Traceback" not in result.stderr
 
@@ -200,23 +211,9 @@ def test_an_unreachable_brain_is_a_call_not_reached_with_its_reason(
     path = tmp_path / "s.toml"
     path.write_text(ECHO)
     report_path = tmp_path / "r.json"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sandbox.cli",
-            "call",
-            "--script",
-            str(path),
-            "--brain",
-            f"ws://127.0.0.1:{_free_port()}/brain",
-            "--report",
-            str(report_path),
-        ],
-        capture_output=True,
-        text=True,
-        env=_env(home),
-        timeout=60,
+    nowhere = f"ws://127.0.0.1:{_free_port()}/brain"
+    result = _sandbox(
+        home, "call", "--script", str(path), "--brain", nowhere, "--report", str(report_path)
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "the call was never placed: could not reach the brain" in result.stdout

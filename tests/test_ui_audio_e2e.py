@@ -13,6 +13,7 @@ from types import ModuleType
 
 import pytest
 from caller_audio import espeak, join, silence, word_errors, words, write_wav
+from readme import commands
 from ui_rig import SIZE, host_of, line_texts, say, use_home, wait_until
 from ui_tmux import sandbox_run
 
@@ -132,3 +133,30 @@ def test_sandbox_run_with_a_microphone_in_a_terminal(pulse: ModuleType, tmp_path
     assert word_errors(HELLO, data["caller_turns"][0]) <= 2
     answer = data["units"][1]
     assert answer["fate"] == "played" and words(answer["heard"])[:2] == ["hello", "again"]
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_sandbox_run_mic_caller_wav_speaks_after_the_greeting_and_ends_with_the_file(
+    pulse: ModuleType, tmp_path: Path
+) -> None:
+    """The README's ``sandbox run --mic caller.wav``: the file waits for the greeting to play
+    out whole, and once it has been heard out and answered the call ends by itself."""
+    (command,) = [c for c in commands("Sound on a headless machine") if "--mic" in c]
+    wav = caller_wav(tmp_path, HELLO)
+    args = [str(wav) if word == "caller.wav" else word for word in command[2:]]
+    report = tmp_path / "report.json"
+    env = {"VOQALIZE_SANDBOX_HOME": str(tmp_path / "home"), **pulse.env()}
+    with sandbox_run([*args, "--report", str(report)], env) as term:
+        screen = term.wait_for(lambda s: "Call ended" in s, "the call to end", 2 * AUDIO_WAIT_S)
+        flat = " ".join(screen.split())
+        assert f"Audio: microphone: the file {wav}, speaker " in flat
+        assert "■ Call ended: you ended the call." in flat and "idle ·" not in flat
+        term.keys("C-q")
+        screen = term.wait_for(lambda s: "EXIT=" in s, "the app to exit")
+        assert "EXIT=0" in screen and "Traceback" not in screen
+    data = json.loads(report.read_text())
+    greeting, answer = data["units"][:2]
+    assert greeting["fate"] == "played" and greeting["heard"] == greeting["generated"]
+    assert data["caller_turns"] and word_errors(HELLO, data["caller_turns"][0]) <= 2
+    assert answer["fate"] == "played" and answer["heard"] == answer["generated"]
+    assert data["ended_by"] == "caller"

@@ -153,7 +153,7 @@ def test_a_cut_unit_shows_heard_bold_and_the_rest_struck_with_the_count() -> Non
     text = unit_text(unit)
     assert text.plain == (
         "bot · unit 4 · turn 2 · cut by a barge-in  ✂ 2 of 5 words heard\n"
-        "  One two three four five."
+        "  One two ✂ three four five."
     )
     heard_at = text.plain.index("One two")
     rest_at = text.plain.index(" three")
@@ -177,11 +177,13 @@ def test_cut_marks_count_discarded_text_and_skip_played_and_empty_units() -> Non
     dead.discarded.append("Never said at all.")
     assert cut_mark(dead) == "✂ 0 of 4 words heard"
     assert "never played: its turn was already interrupted" in unit_text(dead).plain
+    assert unit_text(dead).plain.endswith("\n  ✂ Never said at all.")
     cancelled = make_unit("Your card is 4 4 1 2", 4, Fate.CANCELLED)
     cancelled.bracket = Bracket.CANCELLED
     cancelled.discarded.append(" 5 5")
     assert cut_mark(cancelled) == "✂ 4 of 9 words heard"
     assert "cancelled by the brain" in unit_text(cancelled).plain
+    assert unit_text(cancelled).plain.endswith("\n  Your card is 4 ✂ 4 1 2 5 5")
 
 
 def test_caller_lines_notices_and_endings_read_as_words() -> None:

@@ -3,6 +3,7 @@ real terminal (tmux), typed mode, talking to the built-in brain until ctrl+q."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -22,6 +23,10 @@ from sandbox.errors import UserError
         (["--voice", "nobody"], "unknown voice 'nobody'"),
         (["--patience", "11"], "--patience: stt.patience must be between 0 and 10 (got 11)"),
         (["--init", "[1]"], "--init must be a JSON object"),
+        (["--mic-delay", "500"], "--mic-delay goes with --mic FILE.wav"),
+        (["--typed", "--mic", "x.wav", "--no-end-at-eof"], "--end-at-eof goes with --mic FILE"),
+        (["--mic", "x.wav", "--mic-delay", "-1"], "--mic-delay must be 0 or a positive number"),
+        (["--mic", "no-such-file.wav"], "cannot read no-such-file.wav as a WAV microphone"),
     ],
 )
 def test_bad_options_are_words_not_tracebacks(
@@ -64,3 +69,24 @@ def test_sandbox_run_in_a_terminal(tmp_path: Path) -> None:
     assert data["ended_by"] == "caller"
     assert data["caller_turns"] == ["what are your opening hours"]
     assert [u["fate"] for u in data["units"]][:2] == ["played", "played"]
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_without_colour_the_cut_stands_in_the_text(tmp_path: Path) -> None:
+    """NO_COLOR: bold, dim and strike may all be lost, so a ✂ marks where the cut fell."""
+    args = ["--typed", "--ms-per-word", "150", "--idle-ms", "0"]
+    env = {"VOQALIZE_SANDBOX_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    with sandbox_run(args, env) as term:
+        term.wait_for(lambda s: "greeting · played" in s, "the greeting")
+        term.keys("what are your prices", "Enter")
+        term.wait_for(lambda s: "bot · unit 2 · turn 2 · speaking" in s, "the answer")
+        term.keys("F2")
+        screen = term.wait_for(lambda s: "words heard" in s, "the cut")
+        # The conversation pane's column, its wrapped lines joined back into the unit's text.
+        column = [line.split("│")[1].strip() if "│" in line else "" for line in screen.splitlines()]
+        at = next(i for i, line in enumerate(column) if "cut by a barge-in" in line)
+        heard = int(column[at].split("✂ ", 1)[1].split(" of ", 1)[0])
+        before, after = " ".join(itertools.takewhile(bool, column[at + 1 :])).split(" ✂ ")
+        assert len(before.split()) == heard and after, screen
+        term.keys("C-q")
+        assert "EXIT=0" in term.wait_for(lambda s: "EXIT=" in s, "the app to exit")

@@ -33,6 +33,7 @@ from ui_rig import (
     wait_until,
 )
 
+from sandbox.audio.device_choice import pick_devices
 from sandbox.call.units import Bracket
 from sandbox.ui.app import SandboxApp
 from sandbox.ui.choose import HOW_TO_ENABLE
@@ -103,7 +104,8 @@ def run(
 def test_typed_mode_banner(snap_compare: SnapCompare) -> None:
     """No devices, a small terminal: the banner says why there is no sound and how to get it."""
     clock = ManualClock()
-    why = typed_banner("no microphone and no speaker found", MS_PER_WORD, HOW_TO_ENABLE)
+    found = pick_devices(None, None, []).summary  # the words choose_audio's banner uses
+    why = typed_banner(found, MS_PER_WORD, HOW_TO_ENABLE)
     assert run(snap_compare, clock, _steady, size=(100, 30), banner=why)
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from sandbox.audio.caller_aloud import CallerAloud
 from sandbox.audio.echo import EchoCanceller
 from sandbox.audio.listener import Listener, ListenerEvent, TurnCommitted, in_executor
-from sandbox.audio.mic import DeviceMic, MicSource, WavMic
+from sandbox.audio.mic import DeviceMic, MicSource
 from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.resample import Float32
 from sandbox.audio.sinks import AudioSink, Block, ClockedSink, DeviceSink, NullSink, WavSink
@@ -58,8 +58,9 @@ class CallLink(Protocol):
 
 @dataclass(frozen=True)
 class AudioOptions:
-    """``mic``: a device (index or name) or a WAV file; ``speaker``: a device, a WAV file to
-    write, or "none" (silent, still paced in real time). None means the default device."""
+    """``mic``: a device (index or name) or a WAV file (read into a :class:`WavMic` given as
+    the engine's ``mic_source``); ``speaker``: a device, a WAV file to write, or "none"
+    (silent, still paced in real time). None means the default device."""
 
     mic: str | None = None
     speaker: str | None = None
@@ -97,7 +98,7 @@ class AudioEngine:
     synthesizers: dict[int, Synthesizer] = field(default_factory=dict)
     speech: SpeechOut | None = None
     muted: bool = False
-    mic_source: MicSource | None = None  # overrides options.mic (a scripted caller)
+    mic_source: MicSource | None = None  # overrides options.mic (a WAV file, a scripted caller)
     #: Overrides options.speaker: builds the sink at the playout rate (a scripted caller's
     #: duplex speaker, :meth:`ScriptMic.speaker`).
     speaker_sink: Callable[[int], AudioSink | ClockedSink] | None = None
@@ -114,6 +115,11 @@ class AudioEngine:
     decision_hooks: list[Callable[[int, str, dict[str, Any]], None]] = field(default_factory=list)
     mic_level_db: float = -120.0
     last_turn: TurnTiming | None = None
+    #: Capture blocks taken from the microphone, and those the listener has heard with their
+    #: events handed to the call: a caller that stops can wait for its last block to be heard.
+    blocks_captured: int = 0
+    blocks_heard: int = 0
+    _caller_settled: bool = True
     _link: CallLink | None = None
     _echo: EchoCanceller | None = None
     _mic: MicSource | None = None
@@ -196,11 +202,7 @@ class AudioEngine:
     def _mic_source(self) -> MicSource:
         if self.mic_source is not None:
             return self.mic_source
-        spec = self.options.mic
-        if _is_wav(spec):
-            assert spec is not None
-            return WavMic(Path(spec))
-        return DeviceMic(_device(spec, "input"))
+        return DeviceMic(_device(self.options.mic, "input"))
 
     # ------------------------------------------------------------- running
 
@@ -233,6 +235,12 @@ class AudioEngine:
             self.speech.stop()
         self._stt_pool.shutdown(wait=False, cancel_futures=True)
 
+    def heard_out(self, through: int) -> bool:
+        """Whether the listener has heard capture block ``through`` and every one before it,
+        handed their events to the call, and holds nothing of the caller (no turn open, none
+        waiting for its transcript)."""
+        return self.blocks_heard >= through and self._caller_settled
+
     def listen_with(self, language: str, patience: int) -> None:
         """The call's recognizer settings changed (the core's ListenWith)."""
         if self._listener is not None:
@@ -253,6 +261,7 @@ class AudioEngine:
             block = np.zeros_like(block)
         rms = float(np.sqrt(np.mean(np.square(block.astype(np.float32) / 32768.0)) + 1e-12))
         self.mic_level_db = 20 * math.log10(rms)
+        self.blocks_captured += 1
         self._blocks.put((block, rate))
 
     def _listen(self) -> None:
@@ -268,3 +277,6 @@ class AudioEngine:
                 if isinstance(event, TurnCommitted):
                     self.last_turn = TurnTiming(event.t_end_of_speech)
                 link.heard(event)
+            # Settled first: a reader that sees the count sees this block's state or later.
+            self._caller_settled = listener.settled
+            self.blocks_heard += 1

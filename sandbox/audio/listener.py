@@ -187,6 +187,18 @@ class Listener:
         self._barged = False  # the caller took the floor from the bot still fading out
         self._now = 0
 
+    @property
+    def settled(self) -> bool:
+        """Nothing of the caller's is open: no turn, none waiting for its transcript, no
+        voice over the bot being judged."""
+        return (
+            self._turn is None
+            and not self._closed
+            and self._job is None
+            and self._burst is None
+            and self._judging is None
+        )
+
     def set_patience(self, patience: int) -> None:
         """stt.patience: applies at once, including to a pause in progress."""
         self._endpointer.set_patience(patience)

@@ -74,7 +74,9 @@ class DeviceMic:
 
 
 class WavMic:
-    """A WAV file spoken into the call in real time, then silence (so turns can close)."""
+    """A WAV file spoken into the call in real time: silence until :meth:`begin`, then the
+    file, then silence again (so its last turn can close); ``ended`` is set once the file's
+    last block has been delivered."""
 
     def __init__(self, path: Path, clock: Callable[[], float] = time.monotonic) -> None:
         """Reads the whole file now so a bad file is an error before the call starts."""
@@ -88,23 +90,33 @@ class WavMic:
         except (OSError, wave.Error, EOFError) as exc:
             raise UserError(f"cannot read {path} as a WAV microphone: {exc}") from None
         self.samples: Block = data.reshape(-1, channels)[:, 0].copy() if channels > 1 else data
+        self.ended = threading.Event()
         self._clock = clock
+        self._begun = threading.Event()
         self._halt = threading.Event()
         self._thread: threading.Thread | None = None
 
+    def begin(self) -> None:
+        """Start the file at the next block (from any thread)."""
+        self._begun.set()
+
     def start(self, on_block: OnBlock) -> None:
-        """Deliver the file block by block at real-time pace, then silence until stopped."""
+        """Deliver a block every 20 ms in real time, the file's from :meth:`begin` on, until
+        stopped. Silence is delivered too, so the listener hears time pass around the file."""
         size = self._rate * BLOCK_MS // 1000
         period = BLOCK_MS / 1000
 
         def run() -> None:
             origin = self._clock()
-            index = 0
+            index = at = 0
             while not self._halt.is_set():
-                block = self.samples[index * size : (index + 1) * size]
+                block = self.samples[at : at + size] if self._begun.is_set() else self.samples[:0]
+                at += len(block)
                 if len(block) < size:
                     block = np.concatenate([block, np.zeros(size - len(block), np.int16)])
                 on_block(block, self._rate)
+                if self._begun.is_set() and at >= len(self.samples):
+                    self.ended.set()
                 index += 1
                 self._halt.wait(max(0.0, origin + index * period - self._clock()))
 

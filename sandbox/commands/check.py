@@ -8,6 +8,8 @@ import json
 import textwrap
 
 from sandbox.check import ScenarioResult, Status, check_brain
+from sandbox.commands.options import RELAY_HELP
+from sandbox.host.launch import check_relay_url
 
 HELP = "run the conformance suite against a running brain and print what it breaks"
 
@@ -17,14 +19,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "url", metavar="URL", help="the brain to dial, e.g. ws://127.0.0.1:8765/brain"
     )
-    parser.add_argument(
-        "--relay", action="store_true", help="dial as the Cortex relay leg (URL path /agent)"
-    )
+    parser.add_argument("--relay", action="store_true", help=RELAY_HELP)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the suite; exit 0 only if no scenario failed and at least one was exercised."""
+    if args.relay:
+        check_relay_url(args.url)
     results = asyncio.run(check_brain(args.url, relay=args.relay))
     ok = passed(results)
     if args.json:

@@ -7,9 +7,12 @@ import argparse
 from sandbox.audio.engine import AudioOptions
 from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, patience_error
 from sandbox.errors import UserError
-from sandbox.host.launch import CallOptions, check_init
+from sandbox.host.launch import CallOptions, check_init, check_relay_url
 from sandbox.wire import pb
 from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_by_name
+
+#: --relay's help, for every command that dials a brain.
+RELAY_HELP = "dial as the Cortex relay leg, one socket for many calls (the URL must end in /agent)"
 
 
 def add_call_options(parser: argparse.ArgumentParser) -> None:
@@ -17,9 +20,7 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--brain", metavar="URL", help="brain to dial (default: built-in concierge)"
     )
-    parser.add_argument(
-        "--relay", action="store_true", help="dial as the Cortex relay leg (URL path /agent)"
-    )
+    parser.add_argument("--relay", action="store_true", help=RELAY_HELP)
     parser.add_argument("--voice", default="joe", help="starting voice (default: joe)")
     parser.add_argument(
         "--language",
@@ -79,6 +80,8 @@ def call_options(args: argparse.Namespace, recording: str) -> CallOptions:
         raise UserError(str(exc)) from None
     if args.patience is not None and patience_error(args.patience):
         raise UserError(f"--patience: {patience_error(args.patience)}")
+    if args.relay and args.brain:
+        check_relay_url(args.brain)
     if args.idle_ms < 0:
         raise UserError("--idle-ms must be 0 (off) or a positive number of milliseconds")
     settings = Settings(

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from sandbox.audio.device_choice import is_file
 from sandbox.commands.call import DEFAULT_MS_PER_WORD
 from sandbox.commands.options import (
     add_audio_options,
@@ -33,6 +34,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_MS_PER_WORD,
         help=f"typed mode's simulated speaking rate (default: {DEFAULT_MS_PER_WORD})",
     )
+    parser.add_argument(
+        "--mic-delay",
+        type=int,
+        metavar="MS",
+        help="with --mic FILE.wav: start the file MS after the call starts "
+        "(default: once the greeting has played)",
+    )
+    parser.add_argument(
+        "--end-at-eof",
+        action=argparse.BooleanOptionalAction,
+        help="with --mic FILE.wav: end the call once the file's last turn is answered "
+        "(default: on)",
+    )
     parser.add_argument("--report", type=Path, help="where to write the report JSON")
 
 
@@ -44,7 +58,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.ms_per_word <= 0:
         raise UserError("--ms-per-word must be a positive number of milliseconds")
-    audio = choose_audio(audio_options(args), typed=args.typed, ms_per_word=args.ms_per_word)
+    _check_file_mic(args)
+    audio = choose_audio(
+        audio_options(args),
+        typed=args.typed,
+        ms_per_word=args.ms_per_word,
+        mic_delay_ms=args.mic_delay,
+        end_at_eof=args.end_at_eof is not False,
+    )
     options = call_options(args, recording="audio" if audio.real else "typed")
     app = SandboxApp(CallSetup(options, audio, report_path=args.report))
     report = app.run()
@@ -53,3 +74,17 @@ def run(args: argparse.Namespace) -> int:
     if report is not None:
         print(f"report: {report}")
     return 1 if app.problem or app.return_code else 0
+
+
+def _check_file_mic(args: argparse.Namespace) -> None:
+    """--mic-delay and --end-at-eof say when a file speaks: they need one, and a time ≥ 0."""
+    asked = [
+        name
+        for name, value in (("--mic-delay", args.mic_delay), ("--end-at-eof", args.end_at_eof))
+        if value is not None
+    ]
+    if asked and (args.typed or not is_file(args.mic)):
+        verb = "go" if len(asked) > 1 else "goes"
+        raise UserError(f"{' and '.join(asked)} {verb} with --mic FILE.wav (a caller's audio)")
+    if args.mic_delay is not None and args.mic_delay < 0:
+        raise UserError("--mic-delay must be 0 or a positive number of milliseconds")

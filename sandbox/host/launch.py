@@ -63,6 +63,15 @@ def speech_tier() -> Capabilities:
     return Capabilities(voices=voice_languages())
 
 
+def check_relay_url(url: str) -> None:
+    """The relay leg is dialed as given, so its URL must be the relay's own (``/agent``)."""
+    if not url.rstrip("/").endswith(RELAY_PATH):
+        raise UserError(
+            f"--relay dials the Cortex relay leg, whose URL ends in {RELAY_PATH} "
+            f"(e.g. ws://127.0.0.1:8765{RELAY_PATH}); {url} does not"
+        )
+
+
 async def open_call(
     options: CallOptions,
     brain_url: str,
@@ -78,8 +87,8 @@ async def open_call(
     subject = RELAY_SUBJECT if options.relay else session_id
     token = mint_token(keys, subject)
     url = brain_url
-    if options.relay and not url.rstrip("/").endswith(RELAY_PATH):
-        raise UserError(f"--relay dials the Cortex relay leg: the URL must end in {RELAY_PATH}")
+    if options.relay:
+        check_relay_url(url)
     core, recorder = _session(options, session_id, brain_url, caps)
     _start_recording(options, recorder)
     try:

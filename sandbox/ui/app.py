@@ -96,7 +96,7 @@ class SandboxApp(App[Path | None]):
     def on_mount(self) -> None:
         """Show the audio situation and start the call beside the UI."""
         audio = self.setup.audio
-        self.banner.say(audio.banner)
+        self.banner.say(audio.banner, warn=not audio.real)
         self.panes.titled()
         self.status.show(state="starting", meter=self._meter())
         if audio.real:

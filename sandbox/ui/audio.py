@@ -1,9 +1,9 @@
 """What the app needs of an audio engine, so real audio plugs in beside typed mode.
 
 The engine owns devices, VAD, endpointing, STT, TTS and the playout clock. The app only
-needs: a :class:`~sandbox.call.ports.Playout` for the host, whether audio is real (and,
-when it is not, a banner saying why and how to enable it), the microphone level for the
-meter, mute, and a moment to load models and to start feeding caller events into the host.
+needs: a :class:`~sandbox.call.ports.Playout` for the host, whether audio is real, a banner
+(the devices picked; when audio is not real, why and how to enable it), the microphone level
+for the meter, mute, and a moment to load models and to start feeding caller events into the host.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ class AudioFrontend(Protocol):
 
     @property
     def banner(self) -> str:
-        """Why audio is not real and how to enable it; empty when it is real."""
+        """With sound, the devices picked and what PortAudio lists; without, why and how to
+        enable it. Empty: nothing to say."""
 
     @property
     def playout(self) -> Playout:

@@ -1,18 +1,22 @@
 """Real audio or typed mode: what ``sandbox run`` can do on this machine, decided up front.
 
 Real audio needs PortAudio, a microphone (or ``--mic file.wav``) and a speaker (or
-``--speaker file.wav`` / ``none``). When something is missing the app still runs, typed,
-with a banner saying what is missing and how to get audio. A device the user named that
-does not exist is an error in words before the app starts, not a silent fallback.
+``--speaker file.wav`` / ``none``). The banner names the devices picked and what PortAudio
+lists, in the words ``sandbox devices`` uses; when something is missing the app still runs,
+typed, with a banner saying what is missing and how to get audio. A device the user named
+that does not exist is an error in words before the app starts, not a silent fallback.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
-from sandbox.audio.devices import Device, list_devices, resolve_input, resolve_output
+from sandbox.audio.device_choice import DeviceChoice, is_file, pick_devices
+from sandbox.audio.devices import Device
 from sandbox.audio.engine import AudioEngine, AudioOptions
-from sandbox.errors import UserError
+from sandbox.audio.mic import WavMic
+from sandbox.host.file_caller import FileCaller
 from sandbox.ui.audio import AudioFrontend
 from sandbox.ui.engine_audio import EngineAudio
 from sandbox.ui.typed_audio import TypedAudio, typed_banner
@@ -27,12 +31,6 @@ HOW_TO_ENABLE = (
 ASKED_TYPED = "you asked for typed mode (--typed)"
 
 
-def _is_file(spec: str | None, *, speaker: bool = False) -> bool:
-    if spec is None:
-        return False
-    return spec.lower().endswith(".wav") or (speaker and spec.lower() == "none")
-
-
 def missing_audio(
     options: AudioOptions, devices: Sequence[Device] | None = None, *, mic: bool = True
 ) -> str | None:
@@ -41,35 +39,36 @@ def missing_audio(
     ``devices``: what PortAudio lists (None: ask it). ``mic=False``: the caller is scripted,
     only a speaker is needed. Raises UserError for a device the user named that is not there.
     """
-    need_mic = mic and not _is_file(options.mic)
-    need_speaker = not _is_file(options.speaker, speaker=True)
-    if not (need_mic or need_speaker):
-        return None
-    if devices is None:
-        try:
-            devices = list_devices()
-        except UserError as exc:
-            return str(exc).splitlines()[0].rstrip(".")  # PortAudio is missing: it says so
-    present = {
-        "microphone": any(d.inputs > 0 for d in devices),
-        "speaker": any(d.outputs > 0 for d in devices),
-    }
-    wanted = (("microphone", need_mic), ("speaker", need_speaker))
-    missing = [what for what, needed in wanted if needed and not present[what]]
-    if missing:
-        return f"no {' and no '.join(missing)} found"
-    if need_mic and options.mic is not None:
-        resolve_input(options.mic, devices)
-    if need_speaker and options.speaker is not None:
-        resolve_output(options.speaker, devices)
-    return None
+    return pick_devices(options.mic, options.speaker, devices, need_mic=mic).missing
 
 
-def choose_audio(options: AudioOptions, *, typed: bool, ms_per_word: int) -> AudioFrontend:
-    """The audio engine when this machine can run it, typed mode (with its banner) when not."""
+def choose_audio(
+    options: AudioOptions,
+    *,
+    typed: bool,
+    ms_per_word: int,
+    mic_delay_ms: int | None = None,
+    end_at_eof: bool = True,
+) -> AudioFrontend:
+    """The audio engine when this machine can run it, typed mode (with its banner) when not.
+
+    A WAV file as the microphone is read now (a bad file is an error before the app opens)
+    and speaks as the caller: after the greeting or at ``mic_delay_ms``, ending the call at
+    its end when ``end_at_eof``."""
     if typed:
         return TypedAudio(ms_per_word, typed_banner(ASKED_TYPED, ms_per_word))
-    why = missing_audio(options)
-    if why is not None:
-        return TypedAudio(ms_per_word, typed_banner(why, ms_per_word, HOW_TO_ENABLE))
-    return EngineAudio(AudioEngine(options))
+    choice = pick_devices(options.mic, options.speaker)
+    if choice.missing is not None:
+        return TypedAudio(ms_per_word, typed_banner(choice.summary, ms_per_word, HOW_TO_ENABLE))
+    if not is_file(options.mic):
+        return EngineAudio(AudioEngine(options), banner=audio_banner(choice))
+    mic = WavMic(Path(str(options.mic)))
+    caller = FileCaller(mic, mic_delay_ms, end_at_eof)
+    engine = AudioEngine(options, mic_source=mic)
+    return EngineAudio(engine, banner=audio_banner(choice), caller=caller)
+
+
+def audio_banner(choice: DeviceChoice) -> str:
+    """The banner of a call with real audio: the devices it uses, and what else was found."""
+    listed = " `sandbox devices` lists them." if choice.found else ""
+    return f"Audio: {choice.summary}.{listed}"

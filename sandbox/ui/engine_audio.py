@@ -4,6 +4,7 @@ seen through the app's :class:`~sandbox.ui.audio.AudioFrontend`."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -12,6 +13,7 @@ from sandbox.call.effects import Effect, SendFrame
 from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities
 from sandbox.errors import UserError
+from sandbox.host.file_caller import FileCaller
 from sandbox.host.legs import record_legs
 from sandbox.host.session import CallHost
 from sandbox.record.legs import AudioLeg
@@ -33,6 +35,9 @@ class EngineAudio:
 
     engine: AudioEngine
     banner: str = ""
+    #: A WAV file speaking as the caller (the engine's microphone is its ``mic``).
+    caller: FileCaller | None = None
+    _caller_task: asyncio.Task[None] | None = field(default=None, init=False)
     _reported: TurnTiming | None = field(default=None, init=False)
     _legs: list[AudioLeg] = field(default_factory=list, init=False)
     _host: CallHost | None = field(default=None, init=False)
@@ -94,9 +99,16 @@ class EngineAudio:
             self.engine.attach(host)
         except UserError as exc:
             raise UserError(f"{exc} ({TYPED_HINT})") from None
+        if self.caller is not None:
+            self._caller_task = self.caller.start(host, self.engine)
 
     async def close(self) -> None:
-        """Stop the microphone, the listener and the speaker; close the recorded legs."""
+        """Stop the file caller, the microphone, the listener and the speaker; close the
+        recorded legs."""
+        if self._caller_task is not None:
+            self._caller_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._caller_task
         if self._host is not None:
             for leg in self._legs:
                 leg.end_at(self._host.now())

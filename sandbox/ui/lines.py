@@ -1,7 +1,8 @@
 """Conversation lines as styled text: caller turns, bot units with their heard truth, notices.
 
 A bot unit shows the heard prefix in bold and the rest dimmed — struck through once the
-unit was cut, since the caller will never hear it — with "✂ N of M words heard".
+unit was cut, since the caller will never hear it — with "✂ N of M words heard", and a ✂ in
+the text where the cut fell, so it reads without colour too (NO_COLOR, a monochrome terminal).
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def cut_mark(unit: Unit) -> str | None:
 
 
 def unit_text(unit: Unit) -> Text:
-    """A bot unit: header, heard prefix (bold), unheard remainder (dim, struck when cut)."""
+    """A bot unit: header, heard prefix (bold), a ✂ where it was cut, unheard remainder (dim,
+    struck when cut)."""
     cut = unit.fate in _CUT
     head = Text("bot", style="bold green")
     head.append(f" · unit {unit.speech_id} · turn {unit.turn_id}", style="green")
@@ -70,10 +72,20 @@ def unit_text(unit: Unit) -> Text:
         head.append(f"  {mark}", style="bold magenta")
     body = Text("\n  ")
     body.append(unit.heard, style="bold")
+    rest = unit.relayed[len(unit.heard) :]
+    if mark:
+        body.append(_cut_sign(unit.heard, rest or "".join(unit.discarded)), style="bold magenta")
     rest_style = "dim strike" if cut else "dim"
-    body.append(unit.relayed[len(unit.heard) :], style=rest_style)
+    body.append(rest, style=rest_style)
     body.append("".join(unit.discarded), style=f"{rest_style} italic")
     return head + body
+
+
+def _cut_sign(heard: str, unheard: str) -> str:
+    """The ✂ between the heard and the unheard words, spaced from a word on either side."""
+    before = " " if heard and not heard[-1].isspace() else ""
+    after = " " if unheard and not unheard[0].isspace() else ""
+    return f"{before}✂{after}"
 
 
 def caller_text(shown: CallerShown) -> Text:

@@ -1,4 +1,4 @@
-"""The banner: why there is no sound and how to get it (hidden when audio is real)."""
+"""The banner: the devices a call with sound uses, or why there is no sound and how to get it."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ class Banner(Static):
         color: $text;
     }
     Banner.-hidden { display: none; }
+    Banner.-info { background: $primary 15%; }
     """
 
-    def say(self, text: str) -> None:
-        """Show ``text``; an empty text hides the banner."""
+    def say(self, text: str, *, warn: bool = True) -> None:
+        """Show ``text`` (as a warning, or as plain information); an empty text hides it."""
         self.update(text)
         self.set_class(not text, "-hidden")
+        self.set_class(not warn, "-info")
