@@ -16,6 +16,7 @@ from test_sdk_harness import Voqalize
 
 from sandbox.brains import BRAINS, Concierge, Echo, Guardrail, make_brain, resolve
 from sandbox.brains.echo import GREETING
+from sandbox.brains.fixed import FixedReply
 from sandbox.errors import UserError
 from sandbox.wire import decode, encode, pb
 from sandbox.wire.dial import dial
@@ -25,7 +26,9 @@ SESSION = "5c4b3a29-1807-4f6e-8d5c-4b3a29180716"
 
 
 def test_names_and_module_paths_resolve() -> None:
-    assert {"echo": Echo, "concierge": Concierge, "guardrail": Guardrail} == BRAINS
+    assert {"echo": Echo, "concierge": Concierge, "guardrail": Guardrail, "fixed": FixedReply} == (
+        BRAINS
+    )
     assert resolve("guardrail") is Guardrail
     assert resolve("sandbox.brains.echo:Echo") is Echo
     made = make_brain("concierge")
@@ -35,8 +38,8 @@ def test_names_and_module_paths_resolve() -> None:
 @pytest.mark.parametrize(
     ("spec", "words"),
     [
-        ("parrot", "use one of echo, concierge, guardrail, or module:Class"),
-        ("no_such_module_here:Brain", "cannot import module 'no_such_module_here'"),
+        ("parrot", "use one of echo, concierge, guardrail, fixed, module:Class or path/to/file.py"),
+        ("no_such_module_here:Brain", "cannot find the module 'no_such_module_here'"),
         ("sandbox.brains.echo:Parrot", "has no 'Parrot'"),
         ("sandbox.brains.echo:GREETING", "is not a Brain subclass"),
     ],
