@@ -190,9 +190,9 @@ def test_relay_dials_the_url_as_the_readme_says_ending_in_agent(
     port = brain.rsplit(":", 1)[1].split("/")[0]
     report = _call(home, tmp_path, ECHO, "--brain", readme_url.replace("8765", port), "--relay")
     assert report["units"][-1]["heard"] == "You said: typed words"
-    refused = _sandbox(
-        home, "call", "--script", str(tmp_path / "script.toml"), "--relay", "--brain", brain
-    )
+    script = tmp_path / "relay.toml"
+    script.write_text(ECHO)
+    refused = _sandbox(home, "call", "--script", str(script), "--relay", "--brain", brain)
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
     assert "whose URL ends in /agent" in refused.stderr
 
