@@ -135,8 +135,15 @@ async def test_barge_in_stops_the_speaker_and_heard_text_matches_what_it_emitted
     samples, _rate = pulse.read_wav(recording)
     emitted = transcriber.transcribe(samples.astype("float32") / 32768.0, language="en")
     heard, truth = words(reply.heard), words(emitted.text)
+    generated = words(reply.generated)
     assert 0 < len(heard) < reply.cursor.words_total
-    assert abs(len(heard) - len(truth)) <= 1, (reply.heard, emitted.text)
+    # Nothing counts as heard that the speaker did not emit (a clipped last word aside).
+    assert len(truth) >= len(heard) - 1, (reply.heard, emitted.text)
+    # Whisper may add the word the caller half-heard, or invent a tail on the silence after
+    # the cut ("... on the screen."), but the speaker never went on with the reply's own
+    # next words.
+    n = len(heard)
+    assert truth[n : n + 2] != generated[n : n + 2], (reply.heard, emitted.text)
     assert word_errors(" ".join(heard[:-1]), " ".join(truth[: len(heard) - 1])) <= 3
 
 
