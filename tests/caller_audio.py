@@ -57,9 +57,17 @@ def write_wav(path: Path, pcm: Float32, rate: int = RATE) -> Path:
     return path
 
 
+#: Whisper writes small numbers as digits or words at will ("7 to 8", "seven to eight").
+_NUMBERS = {
+    0: "zero", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six",
+    7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve",
+}  # fmt: skip
+
+
 def words(text: str) -> list[str]:
-    """Lowercase words without punctuation: "Two." and "two" compare equal."""
-    return re.findall(r"[a-z0-9']+", text.lower().replace("-", " "))
+    """Lowercase words without punctuation: "Two.", "two" and "2" compare equal."""
+    found = re.findall(r"[a-z0-9']+", text.lower().replace("-", " "))
+    return [_NUMBERS.get(int(w), w) if w.isdigit() else w for w in found]
 
 
 def word_errors(reference: str, heard: str) -> int:
