@@ -1,0 +1,269 @@
+"""Fuzz target for the call core: arbitrary decoded envelopes and caller events, at
+arbitrary times, on a fake clock with the simulated playout.
+
+The invariants the core owes whatever the brain sends (001, "Invariants"): exactly one
+Finalize per bracket it accepted, in the order the units opened, each a verbatim prefix
+of the text the brain sent for that unit; the watermark only rises; exactly one Response
+per Request; and after a tick no deadline it reports has already passed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from sandbox.call.core import CallCore
+from sandbox.call.effects import Effect, SendFrame
+from sandbox.call.played import UnitPlayed, WordPlayed
+from sandbox.call.ports import deliver
+from sandbox.call.settings import Capabilities, Settings
+from sandbox.call.sim_playout import SimPlayout
+from sandbox.check import rules
+from sandbox.fuzz.draw import Draw
+from sandbox.fuzz.envelopes import arbitrary_envelope, fill
+from sandbox.fuzz.guard import InvariantBroken
+from sandbox.wire import pb
+from sandbox.wire.catalog import RTVI_TYPE_BY_NAME
+from sandbox.wire.codec import WireError, decode, encode, envelope
+
+SESSION = "11111111-2222-3333-4444-555555555555"
+#: How many events one input plays at most.
+MAX_EVENTS = 200
+#: A drive of the clock that never settles is a hang: this many steps is a broken core.
+MAX_STEPS = 100_000
+_VOICES: dict[int, tuple[int, ...]] = {
+    pb.VOICE_JOE: (pb.LANGUAGE_EN,),
+    pb.VOICE_PRATHAM: (pb.LANGUAGE_HI,),
+    pb.VOICE_AMY: (pb.LANGUAGE_EN,),
+}
+_LINES = ("hi", "and then", "", "  ", "what about Sunday?", '{"content": "typed"}')
+_BRAIN_ARMS = (
+    pb.SpeechStart,
+    pb.SpeechChunk,
+    pb.SpeechChunk,
+    pb.SpeechChunk,
+    pb.SpeechEnd,
+    pb.SpeechCancel,
+    pb.Request,
+    pb.RTVIFrame,
+    pb.TurnStep,
+    pb.Error,
+    pb.End,
+)
+_RTVI_NAMES = (*RTVI_TYPE_BY_NAME, "not-a-type")
+
+
+@dataclass
+class _Drive:
+    """Carries the core's effects like a host: to the playout, and the frames it sends."""
+
+    core: CallCore
+    playout: SimPlayout
+    now: int = 0
+    sent: list[pb.Envelope] = field(default_factory=list)
+    #: Per unit the core had accepted when the text came: the brain's chunks, joined.
+    said: dict[int, str] = field(default_factory=dict)
+    requests: int = 0
+    watermark: int = 0
+
+    def take(self, effects: Iterable[Effect]) -> list[Effect]:
+        batch = list(effects)
+        for effect in batch:
+            if isinstance(effect, SendFrame):
+                self.sent.append(effect.env)
+            deliver(effect, self.now, self.playout, None)
+        if self.core.watermark < self.watermark:
+            raise InvariantBroken(
+                rules.DEAD_TURN_STOPS,
+                f"the watermark fell from {self.watermark} to {self.core.watermark}",
+            )
+        self.watermark = self.core.watermark
+        return batch
+
+    def brain(self, env: pb.Envelope) -> None:
+        """One envelope from the brain, through the real codec as it crosses."""
+        try:
+            env = decode(encode(env))
+        except WireError:
+            return  # not sendable: it never reaches the core
+        live = self.core.ended is None and self.core.started
+        arm = env.WhichOneof("body")
+        if live and arm == "speech_chunk" and self.core.unit(env.speech_chunk.speech_id):
+            sid = env.speech_chunk.speech_id
+            self.said[sid] = self.said.get(sid, "") + env.speech_chunk.text
+        effects = self.take(self.core.from_brain(env, self.now))
+        if live and arm == "request":
+            self.requests += 1
+            answers = [
+                e.env.response.request_id
+                for e in effects
+                if isinstance(e, SendFrame) and e.env.HasField("response")
+            ]
+            if answers != [env.request.request_id]:
+                raise InvariantBroken(
+                    rules.ONE_RESPONSE,
+                    f"Request {env.request.request_id} was answered by Responses {answers}",
+                )
+
+    def advance(self, ms: int) -> None:
+        """Let ``ms`` pass, delivering playout progress and timers as they fall due."""
+        end = self.now + ms
+        for _ in range(MAX_STEPS):
+            due = [d for d in (self.playout.next_deadline(), self.core.next_deadline()) if d]
+            step = max(min(due), self.now) if due else None
+            if step is None or step > end:
+                self.now = end
+                return
+            self.now = step
+            for event in self.playout.advance(self.now):
+                if isinstance(event, WordPlayed):
+                    self.take(self.core.word_played(event.speech_id, event.word, self.now))
+                elif isinstance(event, UnitPlayed):
+                    self.take(self.core.unit_played(event.speech_id, self.now))
+            self.tick()
+        raise InvariantBroken("time", f"the clock never settled within {MAX_STEPS} steps")
+
+    def tick(self) -> None:
+        """A tick: afterwards, every deadline the core reports lies ahead."""
+        self.take(self.core.tick(self.now))
+        deadline = self.core.next_deadline()
+        if deadline is not None and deadline <= self.now:
+            raise InvariantBroken("time", f"after a tick at {self.now} the core is due {deadline}")
+
+
+def fuzz_core(data: bytes) -> None:
+    """See the module doc."""
+    draw = Draw(data)
+    caps = draw.pick(((pb.CAPABILITY_SPEECH_CANCEL, pb.CAPABILITY_TURN_STEPS), ()))
+    core = CallCore(
+        SESSION,
+        caps=Capabilities(voices=_VOICES),
+        settings=Settings(idle_ms=draw.pick((0, 300, 8000))),
+        capabilities=caps,
+        stall_ms=draw.pick((500, 10_000)),
+    )
+    drive = _Drive(core, SimPlayout(ms_per_word=draw.pick((1, 90, 300))))
+    drive.take(core.start(0))
+    for _ in range(MAX_EVENTS):
+        if not draw.left:
+            break
+        draw.pick(_EVENTS)(drive, draw)
+    drive.advance(60_000)  # everything that can play, plays
+    drive.take(core.hang_up(drive.now))  # and the rest is abandoned
+    _check_finalizes(drive)
+
+
+def _brain_frame(drive: _Drive, draw: Draw) -> None:
+    if draw.number(0, 7) == 0:
+        drive.brain(arbitrary_envelope(draw))  # any arm, Voqalize's own included
+        return
+    body = draw.pick(_BRAIN_ARMS)()
+    fill(body, draw)
+    drive.brain(envelope(body))
+
+
+def _raw_bytes(drive: _Drive, draw: Draw) -> None:
+    raw = draw.bytes(48)
+    try:
+        env = decode(raw)
+    except WireError as exc:
+        drive.take(drive.core.brain_malformed(str(exc), drive.now))
+        return
+    drive.brain(env)
+
+
+def _caller(drive: _Drive, draw: Draw) -> None:
+    core, now = drive.core, drive.now
+    action: Callable[[], list[Effect]] = draw.pick(
+        (
+            lambda: core.caller_speaking(now),
+            lambda: core.caller_quiet(now),
+            lambda: core.caller_over_bot(now),
+            lambda: core.bot_keeps_floor(now),
+            lambda: core.barge_in(now),
+            lambda: core.backchannel(draw.pick(_LINES), now, resumed=draw.flip()),
+            lambda: core.caller_turn(draw.pick(_LINES), now, typed=draw.flip()),
+            lambda: core.caller_turn(draw.text(40), now),
+        )
+    )
+    drive.take(action())
+
+
+def _app(drive: _Drive, draw: Draw) -> None:
+    name = draw.pick(_RTVI_NAMES)
+    data = draw.pick(_LINES) if draw.flip() else draw.text(80)
+    rtvi_id = draw.pick((None, "r1", ""))
+    drive.take(drive.core.from_app(name, data, rtvi_id, drive.now))
+
+
+def _configure(drive: _Drive, draw: Draw) -> None:
+    config = pb.Config()
+    fill(config, draw)
+    _, effects = drive.core.configure(config, drive.now)
+    drive.take(effects)
+
+
+def _playout(drive: _Drive, draw: Draw) -> None:
+    sid = draw.number(0, 7)
+    drive.take(drive.core.unit_unspoken(sid, "the voice would not load", drive.now))
+
+
+def _time(drive: _Drive, draw: Draw) -> None:
+    usual = draw.pick((0, 1, 50, 300, 2_000, 10_000))
+    drive.advance(usual if draw.flip() else draw.number(0, 20_000))
+
+
+def _end(drive: _Drive, draw: Draw) -> None:
+    core, now = drive.core, drive.now
+    choice = draw.number(0, 7)  # mostly not: a call that ends early hides the rest of the input
+    if choice == 0:
+        drive.take(core.hang_up(now))
+    elif choice == 1:
+        drive.take(core.brain_closed("the socket closed", now))
+
+
+_EVENTS: tuple[Callable[[_Drive, Draw], None], ...] = (
+    _brain_frame,
+    _brain_frame,
+    _brain_frame,
+    _brain_frame,
+    _raw_bytes,
+    _caller,
+    _caller,
+    _app,
+    _configure,
+    _playout,
+    _time,
+    _time,
+    _time,
+    _end,
+)
+
+
+def _check_finalizes(drive: _Drive) -> None:
+    accepted = [unit.speech_id for unit in drive.core.units]
+    finals = [
+        (env.finalize.speech_id, env.finalize.heard_text)
+        for env in drive.sent
+        if env.HasField("finalize")
+    ]
+    if [sid for sid, _ in finals] != accepted:
+        raise InvariantBroken(
+            rules.ONE_FINALIZE,
+            f"Finalizes went out for {[sid for sid, _ in finals]}, brackets opened as {accepted}",
+        )
+    for sid, heard in finals:
+        said = drive.said.get(sid, "")
+        if not said.startswith(heard):
+            raise InvariantBroken(
+                rules.HEARD_IS_PREFIX, f"unit {sid} said {said!r}; reported heard: {heard!r}"
+            )
+    marks = [env.interruption.through_turn for env in drive.sent if env.HasField("interruption")]
+    if any(b <= a for a, b in itertools.pairwise(marks)):
+        raise InvariantBroken(rules.DEAD_TURN_STOPS, f"Interruptions went out as {marks}")
+    responses = sum(env.HasField("response") for env in drive.sent)
+    if responses != drive.requests:
+        raise InvariantBroken(
+            rules.ONE_RESPONSE, f"{drive.requests} Requests got {responses} Responses"
+        )
