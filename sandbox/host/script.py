@@ -91,20 +91,28 @@ def parse_step(index: int, raw: Any) -> Step:
         if not isinstance(value, str) or not value.strip():
             raise UserError(f"{where}: {kind} needs the caller's words as a non-empty string")
         after = raw.get("after_words", 2 if kind != "say" else 0)
-        if not isinstance(after, int) or after < 0:
+        if not _whole(after) or after < 0:
             raise UserError(f"{where}: after_words must be a whole number ≥ 0")
         then, pause = raw.get("then", ""), raw.get("pause_ms", 0)
-        if not isinstance(then, str) or not isinstance(pause, int) or pause < 0:
+        if not isinstance(then, str) or not _whole(pause) or pause < 0:
             raise UserError(f"{where}: then is the rest of the line, pause_ms whole ms ≥ 0")
         return Step(kind, text=value, after_words=after, then=then, pause_ms=pause)
     if kind == "rtvi":
         if not isinstance(value, dict) or not isinstance(value.get("type"), str):
             raise UserError(f'{where}: rtvi needs a table with a `type` (e.g. "ui-event")')
         rid = value.get("id")
-        data = value.get("data", {})
-        return Step(kind, rtvi_type=value["type"], rtvi_data=json.dumps(data), rtvi_id=rid)
+        if rid is not None and not isinstance(rid, str):
+            raise UserError(f'{where}: an rtvi id is a string (e.g. id = "r1")')
+        try:
+            # allow_nan=False: NaN is not JSON, and a brain's parser would refuse it.
+            data = json.dumps(value.get("data", {}), allow_nan=False)
+        except (TypeError, ValueError):
+            raise UserError(
+                f"{where}: rtvi data must be plain JSON values (no dates, times, nan or inf)"
+            ) from None
+        return Step(kind, rtvi_type=value["type"], rtvi_data=data, rtvi_id=rid)
     if kind == "silence_ms":
-        if not isinstance(value, int) or value < 0:
+        if not _whole(value) or value < 0:
             raise UserError(f"{where}: silence_ms must be a whole number of milliseconds ≥ 0")
         return Step(kind, ms=value)
     if value is not True and value != "now":
@@ -112,6 +120,11 @@ def parse_step(index: int, raw: Any) -> Step:
             f'{where}: write `end = true` (once the answer has played out) or `end = "now"`'
         )
     return Step(kind, now=value == "now")
+
+
+def _whole(value: object) -> bool:
+    """A TOML integer: ``true`` is an int to Python, never a count to a script."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def toml_steps(text: str, source: str) -> tuple[dict[str, Any], list[Any]]:
@@ -130,7 +143,7 @@ def parse_script(text: str, source: str = "script") -> Script:
     """Parse a caller script; a mistake is a UserError naming the step and the fix."""
     data, steps = toml_steps(text, source)
     rate = data.get("ms_per_word")
-    if rate is not None and (not isinstance(rate, int) or rate <= 0):
+    if rate is not None and (not _whole(rate) or rate <= 0):
         raise UserError(f"{source}: ms_per_word must be a positive whole number")
     return Script(tuple(parse_step(i, raw) for i, raw in enumerate(steps)), rate)
 

@@ -82,7 +82,7 @@ def _from_frames(row: SessionRow, frames: list[FrameRecord]) -> dict[str, Any]:
         "report_version": REPORT_VERSION,
         "session_id": row.id,
         "brain_url": row.brain_url,
-        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row.started_at)),
+        "started_at": _started(row.started_at),
         "outcome": "unfinished",
         "ended_by": "unfinished",
         "end_detail": "the call never reached its end; this report is rebuilt from its frames",
@@ -96,6 +96,15 @@ def _from_frames(row: SessionRow, frames: list[FrameRecord]) -> dict[str, Any]:
         "alignment_skips": 0,
         "frames": [frame.as_json() for frame in frames],
     }
+
+
+def _started(at: float) -> str:
+    """A stored start time as the report spells it; empty when the row's is no time at all
+    (a damaged row must not keep its frames from being read)."""
+    try:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+    except (OverflowError, OSError, ValueError, TypeError):
+        return ""
 
 
 def _unit(speech_id: int, turn_id: int) -> dict[str, Any]:

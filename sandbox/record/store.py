@@ -246,9 +246,10 @@ class SessionStore:
         ]
 
     def events(self, session_id: str) -> list[StoredEvent]:
-        """Every runtime event of a session, in the order it happened."""
+        """Every runtime event of a session, in the order it happened. One whose data is
+        damaged (not a JSON object) reads as kind ``unreadable``, saying what it was."""
         return [
-            StoredEvent(seq, t_ms, kind, json.loads(data))
+            _event(seq, t_ms, kind, data)
             for seq, t_ms, kind, data in self._db.execute(
                 "SELECT seq, t_ms, kind, data FROM events WHERE session_id = ? ORDER BY seq",
                 (session_id,),
@@ -258,7 +259,15 @@ class SessionStore:
     def report(self, session_id: str) -> dict[str, Any] | None:
         """The report the call wrote when it ended, or None if it never ended."""
         row = self._db.execute("SELECT report FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        return json.loads(row[0]) if row and row[0] else None
+        if not row or not row[0]:
+            return None
+        report = _json_object(row[0])
+        if report is None:
+            raise StoreError(
+                f"the stored report of session {session_id} is damaged (not a JSON object); "
+                "its frames and events are intact: `sandbox replay` still reads them"
+            )
+        return report
 
     def delete(self, session_id: str) -> None:
         """Remove a session, its frames and its events."""
@@ -275,6 +284,22 @@ class SessionStore:
         with self._db:
             self._db.executemany("DELETE FROM sessions WHERE id = ?", [(i,) for i in ids])
         return ids
+
+
+def _json_object(text: object) -> dict[str, Any] | None:
+    """``text`` parsed as a JSON object, or None when it is anything else."""
+    try:
+        value = json.loads(text) if isinstance(text, str | bytes) else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _event(seq: int, t_ms: int, kind: str, data: object) -> StoredEvent:
+    parsed = _json_object(data)
+    if parsed is None:
+        return StoredEvent(seq, t_ms, "unreadable", {"kind": kind, "detail": "not a JSON object"})
+    return StoredEvent(seq, t_ms, kind, parsed)
 
 
 def _escaped(text: str) -> str:

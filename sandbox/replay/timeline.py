@@ -166,7 +166,13 @@ def _apply(view: View, moment: Moment, changes: Changes) -> None:
         changes.frames.append(moment.frame)
         _frame(view, moment.frame, changes)
     elif moment.event is not None:
-        _event(view, moment.event, changes)
+        try:
+            _event(view, moment.event, changes)
+        except (TypeError, KeyError, ValueError) as exc:
+            # A stored event whose fields do not fit (a damaged row): said, and skipped.
+            note = RecordNote(f"a recorded {moment.event.kind} event could not be read ({exc})")
+            view.entries.append(note)
+            changes.entries.append(note)
 
 
 def _frame(view: View, frame: FrameRecord, changes: Changes) -> None:
