@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
+from sandbox.private_files import private_files, private_folder
 from sandbox.wire.tokens import data_dir
 
 
@@ -13,16 +15,35 @@ def log_path() -> Path:
     return data_dir() / "logs" / "sandbox.log"
 
 
+#: A JWT (base64url of a JSON header, payload and signature), the one secret that crosses.
+_TOKEN = re.compile(r"eyJ[\w-]*\.[\w-]*\.[\w-]*")
+
+
+class Redacted(logging.Filter):
+    """Takes tokens out of log lines: at debug level websockets logs every handshake
+    header, ``Authorization: Bearer <jwt>`` included."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the record's message with each token replaced; never drops it."""
+        message = record.getMessage()
+        clean = _TOKEN.sub("<token>", message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
+
+
 def log_to_file(level: int = logging.INFO) -> None:
     """Send every log line to :func:`log_path` (dropped if it cannot be written)."""
     root = logging.getLogger()
     handler: logging.Handler
     try:
         path = log_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(path, encoding="utf-8")
+        private_folder(path.parent)
+        with private_files():  # a log line may quote what a caller said
+            handler = logging.FileHandler(path, encoding="utf-8")
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(Redacted())
     root.addHandler(handler)
     root.setLevel(level)

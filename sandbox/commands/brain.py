@@ -14,7 +14,9 @@ from sandbox.brains.registry import BRAINS, make_brain
 from sandbox.brains.their_code import TheirTracebacks
 from sandbox.commands.brain_reload import Reloader
 from sandbox.errors import UserError
+from sandbox.logs import Redacted
 from sandbox.sdk import Brain, serve
+from sandbox.sdk.server import NOT_LOOPBACK, is_loopback
 
 HELP = (
     "serve a brain (echo, concierge, guardrail, module:Class or path/to/file.py[:Class]) "
@@ -33,7 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "./mymodule.py when it defines one Brain)",
     )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (default %(default)s)")
-    parser.add_argument("--host", default="127.0.0.1", help="interface (default %(default)s)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="interface (default %(default)s: this machine only; 0.0.0.0 is every one)",
+    )
     parser.add_argument(
         "--reload",
         action="store_true",
@@ -49,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     # What a brain's callback raises is logged with the author's frames only.
     handler = logging.StreamHandler()
     handler.setFormatter(TheirTracebacks("%(asctime)s %(name)s: %(message)s"))
+    handler.addFilter(Redacted())
     logging.basicConfig(level=logging.INFO, handlers=[handler])
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve(brain, args.brain, args.host, args.port, reloader))
@@ -89,6 +96,8 @@ async def _serve(
         "Ctrl-C stops.",
         flush=True,
     )
+    if not is_loopback(host):
+        print(f"Listening on {host or 'every interface'}: {NOT_LOOPBACK}.", flush=True)
     watching = None
     if reloader is not None:
         print(f"Watching {reloader.current.file} for changes (--reload).", flush=True)

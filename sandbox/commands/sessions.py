@@ -14,7 +14,7 @@ from typing import Any
 
 from sandbox.errors import UserError
 from sandbox.record.export import session_report
-from sandbox.record.legs import export_legs
+from sandbox.record.legs import EXPORTED_LEGS, export_legs
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import session_page
 from sandbox.record.record_text import record_lines
@@ -72,6 +72,9 @@ def export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--wav", type=Path, metavar="DIR", help="mic.wav, speaker.wav and mix.wav in DIR"
     )
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite files that are already there"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,10 +116,9 @@ def export_session(store: SessionStore, row: SessionRow, args: argparse.Namespac
         raise UserError(
             f"session {row.id[:12]} was a {row.mode} call: it has no audio legs to export"
         )
+    _clear_the_way(_destinations(args), force=args.force)
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(session_report(store, row), indent=2))
-        print(f"wrote {args.json}")
+        _write(args.json, json.dumps(session_report(store, row), indent=2))
     if args.wav is not None:
         for path in export_legs(row.id, args.wav):
             print(f"wrote {path}")
@@ -128,6 +130,31 @@ def export_session(store: SessionStore, row: SessionRow, args: argparse.Namespac
             print(summary, end="")
         else:
             _write(args.md, summary)
+
+
+def _destinations(args: argparse.Namespace) -> list[Path]:
+    """Every file an export would write."""
+    files = [path for path in (args.json, args.html) if path is not None]
+    if args.md is not None and str(args.md) != "-":
+        files.append(args.md)
+    if args.wav is not None:
+        files += [args.wav / f"{leg}.wav" for leg in EXPORTED_LEGS]
+    return files
+
+
+def _clear_the_way(files: list[Path], *, force: bool) -> None:
+    """An export never overwrites a file unless told to, and never writes through a
+    symbolic link into wherever it points: with ``--force`` the link itself is replaced."""
+    taken = [path for path in files if path.exists() or path.is_symlink()]
+    folders = [path for path in taken if path.is_dir() and not path.is_symlink()]
+    if folders:
+        raise UserError(f"{folders[0]} is a folder: name the file to write")
+    if taken and not force:
+        names = ", ".join(str(path) for path in taken)
+        raise UserError(f"{names} already there: pass --force to overwrite, or name another file")
+    for path in taken:
+        if path.is_symlink():
+            path.unlink()
 
 
 def _write(path: Path, text: str) -> None:

@@ -47,8 +47,19 @@ class CallOptions:
     redrive_of: str | None = None
 
 
+#: The most ``--init`` may carry: the client's 64 KiB message limit, as for RTVI data.
+INIT_LIMIT = 64 * 1024
+
+
 def check_init(init: str) -> str:
-    """The session's init data must be a JSON object; a clear error otherwise."""
+    """The session's init data must be a JSON object of at most :data:`INIT_LIMIT` bytes; a
+    clear error otherwise."""
+    size = len(init.encode("utf-8", errors="surrogatepass"))
+    if size > INIT_LIMIT:
+        raise UserError(
+            f"--init is {size} bytes; the limit is {INIT_LIMIT} (64 KiB). Pass what the "
+            "brain needs to look the rest up (an id), not the data itself"
+        )
     try:
         value = json.loads(init)
     except json.JSONDecodeError as exc:

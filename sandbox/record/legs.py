@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sandbox.errors import UserError
+from sandbox.private_files import private_folder
 from sandbox.record import mulaw
 from sandbox.record.batches import batches
 from sandbox.wire.tokens import data_dir
@@ -52,7 +53,7 @@ class AudioLeg:
 
     def __init__(self, path: Path, sample_rate: int) -> None:
         """``sample_rate``: the rate blocks arrive at (they are kept at STORED_RATE)."""
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_folder(path.parent)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
         self._file = os.fdopen(fd, "r+b")
         mulaw.write_header(self._file, STORED_RATE, 0)
@@ -128,6 +129,11 @@ def read_leg(path: Path) -> tuple[npt.NDArray[np.int16], int]:
         raise UserError(f"the audio leg {path} cannot be read ({exc})") from None
 
 
+MIX = "mix"
+#: The files :func:`export_legs` writes, by name (each ``NAME.wav``).
+EXPORTED_LEGS = (MIC, SPEAKER, MIX)
+
+
 def export_legs(session_id: str, out_dir: Path) -> list[Path]:
     """Copy both legs to ``out_dir`` and write ``mix.wav``: the microphone left, the speaker
     right, at the speaker's rate, on the same clock."""
@@ -141,7 +147,7 @@ def export_legs(session_id: str, out_dir: Path) -> list[Path]:
     both = np.zeros((max(len(mic_at_rate), len(speaker)), 2), dtype=np.int16)
     both[: len(mic_at_rate), 0] = mic_at_rate
     both[: len(speaker), 1] = speaker
-    written.append(_write_wav(out_dir / "mix.wav", rate, both))
+    written.append(_write_wav(out_dir / f"{MIX}.wav", rate, both))
     return written
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.call.core import CallCore
+from sandbox.private_files import private_files, private_folder
 from sandbox.record.call_record import RecordTracker, build, heard_from
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import pb
@@ -166,9 +167,10 @@ class Recorder:
         """Finish the session and export its report to ``path``, atomically (a crash
         mid-write leaves the previous file whole)."""
         report = self.finish(core, duration_ms, **extra)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
         tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+        with private_files():  # what the caller said
+            tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False))
         os.replace(tmp, path)
         return path
 

@@ -9,17 +9,16 @@ words. The files are private to the user: they hold what a caller said.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sandbox.errors import UserError
+from sandbox.private_files import private_files, private_folder
 from sandbox.wire.tokens import data_dir
 
 #: The layout this build writes and reads. Each entry of _MIGRATIONS moves one version up.
@@ -139,22 +138,12 @@ def store_path() -> Path:
     return data_dir() / STORE_FILE
 
 
-@contextlib.contextmanager
-def _private_files() -> Iterator[None]:
-    """Files created inside (the database, its WAL and shared-memory files) are 0600."""
-    before = os.umask(0o077)
-    try:
-        yield
-    finally:
-        os.umask(before)
-
-
 def connect(path: Path | None = None) -> sqlite3.Connection:
     """Open (creating if need be) the store at ``path``, migrated to this build's layout."""
     path = path or store_path()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        with _private_files():
+        private_folder(path.parent)
+        with private_files():  # the database, its WAL and shared-memory files
             db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")

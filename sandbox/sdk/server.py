@@ -14,6 +14,7 @@ an envelope get a non-fatal MALFORMED Error and the session continues.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 from collections.abc import Callable
 from http import HTTPStatus
@@ -100,7 +101,27 @@ async def serve(
     )
     bound = server.sockets[0].getsockname()[1] if server.sockets else port
     _LOG.info("brain server listening on ws://%s:%d", host, bound)
+    if not is_loopback(host):
+        _LOG.warning("brain server on %r: %s", host, NOT_LOOPBACK)
     return BrainServer(server, host, int(bound))
+
+
+#: What binding beyond loopback means, said wherever it happens.
+NOT_LOOPBACK = (
+    "not loopback, so other machines can reach it; each connection still needs a token "
+    "signed by this sandbox's key"
+)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only (``localhost``, 127.0.0.0/8,
+    ``::1``). An empty host binds every interface, so it is not."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class _Host:

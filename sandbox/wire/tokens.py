@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from sandbox.errors import UserError
+from sandbox.private_files import private_folder
 
 ISSUER = "pygato"
 AUDIENCE = "brain"
@@ -76,7 +77,7 @@ def load_or_create_keys(directory: Path | None = None) -> KeyPair:
     """
     private_path, public_path = key_paths(directory)
     try:
-        private_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_folder(private_path.parent)
         if not private_path.exists():
             _publish_new_private_key(private_path)
         private_pem = private_path.read_bytes()
