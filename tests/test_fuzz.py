@@ -39,37 +39,8 @@ def test_every_kept_case_names_a_target() -> None:
     assert {p.name for p in CASES.iterdir() if p.is_dir()} <= set(TARGETS)
 
 
+@pytest.mark.parametrize("name", TARGETS)
 @_ci
 @given(_inputs)
-def test_codec(data: bytes) -> None:
-    guarded(TARGETS["codec"].run, data)
-
-
-@_ci
-@given(_inputs)
-def test_relay(data: bytes) -> None:
-    guarded(TARGETS["relay"].run, data)
-
-
-@_ci
-@given(_inputs)
-def test_tokens(data: bytes) -> None:
-    guarded(TARGETS["tokens"].run, data)
-
-
-@_ci
-@given(_inputs)
-def test_script(data: bytes) -> None:
-    guarded(TARGETS["script"].run, data)
-
-
-@_ci
-@given(_inputs)
-def test_store(data: bytes) -> None:
-    guarded(TARGETS["store"].run, data)
-
-
-@_ci
-@given(_inputs)
-def test_core(data: bytes) -> None:
-    guarded(TARGETS["core"].run, data)
+def test_target(name: str, data: bytes) -> None:
+    guarded(TARGETS[name].run, data)

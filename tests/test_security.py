@@ -11,7 +11,6 @@ import hmac
 import json
 import logging
 import re
-import socket
 import stat
 import subprocess
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from brain_process import sandbox_command, sandbox_env
+from brain_process import sandbox_command, sandbox_env, serving
 from call_rig import Rig
 from session_rig import fixed_session, recorded_call
 from websockets.asyncio.client import connect
@@ -96,41 +95,22 @@ _LOOPBACK_V4 = "0100007F"  # 127.0.0.1, as /proc/net/tcp spells it
 _ANY_V4 = "00000000"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _brain_banner(home: Path, *args: str) -> tuple[str, set[str]]:
+def _brain_banner(folder: Path, home: Path, *args: str) -> tuple[str, set[str]]:
     """``sandbox brain echo ARGS…``: its banner and where it listens, then stopped."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        sandbox_command("brain", "echo", "--port", str(port), *args),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=sandbox_env(home),
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while not _listening_on(port) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        where = _listening_on(port)
-    finally:
-        proc.terminate()
-        out, _ = proc.communicate(timeout=10)
-    return out, where
+    with serving(folder, home, "echo", *args) as (url, proc):
+        where = _listening_on(int(url.split(":")[2].split("/")[0]))
+    assert proc.stdout is not None
+    return proc.stdout.read(), where
 
 
-def test_sandbox_brain_listens_on_loopback_unless_told(home: Path) -> None:
-    out, where = _brain_banner(home)
+def test_sandbox_brain_listens_on_loopback_unless_told(home: Path, tmp_path: Path) -> None:
+    out, where = _brain_banner(tmp_path, home)
     assert where == {_LOOPBACK_V4}, out
     assert "not loopback" not in out
 
 
-def test_sandbox_brain_says_so_when_it_listens_beyond_loopback(home: Path) -> None:
-    out, where = _brain_banner(home, "--host", "0.0.0.0")
+def test_sandbox_brain_says_so_when_it_listens_beyond_loopback(home: Path, tmp_path: Path) -> None:
+    out, where = _brain_banner(tmp_path, home, "--host", "0.0.0.0")
     assert where == {_ANY_V4}, out
     assert "Listening on 0.0.0.0: not loopback, so other machines can reach it" in out
 
