@@ -19,10 +19,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "sandbox"
 #: Project packages each layer may import (itself always); a layer not listed is a face.
 ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
-    "wire": frozenset({"errors"}),
+    "private_files": frozenset(),
+    "wire": frozenset({"errors", "private_files"}),
     "call": frozenset({"wire"}),
     "sdk": frozenset({"wire"}),
-    "record": frozenset({"call", "wire", "errors"}),
+    "record": frozenset({"call", "wire", "errors", "private_files"}),
     "audio": frozenset({"call", "wire", "errors"}),
     "host": frozenset({"audio", "call", "record", "wire", "errors"}),
     "brains": frozenset({"sdk", "wire", "errors"}),
