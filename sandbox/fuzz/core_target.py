@@ -13,6 +13,8 @@ import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from google.protobuf.message import Message
+
 from sandbox.call.core import CallCore
 from sandbox.call.effects import Effect, SendFrame
 from sandbox.call.played import UnitPlayed, WordPlayed
@@ -39,18 +41,15 @@ _VOICES: dict[int, tuple[int, ...]] = {
 }
 _LINES = ("hi", "and then", "", "  ", "what about Sunday?", '{"content": "typed"}')
 _BRAIN_ARMS = (
-    pb.SpeechStart,
-    pb.SpeechChunk,
-    pb.SpeechChunk,
-    pb.SpeechChunk,
-    pb.SpeechEnd,
+    *(pb.SpeechStart,) * 3,
+    *(pb.SpeechChunk,) * 4,
+    *(pb.SpeechEnd,) * 2,
     pb.SpeechCancel,
     pb.Request,
     pb.RTVIFrame,
     pb.TurnStep,
     pb.Error,
-    pb.End,
-)
+)  # End and Cancel come rarely, through any-arm envelopes: they end the call
 _RTVI_NAMES = (*RTVI_TYPE_BY_NAME, "not-a-type")
 
 
@@ -160,7 +159,20 @@ def _brain_frame(drive: _Drive, draw: Draw) -> None:
         return
     body = draw.pick(_BRAIN_ARMS)()
     fill(body, draw)
+    if draw.number(0, 3):
+        _plausible(body, drive.core.turn, draw)
     drive.brain(envelope(body))
+
+
+def _plausible(body: Message, turn: int, draw: Draw) -> None:
+    """Mostly, a unit and a turn the session really has: arbitrary numbers seldom name
+    one, and a brain that never opens a unit tests little of the core."""
+    speech_id, turn_id = draw.number(1, 4), max(0, turn - draw.pick((0, 0, 0, 1, 2, -1)))
+    for name, value in (("speech_id", speech_id), ("turn_id", turn_id)):
+        if name in body.DESCRIPTOR.fields_by_name:
+            setattr(body, name, value)
+    if isinstance(body, pb.Error) and draw.number(0, 7):
+        body.fatal = False  # a fatal one ends the call, and the input with it
 
 
 def _raw_bytes(drive: _Drive, draw: Draw) -> None:
@@ -216,7 +228,7 @@ def _time(drive: _Drive, draw: Draw) -> None:
 
 def _end(drive: _Drive, draw: Draw) -> None:
     core, now = drive.core, drive.now
-    choice = draw.number(0, 7)  # mostly not: a call that ends early hides the rest of the input
+    choice = draw.number(0, 31)  # mostly not: a call that ends early hides the rest of the input
     if choice == 0:
         drive.take(core.hang_up(now))
     elif choice == 1:
@@ -224,10 +236,7 @@ def _end(drive: _Drive, draw: Draw) -> None:
 
 
 _EVENTS: tuple[Callable[[_Drive, Draw], None], ...] = (
-    _brain_frame,
-    _brain_frame,
-    _brain_frame,
-    _brain_frame,
+    *(_brain_frame,) * 6,
     _raw_bytes,
     _caller,
     _caller,
