@@ -1,10 +1,11 @@
 """One simulated call of a load run: the caller script through the real call core and codec.
 
-Each call has its own :class:`~sandbox.host.warp.WarpClock` under a simulated playout:
+Each call has its own :class:`~sandbox.host.warp.WarpClock` under a simulated playout
+(unless ``realtime``):
 the waits for words, silences and idle nudges are skipped rather than slept, while every
 answer the brain owes runs on real time (see warp.py). So a call's words play at the
 script's speaking rate on its own clock, many calls share one event loop without one's
-waits holding another up, and a run of N calls takes the brain's time, not N × the
+waits holding another up, and a run of N calls takes the brain's time, not N times the
 calls' spoken length.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sandbox.call.sim_playout import SimPlayout
@@ -29,6 +31,9 @@ from sandbox.load.shared_relay import SharedRelay
 
 log = logging.getLogger(__name__)
 
+#: The caller played when none is named: two turns, a barge-in, a hang-up.
+DEFAULT_SCRIPT = Path(__file__).with_name("caller.toml")
+
 
 @dataclass(frozen=True)
 class Target:
@@ -40,6 +45,9 @@ class Target:
     relay: SharedRelay | None = None
     record: bool = True
     step_timeout_s: float = STEP_TIMEOUT_S
+    #: Play every call on the wall clock, as ``sandbox call --audio sim`` does, rather
+    #: than skipping its dead time: N calls at once then load the brain as N callers would.
+    realtime: bool = False
 
     @property
     def ms_per_word(self) -> int:
@@ -56,15 +64,14 @@ async def place_call(index: int, target: Target) -> CallResult:
         recording="sim" if target.record else None,
     )
     playout = SimPlayout(ms_per_word=target.ms_per_word)
+    warp = None if target.realtime else WarpClock()
     try:
         if target.relay is not None:
             session_id = str(uuid.uuid4())
             link = target.relay.link(session_id)
-            host = host_for(
-                options, link, session_id, target.brain_url, playout, warp=WarpClock()
-            )
+            host = host_for(options, link, session_id, target.brain_url, playout, warp=warp)
         else:
-            host = await open_call(options, target.brain_url, playout, warp=WarpClock())
+            host = await open_call(options, target.brain_url, playout, warp=warp)
     except CallNotPlaced as failed:
         report = failed.recorder.finish(failed.core, 0)
         return _result(report, CallResult(index, failed.core.session_id), [])

@@ -42,6 +42,7 @@ class LoadRun:
     plan: LoadPlan
     tally: Tally = field(default_factory=Tally)
     in_flight: int = 0
+    peak_in_flight: int = 0
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
     stopped_early: bool = False
@@ -76,6 +77,7 @@ async def run_load(
             if run.stopped_early:
                 return
             run.in_flight += 1
+            run.peak_in_flight = max(run.peak_in_flight, run.in_flight)
             try:
                 result = await place_call(index, target)
             finally:
