@@ -108,7 +108,7 @@ def _options(parser: LocustArgumentParser) -> None:
     )
 
 
-events.init_command_line_parser.add_listener(_options)
+events.init_command_line_parser.add_listener(_options)  # type: ignore[no-untyped-call]
 
 
 class SandboxCaller(User):

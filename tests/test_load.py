@@ -1,0 +1,134 @@
+"""``sandbox load``: many simulated calls at once through the real call core, against brains
+served over real sockets (the echo brain, one that breaks a rule on every third call, one
+that drops its calls, and none at all)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from pathlib import Path
+
+import psutil
+import pytest
+from brain_process import free_port, serving
+from load_brains import serve_dropper, serve_every_third
+
+from sandbox.brains.echo import Echo
+from sandbox.cli import main
+from sandbox.host.script import load_script
+from sandbox.load.call_result import DROPPED, NOT_REACHED
+from sandbox.load.one_call import DEFAULT_SCRIPT, Target
+from sandbox.load.run import LoadPlan, run_load
+from sandbox.record.store import SessionStore
+from sandbox.sdk import serve
+from sandbox.wire.tokens import HOME_ENV
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A data dir of the test's own: keys and the session store."""
+    folder = tmp_path / "home"
+    monkeypatch.setenv(HOME_ENV, str(folder))
+    return folder
+
+
+def _connections() -> int:
+    return len(psutil.Process().net_connections(kind="tcp"))
+
+
+def test_twenty_calls_against_the_echo_brain_all_complete_and_are_saved(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "load.json"
+    with serving(tmp_path, home, "echo") as (url, _brain):
+        code = main(
+            ["load", "--brain", url, "--script", str(DEFAULT_SCRIPT), "--calls", "20",
+             "--concurrency", "10", "--json", str(out)]
+        )  # fmt: skip
+    printed = capsys.readouterr()
+    assert code == 0, printed.out + printed.err
+    assert "calls completed                      20" in printed.out
+    assert "first chunk latency p50 / p95 / p99" in printed.out
+    assert "Traceback" not in printed.err
+    doc = json.loads(out.read_text())
+    assert (doc["calls"], doc["completed"], doc["with_findings"]) == (20, 20, 0)
+    assert doc["errors"] == {} and doc["rules"] == {}
+    for call in doc["per_call"]:
+        assert call["outcome"] == "completed" and call["ended_by"] == "caller"
+        assert len(call["first_chunk_ms"]) == 4  # the greeting, two turns, the barge-in
+        assert len(call["finalize_ms"]) == 4
+    assert doc["first_chunk_ms"]["p50"] < 1000
+    with SessionStore() as store:  # 20 calls: every one kept
+        kept = {row.id for row in store.sessions()}
+    assert kept == {call["session_id"] for call in doc["per_call"]}
+
+
+async def test_a_brain_breaking_a_rule_on_every_third_call_has_exactly_those_flagged(
+    home: Path, tmp_path: Path
+) -> None:
+    # No barge-in: the rule breaker's short reply would leave it waiting for words.
+    script = tmp_path / "two_turns.toml"
+    script.write_text('[[step]]\nsay = "Hello there."\n[[step]]\nsay = "Is it open today?"\n')
+    server, brain = await serve_every_third()
+    target = Target(f"ws://127.0.0.1:{server.port}/brain", load_script(script))
+    try:
+        run = await run_load(LoadPlan(12, 4, keep="failed"), target)
+    finally:
+        await server.close()
+    flagged = {call.session_id for call in run.tally.flagged}
+    assert len(brain.broken) == 4
+    assert flagged == brain.broken
+    assert all("Invariants" in rule for rule in run.tally.rules)
+    assert run.tally.rules.total() == 4
+    assert run.tally.completed == 12  # a broken rule is a finding, not an error
+    with SessionStore() as store:  # --keep failed: the flagged calls alone stay saved
+        assert {row.id for row in store.sessions()} == flagged
+
+
+async def test_relay_leg_carries_twenty_calls_on_one_socket(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = await serve(Echo)
+    target = Target(server.relay_url, load_script(DEFAULT_SCRIPT), record=False)
+    try:
+        with caplog.at_level(logging.INFO, logger="websockets.server"):
+            run = await run_load(LoadPlan(20, 20, keep="none"), target, relay=True)
+    finally:
+        await server.close()
+    opened = [r for r in caplog.records if r.getMessage() == "connection open"]
+    assert len(opened) == 1
+    assert run.tally.completed == 20 and not run.tally.flagged
+    assert run.peak_in_flight == 20
+    assert all(len(call.first_chunk_ms) == 4 for call in run.tally.calls)
+
+
+async def test_dropped_calls_are_counted_and_the_run_stops_at_max_failures(home: Path) -> None:
+    sockets = _connections()
+    server = await serve_dropper()
+    target = Target(f"ws://127.0.0.1:{server.port}/brain", load_script(DEFAULT_SCRIPT))
+    try:
+        run = await run_load(LoadPlan(30, 2, max_failures=4), target)
+    finally:
+        await server.close()
+    assert run.stopped_early
+    assert 4 <= run.tally.done <= 5  # the call in flight when the limit was hit still ends
+    assert run.tally.errors[DROPPED] == run.tally.done
+    assert not [t for t in threading.enumerate() if t.name == "recorder"]  # all joined
+    assert _connections() == sockets
+
+
+def test_a_brain_that_refuses_connections_is_reported_in_words(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"ws://127.0.0.1:{free_port()}/brain"
+    code = main(
+        ["load", "--brain", url, "--script", str(DEFAULT_SCRIPT), "--calls", "10",
+         "--concurrency", "1", "--max-failures", "1"]
+    )  # fmt: skip
+    printed = capsys.readouterr()
+    assert code == 1
+    assert "Traceback" not in printed.err
+    assert f"{NOT_REACHED}" in printed.out
+    assert "stopped early" in printed.out
+    assert "calls placed                         1 of 10" in printed.out
