@@ -4,14 +4,15 @@ that drops its calls, and none at all)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import threading
 from pathlib import Path
 
-import psutil
 import pytest
-from brain_process import free_port, serving
+from brain_process import free_port
 from load_brains import serve_dropper, serve_every_third
 
 from sandbox.brains.echo import Echo
@@ -20,6 +21,7 @@ from sandbox.host.script import load_script
 from sandbox.load.call_result import DROPPED, NOT_REACHED
 from sandbox.load.one_call import DEFAULT_SCRIPT, Target
 from sandbox.load.run import LoadPlan, run_load
+from sandbox.load.scale import echo_brain
 from sandbox.record.store import SessionStore
 from sandbox.sdk import serve
 from sandbox.wire.tokens import HOME_ENV
@@ -33,15 +35,20 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def _connections() -> int:
-    return len(psutil.Process().net_connections(kind="tcp"))
+def _sockets() -> int:
+    """Sockets this process holds open (Linux: its file descriptors that are sockets)."""
+    links = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(FileNotFoundError):  # the listing's own descriptor
+            links.append(os.readlink(f"/proc/self/fd/{fd}"))
+    return sum(1 for link in links if link.startswith("socket:"))
 
 
 def test_twenty_calls_against_the_echo_brain_all_complete_and_are_saved(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "load.json"
-    with serving(tmp_path, home, "echo") as (url, _brain):
+    with echo_brain() as url:  # its own process, as a user runs it
         code = main(
             ["load", "--brain", url, "--script", str(DEFAULT_SCRIPT), "--calls", "20",
              "--concurrency", "10", "--json", str(out)]
@@ -104,7 +111,7 @@ async def test_relay_leg_carries_twenty_calls_on_one_socket(
 
 
 async def test_dropped_calls_are_counted_and_the_run_stops_at_max_failures(home: Path) -> None:
-    sockets = _connections()
+    sockets = _sockets()
     server = await serve_dropper()
     target = Target(f"ws://127.0.0.1:{server.port}/brain", load_script(DEFAULT_SCRIPT))
     try:
@@ -115,7 +122,7 @@ async def test_dropped_calls_are_counted_and_the_run_stops_at_max_failures(home:
     assert 4 <= run.tally.done <= 5  # the call in flight when the limit was hit still ends
     assert run.tally.errors[DROPPED] == run.tally.done
     assert not [t for t in threading.enumerate() if t.name == "recorder"]  # all joined
-    assert _connections() == sockets
+    assert _sockets() == sockets
 
 
 def test_a_brain_that_refuses_connections_is_reported_in_words(
