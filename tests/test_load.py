@@ -12,16 +12,15 @@ import threading
 from pathlib import Path
 
 import pytest
-from brain_process import free_port
 from load_brains import serve_dropper, serve_every_third
 
 from sandbox.brains.echo import Echo
 from sandbox.cli import main
 from sandbox.host.script import load_script
 from sandbox.load.call_result import DROPPED, NOT_REACHED
+from sandbox.load.echo_process import echo_brain, free_port
 from sandbox.load.one_call import DEFAULT_SCRIPT, Target
 from sandbox.load.run import LoadPlan, run_load
-from sandbox.load.scale import echo_brain
 from sandbox.record.store import SessionStore
 from sandbox.sdk import serve
 from sandbox.wire.tokens import HOME_ENV

@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from brain_process import free_port
 
 import sandbox.load
-from sandbox.load.scale import echo_brain
+from sandbox.load.echo_process import echo_brain, free_port
 from sandbox.wire.tokens import HOME_ENV
 
 RUN_S = 20

@@ -21,29 +21,19 @@ from sandbox.load.tally import Tally, percentile
 from sandbox.record.recorder import FrameRecord
 
 
-class FakeWall:
-    """A wall clock the test moves."""
-
-    def __init__(self) -> None:
-        self.t = 100.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
 def test_first_chunk_is_wall_time_from_the_turn_to_its_first_chunk_only() -> None:
-    wall = FakeWall()
-    watch = LatencyWatch(wall=wall)
+    wall = [100.0]  # the fake wall clock's seconds, moved by hand
+    watch = LatencyWatch(wall=lambda: wall[0])
     watch(FrameRecord(0, "out", "session_start", {"turn_id": 1}))
-    wall.t += 0.040
+    wall[0] += 0.040
     watch(FrameRecord(40, "in", "speech_start", {"speech_id": 1, "turn_id": 1}))
     watch(FrameRecord(40, "in", "speech_chunk", {"speech_id": 1, "text": "Hi "}))
-    wall.t += 0.5
+    wall[0] += 0.5
     watch(FrameRecord(540, "in", "speech_chunk", {"speech_id": 1, "text": "there."}))
     watch(FrameRecord(540, "in", "speech_end", {"speech_id": 1}))
     watch(FrameRecord(1200, "out", "finalize", {"speech_id": 1, "heard_text": "Hi there."}))
     watch(FrameRecord(1500, "out", "user_message", {"turn_id": 2, "text": "Yes"}))
-    wall.t += 0.012
+    wall[0] += 0.012
     watch(FrameRecord(1512, "in", "speech_start", {"speech_id": 2, "turn_id": 2}))
     watch(FrameRecord(1512, "in", "speech_chunk", {"speech_id": 2, "text": "Right."}))
     watch(FrameRecord(1512, "in", "speech_cancel", {"speech_id": 2}))
@@ -54,7 +44,7 @@ def test_first_chunk_is_wall_time_from_the_turn_to_its_first_chunk_only() -> Non
 
 
 def test_a_chunk_for_a_turn_never_asked_is_not_a_latency() -> None:
-    watch = LatencyWatch(wall=FakeWall())
+    watch = LatencyWatch(wall=lambda: 0.0)
     watch(FrameRecord(0, "in", "speech_start", {"speech_id": 5, "turn_id": 9}))
     watch(FrameRecord(0, "in", "speech_chunk", {"speech_id": 5, "text": "Hm."}))
     watch(FrameRecord(0, "out", "finalize", {"speech_id": 5}))

@@ -134,32 +134,22 @@ class SandboxCaller(User):
         self._report(result, (time.perf_counter() - began) * 1000)
 
     def _report(self, result: CallResult, wall_ms: float) -> None:
-        fire = self.environment.events.request.fire
         for name, values in (
             ("first chunk", result.first_chunk_ms),
             ("Finalize", result.finalize_ms),
         ):
             for ms in values:
-                fire(
-                    request_type=_REQUEST_TYPE,
-                    name=name,
-                    response_time=ms,
-                    response_length=0,
-                    exception=None,
-                )
-        broken = WireRulesBroken("; ".join(result.rules)) if result.findings else None
-        fire(
+                self._fire(name, ms, None)
+        rules = WireRulesBroken("; ".join(result.rules)) if result.findings else None
+        self._fire("wire rules", 0.0, rules)
+        self._fire("call", wall_ms, CallFailed(", ".join(result.errors)) if result.errors else None)
+
+    def _fire(self, name: str, ms: float, failure: Exception | None) -> None:
+        """One request in Locust's statistics: a time, and a failure or None."""
+        self.environment.events.request.fire(
             request_type=_REQUEST_TYPE,
-            name="wire rules",
-            response_time=0,
+            name=name,
+            response_time=ms,
             response_length=0,
-            exception=broken,
-        )
-        failed = CallFailed(", ".join(result.errors)) if result.errors else None
-        fire(
-            request_type=_REQUEST_TYPE,
-            name="call",
-            response_time=wall_ms,
-            response_length=0,
-            exception=failed,
+            exception=failure,
         )

@@ -10,23 +10,20 @@ the calls' own clocks, where they are as many calls as the machine can push.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from sandbox.errors import UserError
+from sandbox.load.echo_process import echo_brain
 from sandbox.load.one_call import DEFAULT_SCRIPT
 
 #: The calls at once of each row.
 SCALE_COUNTS = (1, 10, 50, 100, 200)
-_LISTEN_WAIT_S = 30.0
 #: At a caller's pace, call k starts k times this after the first, so the calls' turns do not
 #: all fall on the same instant (200 calls: over 5 s, well inside one call's length).
 RAMP_S_PER_CALL = 0.025
@@ -34,36 +31,6 @@ RAMP_S_PER_CALL = 0.025
 
 def _sandbox(*args: str) -> list[str]:
     return [sys.executable, "-m", "sandbox.cli", *args]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def echo_brain() -> Iterator[str]:
-    """``sandbox brain echo`` on a free loopback port; its URL once it listens."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        _sandbox("brain", "echo", "--port", str(port)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + _LISTEN_WAIT_S
-        while proc.poll() is None and time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
-        else:
-            raise UserError("the echo brain did not start listening; `sandbox brain echo` says why")
-        yield f"ws://127.0.0.1:{port}/brain"
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def _row(url: str, script: Path, calls: int, realtime: bool, folder: Path) -> dict[str, Any]:
