@@ -23,7 +23,8 @@ from sandbox.record.recorder import FrameRecord
 
 def test_first_chunk_is_wall_time_from_the_turn_to_its_first_chunk_only() -> None:
     wall = [100.0]  # the fake wall clock's seconds, moved by hand
-    watch = LatencyWatch(wall=lambda: wall[0])
+    live: list[float] = []
+    watch = LatencyWatch(wall=lambda: wall[0], on_first_chunk=live.append)
     watch(FrameRecord(0, "out", "session_start", {"turn_id": 1}))
     wall[0] += 0.040
     watch(FrameRecord(40, "in", "speech_start", {"speech_id": 1, "turn_id": 1}))
@@ -39,6 +40,7 @@ def test_first_chunk_is_wall_time_from_the_turn_to_its_first_chunk_only() -> Non
     watch(FrameRecord(1512, "in", "speech_cancel", {"speech_id": 2}))
     watch(FrameRecord(1600, "out", "finalize", {"speech_id": 2, "heard_text": ""}))
     assert [round(ms, 3) for ms in watch.first_chunk_ms] == [40.0, 12.0]
+    assert live == watch.first_chunk_ms  # told as each is measured
     # On the call's clock: from the unit's close (End or Cancel) to its Finalize.
     assert watch.finalize_ms == [660.0, 88.0]
 
@@ -88,6 +90,7 @@ def test_the_tally_and_table_count_completed_flagged_and_errors() -> None:
     run = LoadRun(LoadPlan(calls=5, concurrency=2))
     for result in (_call(0), _call(2, rule=True), _call(1), _call(3, errors=[DROPPED])):
         run.tally.add(result)
+        run.live_first_chunk_ms += result.first_chunk_ms
     tally = run.tally
     assert (tally.done, tally.completed, tally.failed) == (4, 3, 2)
     assert [c.index for c in tally.flagged] == [2]

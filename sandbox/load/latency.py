@@ -24,6 +24,8 @@ class LatencyWatch:
     """Listens to one call's frames (``host.on_frame``) and keeps its latencies in ms."""
 
     wall: Callable[[], float] = time.monotonic
+    #: Told each first-chunk latency as it is measured (a live progress display).
+    on_first_chunk: Callable[[float], None] | None = None
     first_chunk_ms: list[float] = field(default_factory=list)
     finalize_ms: list[float] = field(default_factory=list)
     _asked: dict[int, float] = field(default_factory=dict)  # turn -> wall time it went out
@@ -49,6 +51,9 @@ class LatencyWatch:
             turn = self._unit_turn.get(sid)
             if turn is not None and turn not in self._answered and turn in self._asked:
                 self._answered.add(turn)
-                self.first_chunk_ms.append((self.wall() - self._asked[turn]) * 1000)
+                ms = (self.wall() - self._asked[turn]) * 1000
+                self.first_chunk_ms.append(ms)
+                if self.on_first_chunk is not None:
+                    self.on_first_chunk(ms)
         elif kind in ("speech_end", "speech_cancel"):
             self._closed_at.setdefault(sid, frame.t_ms)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,9 +56,12 @@ class Target:
         return self.script.ms_per_word or DEFAULT_MS_PER_WORD
 
 
-async def place_call(index: int, target: Target) -> CallResult:
+async def place_call(
+    index: int, target: Target, on_first_chunk: Callable[[float], None] | None = None
+) -> CallResult:
     """Dial, play the script to its end, and judge the call's frames; never raises for
-    anything the brain does (a bug of ours is a ``crashed`` call, logged)."""
+    anything the brain does (a bug of ours is a ``crashed`` call, logged).
+    ``on_first_chunk`` is told each first-chunk latency as it is measured."""
     options = CallOptions(
         brain_url=target.brain_url,
         relay=target.relay is not None,
@@ -76,14 +80,13 @@ async def place_call(index: int, target: Target) -> CallResult:
         report = failed.recorder.finish(failed.core, 0)
         return _result(report, CallResult(index, failed.core.session_id), [])
     try:
-        return await _played(index, host, target)
+        return await _played(index, host, target, LatencyWatch(on_first_chunk=on_first_chunk))
     except Exception as exc:
         log.exception("load call %d (session %s) failed", index, host.core.session_id)
         return CallResult(index, host.core.session_id, detail=str(exc), errors=[CRASHED])
 
 
-async def _played(index: int, host: CallHost, target: Target) -> CallResult:
-    watch = LatencyWatch()
+async def _played(index: int, host: CallHost, target: Target, watch: LatencyWatch) -> CallResult:
     host.on_frame.append(watch)
     runner = ScriptRunner(host, target.script, step_timeout_s=target.step_timeout_s)
     try:

@@ -43,6 +43,8 @@ class LoadRun:
     tally: Tally = field(default_factory=Tally)
     in_flight: int = 0
     peak_in_flight: int = 0
+    #: First-chunk latencies as they are measured, calls in flight included.
+    live_first_chunk_ms: list[float] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
     stopped_early: bool = False
@@ -79,7 +81,7 @@ async def run_load(
             run.in_flight += 1
             run.peak_in_flight = max(run.peak_in_flight, run.in_flight)
             try:
-                result = await place_call(index, target)
+                result = await place_call(index, target, run.live_first_chunk_ms.append)
             finally:
                 run.in_flight -= 1
             run.tally.add(result)

@@ -16,7 +16,7 @@ def _ms(value: float | None) -> str:
 def progress_line(run: LoadRun) -> str:
     """Calls done and failed, concurrency now, first-chunk percentiles so far."""
     tally, plan = run.tally, run.plan
-    fc = tally.first_chunk_ms
+    fc = run.live_first_chunk_ms
     return (
         f"{tally.done}/{plan.calls} calls · {tally.failed} failed · {run.in_flight} at once · "
         f"first chunk p50 {_ms(percentile(fc, 50))} p95 {_ms(percentile(fc, 95))} "
