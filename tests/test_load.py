@@ -12,12 +12,12 @@ import threading
 from pathlib import Path
 
 import pytest
-from load_brains import serve_dropper, serve_every_third
+from load_brains import serve_dropper, serve_every_third, serve_slowing
 
 from sandbox.brains.echo import Echo
 from sandbox.cli import main
 from sandbox.host.script import load_script
-from sandbox.load.call_result import DROPPED, NOT_REACHED
+from sandbox.load.call_result import DROPPED, NOT_REACHED, TIMED_OUT
 from sandbox.load.echo_process import echo_brain, free_port
 from sandbox.load.one_call import DEFAULT_SCRIPT, Target
 from sandbox.load.run import LoadPlan, run_load
@@ -109,9 +109,12 @@ async def test_relay_leg_carries_twenty_calls_on_one_socket(
     assert all(len(call.first_chunk_ms) == 4 for call in run.tally.calls)
 
 
-async def test_dropped_calls_are_counted_and_the_run_stops_at_max_failures(home: Path) -> None:
+@pytest.mark.parametrize(("at_accept", "error"), [(False, DROPPED), (True, NOT_REACHED)])
+async def test_dropped_calls_are_counted_and_the_run_stops_at_max_failures(
+    home: Path, at_accept: bool, error: str
+) -> None:
     sockets = _sockets()
-    server = await serve_dropper()
+    server = await serve_dropper(at_accept=at_accept)
     target = Target(f"ws://127.0.0.1:{server.port}/brain", load_script(DEFAULT_SCRIPT))
     try:
         run = await run_load(LoadPlan(30, 2, max_failures=4), target)
@@ -119,9 +122,28 @@ async def test_dropped_calls_are_counted_and_the_run_stops_at_max_failures(home:
         await server.close()
     assert run.stopped_early
     assert 4 <= run.tally.done <= 5  # the call in flight when the limit was hit still ends
-    assert run.tally.errors[DROPPED] == run.tally.done
+    assert run.tally.errors[error] == run.tally.done
     assert not [t for t in threading.enumerate() if t.name == "recorder"]  # all joined
     assert _sockets() == sockets
+
+
+async def test_a_brain_slowing_under_load_times_calls_out_and_the_run_still_ends(
+    home: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "two_turns.toml"
+    script.write_text('[[step]]\nsay = "Hello there."\n[[step]]\nsay = "Is it open today?"\n')
+    server = await serve_slowing()
+    url = f"ws://127.0.0.1:{server.port}/brain"
+    target = Target(url, load_script(script), record=False, step_timeout_s=1.5)
+    try:
+        alone = await run_load(LoadPlan(1, 1, keep="none"), target)
+        crowded = await run_load(LoadPlan(6, 6, keep="none"), target)
+    finally:
+        await server.close()
+    assert alone.tally.completed == 1 and not alone.tally.errors  # 0.4 s: in time
+    assert crowded.tally.done == 6  # 2.4 s an answer: every call gives up, none hangs
+    assert crowded.tally.errors == {TIMED_OUT: 6}
+    assert all(call.outcome == "completed" for call in crowded.tally.calls)
 
 
 def test_a_brain_that_refuses_connections_is_reported_in_words(
