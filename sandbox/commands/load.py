@@ -31,15 +31,22 @@ _LOG_EVERY_S = 5.0
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sandbox load``."""
     parser.add_argument("--brain", metavar="URL", help="the brain to dial (a running one)")
-    parser.add_argument("--script", type=Path, help="caller script (TOML) every call plays")
-    parser.add_argument("--calls", type=int, default=20, help="calls to place (default 20)")
     parser.add_argument(
-        "--concurrency", type=int, help="calls at once (default: all of them, up to 200)"
+        "--script", type=Path, metavar="FILE.toml", help="caller script (TOML) every call plays"
+    )
+    parser.add_argument(
+        "--calls", type=int, default=20, metavar="N", help="calls to place (default 20)"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        metavar="C",
+        help="calls at once (default: all of them, up to 200)",
     )
     parser.add_argument(
         "--ramp", type=float, default=0.0, metavar="S", help="reach full concurrency over S s"
     )
-    parser.add_argument("--relay", action="store_true", help=RELAY_HELP + "; one socket for all")
+    parser.add_argument("--relay", action="store_true", help=RELAY_HELP)
     parser.add_argument(
         "--realtime",
         action="store_true",
