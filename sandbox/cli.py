@@ -23,6 +23,7 @@ COMMANDS = (
     "replay",
     "export",
     "check",
+    "load",
     "brain",
     "keys",
     "devices",

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from sandbox.load.echo_process import free_port as free_port  # for the tests that use it
+from sandbox.load.echo_process import wait_listening
 from sandbox.wire.tokens import HOME_ENV
 
 
@@ -29,13 +29,6 @@ def sandbox_command(*args: str) -> list[str]:
 def sandbox_env(home: Path) -> dict[str, str]:
     """The environment of a sandbox process whose keys and sessions live in ``home``."""
     return {**os.environ, HOME_ENV: str(home)}
-
-
-def free_port() -> int:
-    """A port nothing listens on."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager
@@ -52,13 +45,7 @@ def serving(folder: Path, home: Path, *args: str) -> Iterator[tuple[str, subproc
         env=sandbox_env(home),
     )
     try:
-        deadline = time.monotonic() + 20
-        while proc.poll() is None and time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
-        else:
+        if not wait_listening(proc, port, 20):
             out, err = proc.communicate(timeout=10)
             raise AssertionError(f"sandbox brain {' '.join(args)} did not listen:\n{out}{err}")
         yield f"ws://127.0.0.1:{port}/brain", proc

@@ -324,7 +324,8 @@ def test_a_first_chunk_is_the_first_clause_and_the_word_after_it() -> None:
     assert first_chunk("Your first class is free, so you can try us.") == (
         "Your first class is free, so"
     )
-    assert first_chunk("Sorry, I'm not sure. I can help.") == "Sorry, I'm not sure. I"
+    assert first_chunk("Sorry, I'm not sure. I can help.") == "Sorry, I'm"
+    assert first_chunk("Fine. I can help.") == "Fine. I"
 
 
 # ------------------------------------------------------------ targets and the table

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from sandbox.audio.clauses import take_ready
 
 
-def test_first_clause_goes_at_its_comma_then_whole_sentences() -> None:
+def test_first_clause_goes_at_its_comma_however_short_then_whole_sentences() -> None:
     ready, rest = take_ready("So, we open at nine, and close at five. Then more", first=True)
-    assert ready == ["So, we open at nine, ", "and close at five. "]
+    assert ready == ["So, ", "we open at nine, and close at five. "]
     assert rest == "Then more"
 
 

@@ -229,6 +229,7 @@ async def test_a_brain_that_refuses_the_version_is_a_clear_line_and_exit_1(home:
     assert "the re-drive stopped at" in side_by_side(refused.diff)
 
 
+@pytest.mark.slow  # its kinds in CI: re-drives of sim calls, real-audio calls recorded
 @pytest.mark.audio
 def test_a_real_audio_call_redrives_from_its_own_caller_audio(home: Path, tmp_path: Path) -> None:
     """Recorded through espeak, the endpointing and Whisper with a barge-in; played again from

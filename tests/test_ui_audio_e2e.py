@@ -109,6 +109,7 @@ async def test_a_muted_microphone_lets_nothing_through(pulse: ModuleType, tmp_pa
         await wait_until(pilot, lambda: core.caller_lines[-1] == "hello", "the typed turn")
 
 
+@pytest.mark.slow  # its kind in CI: the caller-WAV run in tmux below
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 def test_sandbox_run_with_a_microphone_in_a_terminal(pulse: ModuleType, tmp_path: Path) -> None:
     wav = caller_wav(tmp_path, HELLO)

@@ -1,8 +1,10 @@
 """Where streamed text may be handed to the synthesizer: complete clauses, as soon as they are.
 
 Text arrives in chunks that may end mid-word. A unit's first clause goes to Piper as soon as
-a comma, colon, semicolon or sentence end closes it, so first audio waits for as little text as
-possible; after that whole sentences go, which keeps Piper's prosody natural.
+a comma, colon, semicolon or sentence end closes it, however short ("Sure,"), so first audio
+waits for as little text and synthesis as possible: on two busy cores Piper takes ~110 ms for
+"Sure," and 570-800 ms for the sentence it opens. The rest is synthesized while the first
+clause plays. After that whole sentences go, which keeps Piper's prosody natural.
 """
 
 from __future__ import annotations
@@ -11,8 +13,6 @@ import re
 
 _SENTENCE_END = re.compile(r"[.!?…]+[\"')\]]*\s+")
 _CLAUSE_END = re.compile(r"[,;:—]\s+|[.!?…]+[\"')\]]*\s+")
-#: A first clause shorter than this many words waits for more (a lone "So," sounds clipped).
-MIN_FIRST_CLAUSE_WORDS = 2
 
 
 def take_ready(text: str, first: bool) -> tuple[list[str], str]:
@@ -23,15 +23,11 @@ def take_ready(text: str, first: bool) -> tuple[list[str], str]:
     ready: list[str] = []
     start = 0
     if first:
-        for match in _CLAUSE_END.finditer(text):
-            piece = text[: match.end()]
-            is_sentence = _SENTENCE_END.fullmatch(text, match.start(), match.end()) is not None
-            if is_sentence or len(piece.split()) >= MIN_FIRST_CLAUSE_WORDS:
-                ready.append(piece)
-                start = match.end()
-                break
-        if not ready:
+        match = _CLAUSE_END.search(text)
+        if match is None:
             return [], text
+        ready.append(text[: match.end()])
+        start = match.end()
     for match in _SENTENCE_END.finditer(text, start):
         ready.append(text[start : match.end()])
         start = match.end()

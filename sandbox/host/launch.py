@@ -128,11 +128,12 @@ def host_for(
     playout: Playout,
     caps: Capabilities | None = None,
     clock: Callable[[], float] = time.monotonic,
+    warp: WarpClock | None = None,
 ) -> CallHost:
     """The core, the recorder and the host of one session around an open brain link."""
     core, recorder = _session(options, session_id, brain_url, caps)
     _start_recording(options, recorder)
-    return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock)
+    return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock, warp=warp)
 
 
 def _start_recording(options: CallOptions, recorder: Recorder) -> None:

@@ -9,6 +9,7 @@ token names :data:`RELAY_SUBJECT` where an inbound one names the session.
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import time
@@ -127,12 +128,20 @@ def _write_new_file(beside: Path, data: bytes, *, mode: int) -> Path:
     return tmp
 
 
-def _public_pem_of(private_pem: bytes, path: Path) -> bytes:
+@functools.lru_cache(maxsize=4)
+def _private_key(private_pem: bytes) -> rsa.RSAPrivateKey | None:
+    """The parsed key, or None if it is not an RSA private key. Parsing checks the key's
+    consistency (tens of ms); cached, so a load test dialing hundreds of calls pays it once."""
     try:
         key = serialization.load_pem_private_key(private_pem, password=None)
     except (ValueError, TypeError):
-        key = None
-    if not isinstance(key, rsa.RSAPrivateKey):
+        return None
+    return key if isinstance(key, rsa.RSAPrivateKey) else None
+
+
+def _public_pem_of(private_pem: bytes, path: Path) -> bytes:
+    key = _private_key(private_pem)
+    if key is None:
         raise UserError(
             f"{path} is not an unencrypted PEM RSA private key. Move it aside and run "
             "`sandbox keys` to create a new pair, then give brains the new public key."
@@ -164,7 +173,8 @@ def mint_token(
         "agent_id": agent_id,
         "tenant_id": tenant_id,
     }
-    return jwt.encode(claims, keys.private_pem, algorithm=_ALGORITHM)
+    key = _private_key(keys.private_pem)
+    return jwt.encode(claims, key if key is not None else keys.private_pem, algorithm=_ALGORITHM)
 
 
 def verify_token(

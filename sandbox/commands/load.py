@@ -1,0 +1,152 @@
+"""``sandbox load``: many simulated calls at once against a brain, and what they came to."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from sandbox.commands.options import RELAY_HELP
+from sandbox.errors import UserError
+from sandbox.host.launch import check_relay_url
+from sandbox.host.script import load_script
+from sandbox.load.cost import RuntimeCost
+from sandbox.load.one_call import Target
+from sandbox.load.run import KEEP_CHOICES, LoadPlan, LoadRun, run_load
+from sandbox.load.scale import SCALE_COUNTS, scale_table
+from sandbox.load.table import progress_line, summary_lines
+
+HELP = "load-test a brain: many simulated calls from a caller script, C at a time"
+#: Up to this many calls every session is kept by default; above it, the failed ones.
+KEEP_ALL_UP_TO = 50
+#: How often the progress line is redrawn on a terminal (and written elsewhere).
+_TTY_EVERY_S = 0.25
+_LOG_EVERY_S = 5.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``sandbox load``."""
+    parser.add_argument("--brain", metavar="URL", help="the brain to dial (a running one)")
+    parser.add_argument(
+        "--script", type=Path, metavar="FILE.toml", help="caller script (TOML) every call plays"
+    )
+    parser.add_argument(
+        "--calls", type=int, default=20, metavar="N", help="calls to place (default 20)"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        metavar="C",
+        help="calls at once (default: all of them, up to 200)",
+    )
+    parser.add_argument(
+        "--ramp", type=float, default=0.0, metavar="S", help="reach full concurrency over S s"
+    )
+    parser.add_argument("--relay", action="store_true", help=RELAY_HELP)
+    parser.add_argument(
+        "--realtime",
+        action="store_true",
+        help="play each call on the wall clock (default: each on its own clock that skips "
+        "the waits for words and silences, so calls run back to back)",
+    )
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the run as JSON")
+    parser.add_argument(
+        "--keep",
+        choices=KEEP_CHOICES,
+        help=f"which calls stay saved as sessions (default: all up to {KEEP_ALL_UP_TO} "
+        "calls, failed above)",
+    )
+    parser.add_argument(
+        "--max-failures", type=int, metavar="N", help="stop placing calls once N have failed"
+    )
+    parser.add_argument(
+        "--scale",
+        action="store_true",
+        help="measure the runtime's own cost at "
+        + ", ".join(map(str, SCALE_COUNTS))
+        + " calls at once against the echo brain (its own process)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the calls, showing progress, then the table; exit 0 clean, 1 errors, 2 rules."""
+    if args.scale:
+        for line in scale_table(args.script):
+            print(line, flush=True)
+        return 0
+    if not args.brain or not args.script:
+        raise UserError(
+            "name the brain and the caller: sandbox load --brain ws://127.0.0.1:8765/brain "
+            "--script call.toml (`sandbox brain echo` serves one to try)"
+        )
+    plan = _plan(args)
+    if args.relay:
+        check_relay_url(args.brain)
+    target = Target(
+        args.brain, load_script(args.script), record=plan.keep != "none", realtime=args.realtime
+    )
+    cost = RuntimeCost.start()
+    load = LoadRun(plan)
+    asyncio.run(_run(plan, target, args.relay, load))
+    print(f"sandbox load: {plan.calls} calls to {args.brain}, {plan.concurrency} at a time")
+    for line in summary_lines(load):
+        print(line)
+    if args.json:
+        doc = {
+            "brain_url": args.brain,
+            "relay": args.relay,
+            "realtime": args.realtime,
+            "peak_concurrency": load.peak_in_flight,
+            "runtime": cost.as_json(load.tally.done),
+            **load.tally.as_json(load.wall_s),
+        }
+        args.json.write_text(json.dumps(doc, indent=2, ensure_ascii=False))
+        print(f"  JSON: {args.json}")
+    if load.tally.flagged:
+        return 2
+    return 1 if load.tally.failed else 0
+
+
+def _plan(args: argparse.Namespace) -> LoadPlan:
+    if args.calls < 1:
+        raise UserError("--calls must be at least 1")
+    concurrency = args.concurrency or min(args.calls, 200)
+    if concurrency < 1:
+        raise UserError("--concurrency must be at least 1")
+    if args.ramp < 0:
+        raise UserError("--ramp is a number of seconds, 0 or more")
+    if args.max_failures is not None and args.max_failures < 1:
+        raise UserError("--max-failures must be at least 1")
+    keep = args.keep or ("all" if args.calls <= KEEP_ALL_UP_TO else "failed")
+    return LoadPlan(args.calls, min(concurrency, args.calls), args.ramp, args.max_failures, keep)
+
+
+async def _run(plan: LoadPlan, target: Target, relay: bool, load: LoadRun) -> None:
+    async with _progress(load):
+        await run_load(plan, target, relay=relay, run=load)
+
+
+@contextlib.asynccontextmanager
+async def _progress(load: LoadRun) -> AsyncIterator[None]:
+    """The live line: redrawn in place on a terminal, a line every few seconds elsewhere."""
+    tty = sys.stderr.isatty()
+
+    async def draw() -> None:
+        while True:
+            await asyncio.sleep(_TTY_EVERY_S if tty else _LOG_EVERY_S)
+            end = "\r" if tty else "\n"
+            line = f"\x1b[2K{progress_line(load)}" if tty else progress_line(load)
+            print(line, end=end, file=sys.stderr, flush=True)
+
+    drawing = asyncio.create_task(draw())
+    try:
+        yield
+    finally:
+        drawing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await drawing
+        print(("\x1b[2K" if tty else "") + progress_line(load), file=sys.stderr, flush=True)
