@@ -25,7 +25,10 @@ class Redacted(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Rewrite the record's message with each token replaced; never drops it."""
-        message = record.getMessage()
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):
+            return True  # a malformed call: the handler reports it as logging always has
         clean = _TOKEN.sub("<token>", message)
         if clean != message:
             record.msg, record.args = clean, None

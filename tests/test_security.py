@@ -32,7 +32,7 @@ from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host import launch
 from sandbox.host.launch import INIT_LIMIT, CallOptions, check_init
-from sandbox.logs import log_path, log_to_file
+from sandbox.logs import Redacted, log_path, log_to_file
 from sandbox.record.legs import MIC, AudioLeg, leg_path
 from sandbox.record.recorder import default_report_path
 from sandbox.record.store import SessionStore
@@ -323,3 +323,10 @@ def test_export_to_a_folder_says_so(home: Path, tmp_path: Path) -> None:
     refused = _export(home, session[:8], "--json", str(tmp_path))
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
     assert "is a folder: name the file to write" in refused.stderr
+
+
+def test_log_lines_lose_their_tokens_and_a_malformed_one_is_left_to_logging() -> None:
+    line = logging.LogRecord("x", logging.INFO, "f.py", 1, "Bearer %s", (_alg_none(),), None)
+    assert Redacted().filter(line) and line.getMessage() == "Bearer <token>"
+    bad = logging.LogRecord("x", logging.INFO, "f.py", 1, "%d tokens", ("many",), None)
+    assert Redacted().filter(bad)  # never raises: the handler reports it as it always has
