@@ -19,6 +19,9 @@ from sandbox.wire.plain import describe
 
 #: Version of the report layout, so a reader can refuse one it does not know.
 REPORT_VERSION = 1
+#: The most of one text field a frame's record keeps for the report and the screen (the
+#: store keeps the frame's bytes whole): a 10 MB chunk must not make a 30 MB report.
+SHOWN_CHARS = 4096
 
 
 @dataclass(frozen=True)
@@ -53,9 +56,11 @@ class Recorder:
     final_report: dict[str, Any] | None = None
 
     def frame(self, direction: str, env: pb.Envelope, t_ms: int, raw: bytes) -> FrameRecord:
-        """Record one decoded envelope; ``raw`` is its bytes as they crossed."""
+        """Record one decoded envelope; ``raw`` is its bytes as they crossed (kept whole in
+        the store; the report and the screen show a long text field's start)."""
         arm, fields = describe(env)
-        return self._keep(FrameRecord(t_ms, direction, arm, fields), raw)
+        shown = {name: _shortened(value) for name, value in fields.items()}
+        return self._keep(FrameRecord(t_ms, direction, arm, shown), raw)
 
     def undecodable(self, direction: str, detail: str, raw: bytes | str, t_ms: int) -> FrameRecord:
         """Record a message that was not an envelope, so nothing that crossed is lost."""
@@ -132,6 +137,7 @@ class Recorder:
                     "words_heard": u.cursor.words_heard,
                     "words_total": u.cursor.words_total,
                     "discarded": list(u.discarded),
+                    "dropped_chars": u.dropped_chars,
                 }
                 for u in core.units
             ],
@@ -157,6 +163,7 @@ class Recorder:
                 for s in core.stalls
             ],
             "alignment_skips": core.alignment_skips,
+            "errors_uncounted": core.errors_uncounted,
             "record": build(heard_from(core)),
             "frames": [f.as_json() for f in self.frames],
             **extra,
@@ -171,6 +178,14 @@ class Recorder:
         tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False))
         os.replace(tmp, path)
         return path
+
+
+def _shortened(value: Any) -> Any:
+    """A text field as the report keeps it: whole up to SHOWN_CHARS, else its start and
+    how much was left out."""
+    if isinstance(value, str) and len(value) > SHOWN_CHARS:
+        return f"{value[:SHOWN_CHARS]}… [{len(value) - SHOWN_CHARS:,} more characters]"
+    return value
 
 
 def default_report_path(session_id: str, started_at: float | None = None) -> Path:
