@@ -227,8 +227,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     async def forever() -> None:
-        async with serve_hostile(args.behaviour, Hostility(chunks=args.chunks), port=args.port):
-            print(f"serving {args.behaviour} on ws://127.0.0.1:{args.port}/brain", flush=True)
+        how = Hostility(chunks=args.chunks)
+        async with serve_hostile(args.behaviour, how, port=args.port) as url:
+            print(f"serving {args.behaviour} on {url}", flush=True)
             await asyncio.Future()
 
     with contextlib.suppress(KeyboardInterrupt):

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.call.core import CallCore
+from sandbox.call.units import MAX_CHUNK_CHARS
 from sandbox.record.call_record import RecordTracker, build, heard_from
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import pb
@@ -20,8 +21,10 @@ from sandbox.wire.plain import describe
 #: Version of the report layout, so a reader can refuse one it does not know.
 REPORT_VERSION = 1
 #: The most of one text field a frame's record keeps for the report and the screen (the
-#: store keeps the frame's bytes whole): a 10 MB chunk must not make a 30 MB report.
-SHOWN_CHARS = 4096
+#: store keeps the frame's bytes whole): a 10 MB chunk must not make a 30 MB report. The
+#: longest chunk the call takes (``sandbox.call.units.MAX_CHUNK_CHARS``), so no frame the
+#: call accepted is shortened.
+SHOWN_CHARS = MAX_CHUNK_CHARS
 
 
 @dataclass(frozen=True)
