@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ui_rig import use_home
+from textual import events
+from ui_rig import SIZE, greeted, host_of, make_app, say, use_home, wait_until
 
 from sandbox.brains.hostile import ANSWER, GREETING, Hostility, serve_hostile
 from sandbox.call import units as units_module
@@ -31,6 +32,7 @@ from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.script import parse_script
 from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import MAX_WAITING_FRAMES, CallHost
+from sandbox.ui.screens.help import HelpScreen
 
 #: Two caller lines: the first meets the misbehaviour, the second must still be answered.
 TWO_LINES = """
@@ -243,9 +245,9 @@ async def test_a_never_ending_stream_while_the_caller_talks_stays_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Valid chunks for ever, Interruption ignored, a new endless unit for every line: the
-    caller still takes the floor, each unit keeps at most MAX_UNIT_CHARS (20,000 here, so it
+    caller still takes the floor, each unit keeps at most MAX_UNIT_CHARS (2,000 here, so it
     is passed in seconds) and errors stop at one per unit; hanging up ends the call."""
-    monkeypatch.setattr(units_module, "MAX_UNIT_CHARS", 20_000)
+    monkeypatch.setattr(units_module, "MAX_UNIT_CHARS", 2_000)
     script = """
     ms_per_word = 10
     [[step]]
@@ -260,11 +262,41 @@ async def test_a_never_ending_stream_while_the_caller_talks_stays_bounded(
     end = "now"
     """
     how = Hostility(per_second=5_000)
+    started = time.monotonic()
     call = await scripted("endless", tmp_path, script, how)
+    assert time.monotonic() - started < 10  # hanging up is not held up by the stream
     assert call.report["ended_by"] == "caller"
     turns = [(u.turn_id, u.fate) for u in call.host.core.units[1:]]
     assert turns[:2] == [(2, Fate.BARGED), (3, Fate.BARGED)]  # turn 4's, if it opened: cut
     for unit in call.host.core.units[1:]:
-        assert unit.kept_chars <= 20_000
+        assert unit.kept_chars <= 2_000
     passed = [e for e in call.errors("PROTOCOL") if "the most one unit keeps" in e["message"]]
     assert 1 <= len(passed) <= 3 and len(call.report["errors"]) == len(passed)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="not yet: the call shares the app's event loop, and 10,000 frames a second keep "
+    "it busy; keys are answered in 0.2-0.8 s during the flood (see README)",
+)
+async def test_keys_are_answered_within_100_ms_while_a_brain_floods_the_app() -> None:
+    """The app in a pilot against the flood (10,000 frames a second from another process):
+    f1 opens the help and escape closes it, each within 100 ms, while the frames pour in."""
+    with hostile_process("flood") as url:
+        app = make_app(ms_per_word=10, brain_url=url)
+        async with app.run_test(size=SIZE) as pilot:
+            await greeted(pilot)
+            await say(pilot, "Hello there.")
+            await wait_until(pilot, lambda: _unit_state(host_of(app), 2) is not None, "the flood")
+            answered: list[float] = []
+            for key, shown in (("f1", True), ("escape", False)) * 3:
+                pressed = time.monotonic()
+                app.post_message(events.Key(key, None))
+                while isinstance(app.screen, HelpScreen) is not shown:
+                    await asyncio.sleep(0.002)
+                answered.append(time.monotonic() - pressed)
+            flooding = _unit_state(host_of(app), 2) is Bracket.OPEN
+            await pilot.press("f10")
+            await wait_until(pilot, lambda: app.report is not None, "the report")
+    assert flooding, "the flood was over before the keys were pressed"
+    assert max(answered) < 0.1, [f"{t * 1000:.0f} ms" for t in answered]

@@ -127,7 +127,7 @@ class HostileBrain:
     async def _text_messages(self, turn: int) -> None:
         """Its answer as text WebSocket messages (JSON, as a web developer might), then the
         same answer as it should be."""
-        await self.ws.send('{"type": "speech_start", "turn_id": %d}' % turn)
+        await self.ws.send(f'{{"type": "speech_start", "turn_id": {turn}}}')
         await self.ws.send('{"type": "speech_chunk", "text": "Is this how it works?"}')
         await self._say(turn, ANSWER)
 

@@ -300,7 +300,10 @@ class CallCore:
 
     def _on_closed(self, unit: Unit) -> list[Effect]:
         """A bracket closed on a unit still in play: it plays out, or is silent if empty."""
-        return [CloseUnit(unit.speech_id), *([] if unit.has_text else self._seal(unit, Fate.SILENT))]
+        return [
+            CloseUnit(unit.speech_id),
+            *([] if unit.has_text else self._seal(unit, Fate.SILENT)),
+        ]
 
     def _on_speech_cancel(self, msg: pb.SpeechCancel, now: int) -> list[Effect]:
         if pb.CAPABILITY_SPEECH_CANCEL not in self.capabilities:

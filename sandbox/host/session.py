@@ -195,6 +195,7 @@ class CallHost:
         finally:
             # Close while the reader still reads: whatever the brain sent before the closing
             # handshake (an End right behind a fatal Error) is recorded, not lost.
+            self._taken.set()  # a reader waiting for room reads on
             try:
                 await self.conn.close()
             except Exception:
@@ -345,9 +346,13 @@ class CallHost:
     async def _read(self) -> None:
         try:
             async for message in self.conn:
-                while self._waiting and (
-                    len(self._waiting) >= MAX_WAITING_FRAMES
-                    or sum(self._waiting) >= MAX_WAITING_BYTES
+                while (
+                    self._waiting
+                    and self.core.ended is None  # the call is closing: read on to the close
+                    and (
+                        len(self._waiting) >= MAX_WAITING_FRAMES
+                        or sum(self._waiting) >= MAX_WAITING_BYTES
+                    )
                 ):
                     self._taken.clear()
                     await self._taken.wait()

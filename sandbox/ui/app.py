@@ -39,7 +39,7 @@ from sandbox.ui.lines import notice_text, record_card, shown_text
 from sandbox.ui.messages import (
     CallEffect,
     CallFinished,
-    CallFrame,
+    CallFrames,
     CallProgress,
     CallStarted,
     EndOfSpeech,
@@ -149,6 +149,7 @@ class SandboxApp(App[Path | None]):
             return
         effect = message.effect
         if isinstance(effect, UnitChanged):
+            self.runner.drawn(effect.speech_id)
             unit = host.core.unit(effect.speech_id)
             if unit is not None:
                 self.conversation.show_unit(unit)
@@ -164,19 +165,22 @@ class SandboxApp(App[Path | None]):
             self.status.show(state=effect.state)
         elif isinstance(effect, ToApp):
             self.app_pane.show("brain", effect.type, effect.data, effect.id)
+        else:
+            return  # a unit's redraw, or what concerns no pane (frames, playout)
         self.status.show(watermark=host.core.watermark, config=host.core.settings.describe())
 
-    def on_call_frame(self, message: CallFrame) -> None:
-        """A frame crossed: the wire pane, the waterfall, and the app pane for the app's own."""
+    def on_call_frames(self, message: CallFrames) -> None:
+        """Frames crossed: the wire pane, the waterfall, and the app pane for the app's own."""
+        records = self.runner.take_frames()
         if not self._showing:
             return
-        record = message.record
-        self.wire.add(record)
-        if self.latency.frame(record):
-            self._show_latency()
-        sent = app_frame_of(record)
-        if sent is not None:
-            self.app_pane.show("app", *sent)
+        for record in records:
+            self.wire.add(record)
+            if self.latency.frame(record):
+                self._show_latency()
+            sent = app_frame_of(record)
+            if sent is not None:
+                self.app_pane.show("app", *sent)
 
     def on_end_of_speech(self, message: EndOfSpeech) -> None:
         """The audio engine marked the end of the caller's speech."""

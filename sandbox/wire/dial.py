@@ -33,7 +33,7 @@ NO_AGENT_CLOSE_CODE = 4000
 MAX_MESSAGE_BYTES = 16 * 2**20
 #: Messages the WebSocket layer buffers before it stops reading the socket (TCP then holds
 #: the brain back). With the host's own wait (``sandbox.host.session.MAX_WAITING_BYTES``)
-#: this bounds what a flood can make the call hold: 4 × 16 MiB at the very worst.
+#: this bounds what a flood can make the call hold: 4 x 16 MiB at the very worst.
 MAX_QUEUED_MESSAGES = 4
 
 _FIRST_DELAY_S = 0.05
@@ -108,7 +108,9 @@ async def dial(
 
 async def _open(url: str, headers: dict[str, str], open_timeout_s: float) -> ClientConnection:
     conn = await connect(
-        url, additional_headers=headers, open_timeout=open_timeout_s,
+        url,
+        additional_headers=headers,
+        open_timeout=open_timeout_s,
         max_size=MAX_MESSAGE_BYTES,
         max_queue=MAX_QUEUED_MESSAGES,
     )
