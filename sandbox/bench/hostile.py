@@ -29,9 +29,9 @@ def _bracket(host: CallHost, speech_id: int) -> Bracket | None:
 
 async def _one_call(behaviour: str, chunks: int = 20_000) -> tuple[float, CallHost]:
     """Seconds from the reply's first frame to its last handled, and the finished call."""
+    command = [sys.executable, "-m", "sandbox.brains.hostile", behaviour, "--port", "0"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sandbox.brains.hostile", behaviour, "--port", "0"]
-        + ["--chunks", str(chunks)],
+        [*command, "--chunks", str(chunks)],
         stdout=subprocess.PIPE,
         text=True,
     )
