@@ -52,6 +52,8 @@ READ_AFTER_CLOSE_S = 2.0
 #: growing a queue here.
 MAX_WAITING_FRAMES = 64
 MAX_WAITING_BYTES = 2**20
+#: The most events one turn of the event loop takes before it lets others run.
+EVENTS_A_TURN = 64
 #: The close code a WebSocket sends when a message is over its size limit.
 _TOO_BIG = 1009
 
@@ -266,13 +268,19 @@ class CallHost:
         event: CoreEvent | None = None
         with contextlib.suppress(TimeoutError):
             event = await asyncio.wait_for(self._events.get(), timeout)
-        if event is not None:
-            await self._carry(event(self.now()))
-        await self._pump()
-        self._wake_sleepers()
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            _resolve(waiter)
+        for _ in range(EVENTS_A_TURN):
+            if event is not None:
+                await self._carry(event(self.now()))
+            await self._pump()
+            self._wake_sleepers()
+            waiters, self._waiters = self._waiters, []
+            for waiter in waiters:
+                _resolve(waiter)
+            if self._events.empty() or self.core.ended is not None:
+                return
+            # Events already waiting are taken in this turn of the loop: one event a turn
+            # would let a busy loop (the app drawing) set the pace of a brain's frames.
+            event = self._events.get_nowait()
 
     async def _warped(self, warp: WarpClock, timeout: float) -> float:
         """Skip a wait nothing can interrupt (see warp.py); the wait still to sleep."""

@@ -44,7 +44,7 @@ _CALLER_LABELS = {
 #: The most of a unit's heard text (its end) and of its unheard rest (its start) the
 #: conversation shows: drawing costs what it shows, so a unit a brain floods with text
 #: redraws as fast as a sentence (the report and the store keep it whole).
-SHOWN_CHARS = 1_500
+SHOWN_CHARS = 600
 _NOTICE_STYLES = {"info": ("·", "dim"), "warning": ("⚠", "yellow"), "error": ("✖", "bold red")}
 
 
