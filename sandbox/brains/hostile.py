@@ -17,8 +17,9 @@ import argparse
 import asyncio
 import contextlib
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from google.protobuf.message import Message
 from websockets.asyncio.server import ServerConnection, serve
@@ -48,7 +49,7 @@ class HostileBrain:
     def __init__(self, ws: ServerConnection, behaviour: str, how: Hostility) -> None:
         self.ws = ws
         self.how = how
-        self._misbehave: Callable[[int], Awaitable[None]] = getattr(self, f"_{behaviour}")
+        self._misbehave: Callable[[int], Coroutine[Any, Any, None]] = getattr(self, f"_{behaviour}")
         self._next_id = 0
         self._answered = 0
         self._tasks: set[asyncio.Task[None]] = set()
@@ -168,14 +169,16 @@ class HostileBrain:
         self._next_id += 1
         return self._next_id
 
-    def _spawn(self, work: Awaitable[None]) -> None:
-        async def guarded() -> None:
-            with contextlib.suppress(ConnectionClosed):
-                await work
-
-        task = asyncio.create_task(guarded())
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        """A behaviour ended; the connection closing under it is how most of them end."""
+        self._tasks.discard(task)
+        if not task.cancelled() and not isinstance(task.exception(), ConnectionClosed | None):
+            task.result()  # anything else is a bug here: the loop logs it
 
 
 #: Every behaviour by name, with what it does.

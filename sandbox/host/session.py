@@ -268,7 +268,13 @@ class CallHost:
         event: CoreEvent | None = None
         with contextlib.suppress(TimeoutError):
             event = await asyncio.wait_for(self._events.get(), timeout)
-        for _ in range(EVENTS_A_TURN):
+        for taken in range(EVENTS_A_TURN):
+            if taken:
+                # Events already waiting are taken in this turn of the loop: one event a
+                # turn would let a busy loop (the app drawing) set the pace of the brain.
+                if self._events.empty() or self.core.ended is not None:
+                    return
+                event = self._events.get_nowait()
             if event is not None:
                 await self._carry(event(self.now()))
             await self._pump()
@@ -276,11 +282,6 @@ class CallHost:
             waiters, self._waiters = self._waiters, []
             for waiter in waiters:
                 _resolve(waiter)
-            if self._events.empty() or self.core.ended is not None:
-                return
-            # Events already waiting are taken in this turn of the loop: one event a turn
-            # would let a busy loop (the app drawing) set the pace of a brain's frames.
-            event = self._events.get_nowait()
 
     async def _warped(self, warp: WarpClock, timeout: float) -> float:
         """Skip a wait nothing can interrupt (see warp.py); the wait still to sleep."""

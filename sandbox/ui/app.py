@@ -195,8 +195,8 @@ class SandboxApp(App[Path | None]):
         records = self.runner.take_frames()
         if not self._showing:
             return
+        self.wire.add_many(records)
         for record in records:
-            self.wire.add(record)
             if self.latency.frame(record):
                 self._show_latency()
             sent = app_frame_of(record)

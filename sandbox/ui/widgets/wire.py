@@ -66,22 +66,33 @@ class WirePane(Vertical):
 
     def add(self, record: FrameRecord) -> None:
         """A frame crossed: record it and show it if it passes the filter."""
-        index = self._first + len(self.records)
-        self.records.append(record)
-        speech_id = record.fields.get("speech_id")
-        if record.type == "speech_start" and isinstance(speech_id, int):
-            self._turn_of_unit[speech_id] = int(record.fields.get("turn_id", 0))
+        self.add_many([record])
+
+    def add_many(self, records: list[FrameRecord]) -> None:
+        """Frames crossed, oldest first: recorded, shown if they pass the filter, and the
+        oldest forgotten past ``keeps`` (in one redraw, not one per frame)."""
+        if self.keeps is not None:
+            records = records[-2 * self.keeps :]
+        rows: list[tuple[int, FrameRecord]] = []
+        for record in records:
+            rows.append((self._first + len(self.records), record))
+            self.records.append(record)
+            speech_id = record.fields.get("speech_id")
+            if record.type == "speech_start" and isinstance(speech_id, int):
+                self._turn_of_unit[speech_id] = int(record.fields.get("turn_id", 0))
         if self.keeps is not None and len(self.records) >= 2 * self.keeps:
-            # Forget the older half at once (one rebuild per ``keeps`` frames, not one per
+            # Forget the older half at once (a rebuild every ``keeps`` frames, not one per
             # frame): the table's cost grows with its rows.
             dropped = len(self.records) - self.keeps
             del self.records[:dropped]
             self._first += dropped
             self._rebuild()
-        elif matches(record, self._terms):
-            self._add_row(index, record)
         else:
-            return
+            shown = [(index, r) for index, r in rows if matches(r, self._terms)]
+            if not shown:
+                return
+            for index, record in shown:
+                self._add_row(index, record)
         if not self.table.has_focus:
             self.table.scroll_end(animate=False)
 
