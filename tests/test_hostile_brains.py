@@ -34,6 +34,7 @@ from sandbox.host.script import parse_script
 from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import MAX_WAITING_FRAMES, CallHost
 from sandbox.ui.app import SandboxApp
+from sandbox.wire.dial import MAX_MESSAGE_BYTES
 
 #: Two caller lines: the first meets the misbehaviour, the second must still be answered.
 TWO_LINES = """
@@ -318,3 +319,13 @@ async def _typed(app: SandboxApp, box: Input, key: str) -> float:
     answered = time.monotonic() - pressed
     await asyncio.sleep(0.05)  # keys a person types, not a paste
     return answered
+
+
+async def test_a_message_over_16_mib_ends_the_call_saying_why(tmp_path: Path) -> None:
+    """Refused from its header, before its payload is read: the socket closes (1009)."""
+    how = Hostility(huge_bytes=MAX_MESSAGE_BYTES + 1)
+    call = await scripted("huge_chunk", tmp_path, how=how)
+    assert call.report["ended_by"] == "brain_closed"
+    assert call.report["end_detail"].startswith("the brain sent a message over the 16 MiB limit")
+    assert "(code 1009)" in call.report["end_detail"]
+    assert call.unit(2).fate is Fate.ABANDONED
