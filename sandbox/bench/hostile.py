@@ -1,9 +1,9 @@
 """Figures for the misbehaving brains: ``python -m sandbox.bench.hostile``.
 
-The flood (one unit of N small chunks, sent as fast as the brain can, from a brain in a
-process of its own) timed per chunk at 2,000, 4,000, 8,000 and 20,000 chunks, from the
-unit's first frame to its SpeechEnd handled; and the call's peak memory (this process's
-RSS high-water mark) around one 10 MB chunk.
+The flood (one unit of N small chunks from a brain in a process of its own, sent as fast
+as it can, then at 10,000 a second) timed per chunk at 2,000, 4,000, 8,000 and 20,000
+chunks, from the unit's first frame to its SpeechEnd handled; and the call's peak memory
+(this process's RSS high-water mark) around one 10 MB chunk.
 """
 
 from __future__ import annotations
@@ -27,11 +27,13 @@ def _bracket(host: CallHost, speech_id: int) -> Bracket | None:
     return None if unit is None else unit.bracket
 
 
-async def _one_call(behaviour: str, chunks: int = 20_000) -> tuple[float, CallHost]:
+async def _one_call(
+    behaviour: str, chunks: int = 20_000, per_second: int = 0
+) -> tuple[float, CallHost]:
     """Seconds from the reply's first frame to its last handled, and the finished call."""
     command = [sys.executable, "-m", "sandbox.brains.hostile", behaviour, "--port", "0"]
     proc = subprocess.Popen(
-        [*command, "--chunks", str(chunks)],
+        [*command, "--chunks", str(chunks), "--per-second", str(per_second)],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -55,15 +57,18 @@ async def _one_call(behaviour: str, chunks: int = 20_000) -> tuple[float, CallHo
 
 
 def main() -> int:
-    """Print the figures, one line each."""
-    for chunks in FLOOD_SIZES:
-        took, _host = asyncio.run(_one_call("flood", chunks))
-        print(f"flood {chunks:>6} chunks: {took:6.2f} s, {took / chunks * 1e6:5.0f} µs a chunk")
+    """Print the figures, one line each (the 10 MB chunk first, so the peak is its own)."""
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     _took, host = asyncio.run(_one_call("huge_chunk"))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     errors = [e.message for e in host.core.errors]
-    print(f"10 MB chunk: peak RSS {peak:.0f} MB (before it {before:.0f} MB); {errors[0]}")
+    print(f"10 MB chunk: peak RSS {peak:.0f} MB (before the call {before:.0f} MB); {errors[0]}")
+    for per_second in (0, 10_000):
+        rate = "flat out" if not per_second else f"{per_second:,} a second"
+        for chunks in FLOOD_SIZES:
+            took, _host = asyncio.run(_one_call("flood", chunks, per_second))
+            each = took / chunks * 1e6
+            print(f"flood of {chunks:>6,} chunks, {rate}: {took:5.2f} s, {each:4.0f} µs a chunk")
     return 0
 
 

@@ -222,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("behaviour", nargs="?", choices=list(BEHAVIOURS))
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--chunks", type=int, default=Hostility.chunks, help="flood's chunks")
+    parser.add_argument(
+        "--per-second", type=int, default=Hostility.per_second, help="flood's rate (0: flat out)"
+    )
     parser.add_argument("--list", action="store_true", help="name the behaviours")
     args = parser.parse_args(argv)
     if args.list or args.behaviour is None:
@@ -230,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     async def forever() -> None:
-        how = Hostility(chunks=args.chunks)
+        how = Hostility(chunks=args.chunks, per_second=args.per_second)
         async with serve_hostile(args.behaviour, how, port=args.port) as url:
             print(f"serving {args.behaviour} on {url}", flush=True)
             await asyncio.Future()
