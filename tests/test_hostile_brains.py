@@ -108,7 +108,7 @@ async def test_a_unit_left_open_after_speech_start_is_closed_within_5_s(tmp_path
     # Its one Finalize (nothing heard), then the floor is the caller's and the call goes on.
     assert call.unit(2).fate is Fate.SILENT and call.unit(2).finalized
     assert spoken(call)[1:] == [(2, "silent", ""), (3, "played", ANSWER)]
-    assert call.report["stalls"][0]["turn_id"] == 2
+    assert call.report["stalls"] == []  # the brain answered; the TIMEOUT says the rest
 
 
 async def test_a_unit_never_ended_plays_out_and_is_closed_within_5_s(tmp_path: Path) -> None:

@@ -60,8 +60,9 @@ GREETING_WAIT_MS = 2_000
 SILENT_BRAIN_MS = 4_000
 #: An open unit the brain sends nothing for this long is closed by Voqalize where its text
 #: stops, as the brain's End closes one: it plays out, gets its one Finalize, and the floor
-#: goes back to the caller. The brain is told with a non-fatal TIMEOUT Error; what it sends
-#: for that unit afterwards is ignored, as after a SpeechCancel. The wire names no stall
+#: goes back to the caller. The brain is told with a non-fatal TIMEOUT Error (the report's
+#: ``errors`` keep it); what it sends for that unit afterwards is ignored, as after a
+#: SpeechCancel. The wire names no stall
 #: limit; an open unit left silent is dead air the caller cannot end but by talking.
 UNIT_STALL_MS = 4_000
 #: The most errors one call records, either way. Past it a violation is still dropped but
@@ -660,7 +661,6 @@ class CallCore:
         """Close an open unit the brain left silent: see UNIT_STALL_MS."""
         waited = now - unit.last_frame_ms
         unit.bracket = Bracket.TIMED_OUT
-        self.stalls.append(StallRecord(now, unit.turn_id, waited))
         words = (
             f"speech_id {unit.speech_id} (turn {unit.turn_id}) was left open with nothing "
             f"sent for {waited / 1000:.0f} s; Voqalize closed it where its text stops and "
