@@ -8,6 +8,7 @@ from call_rig import Rig
 from sandbox.call.core import MAX_ERRORS, SILENT_BRAIN_MS, UNIT_STALL_MS
 from sandbox.call.effects import BrainStalled, CallState
 from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, Bracket, Fate
+from sandbox.record.transcript import stall_words
 from sandbox.wire import pb
 
 
@@ -96,3 +97,10 @@ def test_errors_stop_at_the_limit_and_are_counted() -> None:
     assert "the last error this call records" in rig.errors()[-1].message
     rig.advance(1_000)
     assert rig.core.unit(2).fate is Fate.PLAYED  # type: ignore[union-attr]
+
+
+def test_a_silent_brain_is_told_as_such() -> None:
+    assert stall_words(1, SILENT_BRAIN_MS) == (
+        "the brain has sent nothing since the call started 4 s ago (no greeting, no frame at "
+        "all); the call goes on"
+    )

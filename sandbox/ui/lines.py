@@ -24,6 +24,7 @@ from sandbox.call.effects import (
     StepForUnknownTurn,
 )
 from sandbox.call.units import Fate, Unit
+from sandbox.record.transcript import stall_words
 
 #: Fates whose unheard remainder was cut off rather than merely not played yet.
 _CUT = frozenset({Fate.BARGED, Fate.CANCELLED, Fate.DEAD_ON_ARRIVAL, Fate.ABANDONED, Fate.UNSPOKEN})
@@ -135,10 +136,7 @@ def notice_words(notice: Notice) -> tuple[str, str]:
         case BrainError(code=code, message=message, fatal=fatal):
             return ("error" if fatal else "warning"), f"brain error {code}: {message}"
         case BrainStalled(turn_id=turn, waited_ms=waited):
-            return "warning", (
-                f"the brain has not answered turn {turn} after {waited / 1000:.0f} s; "
-                "the call goes on"
-            )
+            return "warning", stall_words(turn, waited)
         case StepForUnknownTurn(turn_id=turn, kind=kind, name=name):
             return "warning", (
                 f"TurnStep {kind} {name!r} names turn {turn}, which was never minted "
