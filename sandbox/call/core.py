@@ -55,6 +55,21 @@ DEFAULT_STALL_MS = 10_000
 #: The greeting is a static line ("nothing waits on a model there"), and optional: after
 #: this long without one the call simply listens.
 GREETING_WAIT_MS = 2_000
+#: A brain that has sent no frame at all this long after SessionStart is reported stalled
+#: on turn 1 ("Silence reads as failure": the wire's first principle); the call goes on.
+SILENT_BRAIN_MS = 4_000
+#: An open unit the brain sends nothing for this long is closed by Voqalize where its text
+#: stops, as the brain's End closes one: it plays out, gets its one Finalize, and the floor
+#: goes back to the caller. The brain is told with a non-fatal TIMEOUT Error (the report's
+#: ``errors`` keep it); what it sends for that unit afterwards is ignored, as after a
+#: SpeechCancel. The wire names no stall
+#: limit; an open unit left silent is dead air the caller cannot end but by talking.
+UNIT_STALL_MS = 4_000
+#: The most errors one call records, either way. Past it a violation is still dropped but
+#: no Error goes back, and a brain's non-fatal Error is not shown; both are counted
+#: (``CallCore.errors_uncounted``), so a brain repeating one mistake thousands of times a
+#: second cannot grow the call, its record or the screen without bound.
+MAX_ERRORS = 200
 
 
 @dataclass(frozen=True)
@@ -133,12 +148,15 @@ class CallCore:
     stalls: list[StallRecord] = field(default_factory=list)
     caller_closes: dict[int, str] = field(default_factory=dict)
     alignment_skips: int = 0
+    errors_uncounted: int = 0  # errors past MAX_ERRORS: dropped, not recorded
     ended: CallEnded | None = None
 
     _pending: _Pending | None = None
     _caller_active: bool = False
     _stt_language_pending: int | None = None
     _brain_ending: bool = False
+    _brain_spoke: bool = False  # any frame at all has come from the brain
+    _silence_reported: bool = False
     _interrupted: bool = False
     _paused: bool = False  # playout is held while the caller's voice over it is judged
     _state: CallState | None = None
@@ -188,6 +206,7 @@ class CallCore:
             return []
         if not self.started:
             return [FrameDropped("the brain spoke before SessionStart")]
+        self._brain_spoke = True
         try:
             out = self._dispatch(env, now)
         except WireRuleBroken as broken:
@@ -200,7 +219,7 @@ class CallCore:
             case "speech_start":
                 return self._on_speech_start(env.speech_start, now)
             case "speech_chunk":
-                return self._on_speech_chunk(env.speech_chunk)
+                return self._on_speech_chunk(env.speech_chunk, now)
             case "speech_end":
                 return self._on_speech_end(env.speech_end, now)
             case "speech_cancel":
@@ -230,6 +249,7 @@ class CallCore:
         """The brain sent something that is not an envelope; say so and go on."""
         if self.ended is not None:
             return []
+        self._brain_spoke = True
         return self._error_out(now, pb.ERROR_CODE_MALFORMED, detail)
 
     def brain_closed(self, detail: str, now: int) -> list[Effect]:
@@ -244,6 +264,7 @@ class CallCore:
             raise WireRuleBroken(f"SpeechStart {sid} after the brain's End; frame dropped")
         settings = self.settings
         unit = self.book.open(sid, turn, settings.voice, settings.tts_language, minted=self.turn)
+        unit.last_frame_ms = now
         if self._pending is not None and turn >= self._pending.turn_id:
             self._pending = None
         if turn <= self.watermark:
@@ -263,8 +284,11 @@ class CallCore:
                 out += self._on_closed(unit)
         return out + self._flush() + self._maybe_finish(now)
 
-    def _on_speech_chunk(self, msg: pb.SpeechChunk) -> list[Effect]:
+    def _on_speech_chunk(self, msg: pb.SpeechChunk, now: int) -> list[Effect]:
         sid = msg.speech_id
+        unit = self.book.get(sid)
+        if unit is not None:
+            unit.last_frame_ms = now
         if self.book.chunk(sid, msg.text):
             return [SpeakText(sid, msg.text), UnitChanged(sid)]
         return [UnitChanged(sid)] if self.book.get(sid) is not None else []
@@ -277,7 +301,10 @@ class CallCore:
 
     def _on_closed(self, unit: Unit) -> list[Effect]:
         """A bracket closed on a unit still in play: it plays out, or is silent if empty."""
-        return [CloseUnit(unit.speech_id), *([] if unit.relayed else self._seal(unit, Fate.SILENT))]
+        return [
+            CloseUnit(unit.speech_id),
+            *([] if unit.has_text else self._seal(unit, Fate.SILENT)),
+        ]
 
     def _on_speech_cancel(self, msg: pb.SpeechCancel, now: int) -> list[Effect]:
         if pb.CAPABILITY_SPEECH_CANCEL not in self.capabilities:
@@ -291,7 +318,7 @@ class CallCore:
         out: list[Effect] = []
         in_play = False
         for other in self.book.unresolved():
-            in_play = in_play or bool(other.relayed)
+            in_play = in_play or other.has_text
             if other.bracket is Bracket.OPEN:
                 other.bracket = Bracket.CANCELLED
             out += self._seal(other, Fate.CANCELLED)
@@ -323,6 +350,8 @@ class CallCore:
         return [] if known else [StepForUnknownTurn(msg.turn_id, msg.kind, msg.name)]
 
     def _on_error(self, msg: pb.Error, now: int) -> list[Effect]:
+        if not msg.fatal and self._errors_full():
+            return []
         code = pb.ErrorCode.Name(msg.code) if msg.code in pb.ErrorCode.values() else str(msg.code)
         self.errors.append(WireErrorRecord(now, "in", code, msg.message, msg.fatal))
         told = BrainError(code.removeprefix("ERROR_CODE_"), msg.message, msg.fatal)
@@ -366,7 +395,7 @@ class CallCore:
         then decide). The wire sees nothing unless it turns out to be a barge-in."""
         if self.ended is not None or self._paused:
             return []
-        if not any(u.relayed for u in self.book.unresolved()):
+        if not any(u.has_text for u in self.book.unresolved()):
             return []  # nothing is audible: there is nothing to hold
         self._paused = True
         self._idle.caller_spoke()
@@ -462,7 +491,8 @@ class CallCore:
     def unit_played(self, speech_id: int, now: int) -> list[Effect]:
         """All of a closed unit's audio has been released."""
         unit = self.book.get(speech_id)
-        if unit is None or unit.fate is not None or unit.bracket is not Bracket.ENDED:
+        closed = (Bracket.ENDED, Bracket.TIMED_OUT)
+        if unit is None or unit.fate is not None or unit.bracket not in closed:
             return []
         unit.cursor.played_all()
         out = self._seal(unit, Fate.PLAYED) + self._flush()
@@ -491,10 +521,24 @@ class CallCore:
         """When ``tick`` next has something to do, or None."""
         if self.ended is not None:
             return None
-        times = [self._idle.deadline()]
+        times = [self._idle.deadline(), self._silence_due(), self._unit_stall_due()]
         if self._pending is not None and not self._pending.warned:
             times.append(self._pending.due_ms)
         due = [t for t in times if t is not None]
+        return min(due) if due else None
+
+    def _silence_due(self) -> int | None:
+        """When a brain that has sent nothing since SessionStart is reported, if it is due."""
+        if self._brain_spoke or not self.started or self._silence_reported:
+            return None
+        return SILENT_BRAIN_MS
+
+    def _open_units(self) -> list[Unit]:
+        return [u for u in self.book.unresolved() if u.bracket is Bracket.OPEN]
+
+    def _unit_stall_due(self) -> int | None:
+        """When the next open unit left silent is closed, if one is open."""
+        due = [u.last_frame_ms + UNIT_STALL_MS for u in self._open_units()]
         return min(due) if due else None
 
     def tick(self, now: int) -> list[Effect]:
@@ -502,6 +546,15 @@ class CallCore:
         if self.ended is not None:
             return []
         out: list[Effect] = []
+        due = self._silence_due()
+        if due is not None and now >= due:
+            # The session's start is time 0 of the core's clock.
+            self._silence_reported = True
+            self.stalls.append(StallRecord(now, 1, now))
+            out.append(BrainStalled(1, now))
+        for unit in self._open_units():
+            if now >= unit.last_frame_ms + UNIT_STALL_MS:
+                out += self._time_out(unit, now)
         pend = self._pending
         if pend is not None and not pend.warned and now >= pend.due_ms:
             pend.warned = True
@@ -533,7 +586,7 @@ class CallCore:
         if self._caller_active:
             return CallState.INTERRUPTED if self._interrupted else CallState.CALLER_SPEAKING
         in_play = self.book.unresolved()
-        if any(u.relayed for u in in_play):
+        if any(u.has_text for u in in_play):
             return CallState.SPEAKING
         if (self._pending is not None and not self._pending.warned) or in_play:
             return CallState.THINKING
@@ -544,7 +597,7 @@ class CallCore:
         greeting = [u for u in self.units if u.turn_id == 1]
         return outcomes.decide(
             reached=self.started and not self._refused_version(),
-            greeting_attempted=any(u.relayed for u in greeting),
+            greeting_attempted=any(u.has_text for u in greeting),
             greeting_heard=any(u.heard for u in greeting),
             caller_lines=self.caller_lines,
         )
@@ -582,7 +635,7 @@ class CallCore:
         self._pending = None
         self._interrupted = True
         out: list[Effect] = [SendFrame(envelope(pb.Interruption(through_turn=through)))]
-        if any(u.relayed for u in in_flight):
+        if any(u.has_text for u in in_flight):
             out.append(self._cut("barge-in"))
         for unit in in_flight:
             out += self._seal(unit, Fate.BARGED)
@@ -604,6 +657,18 @@ class CallCore:
             self._idle.silent_from(now)
         return self._state_effects()
 
+    def _time_out(self, unit: Unit, now: int) -> list[Effect]:
+        """Close an open unit the brain left silent: see UNIT_STALL_MS."""
+        waited = now - unit.last_frame_ms
+        unit.bracket = Bracket.TIMED_OUT
+        words = (
+            f"speech_id {unit.speech_id} (turn {unit.turn_id}) was left open with nothing "
+            f"sent for {waited / 1000:.0f} s; Voqalize closed it where its text stops and "
+            "ignores what comes for it later"
+        )
+        out = self._error_out(now, pb.ERROR_CODE_TIMEOUT, words)
+        return out + self._on_closed(unit) + self._flush()
+
     def _maybe_finish(self, now: int) -> list[Effect]:
         if self._brain_ending and not self.book.unresolved():
             return self._end(now, ended_by="brain", detail="")
@@ -612,7 +677,7 @@ class CallCore:
     def _end(self, now: int, *, ended_by: str, detail: str, say_end: bool = False) -> list[Effect]:
         out: list[Effect] = []
         left = self.book.unresolved()
-        if any(u.relayed for u in left):
+        if any(u.has_text for u in left):
             out.append(self._cut("end"))
         for unit in left:
             out += self._seal(unit, Fate.ABANDONED)
@@ -661,6 +726,10 @@ class CallCore:
         return self._error_out(now, pb.ERROR_CODE_PROTOCOL, message)
 
     def _error_out(self, now: int, code: int, message: str) -> list[Effect]:
+        if self._errors_full():
+            return []
+        if len(self.errors) == MAX_ERRORS - 1:
+            message += " (the last error this call records; later ones are only counted)"
         name = pb.ErrorCode.Name(code)
         self.errors.append(WireErrorRecord(now, "out", name, message, False))
         err = pb.Error(code=code, message=message, fatal=False)  # type: ignore[arg-type]
@@ -668,6 +737,13 @@ class CallCore:
             SendFrame(envelope(err)),
             ProtocolViolation(name.removeprefix("ERROR_CODE_"), message),
         ]
+
+    def _errors_full(self) -> bool:
+        """MAX_ERRORS are recorded: count this one and drop it."""
+        if len(self.errors) < MAX_ERRORS:
+            return False
+        self.errors_uncounted += 1
+        return True
 
     def _refused_version(self) -> bool:
         return any(

@@ -6,6 +6,10 @@ and each played word is matched at the cursor. A played word that matches nothin
 within a short look-ahead is skipped and counted; the cursor never moves back and
 never leaves the unit, so the heard text is always a verbatim prefix of the unit's own
 text and can only be shorter than what was played, never longer.
+
+Relaying a chunk costs time in proportion to the chunk, never to the unit: only the new
+text is tokenised (a word the chunk continues is extended, its key worked out when a
+played word is first compared with it), and the text is joined only when read.
 """
 
 from __future__ import annotations
@@ -30,28 +34,51 @@ def normalize(word: str) -> str:
 class HeardCursor:
     """The forward-only alignment of one unit's played words onto its text."""
 
-    text: str = ""
+    _parts: list[str] = field(default_factory=list)
+    _joined: str = ""  # the parts joined, as of _joined_parts of them
+    _joined_parts: int = 0
+    chars: int = 0  # characters relayed so far
+    _starts: list[int] = field(default_factory=list)
     _ends: list[int] = field(default_factory=list)
-    _keys: list[str] = field(default_factory=list)
+    #: Each word's comparison key; None until looked at (the last word may still grow).
+    _keys: list[str | None] = field(default_factory=list)
+    _open: bool = False  # the text ends inside its last word: the next chunk may continue it
     _cursor: int = 0
     heard_chars: int = 0
 
+    @property
+    def text(self) -> str:
+        """Everything relayed, in order."""
+        if self._joined_parts != len(self._parts):
+            self._joined = "".join(self._parts)
+            self._parts = [self._joined] if self._joined else []
+            self._joined_parts = len(self._parts)
+        return self._joined
+
     def extend(self, more: str) -> None:
-        """Append relayed text. Tokens are recomputed so a word split across chunks joins."""
-        self.text += more
-        self._ends = []
-        self._keys = []
-        for match in _TOKEN.finditer(self.text):
-            self._ends.append(match.end())
-            self._keys.append(normalize(match.group()))
+        """Append relayed text; a word split across chunks joins up."""
+        if not more:
+            return
+        base = self.chars
+        self._parts.append(more)
+        self.chars += len(more)
+        for match in _TOKEN.finditer(more):
+            if match.start() == 0 and self._open:
+                self._ends[-1] = base + match.end()  # the open word goes on
+                self._keys[-1] = None
+                continue
+            self._starts.append(base + match.start())
+            self._ends.append(base + match.end())
+            self._keys.append(None)
+        self._open = not more[-1].isspace()
 
     def played(self, word: str) -> bool:
         """Record one played word; returns False when it matched nothing and was skipped."""
         key = normalize(word)
         if key:
-            stop = min(len(self._keys), self._cursor + LOOKAHEAD + 1)
+            stop = min(len(self._ends), self._cursor + LOOKAHEAD + 1)
             for index in range(self._cursor, stop):
-                if self._keys[index] == key:
+                if self._key(index) == key:
                     self._cursor = index + 1
                     self.heard_chars = self._ends[index]
                     return True
@@ -59,8 +86,8 @@ class HeardCursor:
 
     def played_all(self) -> None:
         """Every word of the unit reached the output: the whole text was heard."""
-        self._cursor = len(self._keys)
-        self.heard_chars = len(self.text)
+        self._cursor = len(self._ends)
+        self.heard_chars = self.chars
 
     @property
     def heard(self) -> str:
@@ -75,4 +102,11 @@ class HeardCursor:
     @property
     def words_total(self) -> int:
         """How many words the unit's text holds."""
-        return len(self._keys)
+        return len(self._ends)
+
+    def _key(self, index: int) -> str:
+        key = self._keys[index]
+        if key is None:
+            key = normalize(self.text[self._starts[index] : self._ends[index]])
+            self._keys[index] = key
+        return key

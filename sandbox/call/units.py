@@ -14,6 +14,17 @@ from dataclasses import dataclass, field
 from sandbox.call.heard import HeardCursor
 from sandbox.wire import pb
 
+#: The most text one unit keeps, relayed and discarded together (about an hour of speech).
+#: The wire sets no bound; this one keeps a brain that streams for ever from growing the
+#: call without limit. The chunk that crosses it is a PROTOCOL error; the rest of the
+#: unit's text is counted in ``Unit.dropped_chars`` and not kept (the session store still
+#: holds every frame as it crossed).
+MAX_UNIT_CHARS = 1_000_000
+#: The longest text one SpeechChunk may carry: the 64 KiB the wire bounds an RTVI payload by,
+#: its only stated size. Chunks are streamed "as they are produced"; a longer one is a
+#: PROTOCOL error and is dropped whole (the call goes on; the store keeps its bytes).
+MAX_CHUNK_CHARS = 64 * 1024
+
 
 class Bracket(enum.Enum):
     """Where the brain's bracket for a unit stands."""
@@ -21,6 +32,7 @@ class Bracket(enum.Enum):
     OPEN = "open"  # SpeechStart seen, no SpeechEnd or SpeechCancel yet
     ENDED = "ended"  # closed by SpeechEnd
     CANCELLED = "cancelled"  # closed by the brain's SpeechCancel
+    TIMED_OUT = "timed out"  # closed by Voqalize: nothing came for it for UNIT_STALL_MS
 
 
 class Fate(enum.Enum):
@@ -56,6 +68,26 @@ class Unit:
     discarded: list[str] = field(default_factory=list)
     #: Why the playout could not speak it, when it could not (its fate is then UNSPOKEN).
     unspoken: str = ""
+    #: Characters of its text not kept, past MAX_UNIT_CHARS.
+    dropped_chars: int = 0
+    #: When the brain last sent a frame of this unit (the core's clock, ms).
+    last_frame_ms: int = 0
+    _discarded_chars: int = 0
+
+    @property
+    def has_text(self) -> bool:
+        """Some text has been relayed to playout (cheap: no join)."""
+        return self.cursor.chars > 0
+
+    @property
+    def kept_chars(self) -> int:
+        """Characters kept of what the brain sent, relayed and discarded."""
+        return self.cursor.chars + self._discarded_chars
+
+    def discard(self, text: str) -> None:
+        """Keep text that will never be spoken, for the record."""
+        self.discarded.append(text)
+        self._discarded_chars += len(text)
 
     @property
     def relayed(self) -> str:
@@ -122,9 +154,25 @@ class UnitBook:
             return False
         if unit.bracket is Bracket.ENDED:
             raise WireRuleBroken(f"SpeechChunk for speech_id {speech_id} after SpeechEnd")
-        if unit.bracket is Bracket.CANCELLED or unit.fate is not None:
-            # Sent before the brain saw its cut land, or for a dead turn: never spoken.
-            unit.discarded.append(text)
+        if len(text) > MAX_CHUNK_CHARS:
+            raise WireRuleBroken(
+                f"SpeechChunk of {len(text):,} characters for speech_id {speech_id}, over the "
+                f"{MAX_CHUNK_CHARS:,}-character limit; frame dropped (stream speech as it "
+                "is produced)"
+            )
+        if unit.dropped_chars or unit.kept_chars + len(text) > MAX_UNIT_CHARS:
+            first = not unit.dropped_chars
+            unit.dropped_chars += len(text)
+            if first:
+                raise WireRuleBroken(
+                    f"speech_id {speech_id} passed {MAX_UNIT_CHARS:,} characters, the most "
+                    "one unit keeps; the rest of its text is dropped"
+                )
+            return False
+        if unit.bracket in (Bracket.CANCELLED, Bracket.TIMED_OUT) or unit.fate is not None:
+            # Sent before the brain saw its cut land, for a dead turn, or after Voqalize
+            # closed a unit left open: never spoken.
+            unit.discard(text)
             return False
         if not text:
             return False
@@ -135,7 +183,7 @@ class UnitBook:
         """A SpeechEnd: the unit whose bracket it closes, or None when there is nothing to
         close (a refused unit, or one the brain already cancelled)."""
         unit = self._bracketed(speech_id, f"SpeechEnd for speech_id {speech_id}, never opened")
-        if unit is None or unit.bracket is Bracket.CANCELLED:
+        if unit is None or unit.bracket in (Bracket.CANCELLED, Bracket.TIMED_OUT):
             return None
         if unit.bracket is Bracket.ENDED:
             raise WireRuleBroken(f"second SpeechEnd for speech_id {speech_id}")

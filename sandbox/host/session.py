@@ -35,6 +35,7 @@ from sandbox.host.warp import WarpClock
 from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
 from sandbox.wire.codec import WireError, decode, encode
+from sandbox.wire.dial import MAX_MESSAGE_BYTES
 from sandbox.wire.relay import frame_relay, unframe_relay
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,17 @@ CoreEvent = Callable[[int], list[Effect]]
 PUMP_LIMIT = 1000
 #: How long the reader may take, once the link has closed, to hand over what was left.
 READ_AFTER_CLOSE_S = 2.0
+#: The brain's frames read but not yet handled by the core, by count and by size. The
+#: reader waits while either is reached (one frame always gets through), so a brain that
+#: sends faster than the call can handle is held back by its own socket (after the
+#: WebSocket layer's own buffer, ``sandbox.wire.dial.MAX_QUEUED_MESSAGES``) instead of
+#: growing a queue here.
+MAX_WAITING_FRAMES = 64
+MAX_WAITING_BYTES = 2**20
+#: The most events one turn of the event loop takes before it lets others run.
+EVENTS_A_TURN = 64
+#: The close code a WebSocket sends when a message is over its size limit.
+_TOO_BIG = 1009
 
 
 class BrainLink(Protocol):
@@ -86,6 +98,8 @@ class CallHost:
     _timers: list[tuple[int, int, asyncio.Future[None]]] = field(default_factory=list)
     _waiters: list[asyncio.Future[None]] = field(default_factory=list)
     _timer_ids: itertools.count[int] = field(default_factory=itertools.count)
+    _waiting: list[int] = field(default_factory=list)  # sizes of the frames not yet taken
+    _taken: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __post_init__(self) -> None:
         # The clock starts when the host exists, so the audio engine attached before
@@ -183,6 +197,7 @@ class CallHost:
         finally:
             # Close while the reader still reads: whatever the brain sent before the closing
             # handshake (an End right behind a fatal Error) is recorded, not lost.
+            self._taken.set()  # a reader waiting for room reads on
             try:
                 await self.conn.close()
             except Exception:
@@ -253,13 +268,20 @@ class CallHost:
         event: CoreEvent | None = None
         with contextlib.suppress(TimeoutError):
             event = await asyncio.wait_for(self._events.get(), timeout)
-        if event is not None:
-            await self._carry(event(self.now()))
-        await self._pump()
-        self._wake_sleepers()
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            _resolve(waiter)
+        for taken in range(EVENTS_A_TURN):
+            if taken:
+                # Events already waiting are taken in this turn of the loop: one event a
+                # turn would let a busy loop (the app drawing) set the pace of the brain.
+                if self._events.empty() or self.core.ended is not None:
+                    return
+                event = self._events.get_nowait()
+            if event is not None:
+                await self._carry(event(self.now()))
+            await self._pump()
+            self._wake_sleepers()
+            waiters, self._waiters = self._waiters, []
+            for waiter in waiters:
+                _resolve(waiter)
 
     async def _warped(self, warp: WarpClock, timeout: float) -> float:
         """Skip a wait nothing can interrupt (see warp.py); the wait still to sleep."""
@@ -333,6 +355,16 @@ class CallHost:
     async def _read(self) -> None:
         try:
             async for message in self.conn:
+                while (
+                    self._waiting
+                    and self.core.ended is None  # the call is closing: read on to the close
+                    and (
+                        len(self._waiting) >= MAX_WAITING_FRAMES
+                        or sum(self._waiting) >= MAX_WAITING_BYTES
+                    )
+                ):
+                    self._taken.clear()
+                    await self._taken.wait()
                 self._receive(message)
         except ConnectionClosed as exc:
             self._closed(_closed_words(exc))
@@ -355,11 +387,22 @@ class CallHost:
         except WireError as exc:
             self._show(self.recorder.undecodable("in", str(exc), message, self.now()))
             detail = str(exc)
-            self.post(lambda now: self.core.brain_malformed(detail, now))
+            self._post_frame(len(message), lambda now: self.core.brain_malformed(detail, now))
             return
         assert isinstance(payload, bytes)  # decode() refuses a text message
         self._record("in", env, payload)
-        self.post(lambda now: self.core.from_brain(env, now))
+        self._post_frame(len(payload), lambda now: self.core.from_brain(env, now))
+
+    def _post_frame(self, size: int, event: CoreEvent) -> None:
+        """Queue a frame's event; running it makes room for the reader's next frame."""
+        self._waiting.append(size)
+
+        def taken(now: int) -> list[Effect]:
+            self._waiting.remove(size)
+            self._taken.set()
+            return event(now)
+
+        self.post(taken)
 
 
 def _kind(what: object) -> str:
@@ -379,6 +422,13 @@ def _nothing(_now: int) -> list[Effect]:
 
 
 def _closed_words(exc: ConnectionClosed) -> str:
+    sent = exc.sent
+    if sent is not None and sent.code == _TOO_BIG:
+        return (
+            f"the brain sent a message over the {MAX_MESSAGE_BYTES // 2**20} MiB limit "
+            f"({sent.reason}); the sandbox closed the connection (code {_TOO_BIG}) and the "
+            "call ended: send speech as chunks of text, as it is produced"
+        )
     rcvd = exc.rcvd
     if rcvd is None:
         return "the brain's connection dropped without a close frame"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.call.core import CallCore
+from sandbox.call.units import MAX_CHUNK_CHARS
 from sandbox.private_files import private_files, private_folder
 from sandbox.record.call_record import RecordTracker, build, heard_from
 from sandbox.record.writer import SessionEnd, SessionWriter
@@ -20,6 +21,11 @@ from sandbox.wire.plain import describe
 
 #: Version of the report layout, so a reader can refuse one it does not know.
 REPORT_VERSION = 1
+#: The most of one text field a frame's record keeps for the report and the screen (the
+#: store keeps the frame's bytes whole): a 10 MB chunk must not make a 30 MB report. The
+#: longest chunk the call takes (``sandbox.call.units.MAX_CHUNK_CHARS``), so no frame the
+#: call accepted is shortened.
+SHOWN_CHARS = MAX_CHUNK_CHARS
 
 
 @dataclass(frozen=True)
@@ -54,9 +60,11 @@ class Recorder:
     final_report: dict[str, Any] | None = None
 
     def frame(self, direction: str, env: pb.Envelope, t_ms: int, raw: bytes) -> FrameRecord:
-        """Record one decoded envelope; ``raw`` is its bytes as they crossed."""
+        """Record one decoded envelope; ``raw`` is its bytes as they crossed (kept whole in
+        the store; the report and the screen show a long text field's start)."""
         arm, fields = describe(env)
-        return self._keep(FrameRecord(t_ms, direction, arm, fields), raw)
+        shown = {name: _shortened(value) for name, value in fields.items()}
+        return self._keep(FrameRecord(t_ms, direction, arm, shown), raw)
 
     def undecodable(self, direction: str, detail: str, raw: bytes | str, t_ms: int) -> FrameRecord:
         """Record a message that was not an envelope, so nothing that crossed is lost."""
@@ -133,6 +141,7 @@ class Recorder:
                     "words_heard": u.cursor.words_heard,
                     "words_total": u.cursor.words_total,
                     "discarded": list(u.discarded),
+                    "dropped_chars": u.dropped_chars,
                 }
                 for u in core.units
             ],
@@ -158,6 +167,7 @@ class Recorder:
                 for s in core.stalls
             ],
             "alignment_skips": core.alignment_skips,
+            "errors_uncounted": core.errors_uncounted,
             "record": build(heard_from(core)),
             "frames": [f.as_json() for f in self.frames],
             **extra,
@@ -173,6 +183,14 @@ class Recorder:
             tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False))
         os.replace(tmp, path)
         return path
+
+
+def _shortened(value: Any) -> Any:
+    """A text field as the report keeps it: whole up to SHOWN_CHARS, else its start and
+    how much was left out."""
+    if isinstance(value, str) and len(value) > SHOWN_CHARS:
+        return f"{value[:SHOWN_CHARS]}… [{len(value) - SHOWN_CHARS:,} more characters]"
+    return value
 
 
 def default_report_path(session_id: str, started_at: float | None = None) -> Path:

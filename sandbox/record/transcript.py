@@ -159,12 +159,21 @@ def transcript_line(entry: Entry) -> str:
             who = "brain error" if direction == "in" else "told the brain"
             return f"  ✖ {who} {code}{' (fatal)' if fatal else ''}: {message}"
         case BrainStall(turn_id=turn, waited_ms=waited):
-            return (
-                f"  ⚠ the brain has not answered turn {turn} after {waited / 1000:.0f} s; "
-                "the call goes on"
-            )
+            return f"  ⚠ {stall_words(turn, waited)}"
         case BotUnit():
             line = f"  bot     [unit {entry.speech_id}, turn {entry.turn_id}] {entry.heard!r}"
             if entry.cut:
                 line += f"   {entry.cut_mark}\n          unheard {entry.unheard!r} ({entry.fate})"
             return line
+
+
+def stall_words(turn_id: int, waited_ms: int) -> str:
+    """What a stall notice says: turn 1 is the session's start, which a brain that never
+    sent a frame has not answered at all."""
+    if turn_id == 1:
+        return (
+            f"the brain has sent nothing since the call started {waited_ms / 1000:.0f} s ago "
+            "(no greeting, no frame at all); the call goes on"
+        )
+    waited = f"{waited_ms / 1000:.0f} s"
+    return f"the brain has not answered turn {turn_id} after {waited}; the call goes on"

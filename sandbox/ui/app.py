@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -39,7 +40,7 @@ from sandbox.ui.lines import notice_text, record_card, shown_text
 from sandbox.ui.messages import (
     CallEffect,
     CallFinished,
-    CallFrame,
+    CallFrames,
     CallProgress,
     CallStarted,
     EndOfSpeech,
@@ -57,6 +58,11 @@ from sandbox.wire import pb
 
 #: How long quitting waits for the call to end and its report to be written.
 QUIT_WAIT_S = 5.0
+#: The frames the live wire pane keeps, the latest (the session store keeps every one): a
+#: table's cost grows with its rows, and a brain may send 10,000 frames a second.
+WIRE_KEEPS = 200
+#: The least time between two draws of the wire pane: a burst of frames is drawn at once.
+FRAMES_EVERY_S = 0.1
 #: How often the microphone meter is redrawn when audio is real.
 METER_INTERVAL_S = 0.1
 
@@ -75,12 +81,14 @@ class SandboxApp(App[Path | None]):
         self.setup = setup
         self.runner = CallRunner(setup, self)
         self.latency = LatencyTracker()
-        self.panes = panes.CallPanes()
+        self.panes = panes.CallPanes(wire_keeps=WIRE_KEEPS)
         self.banner, self.status = self.panes.banner, self.panes.status
         self.conversation, self.wire = self.panes.conversation, self.panes.wire
         self.app_pane = self.panes.app_pane
         self.say = Input(placeholder="type what the caller says; enter sends (send-text)", id="say")
         self._leaving = False  # the panes are going away: late call messages are dropped
+        self._frames_shown = 0.0  # when the wire pane last took frames (monotonic)
+        self._frames_due = False  # a burst's frames wait for a timer
 
     # ---------------------------------------------------------------- layout
 
@@ -149,6 +157,7 @@ class SandboxApp(App[Path | None]):
             return
         effect = message.effect
         if isinstance(effect, UnitChanged):
+            self.runner.drawn(effect.speech_id)
             unit = host.core.unit(effect.speech_id)
             if unit is not None:
                 self.conversation.show_unit(unit)
@@ -164,19 +173,35 @@ class SandboxApp(App[Path | None]):
             self.status.show(state=effect.state)
         elif isinstance(effect, ToApp):
             self.app_pane.show("brain", effect.type, effect.data, effect.id)
+        else:
+            return  # a unit's redraw, or what concerns no pane (frames, playout)
         self.status.show(watermark=host.core.watermark, config=host.core.settings.describe())
 
-    def on_call_frame(self, message: CallFrame) -> None:
-        """A frame crossed: the wire pane, the waterfall, and the app pane for the app's own."""
+    def on_call_frames(self, message: CallFrames) -> None:
+        """Frames crossed: shown now, or with the rest of a burst a moment later."""
+        if self._frames_due:
+            return
+        wait = self._frames_shown + FRAMES_EVERY_S - time.monotonic()
+        if wait <= 0:
+            self._show_frames()
+        else:
+            self._frames_due = True
+            self.set_timer(wait, self._show_frames)
+
+    def _show_frames(self) -> None:
+        """The wire pane, the waterfall, and the app pane for the app's own frames."""
+        self._frames_due = False
+        self._frames_shown = time.monotonic()
+        records = self.runner.take_frames()
         if not self._showing:
             return
-        record = message.record
-        self.wire.add(record)
-        if self.latency.frame(record):
-            self._show_latency()
-        sent = app_frame_of(record)
-        if sent is not None:
-            self.app_pane.show("app", *sent)
+        self.wire.add_many(records)
+        for record in records:
+            if self.latency.frame(record):
+                self._show_latency()
+            sent = app_frame_of(record)
+            if sent is not None:
+                self.app_pane.show("app", *sent)
 
     def on_end_of_speech(self, message: EndOfSpeech) -> None:
         """The audio engine marked the end of the caller's speech."""

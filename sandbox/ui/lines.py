@@ -24,6 +24,7 @@ from sandbox.call.effects import (
     StepForUnknownTurn,
 )
 from sandbox.call.units import Fate, Unit
+from sandbox.record.transcript import stall_words
 
 #: Fates whose unheard remainder was cut off rather than merely not played yet.
 _CUT = frozenset({Fate.BARGED, Fate.CANCELLED, Fate.DEAD_ON_ARRIVAL, Fate.ABANDONED, Fate.UNSPOKEN})
@@ -41,6 +42,10 @@ _CALLER_LABELS = {
     "typed": "you typed",
     "backchannel": "you (backchannel, not a turn)",
 }
+#: The most of a unit's heard text (its end) and of its unheard rest (its start) the
+#: conversation shows: drawing costs what it shows, so a unit a brain floods with text
+#: redraws as fast as a sentence (the report and the store keep it whole).
+SHOWN_CHARS = 600
 _NOTICE_STYLES = {"info": ("·", "dim"), "warning": ("⚠", "yellow"), "error": ("✖", "bold red")}
 
 
@@ -48,7 +53,7 @@ def unit_state(unit: Unit) -> str:
     """Where a unit stands, in words."""
     if unit.fate is not None:
         return _FATE_WORDS[unit.fate]
-    return "speaking" if unit.relayed else "opened, no text yet"
+    return "speaking" if unit.has_text else "opened, no text yet"
 
 
 def cut_mark(unit: Unit) -> str | None:
@@ -71,14 +76,26 @@ def unit_text(unit: Unit) -> Text:
     if mark:
         head.append(f"  {mark}", style="bold magenta")
     body = Text("\n  ")
-    body.append(unit.heard, style="bold")
-    rest = unit.relayed[len(unit.heard) :]
+    heard = unit.heard
+    body.append(_tail(heard), style="bold")
+    rest = unit.relayed[len(heard) : len(heard) + SHOWN_CHARS + 1]
+    discarded = "".join(unit.discarded[:SHOWN_CHARS])
     if mark:
-        body.append(_cut_sign(unit.heard, rest or "".join(unit.discarded)), style="bold magenta")
+        body.append(_cut_sign(heard, rest or discarded), style="bold magenta")
     rest_style = "dim strike" if cut else "dim"
-    body.append(rest, style=rest_style)
-    body.append("".join(unit.discarded), style=f"{rest_style} italic")
+    body.append(_head(rest), style=rest_style)
+    body.append(_head(discarded), style=f"{rest_style} italic")
     return head + body
+
+
+def _tail(text: str) -> str:
+    """The end of a long text, as a unit's entry shows it (see SHOWN_CHARS)."""
+    return text if len(text) <= SHOWN_CHARS else f"…{text[-SHOWN_CHARS:]}"
+
+
+def _head(text: str) -> str:
+    """The start of a long text, as a unit's entry shows it (see SHOWN_CHARS)."""
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}…"
 
 
 def _cut_sign(heard: str, unheard: str) -> str:
@@ -119,10 +136,7 @@ def notice_words(notice: Notice) -> tuple[str, str]:
         case BrainError(code=code, message=message, fatal=fatal):
             return ("error" if fatal else "warning"), f"brain error {code}: {message}"
         case BrainStalled(turn_id=turn, waited_ms=waited):
-            return "warning", (
-                f"the brain has not answered turn {turn} after {waited / 1000:.0f} s; "
-                "the call goes on"
-            )
+            return "warning", stall_words(turn, waited)
         case StepForUnknownTurn(turn_id=turn, kind=kind, name=name):
             return "warning", (
                 f"TurnStep {kind} {name!r} names turn {turn}, which was never minted "

@@ -8,7 +8,6 @@ from textual.message import Message
 
 from sandbox.call.effects import Effect
 from sandbox.host.session import CallHost
-from sandbox.record.recorder import FrameRecord
 
 
 class CallProgress(Message):
@@ -36,12 +35,9 @@ class CallEffect(Message):
         self.t_ms = t_ms
 
 
-class CallFrame(Message):
-    """A frame crossed the wire, either way."""
-
-    def __init__(self, record: FrameRecord) -> None:
-        super().__init__()
-        self.record = record
+class CallFrames(Message):
+    """Frames crossed the wire, either way: the runner's batch holds them (see
+    :meth:`~sandbox.ui.runner.CallRunner.take_frames`)."""
 
 
 class EndOfSpeech(Message):

@@ -24,10 +24,10 @@ class CallPanes:
     """The panes, made once and kept: a query would search the active screen, which may be a
     modal."""
 
-    def __init__(self) -> None:
+    def __init__(self, wire_keeps: int | None = None) -> None:
         self.banner = Banner(id="banner")
         self.conversation = ConversationPane(id="conversation", initial_index=None)
-        self.wire = WirePane(id="wire")
+        self.wire = WirePane(keeps=wire_keeps, id="wire")
         self.app_pane = AppPane(id="app-pane")
         self.status = StatusLine(id="status")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,18 +20,19 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from sandbox.call.core import CallCore
+from sandbox.call.effects import Effect, UnitChanged
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallNotPlaced, CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.logs import log_path
 from sandbox.record.record_text import record_lines
-from sandbox.record.recorder import Recorder, default_report_path
+from sandbox.record.recorder import FrameRecord, Recorder, default_report_path
 from sandbox.ui.audio import AudioFrontend
 from sandbox.ui.messages import (
     CallEffect,
     CallFinished,
-    CallFrame,
+    CallFrames,
     CallProgress,
     CallStarted,
     EndOfSpeech,
@@ -38,6 +40,10 @@ from sandbox.ui.messages import (
 )
 
 log = logging.getLogger(__name__)
+
+#: The most frames waiting for the app to show them: a brain flooding the wire faster than
+#: the screen can draw is shown by its latest frames (the store keeps every one).
+MAX_FRAMES_WAITING = 500
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,8 @@ class CallRunner:
         self.record: list[str] = []
         self.done = asyncio.Event()
         self._target = target
+        self._frames: deque[FrameRecord] = deque(maxlen=MAX_FRAMES_WAITING)
+        self._redraws: set[int] = set()  # units whose redraw is posted and not yet drawn
 
     def _post(self, message: Message) -> None:
         self._target.post_message(message)
@@ -104,8 +112,8 @@ class CallRunner:
         self.host = host
         if host.recorder.writer is not None:  # told from the writer's thread; posting is safe
             host.recorder.writer.on_failure = lambda words: self._post(RecordingStopped(words))
-        host.on_effect.append(lambda effect: self._post(CallEffect(effect, host.now())))
-        host.on_frame.append(lambda record: self._post(CallFrame(record)))
+        host.on_effect.append(lambda effect: self._effect(effect, host))
+        host.on_frame.append(self._frame)
         self._post(CallStarted(host))
         try:
             await self.setup.audio.attach(host, lambda t_ms: self._post(EndOfSpeech(t_ms)))
@@ -113,6 +121,31 @@ class CallRunner:
         finally:
             path = self._write(host.core, host.recorder, host.now())
         return path
+
+    def _effect(self, effect: Effect, host: CallHost) -> None:
+        """Post an effect to the app. A unit's redraw is posted once until the app draws it,
+        so a flood of chunks is one redraw, not one message per chunk."""
+        if isinstance(effect, UnitChanged):
+            if effect.speech_id in self._redraws:
+                return
+            self._redraws.add(effect.speech_id)
+        self._post(CallEffect(effect, host.now()))
+
+    def drawn(self, speech_id: int) -> None:
+        """The app is drawing this unit as it stands: its next change posts again."""
+        self._redraws.discard(speech_id)
+
+    def _frame(self, record: FrameRecord) -> None:
+        """Frames wait in one batch; the message is posted when the batch starts."""
+        self._frames.append(record)
+        if len(self._frames) == 1:
+            self._post(CallFrames())
+
+    def take_frames(self) -> list[FrameRecord]:
+        """The frames waiting to be shown, oldest first (the latest MAX_FRAMES_WAITING)."""
+        frames = list(self._frames)
+        self._frames.clear()
+        return frames
 
     def _write(self, core: CallCore, recorder: Recorder, duration_ms: int = 0) -> Path:
         """Finish the session and export its report where the setup says (or the data dir's

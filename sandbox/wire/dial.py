@@ -27,8 +27,14 @@ from sandbox.errors import UserError
 #: Close code a brain (or the relay) sends when it has no agent for the session.
 NO_AGENT_CLOSE_CODE = 4000
 #: Largest incoming message accepted. Envelopes are small, but an RTVI payload
-#: may be 64 KiB and a brain's own frames are not ours to cap tightly.
+#: may be 64 KiB and a brain's own frames are not ours to cap tightly. A larger message is
+#: refused by the WebSocket layer from its header, before its payload is read: the socket
+#: closes with 1009 and, the socket being the session, the call ends, its report saying why.
 MAX_MESSAGE_BYTES = 16 * 2**20
+#: Messages the WebSocket layer buffers before it stops reading the socket (TCP then holds
+#: the brain back). With the host's own wait (``sandbox.host.session.MAX_WAITING_BYTES``)
+#: this bounds what a flood can make the call hold: 4 x 16 MiB at the very worst.
+MAX_QUEUED_MESSAGES = 4
 
 _FIRST_DELAY_S = 0.05
 _MAX_DELAY_S = 0.5
@@ -102,7 +108,11 @@ async def dial(
 
 async def _open(url: str, headers: dict[str, str], open_timeout_s: float) -> ClientConnection:
     conn = await connect(
-        url, additional_headers=headers, open_timeout=open_timeout_s, max_size=MAX_MESSAGE_BYTES
+        url,
+        additional_headers=headers,
+        open_timeout=open_timeout_s,
+        max_size=MAX_MESSAGE_BYTES,
+        max_queue=MAX_QUEUED_MESSAGES,
     )
     try:
         pong = await conn.ping()

@@ -38,9 +38,12 @@ class WirePane(Vertical):
     WirePane #wire-detail-box { height: 1fr; max-height: 12; border-top: solid $primary; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, keeps: int | None = None, **kwargs: Any) -> None:
+        """``keeps``: show only the latest this many frames (None: every frame)."""
         super().__init__(**kwargs)
         self.records: list[FrameRecord] = []
+        self.keeps = keeps
+        self._first = 0  # the number of records[0] among every frame added: rows' keys
         self.marked_unit: int | None = None
         self._terms: tuple[str, ...] = ()
         self._turn_of_unit: dict[int, int] = {}
@@ -63,19 +66,40 @@ class WirePane(Vertical):
 
     def add(self, record: FrameRecord) -> None:
         """A frame crossed: record it and show it if it passes the filter."""
-        index = len(self.records)
-        self.records.append(record)
-        speech_id = record.fields.get("speech_id")
-        if record.type == "speech_start" and isinstance(speech_id, int):
-            self._turn_of_unit[speech_id] = int(record.fields.get("turn_id", 0))
-        if matches(record, self._terms):
-            self._add_row(index, record)
-            if not self.table.has_focus:
-                self.table.scroll_end(animate=False)
+        self.add_many([record])
+
+    def add_many(self, records: list[FrameRecord]) -> None:
+        """Frames crossed, oldest first: recorded, shown if they pass the filter, and the
+        oldest forgotten past ``keeps`` (in one redraw, not one per frame)."""
+        if self.keeps is not None:
+            records = records[-2 * self.keeps :]
+        rows: list[tuple[int, FrameRecord]] = []
+        for record in records:
+            rows.append((self._first + len(self.records), record))
+            self.records.append(record)
+            speech_id = record.fields.get("speech_id")
+            if record.type == "speech_start" and isinstance(speech_id, int):
+                self._turn_of_unit[speech_id] = int(record.fields.get("turn_id", 0))
+        if self.keeps is not None and len(self.records) >= 2 * self.keeps:
+            # Forget the older half at once (a rebuild every ``keeps`` frames, not one per
+            # frame): the table's cost grows with its rows.
+            dropped = len(self.records) - self.keeps
+            del self.records[:dropped]
+            self._first += dropped
+            self._rebuild()
+        else:
+            shown = [(index, r) for index, r in rows if matches(r, self._terms)]
+            if not shown:
+                return
+            for index, record in shown:
+                self._add_row(index, record)
+        if not self.table.has_focus:
+            self.table.scroll_end(animate=False)
 
     def reset(self) -> None:
         """Empty the pane (a replay moving back redraws it from the start)."""
         self.records = []
+        self._first = 0
         self._turn_of_unit = {}
         self.table.clear()
 
@@ -108,8 +132,8 @@ class WirePane(Vertical):
         """Show the highlighted frame in full."""
         event.stop()
         key = event.row_key.value
-        if key is not None:
-            detail = frame_detail(self.records[int(key)])
+        if key is not None and int(key) >= self._first:
+            detail = frame_detail(self.records[int(key) - self._first])
             self.query_one("#wire-detail", Static).update(Text(detail))
 
     def _shown(self) -> list[FrameRecord]:
@@ -134,7 +158,7 @@ class WirePane(Vertical):
         table = self.table
         table.clear()
         first_marked: int | None = None
-        for index, record in enumerate(self.records):
+        for index, record in enumerate(self.records, start=self._first):
             if matches(record, self._terms):
                 if first_marked is None and self._is_marked(record):
                     first_marked = table.row_count

@@ -1,0 +1,247 @@
+"""Brains that misbehave on purpose, one behaviour each, served over a real WebSocket.
+
+They exist to show what the sandbox does with a half-finished brain: each greets like a
+brain should, then answers the caller's first line with exactly one misbehaviour, and
+every later line properly (so a test can see the call go on). They are written straight
+against the wire, not on the SDK, which would refuse to break most of these rules.
+
+``python -m sandbox.brains.hostile NAME --port 8765`` serves one (``--list`` names them);
+``sandbox run --brain ws://127.0.0.1:8765/brain`` then meets it. The test suite
+(``tests/test_hostile_brains.py``) and the figures (``python -m sandbox.bench.hostile``)
+use :func:`serve_hostile`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.message import Message
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from sandbox.wire import decode, encode, pb
+
+GREETING = "Hello, I am a brain that misbehaves on purpose."
+#: What every line after the first is answered with: the call went on.
+ANSWER = "I am still here and answering properly."
+
+
+@dataclass(frozen=True)
+class Hostility:
+    """How hard a brain misbehaves: sizes and rates for the behaviours that take them."""
+
+    chunks: int = 20_000  # flood: how many chunks in the one unit
+    per_second: int = 10_000  # flood, endless: frames a second (0: as fast as it can send)
+    chunk_text: str = "word "  # flood, endless: each chunk's text
+    huge_bytes: int = 10 * 2**20  # huge_chunk: the one chunk's size
+    future_turn: int = 1_000_000  # future_turns: how far ahead of the current turn
+
+
+class HostileBrain:
+    """One session of a misbehaving brain: the greeting, then ``behaviour`` on turn 2."""
+
+    def __init__(self, ws: ServerConnection, behaviour: str, how: Hostility) -> None:
+        self.ws = ws
+        self.how = how
+        self._misbehave: Callable[[int], Coroutine[Any, Any, None]] = getattr(self, f"_{behaviour}")
+        self._next_id = 0
+        self._answered = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def send(self, body: Message) -> None:
+        """Put one body on the wire in its envelope."""
+        await self.ws.send(encode(body))
+
+    async def run(self) -> None:
+        """Read the session; each stimulus gets its answer in a task of its own, so a brain
+        busy misbehaving still reads (and a never-ending one ignores Interruption)."""
+        with contextlib.suppress(ConnectionClosed):
+            async for message in self.ws:
+                env = decode(message)
+                arm = env.WhichOneof("body")
+                if arm == "session_start":
+                    self._spawn(self._say(env.session_start.turn_id, GREETING))
+                elif arm == "user_message":
+                    self._answered += 1
+                    turn = env.user_message.turn_id
+                    first = self._answered == 1
+                    self._spawn(self._misbehave(turn) if first else self._say(turn, ANSWER))
+                elif arm == "end":
+                    break
+        for task in self._tasks:
+            task.cancel()
+
+    # ------------------------------------------------------------ behaviours
+
+    async def _stall_after_start(self, turn: int) -> None:
+        """Opens a unit and never sends another frame for it."""
+        await self.send(pb.SpeechStart(speech_id=self._mint(), turn_id=turn))
+
+    async def _flood(self, turn: int) -> None:
+        """One unit of ``chunks`` small chunks at ``per_second``, then its SpeechEnd."""
+        sid = self._mint()
+        await self.send(pb.SpeechStart(speech_id=sid, turn_id=turn))
+        await self._stream(sid, self.how.chunks)
+        await self.send(pb.SpeechEnd(speech_id=sid))
+
+    async def _huge_chunk(self, turn: int) -> None:
+        """One chunk of ``huge_bytes``, then a sentence and the SpeechEnd."""
+        sid = self._mint()
+        await self.send(pb.SpeechStart(speech_id=sid, turn_id=turn))
+        await self.send(pb.SpeechChunk(speech_id=sid, text="x" * self.how.huge_bytes))
+        await self.send(pb.SpeechChunk(speech_id=sid, text="Sorry, that was a lot."))
+        await self.send(pb.SpeechEnd(speech_id=sid))
+
+    async def _never_ends(self, turn: int) -> None:
+        """A unit with a sentence in it and no SpeechEnd, ever."""
+        sid = self._mint()
+        await self.send(pb.SpeechStart(speech_id=sid, turn_id=turn))
+        await self.send(pb.SpeechChunk(speech_id=sid, text="This unit never ends."))
+
+    async def _closes_mid_unit(self, turn: int) -> None:
+        """Half a sentence, then the socket closes under it."""
+        sid = self._mint()
+        await self.send(pb.SpeechStart(speech_id=sid, turn_id=turn))
+        await self.send(pb.SpeechChunk(speech_id=sid, text="I was just about to "))
+        await asyncio.sleep(0.3)  # long enough for a word or two to play
+        await self.ws.close(1011, "the brain fell over mid-unit")
+
+    async def _future_turns(self, turn: int) -> None:
+        """A whole unit and a TurnStep for a turn far ahead, then the real answer."""
+        ahead = turn + self.how.future_turn
+        sid = self._mint()
+        await self.send(pb.SpeechStart(speech_id=sid, turn_id=ahead))
+        await self.send(pb.SpeechChunk(speech_id=sid, text="An answer from the future."))
+        await self.send(pb.SpeechEnd(speech_id=sid))
+        await self.send(pb.TurnStep(turn_id=ahead, kind="model", name="oracle"))
+        await self._say(turn, ANSWER)
+
+    async def _silent(self, turn: int) -> None:
+        """Nothing: this brain never sends a frame (its greeting is skipped too)."""
+
+    async def _text_messages(self, turn: int) -> None:
+        """Its answer as text WebSocket messages (JSON, as a web developer might), then the
+        same answer as it should be."""
+        await self.ws.send(f'{{"type": "speech_start", "turn_id": {turn}}}')
+        await self.ws.send('{"type": "speech_chunk", "text": "Is this how it works?"}')
+        await self._say(turn, ANSWER)
+
+    async def _endless(self, turn: int) -> None:
+        """Valid chunks at ``per_second`` for ever, whatever the caller says: Interruption is
+        ignored, and each later line gets its own endless unit beside the old one."""
+        self._answered = 0  # so every line is answered the same way
+        sid = self._mint()
+        await self.send(pb.SpeechStart(speech_id=sid, turn_id=turn))
+        await self._stream(sid, None)
+
+    # ------------------------------------------------------------- plumbing
+
+    async def _say(self, turn: int, text: str) -> None:
+        if self._misbehave == self._silent:
+            return
+        sid = self._mint()
+        for body in (
+            pb.SpeechStart(speech_id=sid, turn_id=turn),
+            pb.SpeechChunk(speech_id=sid, text=text),
+            pb.SpeechEnd(speech_id=sid),
+        ):
+            await self.send(body)
+
+    async def _stream(self, sid: int, count: int | None) -> None:
+        """``count`` chunks (None: for ever), paced in batches to ``per_second``."""
+        loop = asyncio.get_running_loop()
+        start, sent = loop.time(), 0
+        frame = encode(pb.SpeechChunk(speech_id=sid, text=self.how.chunk_text))
+        while count is None or sent < count:
+            await self.ws.send(frame)
+            sent += 1
+            if self.how.per_second and sent % 100 == 0:
+                ahead = start + sent / self.how.per_second - loop.time()
+                await asyncio.sleep(max(0.0, ahead))
+
+    def _mint(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        """A behaviour ended; the connection closing under it is how most of them end."""
+        self._tasks.discard(task)
+        if not task.cancelled() and not isinstance(task.exception(), ConnectionClosed | None):
+            task.result()  # anything else is a bug here: the loop logs it
+
+
+#: Every behaviour by name, with what it does.
+BEHAVIOURS: dict[str, str] = {
+    name.removeprefix("_"): (getattr(HostileBrain, name).__doc__ or "").split("\n")[0]
+    for name in (
+        "_stall_after_start",
+        "_flood",
+        "_huge_chunk",
+        "_never_ends",
+        "_closes_mid_unit",
+        "_future_turns",
+        "_silent",
+        "_text_messages",
+        "_endless",
+    )
+}
+
+
+@contextlib.asynccontextmanager
+async def serve_hostile(
+    behaviour: str, how: Hostility | None = None, *, port: int = 0
+) -> AsyncIterator[str]:
+    """Serve the misbehaving brain ``behaviour`` on loopback; yields the URL to dial."""
+    if behaviour not in BEHAVIOURS:
+        raise ValueError(f"unknown behaviour {behaviour!r}: one of {', '.join(BEHAVIOURS)}")
+    hostility = how or Hostility()
+
+    async def handler(ws: ServerConnection) -> None:
+        await HostileBrain(ws, behaviour, hostility).run()
+
+    # No size limit on what it receives: it is the one misbehaving, not Voqalize.
+    async with serve(handler, "127.0.0.1", port, max_size=None) as server:
+        bound = next(iter(server.sockets)).getsockname()[1]
+        yield f"ws://127.0.0.1:{bound}/brain"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve one misbehaving brain until Ctrl-C."""
+    parser = argparse.ArgumentParser(prog="python -m sandbox.brains.hostile")
+    parser.add_argument("behaviour", nargs="?", choices=list(BEHAVIOURS))
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--chunks", type=int, default=Hostility.chunks, help="flood's chunks")
+    parser.add_argument(
+        "--per-second", type=int, default=Hostility.per_second, help="flood's rate (0: flat out)"
+    )
+    parser.add_argument("--list", action="store_true", help="name the behaviours")
+    args = parser.parse_args(argv)
+    if args.list or args.behaviour is None:
+        for name, does in BEHAVIOURS.items():
+            print(f"{name:18} {does}")
+        return 0
+
+    async def forever() -> None:
+        how = Hostility(chunks=args.chunks, per_second=args.per_second)
+        async with serve_hostile(args.behaviour, how, port=args.port) as url:
+            print(f"serving {args.behaviour} on {url}", flush=True)
+            await asyncio.Future()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(forever())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
