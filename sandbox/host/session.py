@@ -100,6 +100,11 @@ class CallHost:
         """Milliseconds since the call started, on the host's clock."""
         return int((self.clock() - self._t0) * 1000)
 
+    @property
+    def backlog(self) -> int:
+        """Events posted to the core and not yet taken (a soak watches it stay low)."""
+        return self._events.qsize()
+
     # ---------------------------------------------------------------- inputs
 
     def post(self, event: CoreEvent) -> None:

@@ -125,6 +125,11 @@ class SessionWriter:
         self._thread.join()
         self._db.close()
 
+    @property
+    def backlog(self) -> int:
+        """Frames and events handed over but not yet committed (a soak watches it stay low)."""
+        return self._queue.qsize()
+
     # ------------------------------------------------------------ the thread
 
     def _write(self) -> None:
