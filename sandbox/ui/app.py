@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -59,6 +60,9 @@ from sandbox.wire import pb
 QUIT_WAIT_S = 5.0
 #: How often the microphone meter is redrawn when audio is real.
 METER_INTERVAL_S = 0.1
+#: Signals that end the call as ctrl+q does (hang up, Finalize what played, close the
+#: session): ``kill``, a closed terminal, and Ctrl-C where it arrives as a signal.
+QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 class SandboxApp(App[Path | None]):
@@ -67,7 +71,9 @@ class SandboxApp(App[Path | None]):
     TITLE = "Voqalize Sandbox"
     CSS = panes.CSS
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(k.key, k.action, k.label, priority=k.action == "quit") for k in KEYS
+        *(Binding(k.key, k.action, k.label, priority=k.action == "quit") for k in KEYS),
+        # Ctrl-C in a terminal means stop: quit as ctrl+q does (not Textual's "press ctrl+q").
+        Binding("ctrl+c", "quit", show=False, priority=True),
     ]
 
     def __init__(self, setup: CallSetup) -> None:
@@ -81,6 +87,7 @@ class SandboxApp(App[Path | None]):
         self.app_pane = self.panes.app_pane
         self.say = Input(placeholder="type what the caller says; enter sends (send-text)", id="say")
         self._leaving = False  # the panes are going away: late call messages are dropped
+        self._quitting = False  # a quit signal came: it is being handled
 
     # ---------------------------------------------------------------- layout
 
@@ -102,6 +109,10 @@ class SandboxApp(App[Path | None]):
         if audio.real:
             self.set_interval(METER_INTERVAL_S, self._show_meter)
         self.say.focus()
+        loop = asyncio.get_running_loop()
+        for number in QUIT_SIGNALS:
+            with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
+                loop.add_signal_handler(number, self._signalled)
         self.run_worker(self.runner.run(), name="call", exit_on_error=False)
 
     @property
@@ -283,6 +294,12 @@ class SandboxApp(App[Path | None]):
                 await asyncio.wait_for(self.runner.done.wait(), QUIT_WAIT_S)
         self._leaving = True
         self.exit(self.runner.report)
+
+    def _signalled(self) -> None:
+        """A quit signal: end the call cleanly, once, however often it comes."""
+        if not self._quitting:
+            self._quitting = True
+            self.run_worker(self.action_quit(), name="quit", exit_on_error=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette: Textual's own commands and every action of the app by name."""
