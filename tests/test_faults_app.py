@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -103,3 +104,58 @@ def test_a_stop_signal_or_ctrl_c_ends_the_call_cleanly(home: Path, stop: str) ->
     heard, generated = answer["heard"], answer["generated"]
     assert generated.startswith(heard) and heard != generated
     assert "end" in frames  # closed with the brain, not dropped (its last chunks may follow)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 1 MiB tmpfs to hold the app's data: a disk that fills (mounting needs root, as CI
+    has; elsewhere the test is skipped and says why)."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def fill(disk: Path) -> None:
+    """Write zeros into ``disk`` until it is full."""
+    try:
+        with (disk / "filler").open("wb", buffering=0) as out:
+            while True:
+                out.write(b"\0" * 4096)
+    except OSError:
+        pass  # full, as wanted
+
+
+def test_a_disk_that_fills_mid_call_stops_the_recording_with_a_notice_and_the_call_goes_on(
+    small_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(HOME_ENV, str(small_disk))
+    args = ["--typed", "--ms-per-word", "30", "--idle-ms", "0"]
+    with sandbox_run(args, {HOME_ENV: str(small_disk)}) as term:
+        term.wait_for(lambda s: "greeting · played" in s, "the greeting", timeout_s=60)
+        before = len(stored_frames())
+        fill(small_disk)
+        term.keys(QUESTION, "Enter")
+        screen = term.wait_for(lambda s: "the disk is full" in s, "the notice")
+        assert "recording stopped" in screen
+        screen = term.wait_for(lambda s: "bot · unit 2 · turn 2 · played" in s, "the answer")
+        term.keys("what about tomorrow", "Enter")  # and the call still takes turns
+        term.wait_for(lambda s: "bot · unit 3 · turn 3 · played" in s, "the next answer")
+        term.keys("C-q")
+        screen = term.wait_for(lambda s: "EXIT=" in s, "the app to exit").replace("\n", "")
+        # The report cannot be written either, and the app says so, and where the call is.
+        assert "could not write the report" in screen and "on device" in screen
+        assert "`sandbox sessions list` shows the call" in screen and "EXIT=1" in screen
+        assert "Traceback" not in screen
+    # What was committed before the disk filled reads back whole.
+    row, report, frames = only_session()
+    assert row.status == "unfinished" and len(frames) >= before
+    assert frames[0] == "session_start" and report["units"][0]["fate"] == "finalized"
+    assert main(["sessions", "show", row.id[:8]]) == 0

@@ -121,7 +121,10 @@ class CallRunner:
         try:
             return recorder.write(path, core, duration_ms)
         except OSError as exc:
-            raise UserError(f"could not write the report to {path}: {exc.strerror}") from None
+            raise UserError(
+                f"could not write the report to {path}: {exc.strerror}. What was recorded "
+                "before that is kept: `sandbox sessions list` shows the call"
+            ) from None
         finally:
             # The record exists the moment the call ends, even if its export failed.
             if recorder.final_report is not None:
