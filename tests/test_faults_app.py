@@ -10,7 +10,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -62,12 +62,25 @@ def stored_frames() -> list[str]:
         return [frame_record(f).type for f in store.frames(rows[0].id)] if rows else []
 
 
+def stored_until(ready: Callable[[list[str]], bool], what: str) -> list[str]:
+    """The stored frames' types once ``ready`` holds of them: the writer commits every quarter
+    second, so what the screen shows is in the store a moment later."""
+    deadline = time.monotonic() + 10
+    while not ready(kinds := stored_frames()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} was never stored; the store holds {kinds}")
+        time.sleep(0.05)
+    return kinds
+
+
+def answer_started(kinds: list[str]) -> bool:
+    """The caller's turn and the start of the reply to it are stored."""
+    return "user_message" in kinds and "speech_chunk" in kinds[kinds.index("user_message") :]
+
+
 def test_kill_9_mid_reply_leaves_a_session_that_reads_back_to_that_moment(home: Path) -> None:
     with answering(home) as term:
-        # The writer commits every quarter second: kill once the reply's start has landed.
-        deadline = time.monotonic() + 10
-        while "speech_chunk" not in stored_frames()[-3:] and time.monotonic() < deadline:
-            time.sleep(0.05)
+        stored_until(answer_started, "the reply's start")
         os.kill(term.app_pid(), signal.SIGKILL)
         assert "EXIT=137" in term.wait_for(lambda s: "EXIT=" in s, "the app to die")
     row, report, frames = only_session()
@@ -140,7 +153,7 @@ def test_a_disk_that_fills_mid_call_stops_the_recording_with_a_notice_and_the_ca
     args = ["--typed", "--ms-per-word", "30", "--idle-ms", "0"]
     with sandbox_run(args, {HOME_ENV: str(small_disk)}) as term:
         term.wait_for(lambda s: "greeting · played" in s, "the greeting", timeout_s=60)
-        before = len(stored_frames())
+        before = len(stored_until(lambda kinds: "finalize" in kinds, "the greeting's Finalize"))
         fill(small_disk)
         term.keys(QUESTION, "Enter")
         screen = term.wait_for(lambda s: "the disk is full" in s, "the notice")
