@@ -43,6 +43,7 @@ from sandbox.ui.messages import (
     CallFrame,
     CallProgress,
     CallStarted,
+    DeviceLost,
     EndOfSpeech,
     RecordingStopped,
 )
@@ -198,6 +199,15 @@ class SandboxApp(App[Path | None]):
         """The session store failed: say so once; the call goes on."""
         self.conversation.add_line(notice_text("error", message.words))
         self.notify(message.words, title="recording stopped", severity="error", timeout=15)
+
+    def on_device_lost(self, message: DeviceLost) -> None:
+        """A device went away: the banner says how the call goes on, the conversation when."""
+        if not self._showing:
+            return
+        self.banner.say(message.words, warn=True)
+        self.conversation.add_line(notice_text("warning", message.words))
+        self.notify(message.words, title="device lost", severity="warning", timeout=15)
+        self._show_meter()
 
     def on_call_finished(self, message: CallFinished) -> None:
         """The call is over: show where the report went, or what went wrong."""

@@ -67,7 +67,9 @@ class EngineAudio:
         return self.engine.capabilities()
 
     def mic_level(self) -> float | None:
-        """The last captured block's level, for the meter."""
+        """The last captured block's level, for the meter; None once the microphone is gone."""
+        if self.engine.mic_lost:
+            return None
         return level_from_db(self.engine.mic_level_db)
 
     async def prepare(self, progress: Callable[[str], None]) -> None:
@@ -82,8 +84,19 @@ class EngineAudio:
         except UserError as exc:
             raise UserError(f"{exc} ({TYPED_HINT})") from None
 
-    async def attach(self, host: CallHost, end_of_speech: Callable[[int], None]) -> None:
-        """Start the microphone and the speaker; mark each spoken turn's end of speech."""
+    async def attach(
+        self,
+        host: CallHost,
+        end_of_speech: Callable[[int], None],
+        device_lost: Callable[[str], None],
+    ) -> None:
+        """Start the microphone and the speaker; mark each spoken turn's end of speech; say
+        when a device goes away, in the app and in the session."""
+        loop = asyncio.get_running_loop()
+
+        def lost(words: str) -> None:  # on the engine's watcher thread
+            loop.call_soon_threadsafe(device_lost, words)
+            host.recorder.event(host.now(), "device_lost", {"words": words})
 
         def spoken_turn(effect: Effect) -> None:
             turn = self.engine.last_turn
@@ -93,6 +106,7 @@ class EngineAudio:
                 end_of_speech(turn.end_of_speech_ms)
 
         host.on_effect.append(spoken_turn)
+        self.engine.loss_hooks.append(lost)
         self._host = host
         self._legs = record_legs(self.engine, host)
         try:

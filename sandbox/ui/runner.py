@@ -33,6 +33,7 @@ from sandbox.ui.messages import (
     CallFrame,
     CallProgress,
     CallStarted,
+    DeviceLost,
     EndOfSpeech,
     RecordingStopped,
 )
@@ -108,7 +109,11 @@ class CallRunner:
         host.on_frame.append(lambda record: self._post(CallFrame(record)))
         self._post(CallStarted(host))
         try:
-            await self.setup.audio.attach(host, lambda t_ms: self._post(EndOfSpeech(t_ms)))
+            await self.setup.audio.attach(
+                host,
+                lambda t_ms: self._post(EndOfSpeech(t_ms)),
+                lambda words: self._post(DeviceLost(words)),
+            )
             await host.run()
         finally:
             path = self._write(host.core, host.recorder, host.now())

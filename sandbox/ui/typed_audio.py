@@ -65,8 +65,13 @@ class TypedAudio:
     async def prepare(self, progress: Callable[[str], None]) -> None:
         """Nothing to load."""
 
-    async def attach(self, host: CallHost, end_of_speech: Callable[[int], None]) -> None:
-        """Typed turns come from the app itself; nothing to feed."""
+    async def attach(
+        self,
+        host: CallHost,
+        end_of_speech: Callable[[int], None],
+        device_lost: Callable[[str], None],
+    ) -> None:
+        """Typed turns come from the app itself; nothing to feed, no device to lose."""
 
     async def close(self) -> None:
         """Nothing to release."""
