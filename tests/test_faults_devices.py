@@ -101,3 +101,25 @@ def test_the_speaker_going_away_mid_reply_leaves_the_call_going_on_typed(
         screen = term.wait_for(lambda s: "EXIT=" in s, "the app to exit")
         assert "EXIT=0" in screen and "Traceback" not in screen
     session_kept_everything("The speaker went away")
+
+
+@pytest.mark.slow  # the speaker's test is the one CI runs; this is the same path for the mic
+def test_the_microphone_going_away_leaves_the_call_going_on_typed(
+    server: PrivatePulse, home: Path, echo_brain: str, tmp_path: Path
+) -> None:
+    # The only device on the server: with a speaker there, its monitor would take the stream.
+    server.load("mic", "module-null-source", "source_name=fault_mic")
+    env = {HOME_ENV: str(home), **server.env(), "PULSE_SOURCE": "fault_mic"}
+    speaker = tmp_path / "bot.wav"
+    with sandbox_run(
+        ["--brain", echo_brain, "--idle-ms", "0", "--speaker", str(speaker)], env
+    ) as term:
+        term.wait_for(shows("greeting · played"), "the greeting", START_S)
+        server.unload("mic")
+        screen = term.wait_for(shows("The microphone went away"), "the banner")
+        assert "the call goes on in typed mode" in screen
+        typed_turns_go_on(term, 2)
+        term.keys("C-q")
+        screen = term.wait_for(shows("EXIT="), "the app to exit")
+        assert "EXIT=0" in screen and "Traceback" not in screen
+    session_kept_everything("The microphone went away")
