@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from small_disk import fill
 from ui_tmux import Terminal, sandbox_run
 
 from sandbox.cli import main
@@ -117,33 +117,6 @@ def test_a_stop_signal_or_ctrl_c_ends_the_call_cleanly(home: Path, stop: str) ->
     heard, generated = answer["heard"], answer["generated"]
     assert generated.startswith(heard) and heard != generated
     assert "end" in frames  # closed with the brain, not dropped (its last chunks may follow)
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 1 MiB tmpfs to hold the app's data: a disk that fills (mounting needs root, as CI
-    has; elsewhere the test is skipped and says why)."""
-    folder = tmp_path / "small"
-    folder.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
-
-
-def fill(disk: Path) -> None:
-    """Write zeros into ``disk`` until it is full."""
-    try:
-        with (disk / "filler").open("wb", buffering=0) as out:
-            while True:
-                out.write(b"\0" * 4096)
-    except OSError:
-        pass  # full, as wanted
 
 
 def test_a_disk_that_fills_mid_call_stops_the_recording_with_a_notice_and_the_call_goes_on(
