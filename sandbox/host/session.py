@@ -313,7 +313,10 @@ class CallHost:
                     self.recorder.event(now, _kind(effect), asdict(effect))
             for listener in self.on_effect:
                 listener(effect)
-        if effects:
+        # The call record's findings are worked out over the whole call so far, longer the
+        # longer the call: never while the brain owes an answer, so a caller's turn goes
+        # out and its answer comes in without waiting for them (they follow right after).
+        if effects and not self.core.awaiting_brain:
             self.recorder.follow(self.core, now)
 
     async def _send(self, env: pb.Envelope) -> None:
