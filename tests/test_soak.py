@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.bench.soak import slope_per_10min, warm_up_s
+from sandbox.bench.soak import floor_points, slope_per_10min, warm_up_s
 from sandbox.wire.tokens import HOME_ENV
 
 
@@ -19,6 +19,11 @@ def test_the_slope_is_least_squares_per_ten_minutes() -> None:
     assert slope_per_10min([(0, 100.0), (60, 100.1), (120, 100.2)]) == pytest.approx(1.0)
     assert slope_per_10min([(0, 5.0), (30, 5.0)]) == 0.0
     assert slope_per_10min([(0, 5.0)]) == 0.0  # too few to say
+
+
+def test_the_floor_is_the_lowest_of_each_run_and_a_short_last_run_is_left_out() -> None:
+    swinging = [(float(t), 300.0 + (200.0 if t % 2 else 0.0) + t / 100) for t in range(25)]
+    assert floor_points(swinging) == [(0, 300.0), (10, 300.1)]
 
 
 def test_the_warm_up_is_a_fifth_of_the_call_and_at_most_two_minutes() -> None:

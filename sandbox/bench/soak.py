@@ -17,7 +17,9 @@ the minutes are up; then it hangs up.
 Every sample: this process's resident memory (``/proc/self/statm``), the frames in flight
 (frames and events handed to the recorder but not yet committed, plus events posted to the
 core but not yet taken), units in flight (not yet finalized), asyncio tasks and threads.
-The figures: the RSS slope after warm-up (least squares, MB per 10 minutes), frames in
+The figures: the RSS slope after warm-up (least squares, MB per 10 minutes; and the slope of
+its floor, the lowest of each ten samples, which is what to read for a real-audio call whose
+RSS swings with every synthesis), frames in
 flight early vs late, and each turn's UserMessage → first SpeechChunk (and → first word
 released) over the first turns after warm-up vs the last ones.
 """
@@ -137,6 +139,7 @@ class SoakFigures:
     rss_start_mb: float
     rss_end_mb: float
     rss_slope_mb_per_10min: float
+    rss_floor_slope_mb_per_10min: float
     in_flight_start: float
     in_flight_end: float
     in_flight_max: int
@@ -177,6 +180,14 @@ def slope_per_10min(points: list[tuple[float, float]]) -> float:
         return 0.0
     slope = float(np.polyfit(ts, vs, 1)[0])
     return round(slope * 600, 3)
+
+
+def floor_points(points: list[tuple[float, float]], per: int = 10) -> list[tuple[float, float]]:
+    """The lowest value of each run of ``per`` points, at that run's first time: a real-audio
+    call's RSS swings by hundreds of MB with each synthesis and transcription, and what
+    would grow under the swings is the floor they return to."""
+    runs = [points[i : i + per] for i in range(0, len(points), per)]
+    return [(run[0][0], min(v for _, v in run)) for run in runs if len(run) == per]
 
 
 def sample_interval_s(minutes: float) -> float:
@@ -289,6 +300,7 @@ def _figures(
         return start, end, drift
 
     chunk, first_audio = ends_of("first_chunk_ms"), ends_of("first_audio_ms")
+    rss = [(s.t_s, s.rss_mb) for s in settled]
     frames = watch.frames
     in_flight_start, in_flight_end = mean_in_flight(early), mean_in_flight(late)
     return SoakFigures(
@@ -301,7 +313,8 @@ def _figures(
         idle_nudges=frames["out user_idle"],
         rss_start_mb=early[0].rss_mb,
         rss_end_mb=late[-1].rss_mb,
-        rss_slope_mb_per_10min=slope_per_10min([(s.t_s, s.rss_mb) for s in settled]),
+        rss_slope_mb_per_10min=slope_per_10min(rss),
+        rss_floor_slope_mb_per_10min=slope_per_10min(floor_points(rss)),
         in_flight_start=in_flight_start,
         in_flight_end=in_flight_end,
         in_flight_max=max(s.frames_in_flight for s in samples),
@@ -325,7 +338,8 @@ def soak_table(figures: dict[str, Any]) -> str:
         f"soak, a {figures['call_s']} s {figures['audio']} call: {figures['turns_answered']} "
         f"turns answered, {figures['barge_ins']} barge-ins, {figures['backchannels']} "
         f"backchannels, {figures['idle_nudges']} idle nudges; after {figures['warm_up_s']:g} s "
-        f"of warm-up RSS {figures['rss_start_mb']} → {figures['rss_end_mb']} MB, frames in "
+        f"of warm-up RSS {figures['rss_start_mb']} → {figures['rss_end_mb']} MB (its floor "
+        f"{figures['rss_floor_slope_mb_per_10min']} MB per 10 min), frames in "
         f"flight {figures['in_flight_start']} → {figures['in_flight_end']} (max "
         f"{figures['in_flight_max']}), tasks {figures['tasks_start']} → {figures['tasks_end']}, "
         f"first chunk {figures['first_chunk_start_ms']} → {figures['first_chunk_end_ms']} ms, "
