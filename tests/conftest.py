@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 
 import pulse as _pulse
 import pytest
+import small_disk as _small_disk
 
 from sandbox.audio.tts import Synthesizer
 
@@ -23,3 +25,10 @@ def pulse() -> Iterator[ModuleType]:
 def synthesizer() -> Synthesizer:
     """The default Piper voice, loaded and warmed up once for the session."""
     return Synthesizer.load()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 1 MiB tmpfs: a disk that fills (see ``small_disk.py``)."""
+    with _small_disk.mounted(tmp_path / "small") as folder:
+        yield folder

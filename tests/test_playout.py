@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -617,3 +618,49 @@ def test_a_word_reports_its_index_and_the_output_sample_its_audio_starts_at() ->
     for _ in range(4):
         playout.pull(500)
     assert words == [(0, "one", len(silence)), (1, "two", len(silence) + 800)]
+
+
+class GoneDevice:
+    """A sound card that is pulled when the test says, then goes away (never pulls again)."""
+
+    def __init__(self) -> None:
+        self.pull: Callable[[int], NDArray[np.int16]] | None = None
+        self.closed = False
+
+    @property
+    def sample_rate(self) -> int:
+        return RATE
+
+    def start(self, pull: Callable[[int], NDArray[np.int16]], block_frames: int) -> None:
+        self.pull = pull
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_device_that_goes_away_is_closed_and_playout_paces_on_silently_from_there() -> None:
+    fake, device, events = ThreadClock(), GoneDevice(), Events()
+    playout = PlayoutClock(
+        device, on_word=events.word, on_unit_done=events.done, on_release=events.release, clock=fake
+    )
+    playout.enqueue(1, clip(9, 4 * BLOCK, (("one", 0, BLOCK), ("two", 2 * BLOCK, 3 * BLOCK))))
+    playout.end_unit(1)
+    playout.start()
+    assert playout.stalled_s() == 0.0  # not before its first pull
+    assert device.pull is not None
+    device.pull(BLOCK)
+    assert events.words() == [(1, 0, "one")]
+    fake.advance(3.0)  # the device stops pulling
+    assert playout.stalled_s() == 3.0
+    playout.lose_device()
+    try:
+        assert device.closed
+        fake.caught_up()
+        fake.advance(0.1)
+        fake.caught_up()
+        assert playout.stalled_s() == 0.0  # the clock paces itself now
+    finally:
+        playout.stop()
+    assert events.words() == [(1, 0, "one"), (1, 1, "two")] and events.dones() == [1]
+    released = np.concatenate(events.released)
+    assert (released == 9).sum() == 4 * BLOCK  # every sample released once: none skipped

@@ -12,13 +12,13 @@ import subprocess
 import sys
 import time
 import wave
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from session_rig import SCRIPT, recorded_call
+from small_disk import fill
 
 from sandbox.brains.echo import Echo
 from sandbox.host.script import parse_script
@@ -148,22 +148,6 @@ def _until(check: Any, what: str, timeout_s: float = 60) -> None:
 # ------------------------------------------------------------ a full disk
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 512 KiB tmpfs: a disk that fills (needs root to mount, as CI has)."""
-    folder = tmp_path / "small"
-    folder.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(folder)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
-
-
 async def test_a_full_disk_stops_recording_says_so_and_the_call_goes_on(
     small_disk: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -180,13 +164,7 @@ async def test_a_full_disk_stops_recording_says_so_and_the_call_goes_on(
     def listening(self: SessionWriter, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
         self.on_failure = stopped
-        # Leave the store room for its start only: fill the rest of the disk.
-        try:
-            with filler.open("wb", buffering=0) as out:
-                while True:
-                    out.write(b"\0" * 4096)
-        except OSError:
-            pass  # the disk is full now, as wanted
+        fill(small_disk)  # leave the store room for its start only
 
     monkeypatch.setattr(SessionWriter, "__init__", listening)
     long_talk = SCRIPT + "".join(

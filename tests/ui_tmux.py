@@ -37,6 +37,14 @@ class Terminal:
         """Type keys (tmux names: ``Enter``, ``C-q``, ``F2``) or text."""
         self.tmux("send-keys", "-t", self.session, *keys)
 
+    def app_pid(self) -> int:
+        """The process id of the command the window runs (the shell's one child)."""
+        shell = self.tmux("display-message", "-p", "-t", self.session, "#{pane_pid}").strip()
+        children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
+        if len(children) != 1:
+            raise AssertionError(f"expected the app as the shell's one child, got {children}")
+        return int(children[0])
+
     def wait_for(self, ready: Callable[[str], bool], what: str, timeout_s: float = 30) -> str:
         """The screen once ``ready(screen)`` holds; fails showing the screen otherwise."""
         deadline = time.monotonic() + timeout_s

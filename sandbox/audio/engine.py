@@ -6,13 +6,20 @@ released words come back to the core as heard. Listening: capture blocks go thro
 barge-in, Whisper) on a worker thread, and its events go to the call through the small
 :class:`CallLink` interface (the host maps them onto the core). Models load once, with
 progress, before the call.
+
+A device that goes away mid-call (unplugged, or dropped by its sound server) stops calling
+back; a watcher notices within :data:`LOST_AFTER_S` and the call goes on without it: a lost
+speaker is closed and playout paces on silently (words still heard on time, as in typed
+mode), a lost microphone is closed (the caller types). ``loss_hooks`` are told in words.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -38,6 +45,22 @@ from sandbox.errors import UserError
 from sandbox.wire.catalog import LANGUAGE_BY_ISO
 
 Progress = Callable[[str], None]
+log = logging.getLogger(__name__)
+
+#: How long a device may stay silent (no callback) before it counts as gone: longer than
+#: the gaps a sound server leaves while a stream starts up.
+LOST_AFTER_S = 2.5
+#: How often the watcher looks.
+WATCH_S = 0.25
+#: What the call is told when a device goes away.
+SPEAKER_LOST = (
+    "The speaker went away mid-call: the call goes on without sound. Replies play on "
+    "silently at speaking pace, so heard text and cuts stay real; type below to talk."
+)
+MIC_LOST = (
+    "The microphone went away mid-call: the call goes on in typed mode. Type what the "
+    "caller says below; replies still play."
+)
 
 
 class CallLink(Protocol):
@@ -119,6 +142,12 @@ class AudioEngine:
     #: events handed to the call: a caller that stops can wait for its last block to be heard.
     blocks_captured: int = 0
     blocks_heard: int = 0
+    #: Told, in words, of a device that went away mid-call (the watcher's thread).
+    loss_hooks: list[Callable[[str], None]] = field(default_factory=list)
+    mic_lost: bool = False
+    speaker_lost: bool = False
+    _last_block_at: float | None = None
+    _halt: threading.Event = field(default_factory=threading.Event)
     _caller_settled: bool = True
     _link: CallLink | None = None
     _echo: EchoCanceller | None = None
@@ -223,10 +252,12 @@ class AudioEngine:
         self._worker.start()
         self._mic = self._mic_source()
         self._mic.start(self._captured)
+        threading.Thread(target=self._watch, name="device-watch", daemon=True).start()
 
     def stop(self) -> None:
         """Stop the microphone, the listener and the speaker."""
-        if self._mic is not None:
+        self._halt.set()
+        if self._mic is not None and not self.mic_lost:
             self._mic.stop()
         self._blocks.put(None)
         if self._worker is not None:
@@ -255,8 +286,33 @@ class AudioEngine:
         for hook in self.capture_hooks:
             hook(samples, t_ms)
 
+    def _watch(self) -> None:
+        """Until stopped: close a device that has gone quiet for good and say so."""
+        speech = self.speech
+        assert speech is not None
+        while not self._halt.wait(WATCH_S):
+            if not self.speaker_lost and speech.clock.stalled_s() > LOST_AFTER_S:
+                speech.clock.lose_device()
+                self.speaker_lost = True
+                self._lost(SPEAKER_LOST)
+            last = self._last_block_at
+            quiet = last is not None and time.monotonic() - last > LOST_AFTER_S
+            if not self.mic_lost and quiet and isinstance(self._mic, DeviceMic):
+                self.mic_lost = True
+                try:
+                    self._mic.stop()
+                except Exception:  # a device that vanished may fail to close; dropped anyway
+                    log.warning("closing a microphone that went away failed", exc_info=True)
+                self._lost(MIC_LOST)
+
+    def _lost(self, words: str) -> None:
+        log.warning("%s", words)
+        for hook in self.loss_hooks:
+            hook(words)
+
     def _captured(self, block: Block, rate: int) -> None:
         """On the capture thread: measure the level and hand the block on, never block."""
+        self._last_block_at = time.monotonic()
         if self.muted:
             block = np.zeros_like(block)
         rms = float(np.sqrt(np.mean(np.square(block.astype(np.float32) / 32768.0)) + 1e-12))

@@ -36,10 +36,16 @@ heard while paused. **resume()** goes on from the exact sample where the pause b
 no pause had happened. A unit that is paused is still speaking.
 
 If a callback raises, playout stops (silence from then on) and :meth:`stop` raises the error.
+
+**A device that goes away** (unplugged, or its sound server dropped the stream) stops
+pulling. :meth:`stalled_s` says for how long; :meth:`lose_device` closes it and goes on from
+the clock's own thread into a silent sink paced in real time, from the sample where the
+device stopped: words are still heard on time (as in typed mode), nothing is skipped.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -48,8 +54,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sandbox.audio.sinks import AudioSink, Block, ClockedSink
+from sandbox.audio.sinks import AudioSink, Block, ClockedSink, NullSink
 from sandbox.audio.tts import Clip, WordSpan
+
+log = logging.getLogger(__name__)
 
 #: (speech id, the word's index in its unit, its text, the output sample its audio starts at).
 OnWord = Callable[[int, int, str, int], None]
@@ -109,6 +117,7 @@ class PlayoutClock:
         self._paused = False
         self._fading_out = False  # paused, and the fade-out block is still to be released
         self._fading_in = False  # resumed, and the fade-in block is still to be released
+        self._last_pull: float | None = None  # when a clocked sink last pulled (clock time)
 
     # ------------------------------------------------------------------ feeding
 
@@ -291,7 +300,31 @@ class PlayoutClock:
         except BaseException as exc:  # kept for stop(); the thread must not die unheard
             self._error = exc
 
+    def stalled_s(self) -> float:
+        """How long a clocked sink has not pulled, in seconds: 0 before its first pull and
+        for a sink the clock paces itself."""
+        last = self._last_pull
+        if last is None or not isinstance(self._sink, ClockedSink):
+            return 0.0
+        return max(0.0, self._clock() - last)
+
+    def lose_device(self) -> None:
+        """The clocked sink is gone: close it and pace on silently (see the module doc)."""
+        with self._lock:
+            gone = self._sink
+            if not isinstance(gone, ClockedSink) or self._halt.is_set():
+                return
+            self._sink = NullSink(self.sample_rate)
+            self._origin, self._released = None, 0  # the silent pace starts now
+        try:
+            gone.close()
+        except Exception:  # a device that vanished may fail to close; it is dropped anyway
+            log.warning("closing a speaker that went away failed", exc_info=True)
+        self._thread = threading.Thread(target=self._run, name="playout", daemon=True)
+        self._thread.start()
+
     def _guarded_pull(self, frames: int) -> Block:
+        self._last_pull = self._clock()
         if self._error is not None or self._halt.is_set():
             return np.zeros(frames, np.int16)
         try:

@@ -53,7 +53,7 @@ def env() -> dict[str, str]:
 
 def ensure() -> None:
     """Make the daemon, the devices and this process's routing to them ready."""
-    for tool in ("pulseaudio", "pactl", "parec", "paplay"):
+    for tool in ("pulseaudio", "pactl", "parec", "paplay", "pacat"):
         if shutil.which(tool) is None:
             raise PulseUnavailable(f"{tool} is missing: run tools/setup-test-env")
     with _LOCK.open("w") as lock:
@@ -134,6 +134,20 @@ def play_into_mic(wav: Path, *, wait: bool = True) -> subprocess.Popen[bytes]:
     if wait and player.wait() != 0:
         raise RuntimeError(f"paplay failed on {wav}")
     return player
+
+
+def speak_into_mic(samples: NDArray[np.int16], rate: int) -> None:
+    """Play mono int16 ``samples`` into the microphone (``pacat`` into micfeed); returns once
+    they have played."""
+    player = subprocess.run(
+        ["pacat", "--playback", "-d", MIC_FEED, "--raw", f"--rate={rate}", "--channels=1",
+         "--format=s16le", "--latency-msec=20"],
+        input=np.ascontiguousarray(samples, "<i2").tobytes(),
+        capture_output=True,
+        check=False,
+    )  # fmt: skip
+    if player.returncode != 0:
+        raise RuntimeError(f"pacat failed: {player.stderr.decode(errors='replace').strip()}")
 
 
 @contextlib.contextmanager

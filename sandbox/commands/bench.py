@@ -29,6 +29,8 @@ from sandbox.bench.runner import (
 )
 from sandbox.bench.sessions import TARGETS as SESSION_TARGETS
 from sandbox.bench.sessions import measure_sessions, sessions_table
+from sandbox.bench.soak import TARGETS as SOAK_TARGETS
+from sandbox.bench.soak import measure_soak, soak_table
 from sandbox.errors import UserError
 
 HELP = "measure latency, heard-text accuracy, echo and memory of the real audio path"
@@ -90,6 +92,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="measure re-drive speed instead: a simulated call's length over its re-drive time",
     )
     parser.add_argument(
+        "--soak",
+        type=float,
+        metavar="MINUTES",
+        help="a call of MINUTES watched for leaks: memory, frames in flight, latency drift",
+    )
+    parser.add_argument(
+        "--audio",
+        choices=("sim", "real"),
+        default="sim",
+        help="--soak: sim (the simulated clock, at wall speed; default) or real (PulseAudio's "
+        "virtual microphone and speaker)",
+    )
+    parser.add_argument(
         "--minutes",
         type=float,
         help="--sessions / --redrive: the call's length (default 30 / 5)",
@@ -119,6 +134,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.minutes is not None and args.minutes <= 0:
         raise UserError("--minutes must be positive")
+    if args.soak is not None:
+        if args.soak <= 0:
+            raise UserError("--soak takes a call's length in minutes, more than 0")
+        with _stdout_to_stderr():
+            soaked = asyncio.run(measure_soak(args.soak, args.audio, progress))
+        return _print_family(args, soaked.as_json(), SOAK_TARGETS, soak_table)
     if args.sessions:
         figures = asdict(measure_sessions(args.minutes or 30.0, progress))
         return _print_family(args, figures, SESSION_TARGETS, sessions_table)

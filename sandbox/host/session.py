@@ -114,6 +114,11 @@ class CallHost:
         """Milliseconds since the call started, on the host's clock."""
         return int((self.clock() - self._t0) * 1000)
 
+    @property
+    def backlog(self) -> int:
+        """Events posted to the core and not yet taken (a soak watches it stay low)."""
+        return self._events.qsize()
+
     # ---------------------------------------------------------------- inputs
 
     def post(self, event: CoreEvent) -> None:
@@ -330,7 +335,10 @@ class CallHost:
                     self.recorder.event(now, _kind(effect), asdict(effect))
             for listener in self.on_effect:
                 listener(effect)
-        if effects:
+        # The call record's findings are worked out over the whole call so far, longer the
+        # longer the call: never while the brain owes an answer, so a caller's turn goes
+        # out and its answer comes in without waiting for them (they follow right after).
+        if effects and not self.core.awaiting_brain:
             self.recorder.follow(self.core, now)
 
     async def _send(self, env: pb.Envelope) -> None:

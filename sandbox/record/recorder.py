@@ -46,6 +46,20 @@ class FrameRecord:
         return head
 
 
+@dataclass(frozen=True, slots=True)
+class _Crossed:
+    """A decoded frame as kept for the whole call: its bytes, described again when read.
+    A long call keeps thousands; their described fields would cost several times the bytes."""
+
+    t_ms: int
+    dir: str
+    raw: bytes
+
+    def record(self) -> FrameRecord:
+        arm, shown = _described(pb.Envelope.FromString(self.raw))
+        return FrameRecord(self.t_ms, self.dir, arm, shown)
+
+
 @dataclass
 class Recorder:
     """Collects frames as they cross; builds and writes the report when the call ends."""
@@ -53,23 +67,30 @@ class Recorder:
     session_id: str
     brain_url: str
     started_at: float = field(default_factory=time.time)
-    frames: list[FrameRecord] = field(default_factory=list)
+    _crossed: list[_Crossed | FrameRecord] = field(default_factory=list)
     writer: SessionWriter | None = None
     tracker: RecordTracker = field(default_factory=RecordTracker)
     #: The report the call ended with, once it has.
     final_report: dict[str, Any] | None = None
 
+    @property
+    def frames(self) -> list[FrameRecord]:
+        """Every frame that crossed so far, in order (described afresh on each read)."""
+        return [c.record() if isinstance(c, _Crossed) else c for c in self._crossed]
+
     def frame(self, direction: str, env: pb.Envelope, t_ms: int, raw: bytes) -> FrameRecord:
         """Record one decoded envelope; ``raw`` is its bytes as they crossed (kept whole in
         the store; the report and the screen show a long text field's start)."""
-        arm, fields = describe(env)
-        shown = {name: _shortened(value) for name, value in fields.items()}
+        arm, shown = _described(env)
+        self._crossed.append(_Crossed(t_ms, direction, raw))
         return self._keep(FrameRecord(t_ms, direction, arm, shown), raw)
 
     def undecodable(self, direction: str, detail: str, raw: bytes | str, t_ms: int) -> FrameRecord:
         """Record a message that was not an envelope, so nothing that crossed is lost."""
         fields = {"detail": detail, "bytes": len(raw)}
-        return self._keep(FrameRecord(t_ms, direction, "undecodable", fields), raw)
+        record = FrameRecord(t_ms, direction, "undecodable", fields)
+        self._crossed.append(record)
+        return self._keep(record, raw)
 
     def event(self, t_ms: int, kind: str, data: dict[str, Any]) -> None:
         """One of the runtime's own events, for the stored session (the report has none)."""
@@ -109,7 +130,6 @@ class Recorder:
         return report
 
     def _keep(self, record: FrameRecord, raw: bytes | str) -> FrameRecord:
-        self.frames.append(record)
         if self.writer is not None:
             self.writer.frame(record.t_ms, record.dir, raw)
         return record
@@ -183,6 +203,12 @@ class Recorder:
             tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False))
         os.replace(tmp, path)
         return path
+
+
+def _described(env: pb.Envelope) -> tuple[str, dict[str, Any]]:
+    """The frame's type and its fields as the report keeps them."""
+    arm, fields = describe(env)
+    return arm, {name: _shortened(value) for name, value in fields.items()}
 
 
 def _shortened(value: Any) -> Any:

@@ -29,6 +29,9 @@ log = logging.getLogger(__name__)
 
 #: How long the writer gathers before committing: the most a crash can lose.
 BATCH_S = 0.25
+#: The writer's page cache, KiB. It only appends, so SQLite's default 2 MB cache would just
+#: fill with pages it never reads again: in a long call, memory that only grows.
+CACHE_KIB = 256
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ class SessionWriter:
         self.failure: str | None = None
         self.on_failure = on_failure
         self._db = connect(path)
+        self._db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         with self._db:
             self._db.execute(
                 "INSERT INTO sessions (id, started_at, brain_url, leg, mode, app_version, "
@@ -124,6 +128,11 @@ class SessionWriter:
         self._queue.put(None)
         self._thread.join()
         self._db.close()
+
+    @property
+    def backlog(self) -> int:
+        """Frames and events handed over but not yet committed (a soak watches it stay low)."""
+        return self._queue.qsize()
 
     # ------------------------------------------------------------ the thread
 

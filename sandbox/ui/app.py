@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -43,6 +44,7 @@ from sandbox.ui.messages import (
     CallFrames,
     CallProgress,
     CallStarted,
+    DeviceLost,
     EndOfSpeech,
     RecordingStopped,
 )
@@ -65,6 +67,9 @@ WIRE_KEEPS = 200
 FRAMES_EVERY_S = 0.1
 #: How often the microphone meter is redrawn when audio is real.
 METER_INTERVAL_S = 0.1
+#: Signals that end the call as ctrl+q does (hang up, Finalize what played, close the
+#: session): ``kill``, a closed terminal, and Ctrl-C where it arrives as a signal.
+QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 class SandboxApp(App[Path | None]):
@@ -73,7 +78,9 @@ class SandboxApp(App[Path | None]):
     TITLE = "Voqalize Sandbox"
     CSS = panes.CSS
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(k.key, k.action, k.label, priority=k.action == "quit") for k in KEYS
+        *(Binding(k.key, k.action, k.label, priority=k.action == "quit") for k in KEYS),
+        # Ctrl-C in a terminal means stop: quit as ctrl+q does (not Textual's "press ctrl+q").
+        Binding("ctrl+c", "quit", show=False, priority=True),
     ]
 
     def __init__(self, setup: CallSetup) -> None:
@@ -89,6 +96,7 @@ class SandboxApp(App[Path | None]):
         self._leaving = False  # the panes are going away: late call messages are dropped
         self._frames_shown = 0.0  # when the wire pane last took frames (monotonic)
         self._frames_due = False  # a burst's frames wait for a timer
+        self._quitting = False  # a quit signal came: it is being handled
 
     # ---------------------------------------------------------------- layout
 
@@ -110,6 +118,10 @@ class SandboxApp(App[Path | None]):
         if audio.real:
             self.set_interval(METER_INTERVAL_S, self._show_meter)
         self.say.focus()
+        loop = asyncio.get_running_loop()
+        for number in QUIT_SIGNALS:
+            with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
+                loop.add_signal_handler(number, self._signalled)
         self.run_worker(self.runner.run(), name="call", exit_on_error=False)
 
     @property
@@ -213,6 +225,15 @@ class SandboxApp(App[Path | None]):
         self.conversation.add_line(notice_text("error", message.words))
         self.notify(message.words, title="recording stopped", severity="error", timeout=15)
 
+    def on_device_lost(self, message: DeviceLost) -> None:
+        """A device went away: the banner says how the call goes on, the conversation when."""
+        if not self._showing:
+            return
+        self.banner.say(message.words, warn=True)
+        self.conversation.add_line(notice_text("warning", message.words))
+        self.notify(message.words, title="device lost", severity="warning", timeout=15)
+        self._show_meter()
+
     def on_call_finished(self, message: CallFinished) -> None:
         """The call is over: show where the report went, or what went wrong."""
         if not self._showing:
@@ -308,6 +329,12 @@ class SandboxApp(App[Path | None]):
                 await asyncio.wait_for(self.runner.done.wait(), QUIT_WAIT_S)
         self._leaving = True
         self.exit(self.runner.report)
+
+    def _signalled(self) -> None:
+        """A quit signal: end the call cleanly, once, however often it comes."""
+        if not self._quitting:
+            self._quitting = True
+            self.run_worker(self.action_quit(), name="quit", exit_on_error=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette: Textual's own commands and every action of the app by name."""

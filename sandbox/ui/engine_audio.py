@@ -17,6 +17,7 @@ from sandbox.host.file_caller import FileCaller
 from sandbox.host.legs import record_legs
 from sandbox.host.session import CallHost
 from sandbox.record.legs import AudioLeg
+from sandbox.ui.audio import Say, SpeechEndAt
 
 #: The meter's floor: quieter than this shows as an empty bar.
 METER_FLOOR_DB = -60.0
@@ -67,7 +68,9 @@ class EngineAudio:
         return self.engine.capabilities()
 
     def mic_level(self) -> float | None:
-        """The last captured block's level, for the meter."""
+        """The last captured block's level, for the meter; None once the microphone is gone."""
+        if self.engine.mic_lost:
+            return None
         return level_from_db(self.engine.mic_level_db)
 
     async def prepare(self, progress: Callable[[str], None]) -> None:
@@ -82,8 +85,14 @@ class EngineAudio:
         except UserError as exc:
             raise UserError(f"{exc} ({TYPED_HINT})") from None
 
-    async def attach(self, host: CallHost, end_of_speech: Callable[[int], None]) -> None:
-        """Start the microphone and the speaker; mark each spoken turn's end of speech."""
+    async def attach(self, host: CallHost, end_of_speech: SpeechEndAt, lost: Say) -> None:
+        """Start the microphone and the speaker; mark each spoken turn's end of speech; say
+        when a device goes away, in the app and in the session."""
+        loop = asyncio.get_running_loop()
+
+        def went_away(words: str) -> None:  # on the engine's watcher thread
+            loop.call_soon_threadsafe(lost, words)
+            host.recorder.event(host.now(), "device_lost", {"words": words})
 
         def spoken_turn(effect: Effect) -> None:
             turn = self.engine.last_turn
@@ -93,6 +102,7 @@ class EngineAudio:
                 end_of_speech(turn.end_of_speech_ms)
 
         host.on_effect.append(spoken_turn)
+        self.engine.loss_hooks.append(went_away)
         self._host = host
         self._legs = record_legs(self.engine, host)
         try:

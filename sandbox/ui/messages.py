@@ -56,6 +56,14 @@ class RecordingStopped(Message):
         self.words = words
 
 
+class DeviceLost(Message):
+    """The microphone or the speaker went away mid-call; the call goes on without it."""
+
+    def __init__(self, words: str) -> None:
+        super().__init__()
+        self.words = words
+
+
 class CallFinished(Message):
     """The call is over: where its report went, and what went wrong if it did, in words."""
 

@@ -35,6 +35,7 @@ from sandbox.ui.messages import (
     CallFrames,
     CallProgress,
     CallStarted,
+    DeviceLost,
     EndOfSpeech,
     RecordingStopped,
 )
@@ -116,7 +117,11 @@ class CallRunner:
         host.on_frame.append(self._frame)
         self._post(CallStarted(host))
         try:
-            await self.setup.audio.attach(host, lambda t_ms: self._post(EndOfSpeech(t_ms)))
+            await self.setup.audio.attach(
+                host,
+                lambda t_ms: self._post(EndOfSpeech(t_ms)),
+                lambda words: self._post(DeviceLost(words)),
+            )
             await host.run()
         finally:
             path = self._write(host.core, host.recorder, host.now())
@@ -154,7 +159,10 @@ class CallRunner:
         try:
             return recorder.write(path, core, duration_ms)
         except OSError as exc:
-            raise UserError(f"could not write the report to {path}: {exc.strerror}") from None
+            raise UserError(
+                f"could not write the report to {path}: {exc.strerror}. What was recorded "
+                "before that is kept: `sandbox sessions list` shows the call"
+            ) from None
         finally:
             # The record exists the moment the call ends, even if its export failed.
             if recorder.final_report is not None:

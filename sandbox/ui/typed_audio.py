@@ -13,6 +13,7 @@ from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.host.session import CallHost
+from sandbox.ui.audio import Say, SpeechEndAt
 
 
 def typed_banner(why: str, ms_per_word: int, how: str = "") -> str:
@@ -65,8 +66,8 @@ class TypedAudio:
     async def prepare(self, progress: Callable[[str], None]) -> None:
         """Nothing to load."""
 
-    async def attach(self, host: CallHost, end_of_speech: Callable[[int], None]) -> None:
-        """Typed turns come from the app itself; nothing to feed."""
+    async def attach(self, host: CallHost, end_of_speech: SpeechEndAt, lost: Say) -> None:
+        """Typed turns come from the app itself; nothing to feed, no device to lose."""
 
     async def close(self) -> None:
         """Nothing to release."""

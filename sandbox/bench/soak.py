@@ -1,0 +1,348 @@
+"""A long call watched for leaks: ``sandbox bench --soak MINUTES [--audio sim|real]``.
+
+The caller is the re-drive bench's (the studio's usual questions, a barge-in every fifth
+turn, a backchannel every seventh, nine silent seconds for an idle nudge every tenth),
+played against the built-in concierge and recorded into a store of the bench's own, until
+the minutes are up; then it hangs up.
+
+* ``sim``: caller turns are text, playout is the simulated clock at 350 ms a word, **at wall
+  speed** (not the warp clock): what a long call leaks can hang on time as much as on turns
+  (the recorder's quarter-second commits, timers, idle nudges, the brain's socket), so the
+  soak lives through every second of the call a user would leave running.
+* ``real``: the same lines spoken by espeak-ng into PulseAudio's virtual microphone (the
+  devices of :mod:`sandbox.bench.pulse`), heard through the real input device, the echo
+  canceller, VAD, endpointing and Whisper; replies spoken by Piper through the virtual
+  speaker's device clock. The engine decides barge-ins and backchannels itself.
+
+Every sample: this process's resident memory (``/proc/self/statm``), the frames in flight
+(frames and events handed to the recorder but not yet committed, plus events posted to the
+core but not yet taken), units in flight (not yet finalized), asyncio tasks and threads.
+The figures: the RSS slope after warm-up (least squares, MB per 10 minutes; and the slope of
+its floor, the lowest of each ten samples, which is what to read for a real-audio call whose
+RSS swings with every synthesis), frames in
+flight early vs late, and each turn's UserMessage → first SpeechChunk (and → first word
+released) over the first turns after warm-up vs the last ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import threading
+import time
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sandbox.audio.caller_voice import speak
+from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.bench import pulse
+from sandbox.bench.figures import Progress, median, target_lines
+from sandbox.bench.own_home import own_home
+from sandbox.bench.redrive import script_for
+from sandbox.call.effects import Effect, UnitChanged
+from sandbox.call.sim_playout import SimPlayout
+from sandbox.errors import UserError
+from sandbox.harness.builtin import brain_url_for
+from sandbox.host.launch import CallOptions, open_call
+from sandbox.host.legs import audio_call
+from sandbox.host.script import parse_script
+from sandbox.host.script_runner import ScriptRunner, play_through
+from sandbox.host.session import CallHost
+from sandbox.record.recorder import FrameRecord
+from sandbox.ui.latency import LatencyTracker
+
+#: Targets from the issue: memory flat, no growth in flight, latency at the end as at the start.
+TARGETS: dict[str, tuple[str, float]] = {
+    "rss_slope_mb_per_10min": ("max", 1.0),
+    "in_flight_growth": ("max", 0),
+    "first_chunk_drift_ms": ("max", 50),
+}
+_MS_PER_WORD = 350
+#: Turns compared at each end of the call for the latency drift.
+_ENDS = 5
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One look at the process, ``t_s`` seconds into the call."""
+
+    t_s: float
+    rss_mb: float
+    frames_in_flight: int
+    units_in_flight: int
+    tasks: int
+    threads: int
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One caller turn's latency marks, host milliseconds."""
+
+    at_s: float
+    first_chunk_ms: int | None
+    first_audio_ms: int | None
+
+
+@dataclass
+class _Watch:
+    """What the soak learns from the call's frames and effects as they happen."""
+
+    host: CallHost
+    latency: LatencyTracker = field(default_factory=LatencyTracker)
+    turns: list[Turn] = field(default_factory=list)
+    frames: Counter[str] = field(default_factory=Counter)
+
+    def frame(self, record: FrameRecord) -> None:
+        self.frames[f"{record.dir} {record.type}"] += 1
+        if record.dir == "out" and record.type == "user_message":
+            self.close_turn()  # the turn before this one has all the marks it will get
+        self.latency.frame(record)
+
+    def effect(self, effect: Effect) -> None:
+        if isinstance(effect, UnitChanged):
+            unit = self.host.core.unit(effect.speech_id)
+            if unit is not None and unit.cursor.words_heard > 0:
+                self.latency.word_heard(unit.speech_id, self.host.now())
+
+    def close_turn(self) -> None:
+        """Keep the latest turn's marks."""
+        last = self.latency.last
+        if last is None:
+            return
+        chunk, audio, asked = last.first_chunk_ms, last.first_audio_ms, last.user_message_ms
+        self.turns.append(
+            Turn(
+                asked / 1000,
+                None if chunk is None else chunk - asked,
+                None if audio is None else audio - asked,
+            )
+        )
+
+
+@dataclass(frozen=True)
+class SoakFigures:
+    """A soak's figures (see the module doc); ``samples`` and ``turns`` are the raw series."""
+
+    audio: str
+    call_s: float
+    warm_up_s: float
+    turns_answered: int
+    barge_ins: int
+    backchannels: int
+    idle_nudges: int
+    rss_start_mb: float
+    rss_end_mb: float
+    rss_slope_mb_per_10min: float
+    rss_floor_slope_mb_per_10min: float
+    in_flight_start: float
+    in_flight_end: float
+    in_flight_max: int
+    in_flight_growth: float
+    tasks_start: int
+    tasks_end: int
+    first_chunk_start_ms: float | None
+    first_chunk_end_ms: float | None
+    first_chunk_drift_ms: float | None
+    first_audio_start_ms: float | None
+    first_audio_end_ms: float | None
+    first_audio_drift_ms: float | None
+    samples: list[Sample]
+    turns: list[Turn]
+
+    def as_json(self) -> dict[str, Any]:
+        """The figures as a JSON-able dict."""
+        return asdict(self)
+
+
+def rss_mb() -> float:
+    """This process's resident memory now, in MB (10^6 bytes), from ``/proc/self/statm``."""
+    try:
+        with open("/proc/self/statm") as statm:
+            pages = int(statm.read().split()[1])
+    except OSError:
+        raise UserError("the soak reads memory from /proc/self/statm: run it on Linux") from None
+    return round(pages * os.sysconf("SC_PAGE_SIZE") / 1e6, 2)
+
+
+def slope_per_10min(points: list[tuple[float, float]]) -> float:
+    """Least-squares slope of (seconds, value) points, per 10 minutes; 0 for under two."""
+    if len(points) < 2:
+        return 0.0
+    ts = np.array([t for t, _ in points])
+    vs = np.array([v for _, v in points])
+    if float(np.ptp(ts)) == 0.0:
+        return 0.0
+    slope = float(np.polyfit(ts, vs, 1)[0])
+    return round(slope * 600, 3)
+
+
+def floor_points(points: list[tuple[float, float]], per: int = 10) -> list[tuple[float, float]]:
+    """The lowest value of each run of ``per`` points, at that run's first time: a real-audio
+    call's RSS swings by hundreds of MB with each synthesis and transcription, and what
+    would grow under the swings is the floor they return to."""
+    runs = [points[i : i + per] for i in range(0, len(points), per)]
+    return [(run[0][0], min(v for _, v in run)) for run in runs if len(run) == per]
+
+
+def sample_interval_s(minutes: float) -> float:
+    """About a hundred samples a call, one every 1 to 10 seconds."""
+    return min(10.0, max(1.0, minutes * 60 / 100))
+
+
+def warm_up_s(minutes: float) -> float:
+    """The first fifth of the call, at most two minutes: models, caches and pools settle."""
+    return min(120.0, minutes * 60 / 5)
+
+
+async def _sample(host: CallHost, every_s: float, into: list[Sample]) -> None:
+    """Look at the process every ``every_s`` seconds until cancelled."""
+    start = time.monotonic()
+    while True:
+        writer = host.recorder.writer
+        backlog = writer.backlog if writer is not None else 0
+        into.append(
+            Sample(
+                t_s=round(time.monotonic() - start, 1),
+                rss_mb=rss_mb(),
+                frames_in_flight=backlog + host.backlog,
+                units_in_flight=len(host.core.book.unresolved()),
+                tasks=len(asyncio.all_tasks()),
+                threads=threading.active_count(),
+            )
+        )
+        await asyncio.sleep(every_s)
+
+
+@dataclass
+class PulseVoice:
+    """A script's caller speaking into PulseAudio's virtual microphone (espeak-ng, then
+    ``pacat`` into its feed): the call hears it through its real input device."""
+
+    async def say(self, text: str) -> None:
+        """Speak a line and return once it has played into the microphone."""
+        samples, rate = await asyncio.to_thread(speak, text)
+        await asyncio.to_thread(pulse.speak_into_mic, samples, rate)
+
+    async def resume(self, text: str, pause_ms: int, then: str) -> None:
+        """Speak the first part, fall silent for ``pause_ms``, speak the rest."""
+        await self.say(text)
+        await asyncio.sleep(pause_ms / 1000)
+        await self.say(then)
+
+    async def over_bot(self, text: str, *, barge_in: bool) -> None:
+        """Speak over the bot; whether it takes the floor is the engine's call."""
+        await self.say(text)
+
+
+@asynccontextmanager
+async def _call(audio: str, options: CallOptions, url: str) -> AsyncIterator[CallHost]:
+    if audio == "sim":
+        yield await open_call(options, url, SimPlayout(ms_per_word=_MS_PER_WORD))
+        return
+    engine = AudioEngine(AudioOptions())  # the default devices: the virtual ones
+    await asyncio.to_thread(engine.load)
+    async with audio_call(options, url, engine) as host:
+        yield host
+
+
+async def measure_soak(minutes: float, audio: str, progress: Progress) -> SoakFigures:
+    """Run one call of ``minutes`` (``audio`` "sim" or "real") and measure it."""
+    if audio == "real":
+        pulse.ensure()
+    every_s = sample_interval_s(minutes)
+    # Three times the turns the minutes need: the call hangs up at the deadline, not the end.
+    script = parse_script(script_for(minutes * 3), "the soak's caller")
+    samples: list[Sample] = []
+    with own_home():
+        options = CallOptions(builtin="concierge", recording="sim" if audio == "sim" else "audio")
+        async with brain_url_for(options) as url, _call(audio, options, url) as host:
+            watch = _Watch(host)
+            host.on_frame.append(watch.frame)
+            host.on_effect.append(watch.effect)
+            caller = PulseVoice() if audio == "real" else None
+            runner = ScriptRunner(host, script, caller=caller)
+            progress(f"  a {minutes:g}-minute {audio} call, sampled every {every_s:g} s")
+            sampler = asyncio.create_task(_sample(host, every_s, samples))
+            deadline = asyncio.get_running_loop().call_later(minutes * 60, host.hang_up)
+            try:
+                await play_through(host, runner)
+            finally:
+                deadline.cancel()
+                sampler.cancel()
+            host.recorder.finish(host.core, host.now(), script_notes=runner.notes)
+            call_s = host.now() / 1000
+    return _figures(audio, minutes, call_s, samples, watch)
+
+
+def _figures(
+    audio: str, minutes: float, call_s: float, samples: list[Sample], watch: _Watch
+) -> SoakFigures:
+    warm = warm_up_s(minutes)
+    settled = [s for s in samples if s.t_s >= warm] or samples
+    quarter = max(1, len(settled) // 4)
+    early, late = settled[:quarter], settled[-quarter:]
+    turns = [t for t in watch.turns if t.at_s >= warm]
+    ends = max(1, min(_ENDS, len(turns) // 3))
+
+    def mean_in_flight(part: list[Sample]) -> float:
+        return round(statistics.fmean(s.frames_in_flight for s in part), 2)
+
+    def ends_of(key: str) -> tuple[float | None, float | None, float | None]:
+        values = [v for t in turns if (v := getattr(t, key)) is not None]
+        start, end = median(values[:ends]), median(values[-ends:])
+        drift = None if start is None or end is None else round(end - start, 1)
+        return start, end, drift
+
+    chunk, first_audio = ends_of("first_chunk_ms"), ends_of("first_audio_ms")
+    rss = [(s.t_s, s.rss_mb) for s in settled]
+    frames = watch.frames
+    in_flight_start, in_flight_end = mean_in_flight(early), mean_in_flight(late)
+    return SoakFigures(
+        audio=audio,
+        call_s=round(call_s, 1),
+        warm_up_s=warm,
+        turns_answered=len(watch.turns),
+        barge_ins=frames["out interruption"],
+        backchannels=len(watch.host.core.backchannels),
+        idle_nudges=frames["out user_idle"],
+        rss_start_mb=early[0].rss_mb,
+        rss_end_mb=late[-1].rss_mb,
+        rss_slope_mb_per_10min=slope_per_10min(rss),
+        rss_floor_slope_mb_per_10min=slope_per_10min(floor_points(rss)),
+        in_flight_start=in_flight_start,
+        in_flight_end=in_flight_end,
+        in_flight_max=max(s.frames_in_flight for s in samples),
+        in_flight_growth=round(max(0.0, in_flight_end - in_flight_start), 2),
+        tasks_start=early[0].tasks,
+        tasks_end=late[-1].tasks,
+        first_chunk_start_ms=chunk[0],
+        first_chunk_end_ms=chunk[1],
+        first_chunk_drift_ms=chunk[2],
+        first_audio_start_ms=first_audio[0],
+        first_audio_end_ms=first_audio[1],
+        first_audio_drift_ms=first_audio[2],
+        samples=samples,
+        turns=watch.turns,
+    )
+
+
+def soak_table(figures: dict[str, Any]) -> str:
+    """The figures as lines, each beside its target."""
+    head = (
+        f"soak, a {figures['call_s']} s {figures['audio']} call: {figures['turns_answered']} "
+        f"turns answered, {figures['barge_ins']} barge-ins, {figures['backchannels']} "
+        f"backchannels, {figures['idle_nudges']} idle nudges; after {figures['warm_up_s']:g} s "
+        f"of warm-up RSS {figures['rss_start_mb']} → {figures['rss_end_mb']} MB (its floor "
+        f"{figures['rss_floor_slope_mb_per_10min']} MB per 10 min), frames in "
+        f"flight {figures['in_flight_start']} → {figures['in_flight_end']} (max "
+        f"{figures['in_flight_max']}), tasks {figures['tasks_start']} → {figures['tasks_end']}, "
+        f"first chunk {figures['first_chunk_start_ms']} → {figures['first_chunk_end_ms']} ms, "
+        f"first audio {figures['first_audio_start_ms']} → {figures['first_audio_end_ms']} ms"
+    )
+    return "\n".join([head, *target_lines(figures, TARGETS)])
