@@ -11,6 +11,7 @@ import pytest
 import small_disk as _small_disk
 
 from sandbox.audio.tts import Synthesizer
+from sandbox.wire.tokens import HOME_ENV
 
 
 @pytest.fixture(scope="session")
@@ -32,3 +33,11 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 1 MiB tmpfs: a disk that fills (see ``small_disk.py``)."""
     with _small_disk.mounted(tmp_path / "small") as folder:
         yield folder
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A data dir of the test's own (keys, the session store, logs); its path."""
+    folder = tmp_path / "home"
+    monkeypatch.setenv(HOME_ENV, str(folder))
+    return folder

@@ -28,13 +28,6 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux
 QUESTION = "what are your prices"
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "home"
-    monkeypatch.setenv(HOME_ENV, str(folder))
-    return folder
-
-
 @contextmanager
 def answering(home: Path) -> Iterator[Terminal]:
     """The app mid-answer: the caller asked, the bot's reply is being spoken (slowly)."""

@@ -33,13 +33,6 @@ START_S = 90.0
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "home"
-    monkeypatch.setenv(HOME_ENV, str(folder))
-    return folder
-
-
-@pytest.fixture
 def server(tmp_path: Path) -> Iterator[PrivatePulse]:
     folder = tmp_path / "pulse"
     folder.mkdir()

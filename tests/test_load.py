@@ -23,15 +23,6 @@ from sandbox.load.one_call import DEFAULT_SCRIPT, Target
 from sandbox.load.run import LoadPlan, run_load
 from sandbox.record.store import SessionStore
 from sandbox.sdk import serve
-from sandbox.wire.tokens import HOME_ENV
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A data dir of the test's own: keys and the session store."""
-    folder = tmp_path / "home"
-    monkeypatch.setenv(HOME_ENV, str(folder))
-    return folder
 
 
 def _sockets() -> int:

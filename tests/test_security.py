@@ -42,7 +42,6 @@ from sandbox.wire import pb
 from sandbox.wire.catalog import RTVI_DATA_LIMIT
 from sandbox.wire.tokens import (
     AUDIENCE,
-    HOME_ENV,
     ISSUER,
     KeyPair,
     TokenError,
@@ -54,13 +53,6 @@ from sandbox.wire.tokens import (
 
 SESSION = "11111111-2222-3333-4444-555555555555"
 _JWT = re.compile(rb"eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+")
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "home"
-    monkeypatch.setenv(HOME_ENV, str(folder))
-    return folder
 
 
 @pytest.fixture

@@ -31,13 +31,6 @@ from sandbox.sdk import serve
 from sandbox.wire.tokens import HOME_ENV, load_or_create_keys
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "home"
-    monkeypatch.setenv(HOME_ENV, str(folder))
-    return folder
-
-
 async def test_a_call_reads_back_frame_for_frame_and_event_for_event(home: Path) -> None:
     host = await recorded_call()
     with SessionStore() as store:
