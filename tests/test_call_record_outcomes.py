@@ -95,7 +95,13 @@ CASES: dict[str, tuple[Brain, str, Recorded]] = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
+#: Causes whose outcome CI already sees end to end elsewhere (test_headless_call's two-word caller).
+SLOW_CASES = {"a two-word caller"}
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW_CASES else []) for n in CASES]
+)
 def test_each_outcome_from_its_real_cause(name: str, tmp_path: Path) -> None:
     (brain, script, expected), home = CASES[name], tmp_path / "home"
     with brain(tmp_path, home) as url:

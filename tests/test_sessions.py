@@ -244,6 +244,7 @@ def test_an_ambiguous_prefix_names_the_candidates(home: Path) -> None:
 # ------------------------------------------------------- the audio legs
 
 
+@pytest.mark.slow  # its kind in CI: test_replay records a real-audio call and plays its legs
 @pytest.mark.audio
 def test_a_real_audio_call_records_both_legs_on_the_calls_clock(home: Path, tmp_path: Path) -> None:
     """espeak into the microphone path, Whisper, Piper through the paced playout clock: both
