@@ -11,6 +11,7 @@ from types import ModuleType
 
 from sandbox.errors import UserError
 from sandbox.logs import log_path, log_to_file
+from sandbox.malloc_arenas import limit_malloc_arenas
 from sandbox.record.store import store_path
 
 #: Sub-commands, in the order ``sandbox --help`` lists them. Each module has
@@ -69,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.command != "brain":  # a brain server logs to its console on purpose
         log_to_file()
+    limit_malloc_arenas()
     try:
         code: int = module.run(args)
     except UserError as exc:
