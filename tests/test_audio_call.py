@@ -147,6 +147,7 @@ async def test_barge_in_stops_the_speaker_and_heard_text_matches_what_it_emitted
     assert word_errors(" ".join(heard[:-1]), " ".join(truth[: len(heard) - 1])) <= 3
 
 
+@pytest.mark.slow  # timed out once in CI (2026-12-01); the bench's backchannel stage times it
 async def test_a_backchannel_pauses_the_bot_which_goes_on_and_the_speaker_plays_it_all_once(
     pulse: ModuleType, transcriber: Transcriber, synthesizer: Synthesizer, tmp_path: Path
 ) -> None:
