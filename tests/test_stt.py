@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from caller_audio import espeak, join, noise, silence, word_errors, words
 
-from sandbox.audio.stt import Transcriber
+from sandbox.audio.stt import FULL_WINDOW_FRAMES, MIN_WINDOW_FRAMES, Transcriber, window_frames
 from sandbox.errors import UserError
 
 
@@ -18,15 +18,15 @@ def transcriber() -> Transcriber:
     return Transcriber.load()
 
 
-@pytest.mark.parametrize(
-    "said",
-    [
-        "I would like to book a table for two.",
-        "Hello, I need to change my reservation to Friday evening.",
-        "Can I bring my dog to the restaurant?",
-        "I want to cancel my booking for tomorrow.",
-    ],
+SENTENCES = (
+    "I would like to book a table for two.",
+    "Hello, I need to change my reservation to Friday evening.",
+    "Can I bring my dog to the restaurant?",
+    "I want to cancel my booking for tomorrow.",
 )
+
+
+@pytest.mark.parametrize("said", SENTENCES)
 def test_transcribes_what_the_caller_said(transcriber: Transcriber, said: str) -> None:
     heard = transcriber.transcribe(join(silence(200), espeak(said), silence(300))).text
     assert word_errors(said, heard) <= 1, heard  # Whisper may vary a word ("work" for "book")
@@ -72,21 +72,49 @@ def test_load_reports_progress() -> None:
     assert said[-1].startswith("Speech recognizer ready in ")
 
 
-def test_latency_has_a_floor_not_a_slope(
+def test_window_rule() -> None:
+    assert window_frames(200) == MIN_WINDOW_FRAMES  # a short turn: 15 s, no shorter
+    assert window_frames(1450) == 1600  # a long one: the clip and a second, in whole seconds
+    assert window_frames(2900) == FULL_WINDOW_FRAMES
+    assert window_frames(2901) is None  # over Whisper's window: faster-whisper's own path
+
+
+class _WatchedEncoder:
+    """Whisper's CTranslate2 model, with the width of every window it encodes noted."""
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+        self.windows: list[int] = []
+
+    def encode(self, features: Any, **options: Any) -> Any:
+        self.windows.append(features.shape[-1])
+        return self._model.encode(features, **options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+
+def test_the_encoder_window_is_cut_to_the_clip(
     transcriber: Transcriber, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Whisper encodes one 30 s window whatever the clip, so 5 s costs little more than 2 s
-    (``sandbox bench`` measures how much): the encoder is given the same window for both."""
+    """The encoder costs what its window holds, so a turn's window fits the turn (15 s at
+    least, where tiny.en stops looping on short sounds), and a long turn still reads whole."""
+    watched = _WatchedEncoder(transcriber._model.model)
+    monkeypatch.setattr(transcriber._model, "model", watched)
     clip = espeak("I would like to book a table for two on Friday evening, please.")
-    windows: list[tuple[int, ...]] = []
-    encode = transcriber._model.encode
-
-    def watched(features: Any) -> Any:
-        windows.append(tuple(features.shape))
-        return encode(features)
-
-    monkeypatch.setattr(transcriber._model, "encode", watched)
     for seconds in (2, 5):
         transcriber.transcribe(np.resize(clip, seconds * 16000))
-    thirty_s = 30 * 100  # Whisper's features: one frame per 10 ms
-    assert [shape[-1] for shape in windows] == [thirty_s, thirty_s]  # one full window each
+    assert watched.windows == [MIN_WINDOW_FRAMES, MIN_WINDOW_FRAMES]
+    said = [
+        *SENTENCES,
+        "My sister is coming too, so we will be three people.",
+        "Please send the confirmation to my email address.",
+    ]
+    long_turn = join(*(join(espeak(sentence), silence(500)) for sentence in said))
+    assert 16 < len(long_turn) / 16000 < 28
+    heard = transcriber.transcribe(long_turn).text
+    assert watched.windows[-1] == window_frames(len(long_turn) // 160)
+    assert watched.windows[-1] > MIN_WINDOW_FRAMES
+    assert word_errors(" ".join(said), heard) <= len(said), heard
+    transcriber.transcribe(join(long_turn, long_turn))
+    assert watched.windows[-1] == FULL_WINDOW_FRAMES  # over 29 s: faster-whisper's 30 s windows

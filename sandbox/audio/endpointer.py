@@ -6,8 +6,9 @@ order, and acts on the events returned.
 How a turn ends, with the parts we have (a frame VAD and Whisper, no turn-taking model)
 ---------------------------------------------------------------------------------------
 After ``speculate_ms`` of silence the endpointer emits :class:`PauseStarted`; the host starts a
-*speculative* transcription of the turn so far right then, so Whisper's ~600 ms floor runs inside
-the pause instead of after it. The guess's shape decides which of two windows closes the turn:
+*speculative* transcription of the turn so far right then, so Whisper's time (see
+:mod:`sandbox.audio.stt`) runs inside the pause instead of after it. The guess's shape decides
+which of two windows closes the turn:
 
 * it reads like a finished thought (:func:`looks_complete`: terminal punctuation, no trailing
   "and"/"so"/filler/article) -> the host calls ``hint_complete(True)`` and the turn closes as
@@ -34,7 +35,7 @@ silence   450  540  660  780  960 1140  1350  1620  1950  2340  2790
 
 ``speculate_ms`` is 150 ms at every patience: long enough that the gaps inside fluent speech
 (stop closures, commas) do not each cost a Whisper run, short enough that at patience 7 the
-guess (150 ms + ~650 ms on two cores) is ready about when the confident window ends.
+guess (150 ms + Whisper's time) is ready well before the confident window ends.
 A change of patience applies at once, including to a pause already running: the next frame
 is judged against the new windows.
 
