@@ -10,6 +10,7 @@ from sandbox.bench.espeak_align import (
     RATE,
     cepstra,
     espeak_reference,
+    pause_ends,
     warp,
     word_onsets,
 )
@@ -60,3 +61,14 @@ def test_cepstra_are_normalised_per_coefficient_every_five_ms() -> None:
     ceps = cepstra(tone, 16000)
     assert ceps.shape == (1 + (16000 - 400) // HOP, 12)
     assert np.allclose(ceps.mean(0), 0, atol=1e-9) and np.allclose(ceps.std(0), 1, atol=1e-6)
+
+
+def test_a_pause_ends_where_the_sound_comes_back_to_the_sample() -> None:
+    rate = 16000
+    tone = (np.sin(np.arange(3200) * 0.3) * 8000).astype(np.int16)  # 200 ms
+    gap = np.zeros(rate * 80 // 1000, np.int16)  # 80 ms: a closure, not a pause
+    pause = np.zeros(2403, np.int16)  # ~150 ms, ending off the 5 ms grid
+    audio = np.concatenate([tone, gap, tone, pause, tone])
+    # The tone's first sample is sin(0) = 0: the sound comes back one sample later.
+    assert pause_ends(audio, rate) == [len(tone) * 2 + len(gap) + len(pause) + 1]
+    assert pause_ends(np.zeros(10, np.int16), rate) == []
