@@ -22,7 +22,11 @@ Three judges of "emitted", all reported:
   emitted samples are those the sink got before the cut (or the pause) that are the reply's
   own audio, sample for sample. Whisper's guesses on a clipped word play no part, so a cut in
   the first milliseconds of a word, which no listener or recognizer could name, is judged by
-  where the word starts, as the rule says.
+  where the word starts, as the rule says. It is not yet the clean judge it was meant to be:
+  its word starts fall ~45 ms before Piper's (median, every run), so over the whole length of
+  the replies it agrees with the clock at ~82% of moments, and when it disagrees it says the
+  next word had begun (+1). 60 random cuts (30 moments) scatter widely around that: 67-97%
+  on four runs.
 
 Words are compared as lowercase runs of letters, digits and apostrophes; the replies hold
 no numbers, which Whisper would write as digits or words at will.
