@@ -24,7 +24,15 @@ from sandbox.bench.call import CallLog, until
 from sandbox.bench.echo import EchoFigures
 from sandbox.bench.first_audio import FirstAudioFigures, first_chunk
 from sandbox.bench.greeting import GreetingFigures, GreetingTrial
-from sandbox.bench.heard import Cut, HeardFigures, cut_at, words
+from sandbox.bench.heard import (
+    Cut,
+    HeardFigures,
+    cut_at,
+    onset_margin_ms,
+    released_samples,
+    released_words,
+    words,
+)
 from sandbox.bench.mic import CallerLine, Spoken, TimedMic
 from sandbox.bench.report import Figures, result, table, targets
 from sandbox.bench.rtf import RtfFigures
@@ -59,6 +67,8 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
     "resume_gap_ms": (int, float),
     "paused_heard_exact_fraction": (int, float),
     "paused_heard_agrees_fraction": (int, float),
+    "heard_aligned_exact_fraction": (int, float),
+    "heard_aligned_within_one_fraction": (int, float),
     "targets": dict,
 }
 
@@ -135,6 +145,7 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
         "greeting_barge_in_landed",
         "resume_gap_ms",
         "paused_heard_exact_fraction",
+        "heard_aligned_exact_fraction",
         "device_end_of_speech_to_user_message_p7_ms",
     }
     assert all(isinstance(t["met"], bool) for t in figures["targets"].values())
@@ -300,8 +311,8 @@ def test_a_cut_reports_the_words_whose_audio_had_started() -> None:
 
 def test_heard_and_emitted_are_compared_by_normalized_word_counts() -> None:
     assert words("We're open, early-ish. OK?") == ["we're", "open", "early", "ish", "ok"]
-    exact = Cut("r", False, 1.0, "Our opening", "Our opening.", "Our opening.")
-    one_more = Cut("r", True, 1.0, "Our opening", "Our opening hours.", "Our opening")
+    exact = Cut("r", False, 1.0, "Our opening", "Our opening.", "Our opening.", "Our opening")
+    one_more = Cut("r", True, 1.0, "Our opening", "Our opening hours.", "Our opening", "Our")
     figures = HeardFigures((exact, one_more, exact, exact))
     assert (one_more.count_error, one_more.midpoint_error) == (1, 0)
     assert figures.exact_fraction == 0.75 and figures.max_word_error == 1
@@ -318,6 +329,69 @@ def test_heard_and_emitted_are_compared_by_normalized_word_counts() -> None:
         }
     ]
     assert HeardFigures(()).exact_fraction is None
+    assert figures.within_one_fraction == 1.0
+
+
+def test_the_aligned_judge_applies_the_wires_rule_to_independent_word_starts() -> None:
+    tokens = ["Our", "opening", "hours."]
+    onsets = [1000, 5000, 9000]
+    assert released_words(tokens, onsets, 1000) == ""  # not one sample of "Our" yet
+    assert released_words(tokens, onsets, 1001) == "Our"  # its first sample counts
+    assert released_words(tokens, onsets, 9001) == "Our opening hours."
+    assert released_words(["Well", "—", "yes"], [0, None, 800], 900) == "Well yes"
+    assert onset_margin_ms(onsets, 5441, 22050) == 20.0  # "opening" began 441 samples ago
+    assert onset_margin_ms(onsets, 8559, 22050) == -20.0  # "hours" begins 441 samples on
+    assert onset_margin_ms([None], 10, 22050) is None
+
+
+def test_emitted_samples_are_the_run_of_the_replys_own_audio_before_the_cut() -> None:
+    audio = np.arange(100, dtype=np.int16)
+    assert released_samples(np.concatenate([audio[:40], np.zeros(60, np.int16)]), audio, 40) == 40
+    repeated = np.concatenate([audio[:30], audio[20:30], audio[40:]])  # a block played twice
+    assert released_samples(repeated, audio, 60) == 30
+    # A pause's fade starts with a sample equal to the audio's: it is not released.
+    assert released_samples(audio, audio, 55) == 55
+
+
+def test_a_paused_cut_releases_no_sample_of_the_word_its_fade_previews() -> None:
+    rate = 22050
+    spans = (WordSpan("one", 0, 3528), WordSpan("two", 3528, 8820))
+    clip = Clip(np.full(8820, 1000, np.int16), rate, spans, "one two")
+    sink, heard, emitted_s = cut_at([clip], 0.15, paused=True)  # 8 blocks, then the fade
+    emitted = round(emitted_s * rate)
+    assert heard == ["one"] and emitted == 3528
+    assert released_samples(sink.samples(), clip.samples, emitted) == 3528
+    assert released_words(["one", "two"], [0, 3528], emitted) == "one"
+
+
+def test_aligned_figures_count_exact_and_within_one_word() -> None:
+    def cut(paused: bool, aligned: str, margin: float) -> Cut:
+        return Cut("r", paused, 1.0, "a b", "a b", "a b", aligned, margin)
+
+    figures = HeardFigures(
+        (
+            cut(False, "a b", -80.0),
+            cut(True, "a b c", 12.5),
+            cut(False, "a", -3.0),
+            cut(True, "a b", 90.0),
+        )
+    )
+    assert figures.aligned_exact_fraction == 0.5
+    assert figures.paused_aligned_exact_fraction == 0.5
+    assert figures.aligned_within_one_fraction == 1.0
+    assert figures.aligned_max_word_error == 1
+    assert figures.errors("aligned") == {"-1": 1, "0": 2, "1": 1}
+    assert figures.errors() == {"0": 4}  # Whisper's count agreed every time
+    assert figures.aligned_examples()[0] == {
+        "emitted_s": 1.0,
+        "paused": True,
+        "heard_tail": "a b",
+        "aligned_tail": "a b c",
+        "error": 1,
+        "onset_margin_ms": 12.5,
+    }
+    far = HeardFigures((cut(False, "a b c d", 0.0),))
+    assert far.aligned_within_one_fraction == 0.0 and far.aligned_max_word_error == 2
 
 
 def test_a_first_chunk_is_the_first_clause_and_the_word_after_it() -> None:
@@ -353,7 +427,7 @@ def _figures(*, decision_ms: float, self_interruptions: int) -> Figures:
             )
         ),
         greeting=GreetingFigures((GreetingTrial(500.0, True, 120.0),)),
-        heard=HeardFigures((Cut("r", True, 1.0, "a b", "a b", "a b"),)),
+        heard=HeardFigures((Cut("r", True, 1.0, "a b", "a b", "a b", "a b"),)),
         echo=EchoFigures(20, self_interruptions, 0, 0, 0, 0, 0, 120.0),
         rtf=RtfFigures(0.3, 0.1, {"1.1s": 580.0}),
         peak_rss_mb=650.0,

@@ -35,6 +35,7 @@ FIXED_TARGETS: dict[str, tuple[str, float]] = {
     "barge_in_landed_fraction": ("min", 0.95),
     "resume_gap_ms": ("max", 1200),
     "paused_heard_exact_fraction": ("min", 0.95),
+    "heard_aligned_exact_fraction": ("min", 0.95),
 }
 #: The peer (Pipecat 1.14.0, fully local with the same models; see DESIGN.md).
 PEER: dict[str, float | str] = {
@@ -115,8 +116,15 @@ def result(figures: Figures, extra: dict[str, Any]) -> dict[str, Any]:
         "heard_word_errors": heard.errors(),
         "heard_midpoint_exact_fraction": heard.midpoint_exact_fraction,
         "heard_midpoint_max_word_error": heard.midpoint_max_word_error,
-        "heard_midpoint_word_errors": heard.errors(midpoint=True),
+        "heard_midpoint_word_errors": heard.errors("midpoint"),
         "heard_mismatches": heard.examples(),
+        "heard_within_one_fraction": heard.within_one_fraction,
+        "heard_aligned_exact_fraction": heard.aligned_exact_fraction,
+        "paused_heard_aligned_exact_fraction": heard.paused_aligned_exact_fraction,
+        "heard_aligned_within_one_fraction": heard.aligned_within_one_fraction,
+        "heard_aligned_max_word_error": heard.aligned_max_word_error,
+        "heard_aligned_word_errors": heard.errors("aligned"),
+        "heard_aligned_mismatches": heard.aligned_examples(),
         "echo_replies": echo.replies,
         "self_interruptions": echo.self_interruptions,
         "echo_interruptions": echo.interruptions,
@@ -181,6 +189,8 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("paused cut judged as the same cut straight", "paused_heard_agrees_fraction", "frac"),
     ("heard: largest word error", "heard_max_word_error", "count"),
     ("heard = emitted (Whisper's midpoints)", "heard_midpoint_exact_fraction", "frac"),
+    ("heard = emitted (word starts aligned by espeak)", "heard_aligned_exact_fraction", "frac"),
+    ("  the same, within one word", "heard_aligned_within_one_fraction", "frac"),
     ("self-interruptions (echo, AEC on)", "self_interruptions", "count"),
     ("Whisper real-time factor", "stt_rtf", "x"),
     ("Piper real-time factor", "tts_rtf", "x"),
@@ -220,6 +230,9 @@ def table(result: dict[str, Any]) -> str:
             + ", ".join(f"{n} {k}" for k, n in sorted(result["turn_closes"].items()))
         ),
         "heard_exact_fraction": f"{result['heard_cuts']} random cuts",
+        "heard_aligned_exact_fraction": (
+            f"after a pause {_value(result.get('paused_heard_aligned_exact_fraction'), 'frac')}"
+        ),
         "self_interruptions": f"{result['echo_replies']} replies",
         "barge_in_landed_fraction": (
             f"{result['barge_ins']} of {result['barge_in_attempts']} objections"

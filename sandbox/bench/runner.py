@@ -129,7 +129,7 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
     stage(9, "peak memory, both models used by the calls")
     peak = peak_rss_mb()
     progress(f"  {peak:.0f} MB")
-    stage(10, f"heard text at {config.cuts} random cuts (Whisper on what was emitted)")
+    stage(10, f"heard text at {config.cuts} random cuts (Whisper; word starts aligned by espeak)")
     heard = measure_heard(models, config.cuts, progress, rng)
     patiences = ", ".join(map(str, config.device_patiences))
     peer = " and the peer" if config.peer else ""
