@@ -85,8 +85,7 @@ def install(bridge: ModuleType) -> LeanBridge:
     if isinstance(installed, LeanBridge):
         return installed
     lean = LeanBridge(bridge.initialize, bridge.set_voice, bridge.get_phonemes)
-    bridge.initialize = lean.initialize
-    bridge.set_voice = lean.set_voice
-    bridge.get_phonemes = lean.get_phonemes
-    bridge.lean = lean
+    for name in ("initialize", "set_voice", "get_phonemes"):
+        setattr(bridge, name, getattr(lean, name))
+    setattr(bridge, "lean", lean)  # noqa: B010 - a module's attribute, set at run time
     return lean
