@@ -8,7 +8,7 @@ memory creeps up over a long call. Two arenas keep the threads' allocations clos
 
 Even so, what Whisper and Piper free stays resident: glibc returns only the free top of the
 main heap, and only past a threshold that rises with the largest buffer freed (to 64 MB). A
-real-audio call's memory then swung between ~330 and ~600 MB from turn to turn with 110-210
+real-audio call's memory then swung between ~330 and ~600 MB from turn to turn with 110-225
 MB of it free (measured with ``mallinfo2``), and its floor wandered with whichever turn had
 left the heap short. :func:`give_back_free_memory` (glibc's ``malloc_trim``) returns every
 arena's free pages; ~10 ms, and the next synthesis or transcription faults its pages in
