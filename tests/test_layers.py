@@ -20,11 +20,12 @@ PACKAGE = Path(__file__).resolve().parents[1] / "sandbox"
 ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     "private_files": frozenset(),
+    "malloc_arenas": frozenset(),
     "wire": frozenset({"errors", "private_files"}),
     "call": frozenset({"wire"}),
     "sdk": frozenset({"wire"}),
     "record": frozenset({"call", "wire", "errors", "private_files"}),
-    "audio": frozenset({"call", "wire", "errors"}),
+    "audio": frozenset({"call", "wire", "errors", "malloc_arenas"}),
     "host": frozenset({"audio", "call", "record", "wire", "errors"}),
     "brains": frozenset({"sdk", "wire", "errors"}),
     "harness": frozenset({"brains", "sdk", "host", "call", "record", "wire", "errors"}),

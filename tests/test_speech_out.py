@@ -131,6 +131,32 @@ def test_a_unit_whose_voice_cannot_load_is_unspoken_and_the_next_unit_plays(
     assert not [e for e in events if isinstance(e, WordPlayed) and e.speech_id == 1]
 
 
+def test_idle_is_told_once_a_reply_is_all_synthesized_while_it_still_plays(
+    synthesizer: Synthesizer,
+) -> None:
+    """The engine gives memory back there: after the reply's last clip is queued (not
+    before, not per clause), on the synthesis thread, with its audio still to play."""
+    sink = MemorySink(synthesizer.sample_rate)
+    idle: list[tuple[str, bool]] = []
+    out: SpeechOut | None = None
+
+    def told() -> None:
+        assert out is not None
+        idle.append((threading.current_thread().name, out.speaking))
+
+    out = SpeechOut(lambda _voice: synthesizer, lambda **cb: PlayoutClock(sink, **cb), on_idle=told)
+    out.start()
+    try:
+        out.open_unit(1, pb.VOICE_JOE, pb.LANGUAGE_EN, 0)
+        out.speak(1, "One clause, ", 0)
+        out.speak(1, "then another one. And a last sentence.", 0)
+        out.close_unit(1, 0)
+        collect(out, UnitPlayed, 1)
+    finally:
+        out.stop()
+    assert idle == [("tts", True)]
+
+
 def _plain(event: Played) -> Played:
     """The event without where it was on the output (which the test cannot know)."""
     return WordPlayed(event.speech_id, event.word) if isinstance(event, WordPlayed) else event

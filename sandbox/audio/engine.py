@@ -42,6 +42,7 @@ from sandbox.audio.voices import catalog, default_voice, voice_languages
 from sandbox.call.ports import Listening
 from sandbox.call.settings import Capabilities
 from sandbox.errors import UserError
+from sandbox.malloc_arenas import give_back_free_memory
 from sandbox.wire.catalog import LANGUAGE_BY_ISO
 
 Progress = Callable[[str], None]
@@ -210,7 +211,13 @@ class AudioEngine:
                 for hook in self.release_hooks:
                     hook(block, rate)
 
-            self.speech = SpeechOut(self.synthesizer_for, make_clock, on_release=reference)
+            # A reply synthesized: give back what Piper and Whisper freed this turn.
+            self.speech = SpeechOut(
+                self.synthesizer_for,
+                make_clock,
+                on_release=reference,
+                on_idle=give_back_free_memory,
+            )
         return self.speech
 
     def _sink(self, rate: int) -> AudioSink | ClockedSink:

@@ -66,10 +66,14 @@ class SpeechOut:
         make_clock: Callable[..., PlayoutClock],
         *,
         on_release: Callable[[Block], None] | None = None,
+        on_idle: Callable[[], object] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """``make_clock(on_word=, on_unit_done=, on_release=)`` builds the playout clock."""
+        """``make_clock(on_word=, on_unit_done=, on_release=)`` builds the playout clock.
+        ``on_idle`` is called on the synthesis thread once a unit's text is all synthesized
+        and no more text waits: the turn's heavy work is done, its audio still playing."""
         self._synthesizer_for = synthesizer_for
+        self._on_idle = on_idle
         self._now = clock
         self._on_release_hook = on_release
         self._events: deque[Played] = deque()
@@ -186,6 +190,8 @@ class SpeechOut:
                 with self._cut_lock:
                     if job.generation == self._generation:
                         self.clock.end_unit(job.speech_id)
+                if self._on_idle is not None and self._jobs.empty():
+                    self._on_idle()
                 continue
             if job.speech_id in self._unspoken:
                 continue  # its voice failed: the rest of its text is not spoken either

@@ -30,6 +30,7 @@ import numpy as np
 import platformdirs
 from numpy.typing import NDArray
 
+from sandbox.audio.espeak_bridge import install as install_lean_bridge
 from sandbox.audio.voices import VoiceEntry, catalog, default_voice
 from sandbox.audio.wordalign import Token, align, is_sound, split_words
 from sandbox.errors import UserError
@@ -100,8 +101,10 @@ def aligned_model(model: Path, say: Callable[[str], None]) -> Path:
 def _load_lean(model: Path, config: Path, say: Callable[[str], None]) -> PiperVoice:
     """A Piper voice on an ONNX session without onnxruntime's CPU memory arena: the arena
     kept the largest synthesis's buffers for good (measured: peak RSS of both models,
-    loaded and used, 597 MB with piper's own loader, 435 MB this way)."""
+    loaded and used, 597 MB with piper's own loader, 435 MB this way); and its espeak-ng
+    bridge without the memory it loses on every phonemization (:mod:`.espeak_bridge`)."""
     import onnxruntime
+    from piper import espeakbridge
     from piper.config import PiperConfig
     from piper.phonemize_espeak import ESPEAK_DATA_DIR
     from piper.voice import PiperVoice
@@ -111,6 +114,7 @@ def _load_lean(model: Path, config: Path, say: Callable[[str], None]) -> PiperVo
     session = onnxruntime.InferenceSession(
         str(aligned_model(model, say)), sess_options=options, providers=["CPUExecutionProvider"]
     )
+    install_lean_bridge(espeakbridge)
     settings = PiperConfig.from_dict(json.loads(config.read_text(encoding="utf-8")))
     return PiperVoice(
         config=settings,
