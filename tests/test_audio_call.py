@@ -32,11 +32,6 @@ from sandbox.host.session import CallHost
 pytestmark = pytest.mark.audio
 
 
-@pytest.fixture(scope="module")
-def transcriber() -> Transcriber:
-    return Transcriber.load()
-
-
 @contextlib.asynccontextmanager
 async def audio_call(
     brain: str,

@@ -13,11 +13,6 @@ from sandbox.audio.stt import Transcriber
 from sandbox.errors import UserError
 
 
-@pytest.fixture(scope="module")
-def transcriber() -> Transcriber:
-    return Transcriber.load()
-
-
 @pytest.mark.parametrize(
     "said",
     [
