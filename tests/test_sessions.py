@@ -245,7 +245,9 @@ def test_an_ambiguous_prefix_names_the_candidates(home: Path) -> None:
 # ------------------------------------------------------- the audio legs
 
 
-@pytest.mark.slow  # its kind in CI: test_replay records a real-audio call and plays its legs
+# Its kind in CI: test_page's real-audio call (espeak in the microphone, a barge-in) becomes
+# a page whose audio is the call's legs; test_replay records one and plays its legs.
+@pytest.mark.slow
 @pytest.mark.audio
 def test_a_real_audio_call_records_both_legs_on_the_calls_clock(
     home: Path, tmp_path: Path, transcriber: Transcriber
