@@ -60,9 +60,9 @@ def write_wav(path: Path, pcm: Float32, rate: int = RATE) -> Path:
 
 def squeezed(recording: NDArray[np.int16], *, longest_ms: int = 100) -> Float32:
     """A 16 kHz speaker recording as float32 for Whisper, each stretch of digital silence in
-    it cut to ``longest_ms``. A loaded machine's audio thread lets the device run dry: the
-    reply stretches over gaps of silence, past Whisper's 30 s window, and Whisper drops what
-    follows a long silence. Nothing voiced is cut, so a word skipped or said twice still shows."""
+    it cut to ``longest_ms``. A loaded machine's audio thread lets the device run dry: gaps
+    of silence split the reply's words, and Whisper misreads or drops words around them (9
+    of 36 heard once). Nothing voiced is cut, so a word skipped or said twice still shows."""
     quiet = np.abs(recording.astype(np.int32)) <= 1
     at = np.arange(len(quiet))
     starts = quiet & ~np.concatenate(([False], quiet[:-1]))
