@@ -10,6 +10,7 @@ import pulse as _pulse
 import pytest
 import small_disk as _small_disk
 
+from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
 from sandbox.wire.tokens import HOME_ENV
 
@@ -26,6 +27,12 @@ def pulse() -> Iterator[ModuleType]:
 def synthesizer() -> Synthesizer:
     """The default Piper voice, loaded and warmed up once for the session."""
     return Synthesizer.load()
+
+
+@pytest.fixture(scope="session")
+def transcriber() -> Transcriber:
+    """Whisper tiny.en, loaded once for the session (a load takes seconds)."""
+    return Transcriber.load()
 
 
 @pytest.fixture

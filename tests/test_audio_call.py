@@ -12,7 +12,7 @@ from types import ModuleType
 
 import numpy as np
 import pytest
-from caller_audio import espeak, join, silence, word_errors, words, write_wav
+from caller_audio import espeak, join, silence, squeezed, word_errors, words, write_wav
 
 from sandbox.audio.caller_voice import speak
 from sandbox.audio.echo_path import LaptopEchoPath
@@ -30,11 +30,6 @@ from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 
 pytestmark = pytest.mark.audio
-
-
-@pytest.fixture(scope="module")
-def transcriber() -> Transcriber:
-    return Transcriber.load()
 
 
 @contextlib.asynccontextmanager
@@ -80,6 +75,19 @@ async def until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
     deadline = asyncio.get_running_loop().time() + timeout
     while not predicate():
         assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+async def while_playing(host: CallHost, predicate: Callable[[], bool], stall: float = 20.0) -> None:
+    """Wait for ``predicate`` as long as the call moves on: a loaded machine's audio thread
+    plays the bot slower than real time, so the deadline is for a stall (no word played and
+    no change of state for ``stall`` seconds), not for the length of the audio."""
+    loop = asyncio.get_running_loop()
+    seen, deadline = (host.words_played, host.core.state), loop.time() + stall
+    while not predicate():
+        if (host.words_played, host.core.state) != seen:
+            seen, deadline = (host.words_played, host.core.state), loop.time() + stall
+        assert loop.time() < deadline, f"stalled for {stall} s at (words played, state) {seen}"
         await asyncio.sleep(0.02)
 
 
@@ -147,7 +155,6 @@ async def test_barge_in_stops_the_speaker_and_heard_text_matches_what_it_emitted
     assert word_errors(" ".join(heard[:-1]), " ".join(truth[: len(heard) - 1])) <= 3
 
 
-@pytest.mark.slow  # timed out once in CI (2026-12-01); the bench's backchannel stage times it
 async def test_a_backchannel_pauses_the_bot_which_goes_on_and_the_speaker_plays_it_all_once(
     pulse: ModuleType, transcriber: Transcriber, synthesizer: Synthesizer, tmp_path: Path
 ) -> None:
@@ -155,13 +162,13 @@ async def test_a_backchannel_pauses_the_bot_which_goes_on_and_the_speaker_plays_
     nod = write_wav(tmp_path / "nod.wav", espeak("okay"))
     recording = tmp_path / "speaker.wav"
     async with audio_call("concierge", transcriber, synthesizer) as (host, _engine, effects):
-        await until(quiet(host))
+        await while_playing(host, quiet(host))
         with pulse.record_speaker(recording, rate=16000):
             await asyncio.to_thread(pulse.play_into_mic, question)
-            await until(lambda: host.words_played >= 22)
+            await while_playing(host, lambda: host.words_played >= 22)
             await asyncio.to_thread(pulse.play_into_mic, nod)
-            await until(
-                lambda: host.core.state is CallState.LISTENING and len(host.core.units) > 1, 40
+            await while_playing(
+                host, lambda: host.core.state is CallState.LISTENING and len(host.core.units) > 1
             )
             await asyncio.sleep(0.3)  # the device's buffer plays out into the recording
     assert any(isinstance(e, PausePlayout) for e in effects), "the bot did not pause"
@@ -173,10 +180,13 @@ async def test_a_backchannel_pauses_the_bot_which_goes_on_and_the_speaker_plays_
     # What the virtual speaker played holds the whole reply once: nothing skipped at the
     # pause, nothing said twice after it.
     samples, _rate = pulse.read_wav(recording)
-    emitted = transcriber.transcribe(samples.astype("float32") / 32768.0, language="en")
+    emitted = transcriber.transcribe(squeezed(samples), language="en")
     said, truth = words(reply.generated), words(emitted.text)
-    assert abs(len(said) - len(truth)) <= 2, (reply.generated, emitted.text)
-    assert word_errors(reply.generated, emitted.text) <= 4, (reply.generated, emitted.text)
+    # A skipped or repeated clause (4 words or more) shows in the count. Whisper tiny.en alone
+    # misreads this 36-word reply by up to 5 words with nothing skipped ("seven to eight on
+    # weekdays" as "seven days on weekday", "classes" as "class is").
+    assert abs(len(said) - len(truth)) <= 3, (reply.generated, emitted.text)
+    assert word_errors(reply.generated, emitted.text) <= 6, (reply.generated, emitted.text)
 
 
 @pytest.mark.parametrize(

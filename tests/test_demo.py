@@ -42,11 +42,6 @@ from sandbox.wire.tokens import HOME_ENV
 SnapCompare = Any
 
 
-@pytest.fixture(scope="module")
-def transcriber() -> Transcriber:
-    return Transcriber.load()
-
-
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "home"

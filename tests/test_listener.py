@@ -73,11 +73,6 @@ class HeldExecutor(Executor):
         return ran
 
 
-@pytest.fixture(scope="module")
-def transcriber() -> Transcriber:
-    return Transcriber.load()
-
-
 def caller_at_mic(pcm16k: Float32) -> Float32:
     return resample(pcm16k, 16000, MIC_RATE)
 

@@ -20,6 +20,7 @@ import pytest
 from session_rig import SCRIPT, recorded_call
 from small_disk import fill
 
+from sandbox.audio.stt import Transcriber
 from sandbox.brains.echo import Echo
 from sandbox.host.script import parse_script
 from sandbox.record.export import frame_record, session_report
@@ -244,9 +245,13 @@ def test_an_ambiguous_prefix_names_the_candidates(home: Path) -> None:
 # ------------------------------------------------------- the audio legs
 
 
-@pytest.mark.slow  # its kind in CI: test_replay records a real-audio call and plays its legs
+# Its kind in CI: test_page's real-audio call (espeak in the microphone, a barge-in) becomes
+# a page whose audio is the call's legs; test_replay records one and plays its legs.
+@pytest.mark.slow
 @pytest.mark.audio
-def test_a_real_audio_call_records_both_legs_on_the_calls_clock(home: Path, tmp_path: Path) -> None:
+def test_a_real_audio_call_records_both_legs_on_the_calls_clock(
+    home: Path, tmp_path: Path, transcriber: Transcriber
+) -> None:
     """espeak into the microphone path, Whisper, Piper through the paced playout clock: both
     legs cover the call, and the speaker leg holds what the bot said."""
     script = tmp_path / "s.toml"
@@ -278,9 +283,7 @@ def test_a_real_audio_call_records_both_legs_on_the_calls_clock(home: Path, tmp_
     mix, _ = _pcm(out / "mix.wav")
     assert len(mix) > 0
     speaker, rate = _pcm(out / "speaker.wav")
-    from sandbox.audio.stt import Transcriber
-
-    heard = Transcriber.load().transcribe(
+    heard = transcriber.transcribe(
         np.interp(
             np.arange(len(speaker) * 16000 // rate) * (rate / 16000),
             np.arange(len(speaker)),

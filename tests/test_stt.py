@@ -12,12 +12,6 @@ from caller_audio import espeak, join, noise, silence, word_errors, words
 from sandbox.audio.stt import FULL_WINDOW_FRAMES, MIN_WINDOW_FRAMES, Transcriber, window_frames
 from sandbox.errors import UserError
 
-
-@pytest.fixture(scope="module")
-def transcriber() -> Transcriber:
-    return Transcriber.load()
-
-
 SENTENCES = (
     "I would like to book a table for two.",
     "Hello, I need to change my reservation to Friday evening.",
