@@ -134,6 +134,14 @@ def test_loading_a_voice_reports_progress_and_warms_up(monkeypatch: pytest.Monke
     assert next(synthesizer.synthesize("Okay.")).samples.size > 0
 
 
+def test_the_voices_session_keeps_no_buffers_between_sentences(
+    synthesizer: Synthesizer,
+) -> None:
+    # Neither onnxruntime's CPU arena nor its memory patterns: both held freed buffers.
+    options = synthesizer._piper.session.get_session_options()
+    assert not options.enable_cpu_mem_arena and not options.enable_mem_pattern
+
+
 def test_a_voice_that_is_not_installed_is_refused_in_words() -> None:
     amy = VoiceEntry(pb.VOICE_AMY, "amy", (pb.LANGUAGE_EN,), None, None, installed=False)
     with pytest.raises(UserError, match=r"voice amy is not installed.*voices/README.md"):
