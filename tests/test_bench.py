@@ -34,6 +34,7 @@ from sandbox.bench.heard import (
     words,
 )
 from sandbox.bench.mic import CallerLine, Spoken, TimedMic
+from sandbox.bench.models import MemoryFigures
 from sandbox.bench.report import Figures, result, table, targets
 from sandbox.bench.rtf import RtfFigures
 from sandbox.bench.runner import FULL, QUICK, QUICK_DEVICE, QUICK_FLOOR, BenchConfig
@@ -53,6 +54,8 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
     "onset_to_interruption_ms": (int, float),
     "stt_rtf": (int, float),
     "tts_rtf": (int, float),
+    "rss_after_load_mb": (int, float),
+    "rss_after_warm_up_mb": (int, float),
     "peak_rss_mb": (int, float),
     "heard_cuts": int,
     "heard_exact_fraction": (int, float),
@@ -116,7 +119,9 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
     assert figures["barge_in_decision_to_silence_ms"] >= 0
     assert figures["onset_to_interruption_ms"] > 0
     assert 0 < figures["stt_rtf"] < 10 and 0 < figures["tts_rtf"] < 10
-    assert figures["peak_rss_mb"] > 100
+    assert 100 < figures["rss_after_load_mb"] <= figures["peak_rss_mb"]
+    assert 100 < figures["rss_after_warm_up_mb"] <= figures["peak_rss_mb"]
+    assert "MB warmed up" in done.stderr
     assert figures["config"] == {
         "runs": SMALLEST["runs"],
         "cuts": SMALLEST["cuts"],
@@ -436,7 +441,7 @@ def _figures(*, decision_ms: float, self_interruptions: int) -> Figures:
         heard=HeardFigures((Cut("r", True, 1.0, "a b", "a b", "a b", "a b"),)),
         echo=EchoFigures(20, self_interruptions, 0, 0, 0, 0, 0, 120.0),
         rtf=RtfFigures(0.3, 0.1, {"1.1s": 580.0}),
-        peak_rss_mb=650.0,
+        memory=MemoryFigures(after_load_mb=290.0, after_warm_up_mb=350.0, peak_mb=650.0),
     )
 
 
@@ -445,6 +450,11 @@ def test_targets_are_reported_met_or_missed_never_enforced() -> None:
     assert good["targets"]["end_of_speech_to_user_message_ms"] == {"max": 870, "met": True}
     assert all(t["met"] for t in good["targets"].values())
     assert good["elapsed_s"] == 1.0 and good["barge_in_attempts"] == 1
+    assert (good["rss_after_load_mb"], good["rss_after_warm_up_mb"], good["peak_rss_mb"]) == (
+        290.0,
+        350.0,
+        650.0,
+    )
     assert good["targets"]["greeting_barge_in_landed"] == {"min": 1, "met": True}
     assert good["targets"]["onset_to_silence_ms"] == {"max": 300, "met": True}
     assert good["backchannel_resumed_fraction"] == 1.0 and good["resume_gap_ms"] == 640.0
@@ -463,6 +473,9 @@ def test_the_table_shows_measured_target_and_peer() -> None:
     reply = next(line for line in lines if line.startswith("end of speech → first reply audio"))
     assert "1000 ms" in reply and "1470 ms" in reply  # the peer's figure beside ours
     assert "≤ 870 ms ✓" in text and "patience 7" in text and "20 replies" in text
+    memory = next(line for line in lines if line.startswith("peak RSS"))
+    assert "650 MB" in memory and "≤ 700 MB ✓" in memory
+    assert "290 MB loaded, 350 MB warmed up" in memory
 
 
 async def test_every_wait_in_a_call_gives_up_after_its_timeout() -> None:

@@ -6,11 +6,14 @@ import resource
 import sys
 from dataclasses import dataclass
 
+from sandbox.audio.caller_voice import speak
 from sandbox.audio.engine import AudioEngine, AudioOptions
-from sandbox.audio.stt import Transcriber
+from sandbox.audio.resample import resample
+from sandbox.audio.stt import SAMPLE_RATE, Transcriber
 from sandbox.audio.tts import Synthesizer
 from sandbox.audio.voices import default_voice
 from sandbox.bench.figures import Progress
+from sandbox.bench.texts import BOT_REPLIES, STT_UTTERANCES
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,25 @@ def load_models(progress: Progress) -> Models:
     engine.load(progress)
     assert engine.transcriber is not None
     return Models(engine.transcriber, engine.synthesizer_for(default_voice()))
+
+
+def warm_up(models: Models) -> None:
+    """Use both models once as a call's first turn does: Whisper on a short caller line,
+    Piper on a typical reply (each one's first runs settle the buffers later runs reuse)."""
+    raw, rate = speak(STT_UTTERANCES[0])
+    models.transcriber.transcribe(resample(raw, rate, SAMPLE_RATE))
+    for _clip in models.synthesizer.synthesize(BOT_REPLIES[0]):
+        pass
+
+
+@dataclass(frozen=True)
+class MemoryFigures:
+    """Resident memory in MB: after loading both models, after :func:`warm_up`, and the
+    process's peak once the calls have used them."""
+
+    after_load_mb: float
+    after_warm_up_mb: float
+    peak_mb: float
 
 
 def peak_rss_mb() -> float:

@@ -15,6 +15,7 @@ from sandbox.bench.echo import EchoFigures
 from sandbox.bench.first_audio import FirstAudioFigures
 from sandbox.bench.greeting import GreetingFigures
 from sandbox.bench.heard import HeardFigures
+from sandbox.bench.models import MemoryFigures
 from sandbox.bench.rtf import RtfFigures
 from sandbox.bench.turns import TurnFigures
 
@@ -57,7 +58,7 @@ class Figures:
     heard: HeardFigures
     echo: EchoFigures
     rtf: RtfFigures
-    peak_rss_mb: float
+    memory: MemoryFigures
 
 
 def result(figures: Figures, extra: dict[str, Any]) -> dict[str, Any]:
@@ -107,7 +108,9 @@ def result(figures: Figures, extra: dict[str, Any]) -> dict[str, Any]:
         "stt_rtf": figures.rtf.stt_rtf,
         "stt_ms": figures.rtf.stt_ms,
         "tts_rtf": figures.rtf.tts_rtf,
-        "peak_rss_mb": figures.peak_rss_mb,
+        "rss_after_load_mb": figures.memory.after_load_mb,
+        "rss_after_warm_up_mb": figures.memory.after_warm_up_mb,
+        "peak_rss_mb": figures.memory.peak_mb,
         "heard_cuts": len(heard.cuts),
         "heard_exact_fraction": heard.exact_fraction,
         "paused_heard_exact_fraction": heard.paused_exact_fraction,
@@ -242,7 +245,8 @@ def table(result: dict[str, Any]) -> str:
             f"{result['backchannel_trials']} trials, {result['backchannel_variants']} "
             "backchannels and noises"
         ),
-        "peak_rss_mb": "after the calls"
+        "peak_rss_mb": f"after the calls (resident {result['rss_after_load_mb']:.0f} MB "
+        f"loaded, {result['rss_after_warm_up_mb']:.0f} MB warmed up)"
         + (
             f"; the whole bench {result['bench_peak_rss_mb']:.0f} MB"
             if "bench_peak_rss_mb" in result

@@ -3,7 +3,8 @@
 Stages run one after another, never side by side: each figure is taken on a machine doing
 only that. Progress goes to the ``progress`` callback (stderr in the command).
 
-Peak memory is read after the calls (both models loaded and used as a call uses them) and
+Resident memory is read after loading both models and again after warming them up; peak
+memory is read after the calls (both models loaded and used as a call uses them) and
 before the heard-text stage: that stage's Whisper runs with word timestamps are the bench's
 own instrument, and they grow the heap (~1 MB a run) in a way no call does. The whole
 process's peak is reported too, as ``bench_peak_rss_mb``.
@@ -27,10 +28,11 @@ from sandbox.bench.figures import Progress, fmt_ms
 from sandbox.bench.first_audio import measure_first_audio
 from sandbox.bench.greeting import measure_greeting_barge_in
 from sandbox.bench.heard import measure_heard
-from sandbox.bench.models import load_models, peak_rss_mb
+from sandbox.bench.models import MemoryFigures, load_models, peak_rss_mb, warm_up
 from sandbox.bench.outside import measure_devices
 from sandbox.bench.report import Figures, result
 from sandbox.bench.rtf import measure_rtf
+from sandbox.bench.soak import rss_mb
 from sandbox.bench.turns import measure_turns
 
 #: (runs, cuts, replies) for a full run and for --quick.
@@ -106,6 +108,10 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
 
     stage(1, "loading models")
     models = load_models(lambda words: progress(f"  {words}"))
+    after_load = rss_mb()
+    warm_up(models)
+    after_warm_up = rss_mb()
+    progress(f"  resident {after_load:.0f} MB loaded, {after_warm_up:.0f} MB warmed up")
     stage(2, f"Whisper and Piper real-time factors ({config.runs} runs each)")
     rtf = measure_rtf(models, config.runs, progress)
     stage(3, f"first clause → first audio ({config.runs} units)")
@@ -140,7 +146,9 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
     devices = await measure_devices(
         config.device_patiences, config.device_turns, config.peer, progress
     )
-    figures = Figures(turns, first_audio, barge_in, backchannels, greeting, heard, echo, rtf, peak)
+    memory = MemoryFigures(after_load, after_warm_up, peak)
+    stages = (turns, first_audio, barge_in, backchannels, greeting, heard, echo, rtf)
+    figures = Figures(*stages, memory)
     machine = {
         "cpus": os.cpu_count(),
         "platform": platform.platform(),
