@@ -29,7 +29,10 @@ import numpy.typing as npt
 from sandbox.errors import UserError
 
 SAMPLE_RATE = 16000
-_CPU_THREADS = 2
+#: One thread: Whisper's greedy decoding ran 78 ms on one thread against 131 ms on two (the
+#: per-token steps are too small to split), the encoder 127 against 99 ms; in the app, with the
+#: other core drawing the screen and cancelling echo, a turn's guess came ~100 ms sooner.
+_CPU_THREADS = 1
 #: Whisper's full window, in 10 ms feature frames.
 FULL_WINDOW_FRAMES = 3000
 #: The shortest window the encoder is given (see the module docstring).
