@@ -66,6 +66,7 @@ def test_patience_scale_is_monotonic_with_seven_as_the_calibration() -> None:
         assert w.speculate_ms <= w.confident_ms < w.silence_ms
         assert w.confident_ms % F == 0 and w.silence_ms % F == 0
     assert Endpointer().windows == scale[7]
+    assert scale[0] == Windows(speculate_ms=90, confident_ms=150, silence_ms=450)
 
 
 @pytest.mark.parametrize("bad", [-1, 11, 7.5])

@@ -33,9 +33,11 @@ confident 150  210  240  300  390  480   600   720   900  1140  1410
 silence   450  540  660  780  960 1140  1350  1620  1950  2340  2790
 ========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
 
-``speculate_ms`` is 150 ms at every patience: long enough that the gaps inside fluent speech
-(stop closures, commas) do not each cost a Whisper run, short enough that at patience 7 the
-guess (150 ms + Whisper's time) is ready well before the confident window ends.
+``speculate_ms`` is 150 ms: long enough that the gaps inside fluent speech (stop closures,
+commas) do not each cost a Whisper run, short enough that at patience 7 the guess (150 ms +
+Whisper's time) is ready well before the confident window ends. At patience 0 it is 90 ms:
+there the turn closes the moment the guess says it may, so every millisecond before the guess
+starts is the caller's wait, and a guess started inside a word's gap is only thrown away.
 A change of patience applies at once, including to a pause already running: the next frame
 is judged against the new windows.
 
@@ -61,6 +63,8 @@ Reason = Literal["confident", "silence"]
 ONSET_VOICED = 3
 ONSET_WINDOW = 4
 SPECULATE_MS = 150
+#: Patience 0 starts its guess sooner (see the module docstring).
+SPECULATE_EAGER_MS = 90
 PATIENCE_DEFAULT = 7
 PATIENCE_MAX = 10
 
@@ -82,7 +86,8 @@ def windows_for(patience: int) -> Windows:
     """The endpointing windows for one step of the patience scale."""
     if not isinstance(patience, int) or not 0 <= patience <= PATIENCE_MAX:
         raise ValueError(f"patience must be an integer from 0 to {PATIENCE_MAX}, got {patience!r}")
-    return Windows(SPECULATE_MS, _CONFIDENT_MS[patience], _SILENCE_MS[patience])
+    speculate = SPECULATE_EAGER_MS if patience == 0 else SPECULATE_MS
+    return Windows(speculate, _CONFIDENT_MS[patience], _SILENCE_MS[patience])
 
 
 @dataclass(frozen=True)
