@@ -20,7 +20,7 @@ from caller_audio import (
     words,
 )
 
-from sandbox.audio.bargein import BargeIn, BotResumes, OverBot
+from sandbox.audio.bargein import BargeIn, BotResumes, FloorEvent, FloorJudge, OverBot
 from sandbox.audio.echo import EchoCanceller
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.endpointer import windows_for
@@ -253,6 +253,36 @@ def test_a_backchannel_as_the_bot_finishes_stays_a_backchannel(transcriber: Tran
     assert of(BargeIn, events) == []
 
 
+def test_a_floor_word_decided_after_the_bot_stopped_is_still_the_callers_turn(
+    transcriber: Transcriber,
+) -> None:
+    """The floor judge's verdict arrives with its transcript, when the caller is already quiet,
+    and the cut it causes stops the bot before the listener's next block (a loaded machine
+    hands it blocks late): the burst is still the caller's turn, never a backchannel, or the
+    call would wait for a turn that never comes."""
+    held = HeldExecutor()
+    listener = Listener(in_executor(transcriber, held))
+    mic = caller_at_mic(join(silence(300), espeak("no"), silence(2500)))
+    events: list[ListenerEvent] = []
+    speaking = True
+    for t, block in blocks(mic):
+        if held.queue:  # Whisper answers the judge's ask a block later
+            held.run_all()
+        for event in listener.feed(block, MIC_RATE, t, speaking):
+            events.append(event)
+            if isinstance(event, BargeIn):
+                speaking = False  # the cut lands before the next block is heard
+    held.run_all()
+    events += listener.feed(np.zeros(960, dtype=np.float32), MIC_RATE, len(mic) // 48, False)
+    assert len(of(BargeIn, events)) == 1
+    assert of(Backchannel, events) == []
+    (barge,) = of(BargeIn, events)
+    (caller,) = of(CallerSpeaking, events)
+    assert caller.t == barge.t_onset
+    (turn,) = of(TurnCommitted, events)
+    assert words(turn.text) == ["no"], turn.text
+
+
 class Call:
     """The bot talking through a laptop speaker while the caller talks into its microphone.
 
@@ -374,3 +404,34 @@ def test_speculation_hides_whisper_in_the_pause_in_real_time(transcriber: Transc
     assert asked < turn.t_end_of_speech + w.confident_ms  # in the pause, before it could end
     waited = turn.t_committed - turn.t_end_of_speech
     print(f"\nend of speech -> committed turn: {waited} ms (Whisper asked once)")
+
+
+class _LateVerdict(FloorJudge):
+    """The real judge, plus a sentence verdict at ``at_ms`` whatever the voice did: a
+    verdict that comes after the burst's own turn was heard out as a backchannel."""
+
+    def __init__(self, at_ms: int) -> None:
+        super().__init__()
+        self.at_ms = at_ms
+        self.fired = False
+
+    def feed(self, voiced: bool, t_ms: int, bot_speaking: bool) -> list[FloorEvent]:
+        events = super().feed(voiced, t_ms, bot_speaking)
+        if t_ms >= self.at_ms and not self.fired:
+            self.fired = True
+            events.append(BargeIn(t_ms - 500, t_ms, "late"))
+        return events
+
+
+def test_a_barge_in_after_its_turn_is_over_still_closes_the_callers_side(
+    transcriber: Transcriber,
+) -> None:
+    mm = espeak("mm hmm", wpm=240)
+    late = 300 + len(mm) * 1000 // 16000 + 2200  # the turn was heard out ~1.7 s after it
+    listener = Listener(in_executor(transcriber, InlineExecutor()), floor=_LateVerdict(late))
+    mic = caller_at_mic(join(silence(300), mm, silence(2500)))
+    events = listen(listener, mic, bot_speaking=True)
+    kinds = [type(e) for e in events]
+    assert Backchannel in kinds and BargeIn in kinds
+    assert kinds.index(Backchannel) < kinds.index(BargeIn)
+    assert kinds[kinds.index(BargeIn) + 1] is DroppedEmpty

@@ -15,8 +15,9 @@ What it emits (the host pairs them with the call core):
 * :class:`OverBot` ``(t_onset, t)`` - voice began over the bot: pause playout while it is
   judged (see :mod:`sandbox.audio.bargein`).
 * :class:`BotResumes` ``(t_onset, t, why, text)`` - it did not take the floor: playout goes on.
-* :class:`BargeIn` ``(t_onset, t_decided)`` - cut the bot now. Followed by CallerSpeaking for the
-  turn that took the floor.
+* :class:`BargeIn` ``(t_onset, t_decided)`` - cut the bot now. Followed at once by
+  CallerSpeaking for the turn that took the floor, or by DroppedEmpty when that turn is
+  already over: every barge-in is followed by the caller's turn closing.
 * :class:`Backchannel` ``(text, t_onset, t_end, resumed)`` - speech under the bot that never
   took the floor ("mm hmm"); for display and the record only, never a UserMessage. Not emitted
   when Whisper heard nothing. ``resumed``: the bot paused for it, then went on.
@@ -286,20 +287,28 @@ class Listener:
         overlap = self._turn
         if overlap is None and self._closed:
             overlap = self._closed[-1]
-        if overlap is None or not overlap.overlap:
+        if overlap is None:
+            if isinstance(event, BargeIn):
+                # The burst's own turn is over (heard as a backchannel already) or never
+                # began: no commit will close the caller's side the cut opens, so close it.
+                out.append(DroppedEmpty("silence"))
+            return out
+        if not overlap.overlap:
             return out
         if isinstance(event, BotResumes):
             overlap.resumed_bot = True
         elif isinstance(event, BargeIn):
+            # The caller's from now, even if the cut stops the bot before the next frame
+            # and the voice has gone quiet (a floor word's verdict comes after it ends).
             self._barged = True
-            if overlap is not self._turn:  # closed already, waiting for its transcript
-                overlap.overlap = False
-                out.append(CallerSpeaking(overlap.onset))
+            overlap.overlap = False
+            out.append(CallerSpeaking(overlap.onset))
         return out
 
     def _takes_floor(self, turn: _Turn, bot_speaking: bool) -> bool:
-        # A paused overlap is a finished backchannel unless the caller speaks again.
-        return self._barged or (not bot_speaking and not turn.paused)
+        # A paused overlap is a finished backchannel unless the caller speaks again (a
+        # barge-in hands its overlap to the caller at once, in _on_floor).
+        return not bot_speaking and not turn.paused
 
     def _on_endpoint(self, ev: EndpointEvent, *, bot_holds_floor: bool) -> list[ListenerEvent]:
         if isinstance(ev, SpeechStarted):
