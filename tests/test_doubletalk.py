@@ -65,3 +65,33 @@ def test_the_canceller_reports_the_raw_audio_and_the_bots_recent_peak() -> None:
     assert np.allclose(captured.bot_level, 0.3 / np.sqrt(2), atol=0.01)
     off = EchoCanceller(enabled=False).capture(mic, 16000)
     assert np.array_equal(off.cleaned, off.raw) and not off.bot_level.any()
+
+
+def test_no_echo_while_the_bot_speaks_makes_the_path_echo_free() -> None:
+    detector = DoubleTalk()
+    learn(detector, 0.0, frames=15)
+    assert not detector.echo_free  # not learnt yet: the canceller's output is heard
+    learn(detector, 0.001, frames=35)  # a headset's noise floor, under any voice
+    assert detector.echo_free
+
+
+def test_an_echo_that_appears_ends_the_echo_free_path() -> None:
+    detector = DoubleTalk()
+    learn(detector, 0.0)
+    assert detector.echo_free
+    for _ in range(6):  # headphones off: the laptop's speaker is heard, and cancelled
+        detector.feed(0.05, BOT, raw_voiced=False, cleaned_voiced=False)
+    assert not detector.echo_free
+
+
+def test_a_laptops_echo_is_never_echo_free() -> None:
+    detector = DoubleTalk()
+    learn(detector, 0.01)
+    assert not detector.echo_free
+
+
+def test_a_faint_echo_the_vad_hears_as_a_voice_is_not_echo_free() -> None:
+    detector = DoubleTalk()
+    for _ in range(50):  # under the voice floor, but speech all the same
+        detector.feed(0.0015, BOT, raw_voiced=True, cleaned_voiced=False)
+    assert not detector.echo_free

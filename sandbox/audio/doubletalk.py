@@ -17,6 +17,12 @@ frames and must not teach the detector that echo is that loud. On headphones the
 falls to the noise floor within half a second of the bot speaking; with a laptop's echo it
 stays at the echo's level, so the raw path only fires for a voice clearly above the echo and
 the cleaned path does the rest. Until ``memory_ms``/3 of such frames were seen, nothing fires.
+
+The same frames tell whether there is any echo at all. Where the microphone stays under the
+voice floor while the bot speaks (headphones, a virtual device), :attr:`DoubleTalk.echo_free`
+says so, and the listener hears the raw microphone: AEC3 with nothing to learn stays cautious
+and mutes the start of every word said over the bot (measured: the "o" of "okay" and the
+first ~250 ms of the caller's voice gone, which Whisper then reads as "Hey.", a floor word).
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ class DoubleTalk:
 
     def __init__(self, *, frame_ms: int = 30, memory_ms: int = 1500) -> None:
         self._ratios: deque[float] = deque(maxlen=memory_ms // frame_ms)
+        self._levels: deque[float] = deque(maxlen=memory_ms // frame_ms)  # the echo's, RMS
+        self._voiced: deque[bool] = deque(maxlen=memory_ms // frame_ms)  # the echo's, raw VAD
         self._needed = memory_ms // frame_ms // 3
 
     @property
@@ -46,8 +54,17 @@ class DoubleTalk:
         """The loudest echo seen, as a fraction of the bot's level (None: not learnt yet)."""
         if len(self._ratios) < self._needed:
             return None
-        ranked = sorted(self._ratios)
-        return ranked[(len(ranked) - 1) * PERCENTILE // 100]
+        return _percentile(self._ratios)
+
+    @property
+    def echo_free(self) -> bool:
+        """Whether the bot's echo, as learnt, stays under the voice floor and never sounds
+        like a voice to the VAD: nothing the microphone hears can be the bot, so the raw
+        microphone is the caller alone."""
+        if len(self._levels) < self._needed:
+            return False
+        voiced = sum(self._voiced) * 100 > len(self._voiced) * (100 - PERCENTILE)
+        return not voiced and _percentile(self._levels) < FLOOR_RMS
 
     def feed(self, mic_rms: float, bot_rms: float, raw_voiced: bool, cleaned_voiced: bool) -> bool:
         """One frame; True when the microphone is a voice over the bot's echo."""
@@ -61,4 +78,11 @@ class DoubleTalk:
         )
         if not over and not cleaned_voiced:
             self._ratios.append(mic_rms / bot_rms)
+            self._levels.append(mic_rms)
+            self._voiced.append(raw_voiced)
         return over
+
+
+def _percentile(values: deque[float]) -> float:
+    ranked = sorted(values)
+    return ranked[(len(ranked) - 1) * PERCENTILE // 100]

@@ -3,7 +3,9 @@
 Per capture block: echo canceller (also resamples to 16 kHz) -> 30 ms frames -> VAD -> the
 endpointer (turns) and the floor judge (pause, then decide). The floor judge also hears the
 double-talk detector, which finds a voice over the bot on the raw microphone while the
-canceller is still learning the echo path (:mod:`sandbox.audio.doubletalk`). Whisper runs
+canceller is still learning the echo path (:mod:`sandbox.audio.doubletalk`). Where that
+detector finds no echo at all (headphones), the listener hears the raw microphone instead
+of the canceller's output, which would mute the start of each word said over the bot. Whisper runs
 through a ``transcribe`` hook returning a :class:`concurrent.futures.Future`, so the host
 decides where it runs (one worker thread: Whisper already uses both cores); the listener polls
 the future on each frame.
@@ -218,7 +220,8 @@ class Listener:
         """One capture block (mono, float or int16, any rate) captured at ``t_ms``."""
         captured = self._echo.capture(block, sample_rate)
         if self.on_cleaned is not None:
-            self.on_cleaned(captured.cleaned, t_ms)
+            echo_free = self._doubletalk.echo_free
+            self.on_cleaned(captured.raw if echo_free else captured.cleaned, t_ms)
         if len(self._pending) == 0:
             self._pending_t = t_ms
         samples = np.concatenate([self._pending, captured.cleaned])
@@ -227,11 +230,17 @@ class Listener:
         events: list[ListenerEvent] = []
         whole = len(samples) // _FRAME * _FRAME
         for start in range(0, whole, _FRAME):
-            frame = samples[start : start + _FRAME]
-            voiced = self._vad.is_speech(as_int16(frame))
-            over = bot_speaking and self._over_echo(
-                voiced, raw[start : start + _FRAME], float(level[start : start + _FRAME].max())
+            cleaned, heard = samples[start : start + _FRAME], raw[start : start + _FRAME]
+            cleaned_voiced = self._vad.is_speech(as_int16(cleaned))
+            raw_voiced = (
+                self._raw_vad.is_speech(as_int16(heard)) if self._echo.enabled else cleaned_voiced
             )
+            # Decided before this frame teaches the detector: a caller's voice is never
+            # taken for echo that ends the echo-free path.
+            echo_free = self._doubletalk.echo_free
+            bot_level = float(level[start : start + _FRAME].max())
+            over = bot_speaking and self._over_echo(cleaned_voiced, raw_voiced, heard, bot_level)
+            frame, voiced = (heard, raw_voiced) if echo_free else (cleaned, cleaned_voiced)
             events += self._on_frame(frame, voiced, over, self._pending_t, bot_speaking)
             self._pending_t += FRAME_MS
         self._pending = samples[whole:]
@@ -241,12 +250,13 @@ class Listener:
         self._now = max(self._now, t_ms + len(block) * 1000 // sample_rate)
         return events + self._advance()
 
-    def _over_echo(self, cleaned_voiced: bool, raw: Float32, bot_level: float) -> bool:
+    def _over_echo(
+        self, cleaned_voiced: bool, raw_voiced: bool, raw: Float32, bot_level: float
+    ) -> bool:
         """Whether the raw microphone holds a voice louder than the bot's echo can be."""
         if bot_level < BOT_SILENT_RMS:
             return False
         mic_rms = float(np.sqrt(np.mean(np.square(raw))))
-        raw_voiced = self._raw_vad.is_speech(as_int16(raw))
         return self._doubletalk.feed(mic_rms, bot_level, raw_voiced, cleaned_voiced)
 
     def _on_frame(
