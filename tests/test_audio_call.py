@@ -125,9 +125,11 @@ async def test_barge_in_stops_the_speaker_and_heard_text_matches_what_it_emitted
         tmp_path / "objection.wav", join(espeak("Sorry, do you have parking near the studio"))
     )
     recording = tmp_path / "speaker.wav"
+    heard_events: list[object] = []  # what the listener decided, for a failure's message
     async with audio_call("concierge", transcriber, synthesizer) as (host, engine, effects):
         loud: list[bool] = []  # per block playout released to the speaker: did it sound
         engine.release_hooks.append(lambda block, _rate: loud.append(bool(np.any(block))))
+        engine.listener_hooks.append(lambda _now, event: heard_events.append(event))
         await until(quiet(host))
         with pulse.record_speaker(recording, rate=16000):
             await asyncio.to_thread(pulse.play_into_mic, question)
@@ -139,7 +141,7 @@ async def test_barge_in_stops_the_speaker_and_heard_text_matches_what_it_emitted
             cut = len(loud)
             await until(lambda: len(loud) >= cut + 10 and not any(loud[-10:]))
         reply = next(u for u in host.core.units if u.turn_id == 2)
-    assert reply.fate is Fate.BARGED
+    assert reply.fate is Fate.BARGED, heard_events
     samples, _rate = pulse.read_wav(recording)
     emitted = transcriber.transcribe(samples.astype("float32") / 32768.0, language="en")
     heard, truth = words(reply.heard), words(emitted.text)
