@@ -40,7 +40,7 @@ FULL = (5, 50, 20)
 QUICK = (2, 6, 3)
 #: (objections, backchannels, greeting barge-ins) for a full run and for --quick.
 FULL_FLOOR = (10, 22, 10)
-QUICK_FLOOR = (3, 4, 2)
+QUICK_FLOOR = (2, 2, 2)
 #: The app's patiences timed at the devices: the default, the peer's footing (confident
 #: window 600 ms = its speech timeout), and both ends; measured turns per system.
 DEVICE_PATIENCES = (7, 6, 0, 10)
