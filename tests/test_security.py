@@ -317,6 +317,42 @@ def test_export_to_a_folder_says_so(home: Path, tmp_path: Path) -> None:
     assert "is a folder: name the file to write" in refused.stderr
 
 
+@pytest.mark.parametrize("verb", ["load", "replay"])
+def test_load_and_redrive_json_refuse_to_overwrite_before_any_work(
+    home: Path, tmp_path: Path, verb: str
+) -> None:
+    """The refusal comes before the run: a load or a re-drive is minutes of work."""
+    session = fixed_session()
+    script = tmp_path / "call.toml"
+    script.write_text("[[step]]\nsay = 'hi'\n")
+    target = tmp_path / "out.json"
+    target.write_text("mine")
+    base = (
+        ("load", "--brain", "ws://127.0.0.1:9/brain", "--script", str(script), "--calls", "1")
+        if verb == "load"
+        else ("replay", session[:8], "--brain", "builtin")
+    )
+    refused = subprocess.run(
+        sandbox_command(*base, "--json", str(target)),
+        capture_output=True, text=True, env=sandbox_env(home), timeout=60,
+    )  # fmt: skip
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "already there: pass --force to overwrite" in refused.stderr
+    assert refused.stdout == ""  # nothing ran
+    assert target.read_text() == "mine"
+
+
+def test_redrive_json_names_one_session_and_a_brain(home: Path, tmp_path: Path) -> None:
+    session = fixed_session()
+    for args in ((session[:8],), ("--all", "--brain", "builtin")):
+        refused = subprocess.run(
+            sandbox_command("replay", *args, "--json", str(tmp_path / "d.json")),
+            capture_output=True, text=True, env=sandbox_env(home), timeout=60,
+        )  # fmt: skip
+        assert refused.returncode == 1 and "Traceback" not in refused.stderr
+        assert "--json writes one re-drive's diff" in refused.stderr
+
+
 def test_log_lines_lose_their_tokens_and_a_malformed_one_is_left_to_logging() -> None:
     line = logging.LogRecord("x", logging.INFO, "f.py", 1, "Bearer %s", (_alg_none(),), None)
     assert Redacted().filter(line) and line.getMessage() == "Bearer <token>"

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from sandbox.commands.options import RELAY_HELP
+from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
 from sandbox.host.launch import check_relay_url
 from sandbox.host.script import load_script
@@ -54,6 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the waits for words and silences, so calls run back to back)",
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the run as JSON")
+    parser.add_argument("--force", action="store_true", help=f"--json: {FORCE_HELP}")
     parser.add_argument(
         "--keep",
         choices=KEEP_CHOICES,
@@ -84,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
             "--script call.toml (`sandbox brain echo` serves one to try)"
         )
     plan = _plan(args)
+    if args.json:  # refused now, not after the whole run
+        clear_the_way([args.json], force=args.force)
     if args.relay:
         check_relay_url(args.brain)
     target = Target(
@@ -104,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
             "runtime": cost.as_json(load.tally.done),
             **load.tally.as_json(load.wall_s),
         }
-        args.json.write_text(json.dumps(doc, indent=2, ensure_ascii=False))
+        write_text(args.json, json.dumps(doc, indent=2, ensure_ascii=False))
         print(f"  JSON: {args.json}")
     if load.tally.flagged:
         return 2

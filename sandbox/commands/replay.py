@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from sandbox.audio.sinks import DeviceSink
 from sandbox.commands.sessions import span_seconds
+from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
 from sandbox.record.store import SessionStore
 from sandbox.replay.audio import LegPlayer
@@ -48,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "built-in concierge) and print the diff; exit 0 same, 1 changed, 2 a wire rule broken",
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="re-drive: the diff as JSON")
+    parser.add_argument("--force", action="store_true", help=f"--json: {FORCE_HELP}")
     parser.add_argument(
         "--ignore-text", action="store_true", help="re-drive: compare units and cuts, not words"
     )
@@ -73,7 +75,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Open the session, start the speaker if there is sound to play, run the app; or with
     --brain, re-drive it and print the diff."""
-    if args.all or len(args.ids) > 1:
+    many = args.all or len(args.ids) > 1
+    if args.json is not None:
+        if not args.brain or many:
+            raise UserError("--json writes one re-drive's diff: name one session and --brain URL")
+        clear_the_way([args.json], force=args.force)  # refused now, not after the re-drive
+    if many:
         if not args.brain:
             raise UserError("re-driving several sessions needs --brain URL (or --brain builtin)")
         return asyncio.run(_redrive_many(args))
@@ -113,7 +120,7 @@ def _redrive(args: argparse.Namespace) -> int:
     print(f"re-drove session {done.original[:12]} as {done.session_id[:12]}")
     print(side_by_side(done.diff))
     if args.json is not None:
-        args.json.write_text(json.dumps(done.diff.as_json(), indent=2, ensure_ascii=False))
+        write_text(args.json, json.dumps(done.diff.as_json(), indent=2, ensure_ascii=False))
     return done.diff.exit_status
 
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
 from sandbox.record.export import session_report
 from sandbox.record.legs import EXPORTED_LEGS, export_legs
@@ -72,9 +73,7 @@ def export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--wav", type=Path, metavar="DIR", help="mic.wav, speaker.wav and mix.wav in DIR"
     )
-    parser.add_argument(
-        "--force", action="store_true", help="overwrite files that are already there"
-    )
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,7 +115,7 @@ def export_session(store: SessionStore, row: SessionRow, args: argparse.Namespac
         raise UserError(
             f"session {row.id[:12]} was a {row.mode} call: it has no audio legs to export"
         )
-    _clear_the_way(_destinations(args), force=args.force)
+    clear_the_way(_destinations(args), force=args.force)
     if args.json is not None:
         _write(args.json, json.dumps(session_report(store, row), indent=2))
     if args.wav is not None:
@@ -142,27 +141,8 @@ def _destinations(args: argparse.Namespace) -> list[Path]:
     return files
 
 
-def _clear_the_way(files: list[Path], *, force: bool) -> None:
-    """An export never overwrites a file unless told to, and never writes through a
-    symbolic link into wherever it points: with ``--force`` the link itself is replaced."""
-    taken = [path for path in files if path.exists() or path.is_symlink()]
-    folders = [path for path in taken if path.is_dir() and not path.is_symlink()]
-    if folders:
-        raise UserError(f"{folders[0]} is a folder: name the file to write")
-    if taken and not force:
-        names = ", ".join(str(path) for path in taken)
-        raise UserError(f"{names} already there: pass --force to overwrite, or name another file")
-    for path in taken:
-        if path.is_symlink():
-            path.unlink()
-
-
 def _write(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"could not write {path}: {exc.strerror or exc}") from None
+    write_text(path, text)
     print(f"wrote {path} ({len(text.encode()) / 2**20:.1f} MB)")
 
 

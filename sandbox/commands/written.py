@@ -1,0 +1,34 @@
+"""Files a command writes where its command line says: never over a file already there
+unless told to (``--force``), and never through a symbolic link into wherever it points."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sandbox.errors import UserError
+
+FORCE_HELP = "overwrite files that are already there"
+
+
+def clear_the_way(files: list[Path], *, force: bool) -> None:
+    """Refuse before any work starts if a file to write is there (or a folder is), unless
+    ``force``; with ``force`` a symbolic link is removed so the link itself is replaced."""
+    taken = [path for path in files if path.exists() or path.is_symlink()]
+    folders = [path for path in taken if path.is_dir() and not path.is_symlink()]
+    if folders:
+        raise UserError(f"{folders[0]} is a folder: name the file to write")
+    if taken and not force:
+        names = ", ".join(str(path) for path in taken)
+        raise UserError(f"{names} already there: pass --force to overwrite, or name another file")
+    for path in taken:
+        if path.is_symlink():
+            path.unlink()
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8), making missing folders; a failure is a UserError in words."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"could not write {path}: {exc.strerror or exc}") from None
