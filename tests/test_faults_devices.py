@@ -5,12 +5,16 @@ PortAudio streams, Whisper and Piper."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from brain_process import serving
+from caller_audio import espeak, join, silence, write_wav
 from private_pulse import PrivatePulse, private_pulse
 from ui_tmux import Terminal, sandbox_run
 
@@ -97,22 +101,42 @@ def test_the_speaker_going_away_mid_reply_leaves_the_call_going_on_typed(
 
 
 @pytest.mark.slow  # the speaker's test is the one CI runs; this is the same path for the mic
-def test_the_microphone_going_away_leaves_the_call_going_on_typed(
+def test_the_microphone_going_away_mid_sentence_commits_what_was_said_and_goes_on_typed(
     server: PrivatePulse, home: Path, echo_brain: str, tmp_path: Path
 ) -> None:
-    # The only device on the server: with a speaker there, its monitor would take the stream.
-    server.load("mic", "module-null-source", "source_name=fault_mic")
+    # The microphone is a null sink's monitor, remapped: the only source on the server once
+    # the sink goes (a speaker there would lend its monitor to the stream).
+    server.load("mic_sink", "module-null-sink", "sink_name=fault_mic_sink")
+    server.load(
+        "mic", "module-remap-source", "master=fault_mic_sink.monitor", "source_name=fault_mic"
+    )
     env = {HOME_ENV: str(home), **server.env(), "PULSE_SOURCE": "fault_mic"}
     speaker = tmp_path / "bot.wav"
+    caller = write_wav(tmp_path / "caller.wav", join(silence(200), espeak(LONG_LINE)))
     with sandbox_run(
         ["--brain", echo_brain, "--idle-ms", "0", "--speaker", str(speaker)], env
     ) as term:
         term.wait_for(shows("greeting · played"), "the greeting", START_S)
-        server.unload("mic")
+        playing = subprocess.Popen(
+            ["paplay", "--device=fault_mic_sink", str(caller)],
+            env={**os.environ, **server.env()},
+        )
+        try:
+            time.sleep(2.5)  # "I would like to hear about the classes you run..."
+            server.unload("mic_sink")  # the remapped source goes with its master
+        finally:
+            playing.kill()
+            playing.wait()
         screen = term.wait_for(shows("The microphone went away"), "the banner")
         assert "the call goes on in typed mode" in screen
-        typed_turns_go_on(term, 2)
+        # What the caller said before the microphone went is their turn, answered.
+        term.wait_for(shows("bot · unit 2 · turn 2 · played"), "the answer to what was said")
+        typed_turns_go_on(term, 3)
         term.keys("C-q")
         screen = term.wait_for(shows("EXIT="), "the app to exit")
         assert "EXIT=0" in screen and "Traceback" not in screen
     session_kept_everything("The microphone went away")
+    with SessionStore() as store:
+        (row,) = store.sessions()
+        said = [e.data["text"] for e in store.events(row.id) if e.kind == "turn_committed"]
+    assert said and "hear about the" in said[0].lower(), said

@@ -148,6 +148,7 @@ class AudioEngine:
     mic_lost: bool = False
     speaker_lost: bool = False
     _last_block_at: float | None = None
+    _last_rate: int = 16000  # the microphone's, for the silence a lost one leaves
     _halt: threading.Event = field(default_factory=threading.Event)
     _caller_settled: bool = True
     _link: CallLink | None = None
@@ -311,6 +312,11 @@ class AudioEngine:
                 except Exception:  # a device that vanished may fail to close; dropped anyway
                     log.warning("closing a microphone that went away failed", exc_info=True)
                 self._lost(MIC_LOST)
+            if self.mic_lost and not self._caller_settled:
+                # The caller was mid-turn: from here on the listener hears silence in real
+                # time, so the turn closes as it would have and what was said is committed.
+                rate = self._last_rate
+                self._blocks.put((np.zeros(int(rate * WATCH_S), dtype=np.int16), rate))
 
     def _lost(self, words: str) -> None:
         log.warning("%s", words)
@@ -320,6 +326,7 @@ class AudioEngine:
     def _captured(self, block: Block, rate: int) -> None:
         """On the capture thread: measure the level and hand the block on, never block."""
         self._last_block_at = time.monotonic()
+        self._last_rate = rate
         if self.muted:
             block = np.zeros_like(block)
         rms = float(np.sqrt(np.mean(np.square(block.astype(np.float32) / 32768.0)) + 1e-12))
