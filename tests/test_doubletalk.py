@@ -84,6 +84,33 @@ def test_an_echo_that_appears_ends_the_echo_free_path() -> None:
     assert not detector.echo_free
 
 
+def test_an_echo_louder_than_the_one_learnt_is_learnt_again() -> None:
+    """Headphones off mid-call: the new echo sounds like a voice over the bot on every frame
+    (so it teaches nothing), until the detector forgets and learns it afresh."""
+    detector = DoubleTalk()
+    learn(detector, 0.0)
+    assert detector.echo_free
+    echo = [detector.feed(0.1, BOT, raw_voiced=True, cleaned_voiced=False) for _ in range(50)]
+    assert echo[0] and not all(echo)  # taken for a voice at first, then forgotten
+    assert not detector.echo_free
+    for _ in range(50):  # the canceller lets none of it through: learnt as echo
+        detector.feed(0.1, BOT, raw_voiced=True, cleaned_voiced=False)
+    assert detector.coupling is not None and detector.coupling >= 0.4
+    assert not detector.feed(0.12, BOT, raw_voiced=True, cleaned_voiced=False)  # the echo
+    assert detector.feed(0.3, BOT, raw_voiced=True, cleaned_voiced=False)  # a voice over it
+
+
+def test_a_caller_who_talks_over_the_bot_now_and_then_is_not_taken_for_echo() -> None:
+    detector = DoubleTalk()
+    learn(detector, 0.0)
+    for _ in range(3):  # a backchannel: ~13 frames heard before the bot's level falls
+        assert all(
+            detector.feed(0.1, BOT, raw_voiced=True, cleaned_voiced=False) for _ in range(13)
+        )
+        learn(detector, 0.0, frames=20)
+    assert detector.echo_free
+
+
 def test_a_laptops_echo_is_never_echo_free() -> None:
     detector = DoubleTalk()
     learn(detector, 0.01)

@@ -18,6 +18,11 @@ falls to the noise floor within half a second of the bot speaking; with a laptop
 stays at the echo's level, so the raw path only fires for a voice clearly above the echo and
 the cleaned path does the rest. Until ``memory_ms``/3 of such frames were seen, nothing fires.
 
+An echo that grows louder than the one learnt (headphones taken off mid-call) reads as a voice
+over the bot on every frame, and frames taken for a voice teach nothing; a real caller pauses
+the bot within ~0.1 s, so when most of the bot's recent frames were "a voice over it", the
+detector forgets the echo and learns it again.
+
 The same frames tell whether there is any echo at all. Where the microphone stays under the
 voice floor while the bot speaks (headphones, a virtual device), :attr:`DoubleTalk.echo_free`
 says so, and the listener hears the raw microphone: AEC3 with nothing to learn stays cautious
@@ -47,6 +52,7 @@ class DoubleTalk:
         self._ratios: deque[float] = deque(maxlen=memory_ms // frame_ms)
         self._levels: deque[float] = deque(maxlen=memory_ms // frame_ms)  # the echo's, RMS
         self._voiced: deque[bool] = deque(maxlen=memory_ms // frame_ms)  # the echo's, raw VAD
+        self._over: deque[bool] = deque(maxlen=memory_ms // frame_ms)  # every frame's verdict
         self._needed = memory_ms // frame_ms // 3
 
     @property
@@ -80,7 +86,18 @@ class DoubleTalk:
             self._ratios.append(mic_rms / bot_rms)
             self._levels.append(mic_rms)
             self._voiced.append(raw_voiced)
+        self._over.append(over)
+        if len(self._over) == self._over.maxlen and sum(self._over) * 2 > len(self._over):
+            self._relearn()
         return over
+
+    def _relearn(self) -> None:
+        """Most of what the bot said lately was "a voice over it": a caller who speaks over
+        the bot pauses it within ~0.1 s, so this is an echo louder than the one learnt (the
+        headphones came off), which the frames taken for a voice can never teach. Forget
+        the echo and learn it again, cautiously, from the canceller's output."""
+        for learnt in (self._ratios, self._levels, self._voiced, self._over):
+            learnt.clear()
 
 
 def _percentile(values: deque[float]) -> float:
