@@ -8,7 +8,7 @@ from caller_audio import espeak, join, noise, silence
 
 from sandbox.audio.echo import EchoCanceller
 from sandbox.audio.resample import Float32, as_int16
-from sandbox.audio.vad import FRAME_MS, FrameVad
+from sandbox.audio.vad import FRAME_MS, NOISE_MEMORY_MS, FrameVad
 
 SENTENCE = "Hello, I need to change my reservation to Friday evening."
 
@@ -49,9 +49,34 @@ def test_fan_noise_through_the_noise_suppressor_is_not_but_speech_in_it_is() -> 
     noise_only = flags[per_second : 3 * per_second - 3]  # after a second of adaptation
     in_speech = flags[3 * per_second + 3 : 3 * per_second + len(speech) // 480 - 3]
     assert sum(noise_only) / len(noise_only) < 0.05
-    assert sum(in_speech) / len(in_speech) > 0.8
+    # The gaps between words sit at the suppressed noise's level: silence, not voice.
+    assert sum(in_speech) / len(in_speech) > 0.65
+    last_voiced_end = (max(i for i, flag in enumerate(flags) if flag) + 1) * FRAME_MS
+    speech_end = 3000 + int(np.flatnonzero(np.abs(speech) > 0.005)[-1]) * 1000 // 16000
+    assert abs(last_voiced_end - speech_end) <= FRAME_MS
     raw = voiced(mixed[16000:48000])
     assert sum(raw) / len(raw) > 0.5  # the same noise, unsuppressed, reads as speech
+
+
+@pytest.mark.parametrize(
+    "room", [None, 0.001, 0.003, 0.01], ids=["digital-silence", "-60dB", "-50dB", "quiet-room"]
+)
+def test_the_voice_ends_where_the_speech_does_not_three_frames_later(room: float | None) -> None:
+    """webrtcvad's own hangover calls ~90 ms after a sentence voiced; the level gate ends the
+    voice within a frame of the speech's last sample, in silence or in a room's noise."""
+    speech = espeak(SENTENCE)
+    loud = np.flatnonzero(np.abs(speech) > 0.005)
+    speech = speech[: loud[-1] + 1]
+    pcm = join(silence(3500), speech, silence(1000))
+    if room is not None:
+        pcm = pcm + noise(len(pcm) * 1000 // 16000 + 1, level=room, seed=5)[: len(pcm)]
+    flags = voiced(pcm)
+    last_voiced_end = (max(i for i, flag in enumerate(flags) if flag) + 1) * FRAME_MS
+    speech_end = 3500 + len(speech) * 1000 // 16000
+    assert 0 <= last_voiced_end - speech_end <= FRAME_MS
+    learnt = NOISE_MEMORY_MS // FRAME_MS  # the room is known from here on
+    assert sum(flags[:learnt]) <= 0.03 * learnt and not any(flags[learnt : 3500 // FRAME_MS])
+    assert sum(flags) > 0.8 * len(speech) / 480
 
 
 def test_a_one_word_answer_is_voiced_only_where_spoken() -> None:

@@ -12,11 +12,11 @@ frames' own (ms), so it runs the same on a fake clock.
 2. **Decide**, cheapest evidence first:
 
    * ``sentence_ms`` of voicing in the burst: likely a sentence ("mm-hmm" voices ~0.2-0.55
-     s, but a slow "yeah, yeah" or a quiet "mm-hmm" under the VAD's hangover can run
-     longer). Its transcript so far is asked for: nothing but acknowledgement or a noise
-     lets the bot go on, as do a few unclear words from a voice that has already gone quiet
-     (a sentence would still be going); anything else, ``certain_ms`` of voicing, or no
-     transcript within :data:`LONG_ASK_MS`, takes the floor (:class:`BargeIn`).
+     s, but a slow "yeah, yeah" or a drawn-out "mm-hmm" can run longer). Its transcript so
+     far is asked for: nothing but acknowledgement or a noise lets the bot go on, as do a
+     few unclear words from a voice that has already gone quiet (a sentence would still be
+     going); anything else, ``certain_ms`` of voicing, or no transcript within
+     :data:`LONG_ASK_MS`, takes the floor (:class:`BargeIn`).
    * The burst ends (``gap_ms`` of silence) having voiced under ``noise_ms``: a click, a
      knock: :class:`BotResumes` at once.
    * Otherwise the burst ended short: its transcript is asked for (:attr:`FloorJudge.wants`)
@@ -26,7 +26,7 @@ frames' own (ms), so it runs the same on a fake clock.
      the bot goes on, so the caller never waits in a long silence. Should the voice go on
      to ``sentence_ms`` after all, it still takes the floor (the bot is cut as it speaks);
      a burst the bot went on from as acknowledgement or noise needs ``certain_ms`` (a slow
-     "yeah... yeah" runs past ``sentence_ms`` with the VAD's hangover).
+     "yeah... yeah" can run past ``sentence_ms``).
 
 A voice that resumes before its transcript arrives makes that transcript stale; the burst is
 judged afresh when it ends again.
