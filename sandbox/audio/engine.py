@@ -155,7 +155,9 @@ class AudioEngine:
     _echo: EchoCanceller | None = None
     _mic: MicSource | None = None
     _listener: Listener | None = None
-    _blocks: queue.Queue[tuple[Block, int] | None] = field(default_factory=queue.Queue)
+    #: (block, rate, host ms of its first sample): stamped as captured, so a listener that
+    #: falls behind still times the caller's speech where it happened.
+    _blocks: queue.Queue[tuple[Block, int, int] | None] = field(default_factory=queue.Queue)
     _worker: threading.Thread | None = None
     _stt_pool: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="stt")
@@ -315,8 +317,7 @@ class AudioEngine:
             if self.mic_lost and not self._caller_settled:
                 # The caller was mid-turn: from here on the listener hears silence in real
                 # time, so the turn closes as it would have and what was said is committed.
-                rate = self._last_rate
-                self._blocks.put((np.zeros(int(rate * WATCH_S), dtype=np.int16), rate))
+                self._put(np.zeros(int(self._last_rate * WATCH_S), dtype=np.int16), self._last_rate)
 
     def _lost(self, words: str) -> None:
         log.warning("%s", words)
@@ -332,14 +333,18 @@ class AudioEngine:
         rms = float(np.sqrt(np.mean(np.square(block.astype(np.float32) / 32768.0)) + 1e-12))
         self.mic_level_db = 20 * math.log10(rms)
         self.blocks_captured += 1
-        self._blocks.put((block, rate))
+        self._put(block, rate)
+
+    def _put(self, block: Block, rate: int) -> None:
+        """Queue a block for the listener, stamped with when its first sample was captured."""
+        assert self._link is not None
+        self._blocks.put((block, rate, self._link.now() - len(block) * 1000 // rate))
 
     def _listen(self) -> None:
         link, listener, speech = self._link, self._listener, self.speech
         assert link is not None and listener is not None and speech is not None
         while (item := self._blocks.get()) is not None:
-            block, rate = item
-            t_ms = link.now() - len(block) * 1000 // rate
+            block, rate, t_ms = item
             for event in listener.feed(block, rate, t_ms, speech.speaking):
                 now = link.now()
                 for hook in self.listener_hooks:
