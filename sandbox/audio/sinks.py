@@ -36,8 +36,8 @@ Pull = Callable[[int], Block]
 #: Output latency asked of PortAudio, in seconds: audio handed over keeps playing this long
 #: after a cut, and a reply's first word reaches the caller this much later. Through
 #: PulseAudio's ALSA plugin 0.05 s is granted as 40 ms (0.1 s was 120 ms, 80 ms more on
-#: every reply and every cut); the device runs dry only while Whisper holds both cores,
-#: measured in the caller's turn, where it plays silence anyway.
+#: every reply and every cut). Measured, it runs dry only where it plays silence anyway: in
+#: the caller's turn (Whisper holding both cores) or as a reply's first word goes out.
 DEVICE_LATENCY = 0.05
 #: How long a Python thread may hold the interpreter before another waiting one gets it
 #: (Python's default is 5 ms): the device's callback needs it within its 20 ms block.
