@@ -101,6 +101,7 @@ def caller_wav(tmp_path: Path, text: str) -> Path:
     return write_wav(tmp_path / "caller.wav", join(silence(200), espeak(text), silence(200)))
 
 
+@pytest.mark.slow  # its kind in CI: test_ui_audio_e2e's spoken turn, through the app
 async def test_a_caller_wav_into_the_microphone_becomes_the_user_message(
     pulse: ModuleType, transcriber: Transcriber, synthesizer: Synthesizer, tmp_path: Path
 ) -> None:
