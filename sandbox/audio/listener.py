@@ -239,7 +239,7 @@ class Listener:
             # taken for echo that ends the echo-free path.
             echo_free = self._doubletalk.echo_free
             bot_level = float(level[start : start + _FRAME].max())
-            over = bot_speaking and self._over_echo(cleaned_voiced, raw_voiced, heard, bot_level)
+            over = bot_speaking and self._over_echo(cleaned_voiced, raw_voiced, bot_level)
             frame, voiced = (heard, raw_voiced) if echo_free else (cleaned, cleaned_voiced)
             events += self._on_frame(frame, voiced, over, self._pending_t, bot_speaking)
             self._pending_t += FRAME_MS
@@ -250,14 +250,12 @@ class Listener:
         self._now = max(self._now, t_ms + len(block) * 1000 // sample_rate)
         return events + self._advance()
 
-    def _over_echo(
-        self, cleaned_voiced: bool, raw_voiced: bool, raw: Float32, bot_level: float
-    ) -> bool:
-        """Whether the raw microphone holds a voice louder than the bot's echo can be."""
+    def _over_echo(self, cleaned_voiced: bool, raw_voiced: bool, bot_level: float) -> bool:
+        """Whether the raw microphone holds a voice louder than the bot's echo can be (the
+        raw VAD has just heard this frame: the bot's level is 0 with the canceller off)."""
         if bot_level < BOT_SILENT_RMS:
             return False
-        mic_rms = float(np.sqrt(np.mean(np.square(raw))))
-        return self._doubletalk.feed(mic_rms, bot_level, raw_voiced, cleaned_voiced)
+        return self._doubletalk.feed(self._raw_vad.level, bot_level, raw_voiced, cleaned_voiced)
 
     def _on_frame(
         self, frame: Float32, voiced: bool, over_echo: bool, t: int, bot_speaking: bool

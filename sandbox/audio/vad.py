@@ -48,6 +48,8 @@ class FrameVad:
         self.frame_samples = sample_rate * FRAME_MS // 1000
         self._vad = webrtcvad.Vad(mode)
         self._levels: deque[float] = deque(maxlen=NOISE_MEMORY_MS // FRAME_MS)
+        #: The last frame's level (RMS, full scale 1.0), for other judges of the same frame.
+        self.level = 0.0
 
     def is_speech(self, frame: npt.NDArray[np.int16]) -> bool:
         """True when the frame (exactly :attr:`frame_samples` int16 samples) is voiced."""
@@ -58,7 +60,7 @@ class FrameVad:
             )
         # webrtcvad runs on every frame: its state (noise model, hangover) follows the stream.
         voiced = bool(self._vad.is_speech(frame.tobytes(), self.sample_rate))
-        level = float(np.sqrt(np.mean(np.square(frame.astype(np.float32) / 32768.0))))
+        level = self.level = float(np.sqrt(np.mean(np.square(frame.astype(np.float32) / 32768.0))))
         # Until the memory is full its quietest frame may be speech: only the absolute gate.
         room = min(self._levels) if len(self._levels) == self._levels.maxlen else 0.0
         self._levels.append(level)
