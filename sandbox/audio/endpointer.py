@@ -34,10 +34,11 @@ silence   450  540  660  780  960 1140  1350  1620  1950  2340  2790
 ========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
 
 ``speculate_ms`` is 150 ms: long enough that the gaps inside fluent speech (stop closures,
-most commas) do not each cost a Whisper run, short enough that at patience 7 the guess (150 ms +
-Whisper's time) is ready well before the confident window ends. At patience 0 it is 90 ms:
-there the turn closes the moment the guess says it may, so every millisecond before the guess
-starts is the caller's wait, and a guess started inside a word's gap is only thrown away.
+most commas) do not each cost a Whisper run, short enough that at patience 7 the guess
+(150 ms + Whisper's time) is ready well before the confident window ends. At patience 0 it
+is 90 ms: there the turn closes the moment the guess says it may, so every millisecond before
+the guess starts is the caller's wait, and a guess started inside a word's gap is only thrown
+away.
 A change of patience applies at once, including to a pause already running: the next frame
 is judged against the new windows.
 
