@@ -29,9 +29,11 @@ class Line(ListItem):
         super().__init__(self._body, **kwargs)
 
     def show(self, text: Text) -> None:
-        """Redraw the entry."""
+        """Redraw the entry. Only new words can change its height: a word heard only
+        restyles it, so the screen is not laid out again for each one."""
+        layout = text.plain != self.text.plain
         self.text = text
-        self._body.update(text)
+        self._body.update(text, layout=layout)
 
 
 class UnitLine(Line):

@@ -84,4 +84,6 @@ class StatusLine(Static):
         info = replace(self.info, **changes)
         if info != self.info:
             self.info = info
-            self.update(status_text(info))
+            # Its size is fixed (three lines, the screen's width): no layout of the whole
+            # screen, which the meter's ten redraws a second would otherwise cost.
+            self.update(status_text(info), layout=False)
