@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.bench.soak import floor_points, slope_per_10min, warm_up_s
+from sandbox.bench.soak import floor_points, held_memory_mb, memory_mb, slope_per_10min, warm_up_s
 from sandbox.wire.tokens import HOME_ENV
 
 
@@ -31,6 +31,24 @@ def test_the_warm_up_is_a_fifth_of_the_call_and_at_most_two_minutes() -> None:
     assert warm_up_s(30) == 120
 
 
+def test_resident_memory_is_read_with_its_parts_and_freed_memory_is_given_back() -> None:
+    parts = memory_mb()
+    assert parts["RssAnon"] + parts["RssFile"] + parts["RssShmem"] == pytest.approx(
+        parts["VmRSS"], abs=0.1
+    )
+    # 80 MB in 8 KiB blocks between blocks that stay: glibc keeps the holes' pages resident
+    # (it only ever hands back the free top of the heap by itself) until asked for them.
+    stay, go = [], []
+    for _ in range(10_000):
+        stay.append(bytes(8192))
+        go.append(bytes(8192))
+    del go
+    kept = memory_mb()["RssAnon"]
+    held = held_memory_mb()["RssAnon"]
+    assert kept - held > 20, (kept, held)  # ~40 MB here: a page of each hole
+    del stay
+
+
 def test_a_minute_long_call_keeps_memory_work_in_flight_and_latency_flat(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "sandbox.cli", "bench", "--soak", "1", "--json"],
@@ -47,6 +65,7 @@ def test_a_minute_long_call_keeps_memory_work_in_flight_and_latency_flat(tmp_pat
     assert figures["turns_answered"] >= 4 and figures["barge_ins"] >= 1
     samples = figures["samples"]
     assert len(samples) >= 50  # one a second
+    assert all(s["anon_mb"] + s["file_mb"] + s["shmem_mb"] <= s["rss_mb"] + 0.1 for s in samples)
     # Nothing piles up: the recorder and the core keep up; no task or thread is left behind.
     assert figures["in_flight_max"] <= 20 and figures["in_flight_growth"] <= 1
     assert figures["tasks_end"] <= figures["tasks_start"] + 1

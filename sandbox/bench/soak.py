@@ -14,20 +14,23 @@ the minutes are up; then it hangs up.
   canceller, VAD, endpointing and Whisper; replies spoken by Piper through the virtual
   speaker's device clock. The engine decides barge-ins and backchannels itself.
 
-Every sample: this process's resident memory (``/proc/self/statm``), the frames in flight
-(frames and events handed to the recorder but not yet committed, plus events posted to the
-core but not yet taken), units in flight (not yet finalized), asyncio tasks and threads.
+Every sample: this process's resident memory and its parts (``/proc/self/status``: private
+memory, mapped files such as the libraries' code, shared memory such as PulseAudio's
+pool), the frames in flight (frames and events handed to the recorder but not yet
+committed, plus events posted to the core but not yet taken), units in flight (not yet
+finalized), asyncio tasks and threads. Before each look, the malloc arenas give their free
+pages back (as the engine does after each reply), off the loop: a sample then reads what
+the call holds, not what glibc happened to keep free since the last transcription, which
+swung a real-audio call's RSS by 100-200 MB from one sample to the next.
 The figures: the RSS slope after warm-up (least squares, MB per 10 minutes; and the slope of
-its floor, the lowest of each ten samples, which is what to read for a real-audio call whose
-RSS swings with every synthesis), frames in
-flight early vs late, and each turn's UserMessage → first SpeechChunk (and → first word
-released) over the first turns after warm-up vs the last ones.
+its floor, the lowest of each ten samples, and of each part), frames in flight early vs
+late, and each turn's UserMessage → first SpeechChunk (and → first word released) over the
+first turns after warm-up vs the last ones.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import statistics
 import threading
 import time
@@ -54,6 +57,7 @@ from sandbox.host.legs import audio_call
 from sandbox.host.script import parse_script
 from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import CallHost
+from sandbox.malloc_arenas import give_back_free_memory
 from sandbox.record.recorder import FrameRecord
 from sandbox.ui.latency import LatencyTracker
 
@@ -74,6 +78,10 @@ class Sample:
 
     t_s: float
     rss_mb: float
+    #: Of which private (heap, Python's objects), mapped files, shared memory; MB.
+    anon_mb: float
+    file_mb: float
+    shmem_mb: float
     frames_in_flight: int
     units_in_flight: int
     tasks: int
@@ -140,6 +148,9 @@ class SoakFigures:
     rss_end_mb: float
     rss_slope_mb_per_10min: float
     rss_floor_slope_mb_per_10min: float
+    anon_slope_mb_per_10min: float
+    file_slope_mb_per_10min: float
+    shmem_slope_mb_per_10min: float
     in_flight_start: float
     in_flight_end: float
     in_flight_max: int
@@ -161,13 +172,35 @@ class SoakFigures:
 
 
 def rss_mb() -> float:
-    """This process's resident memory now, in MB (10^6 bytes), from ``/proc/self/statm``."""
+    """This process's resident memory now, in MB (10^6 bytes)."""
+    return memory_mb()["VmRSS"]
+
+
+#: The lines of ``/proc/self/status`` a sample reads: resident memory, and its private,
+#: file-backed and shared parts.
+_MEMORY_FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem")
+
+
+def memory_mb() -> dict[str, float]:
+    """This process's resident memory and its parts now (:data:`_MEMORY_FIELDS`), in MB."""
+    found: dict[str, float] = {}
     try:
-        with open("/proc/self/statm") as statm:
-            pages = int(statm.read().split()[1])
+        with open("/proc/self/status") as status:
+            for line in status:
+                name, _, value = line.partition(":")
+                if name in _MEMORY_FIELDS:
+                    found[name] = round(int(value.split()[0]) * 1024 / 1e6, 2)
     except OSError:
-        raise UserError("the soak reads memory from /proc/self/statm: run it on Linux") from None
-    return round(pages * os.sysconf("SC_PAGE_SIZE") / 1e6, 2)
+        raise UserError("the soak reads memory from /proc/self/status: run it on Linux") from None
+    if len(found) < len(_MEMORY_FIELDS):
+        raise UserError("this kernel's /proc/self/status does not break resident memory down")
+    return found
+
+
+def held_memory_mb() -> dict[str, float]:
+    """:func:`memory_mb` once the malloc arenas have given their free pages back."""
+    give_back_free_memory()
+    return memory_mb()
 
 
 def slope_per_10min(points: list[tuple[float, float]]) -> float:
@@ -204,12 +237,16 @@ async def _sample(host: CallHost, every_s: float, into: list[Sample]) -> None:
     """Look at the process every ``every_s`` seconds until cancelled."""
     start = time.monotonic()
     while True:
+        memory = await asyncio.to_thread(held_memory_mb)  # the trim takes ~10 ms
         writer = host.recorder.writer
         backlog = writer.backlog if writer is not None else 0
         into.append(
             Sample(
                 t_s=round(time.monotonic() - start, 1),
-                rss_mb=rss_mb(),
+                rss_mb=memory["VmRSS"],
+                anon_mb=memory["RssAnon"],
+                file_mb=memory["RssFile"],
+                shmem_mb=memory["RssShmem"],
                 frames_in_flight=backlog + host.backlog,
                 units_in_flight=len(host.core.book.unresolved()),
                 tasks=len(asyncio.all_tasks()),
@@ -301,6 +338,10 @@ def _figures(
 
     chunk, first_audio = ends_of("first_chunk_ms"), ends_of("first_audio_ms")
     rss = [(s.t_s, s.rss_mb) for s in settled]
+
+    def slope_of(part: str) -> float:
+        return slope_per_10min([(s.t_s, getattr(s, part)) for s in settled])
+
     frames = watch.frames
     in_flight_start, in_flight_end = mean_in_flight(early), mean_in_flight(late)
     return SoakFigures(
@@ -315,6 +356,9 @@ def _figures(
         rss_end_mb=late[-1].rss_mb,
         rss_slope_mb_per_10min=slope_per_10min(rss),
         rss_floor_slope_mb_per_10min=slope_per_10min(floor_points(rss)),
+        anon_slope_mb_per_10min=slope_of("anon_mb"),
+        file_slope_mb_per_10min=slope_of("file_mb"),
+        shmem_slope_mb_per_10min=slope_of("shmem_mb"),
         in_flight_start=in_flight_start,
         in_flight_end=in_flight_end,
         in_flight_max=max(s.frames_in_flight for s in samples),
@@ -338,8 +382,10 @@ def soak_table(figures: dict[str, Any]) -> str:
         f"soak, a {figures['call_s']} s {figures['audio']} call: {figures['turns_answered']} "
         f"turns answered, {figures['barge_ins']} barge-ins, {figures['backchannels']} "
         f"backchannels, {figures['idle_nudges']} idle nudges; after {figures['warm_up_s']:g} s "
-        f"of warm-up RSS {figures['rss_start_mb']} → {figures['rss_end_mb']} MB (its floor "
-        f"{figures['rss_floor_slope_mb_per_10min']} MB per 10 min), frames in "
+        f"of warm-up RSS {figures['rss_start_mb']} → {figures['rss_end_mb']} MB (per 10 min: "
+        f"its floor {figures['rss_floor_slope_mb_per_10min']}, private "
+        f"{figures['anon_slope_mb_per_10min']}, files {figures['file_slope_mb_per_10min']}, "
+        f"shared {figures['shmem_slope_mb_per_10min']} MB), frames in "
         f"flight {figures['in_flight_start']} → {figures['in_flight_end']} (max "
         f"{figures['in_flight_max']}), tasks {figures['tasks_start']} → {figures['tasks_end']}, "
         f"first chunk {figures['first_chunk_start_ms']} → {figures['first_chunk_end_ms']} ms, "

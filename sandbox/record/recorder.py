@@ -15,6 +15,7 @@ from sandbox.call.core import CallCore
 from sandbox.call.units import MAX_CHUNK_CHARS
 from sandbox.private_files import private_files, private_folder
 from sandbox.record.call_record import RecordTracker, build, heard_from
+from sandbox.record.frame_log import FrameLog
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import pb
 from sandbox.wire.plain import describe
@@ -46,20 +47,6 @@ class FrameRecord:
         return head
 
 
-@dataclass(frozen=True, slots=True)
-class _Crossed:
-    """A decoded frame as kept for the whole call: its bytes, described again when read.
-    A long call keeps thousands; their described fields would cost several times the bytes."""
-
-    t_ms: int
-    dir: str
-    raw: bytes
-
-    def record(self) -> FrameRecord:
-        arm, shown = _described(pb.Envelope.FromString(self.raw))
-        return FrameRecord(self.t_ms, self.dir, arm, shown)
-
-
 @dataclass
 class Recorder:
     """Collects frames as they cross; builds and writes the report when the call ends."""
@@ -67,7 +54,7 @@ class Recorder:
     session_id: str
     brain_url: str
     started_at: float = field(default_factory=time.time)
-    _crossed: list[_Crossed | FrameRecord] = field(default_factory=list)
+    _crossed: FrameLog[FrameRecord] = field(default_factory=FrameLog)
     writer: SessionWriter | None = None
     tracker: RecordTracker = field(default_factory=RecordTracker)
     #: The report the call ended with, once it has.
@@ -76,20 +63,20 @@ class Recorder:
     @property
     def frames(self) -> list[FrameRecord]:
         """Every frame that crossed so far, in order (described afresh on each read)."""
-        return [c.record() if isinstance(c, _Crossed) else c for c in self._crossed]
+        return [_record(c) if isinstance(c, tuple) else c for c in self._crossed]
 
     def frame(self, direction: str, env: pb.Envelope, t_ms: int, raw: bytes) -> FrameRecord:
         """Record one decoded envelope; ``raw`` is its bytes as they crossed (kept whole in
         the store; the report and the screen show a long text field's start)."""
         arm, shown = _described(env)
-        self._crossed.append(_Crossed(t_ms, direction, raw))
+        self._crossed.add_frame(t_ms, direction, raw)
         return self._keep(FrameRecord(t_ms, direction, arm, shown), raw)
 
     def undecodable(self, direction: str, detail: str, raw: bytes | str, t_ms: int) -> FrameRecord:
         """Record a message that was not an envelope, so nothing that crossed is lost."""
         fields = {"detail": detail, "bytes": len(raw)}
         record = FrameRecord(t_ms, direction, "undecodable", fields)
-        self._crossed.append(record)
+        self._crossed.add_other(record)
         return self._keep(record, raw)
 
     def event(self, t_ms: int, kind: str, data: dict[str, Any]) -> None:
@@ -203,6 +190,13 @@ class Recorder:
             tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False))
         os.replace(tmp, path)
         return path
+
+
+def _record(crossed: tuple[int, str, bytes]) -> FrameRecord:
+    """A kept frame described again, as it was when it crossed."""
+    t_ms, direction, raw = crossed
+    arm, shown = _described(pb.Envelope.FromString(raw))
+    return FrameRecord(t_ms, direction, arm, shown)
 
 
 def _described(env: pb.Envelope) -> tuple[str, dict[str, Any]]:
