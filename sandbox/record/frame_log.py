@@ -1,11 +1,10 @@
 """Every frame a call has crossed, kept in memory for its report and its screens, compactly.
 
 A frame is its time, its direction and its bytes, packed one after another into a single
-buffer. As Python objects each frame cost ~130 bytes on top of its ~25 bytes of envelope,
-and those small objects, living as long as the call, pinned the allocator's arenas among
-the short-lived objects of every turn: a long call's memory grew with them (the soak
-bench measures it). What is not a frame (a message that did not decode) is kept as given,
-at its place in the order.
+buffer: a 12-byte chunk frame costs 28 bytes kept this way, and cost 97 as an object of its
+own (with its bytes and time as objects too), which lived as long as the call among the
+short-lived objects of every turn. What is not a frame (a message that did not decode) is
+kept as given, at its place in the order.
 """
 
 from __future__ import annotations
