@@ -22,8 +22,8 @@ finalized), asyncio tasks and threads. Before each look, the malloc arenas give 
 pages back (as the engine does after each reply), off the loop: a sample then reads what
 the call holds, not what glibc happened to keep free since the last transcription, which
 swung a real-audio call's RSS by 100-200 MB from one sample to the next.
-The figures: the RSS slope after warm-up (least squares, MB per 10 minutes; and the slope of
-its floor, the lowest of each ten samples, and of each part), frames in flight early vs
+The figures: the RSS slope after warm-up (least squares, MB per 10 minutes), the slope of
+its floor (the lowest of each ten samples) and of each part, frames in flight early vs
 late, and each turn's UserMessage → first SpeechChunk (and → first word released) over the
 first turns after warm-up vs the last ones.
 """
