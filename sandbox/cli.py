@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import sys
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from sandbox.errors import UserError
-from sandbox.logs import log_path, log_to_file
+from sandbox.logs import log_path, logging_to_file
 from sandbox.malloc_arenas import limit_malloc_arenas
 from sandbox.record.store import store_path
 
@@ -68,9 +69,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if module is None:
         parser.print_help()
         return 2
-    if args.command != "brain":  # a brain server logs to its console on purpose
-        log_to_file()
-    limit_malloc_arenas()
+    with contextlib.ExitStack() as logging_on:
+        if args.command != "brain":  # a brain server logs to its console on purpose
+            logging_on.enter_context(logging_to_file())
+        limit_malloc_arenas()
+        return _run(module, args)
+
+
+def _run(module: ModuleType, args: argparse.Namespace) -> int:
+    """Run a command; what goes wrong is words on the terminal and the details in the log."""
     try:
         code: int = module.run(args)
     except UserError as exc:

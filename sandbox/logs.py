@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sandbox.private_files import private_files, private_folder
@@ -35,8 +37,11 @@ class Redacted(logging.Filter):
         return True
 
 
-def log_to_file(level: int = logging.INFO) -> None:
-    """Send every log line to :func:`log_path` (dropped if it cannot be written)."""
+@contextmanager
+def logging_to_file(level: int = logging.INFO) -> Iterator[None]:
+    """Send every log line to :func:`log_path` (dropped if it cannot be written) until the
+    block ends; then the handler is closed and the root logger is as it was, so a command
+    run in-process (a test, a script) leaves no file open behind it on a disk that may go."""
     root = logging.getLogger()
     handler: logging.Handler
     try:
@@ -48,5 +53,14 @@ def log_to_file(level: int = logging.INFO) -> None:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(Redacted())
+    level_before = root.level
     root.addHandler(handler)
     root.setLevel(level)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level_before)
+        handler.close()
+        if not root.handlers:  # else a thread's last line would go to the terminal
+            root.addHandler(logging.NullHandler())

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from sandbox.cli import main
+from sandbox.logs import log_path
 from sandbox.wire.tokens import HOME_ENV
 
 
@@ -77,3 +82,18 @@ def test_a_call_can_start_heard_in_one_language_and_spoken_in_another(tmp_path: 
     result = _run(tmp_path, "call", "--script", str(script), *args, "--report", str(report))
     assert result.returncode == 0, result.stderr
     assert "hear de" in json.loads(report.read_text())["settings"]
+
+
+def test_a_command_run_in_process_logs_to_the_file_and_leaves_no_handler_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test or a script that calls ``main`` keeps its logging as it was: a handler left
+    on a disk that later fills made every later log line in that process a printed error."""
+    monkeypatch.setenv(HOME_ENV, str(tmp_path))
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    assert main(["sessions", "show", "nosuchid"]) == 1  # a command that logs and fails in words
+    assert root.handlers == handlers and root.level == level
+    logging.getLogger("sandbox").warning("after the command")
+    assert log_path().is_file()
+    assert "after the command" not in log_path().read_text()

@@ -32,7 +32,7 @@ from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host import launch
 from sandbox.host.launch import INIT_LIMIT, CallOptions, check_init
-from sandbox.logs import Redacted, log_path, log_to_file
+from sandbox.logs import Redacted, log_path, logging_to_file
 from sandbox.record.legs import MIC, AudioLeg, leg_path
 from sandbox.record.recorder import default_report_path
 from sandbox.record.store import SessionStore
@@ -58,14 +58,8 @@ _JWT = re.compile(rb"eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+")
 @pytest.fixture
 def logged(home: Path) -> Iterator[Path]:
     """The app's log file, as `sandbox` sets it up, at its most talkative."""
-    root = logging.getLogger()
-    before, level = list(root.handlers), root.level
-    log_to_file(logging.DEBUG)
-    yield log_path()
-    for handler in root.handlers[len(before) :]:
-        handler.close()
-    root.handlers[:] = before
-    root.setLevel(level)
+    with logging_to_file(logging.DEBUG):
+        yield log_path()
 
 
 # ------------------------------------------------------------------ loopback
