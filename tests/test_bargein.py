@@ -7,7 +7,14 @@ import pytest
 from caller_audio import espeak, join, silence
 
 from sandbox.audio.backchannels import Burst, classify
-from sandbox.audio.bargein import BargeIn, BotResumes, FloorEvent, FloorJudge, OverBot
+from sandbox.audio.bargein import (
+    LONG_ASK_MS,
+    BargeIn,
+    BotResumes,
+    FloorEvent,
+    FloorJudge,
+    OverBot,
+)
 from sandbox.audio.resample import Float32, as_int16
 from sandbox.audio.vad import FrameVad
 
@@ -62,6 +69,32 @@ def test_a_long_burst_of_unclear_words_lets_the_bot_go_on_only_once_the_voice_is
     play(talking, "#" * (frames + 3))  # still talking when the words arrive: a sentence
     t = (frames + 3) * F
     assert talking.heard("I would like", t) == [BargeIn(0, t, "a sentence: 'I would like'")]
+
+
+def test_a_long_voice_whisper_reads_nothing_in_is_asked_again_not_taken_for_noise() -> None:
+    judge = FloorJudge()
+    frames = judge.sentence_ms // F
+    play(judge, "#" * frames)
+    assert judge.take_request()
+    play(judge, "###", t0=frames * F)  # "Sorry, do you", read as "" while it goes on
+    t = (frames + 3) * F
+    assert judge.heard("", t) == [] and judge.paused
+    assert judge.wants == t and judge.take_request()  # asked again, with more of the voice
+    assert judge.heard("Sorry, do you have", t + 60) == [
+        BargeIn(0, t + 60, "a sentence: 'Sorry, do you have'")
+    ]
+
+    deadline = FloorJudge()  # asked again, but the long ask's deadline still holds
+    play(deadline, "#" * frames)
+    deadline.heard("", frames * F)
+    events = play(deadline, "#" * 40, t0=frames * F)
+    assert [type(e) for e in events] == [BargeIn]
+    assert events[0].t_decided <= frames * F + LONG_ASK_MS + F  # type: ignore[union-attr]
+
+    over = FloorJudge()  # a long noise that has stopped still lets the bot go on
+    play(over, "#" * frames + "." * (over.gap_ms // F))
+    t = (frames + over.gap_ms // F) * F
+    assert over.heard("", t) == [BotResumes(0, t, "noise", "")]
 
 
 def test_without_an_answer_a_long_voice_takes_the_floor() -> None:

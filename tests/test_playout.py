@@ -572,10 +572,25 @@ def test_a_real_clip_comes_out_of_a_real_output_device_whole(
     assert played.size, "the speaker played nothing"
     # The speaker's sound lasts as long as the clip's, to within two 10 ms frames.
     assert abs((played[-1] - played[0]) - (voiced[-1] - voiced[0])) <= 2
+    # Every part of the clip came out, in order, where it belongs to within those two
+    # frames. Piece by piece: on a loaded machine one underrun (a 10-20 ms gap) shifts
+    # everything after it, which a single correlation over the whole clip reads as a
+    # different sound.
     lag = lag_of(spoken.samples, recording)
-    match = recording[lag : lag + len(spoken.samples)].astype(np.float64)
-    similarity = np.corrcoef(match, spoken.samples.astype(np.float64))[0, 1]
-    assert similarity > 0.9
+    slack, window = 2 * rate // 100, rate // 4
+    pieces = []
+    for start in range(voiced[0] * rate // 100, voiced[-1] * rate // 100, window):
+        piece = spoken.samples[start : start + window]
+        if np.abs(piece.astype(np.int32)).max() < LOUD:
+            continue  # a pause between words: nothing to match
+        at = lag + start - slack
+        around = recording[max(0, at) : lag + start + window + slack]
+        found = max(0, at) + lag_of(piece, around)
+        match = recording[found : found + len(piece)].astype(np.float64)
+        similarity = np.corrcoef(match, piece.astype(np.float64))[0, 1]
+        pieces.append((start / rate, found - lag - start, round(float(similarity), 3)))
+    off = [p for p in pieces if p[2] <= 0.9 or abs(p[1]) > slack]
+    assert len(pieces) > 10 and len(off) <= 1, off  # one piece may hold the gap itself
 
 
 @pytest.mark.audio

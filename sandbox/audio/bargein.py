@@ -15,8 +15,9 @@ frames' own (ms), so it runs the same on a fake clock.
      s, but a slow "yeah, yeah" or a drawn-out "mm-hmm" can run longer). Its transcript so
      far is asked for: nothing but acknowledgement or a noise lets the bot go on, as do a
      few unclear words from a voice that has already gone quiet (a sentence would still be
-     going); anything else, ``certain_ms`` of voicing, or no transcript within
-     :data:`LONG_ASK_MS`, takes the floor (:class:`BargeIn`).
+     going); an empty one while the voice goes on is asked again; anything else,
+     ``certain_ms`` of voicing, or no transcript within :data:`LONG_ASK_MS`, takes the
+     floor (:class:`BargeIn`).
    * The burst ends (``gap_ms`` of silence) having voiced under ``noise_ms``: a click, a
      knock: :class:`BotResumes` at once.
    * Otherwise the burst ended short: its transcript is asked for (:attr:`FloorJudge.wants`)
@@ -167,9 +168,15 @@ class FloorJudge:
         self.wants = None
         burst = classify(text)
         if self._long_ask is not None:  # long enough for a sentence: only acknowledgement
+            ended = t_ms - self._last_voiced_end >= self.gap_ms
+            if burst is Burst.NOISE and not ended:
+                # tiny.en reads nothing at all in some sentences' first second ("Sorry, do
+                # you" -> ""): a voice still going is asked about again with more of it,
+                # under the same deadline (LONG_ASK_MS, certain_ms).
+                self.wants, self._asked = t_ms, False
+                return []
             if burst in (Burst.BACKCHANNEL, Burst.NOISE):  # or a noise lets the bot go on
                 return self._resume(t_ms, burst.value, text.strip())
-            ended = t_ms - self._last_voiced_end >= self.gap_ms
             if burst is Burst.UNCLEAR and ended and len(tokens(text)) <= MAX_TOKENS:
                 # A few unclear words from a voice already gone quiet: tiny.en writes a
                 # loud "mm-hmm" as "And then, then." A sentence would still be going.
