@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -57,3 +60,41 @@ def test_heard_is_always_a_prefix_of_the_text(played: list[str], text: str) -> N
     for word in played:
         c.played(word)
         assert text.startswith(c.heard)
+
+
+REPLY = (
+    "Our opening hours are on your screen now. We're open seven to eight on weekdays, and "
+    "nine to four at the weekend. The busiest classes are the early evening ones, so book "
+    "those a day ahead."
+)
+
+
+def test_a_settled_cursor_keeps_its_text_and_counts_and_lets_its_word_index_go() -> None:
+    tracemalloc.start()  # before the cursor: only what is allocated while tracing counts
+    try:
+        c = HeardCursor()
+        for piece in REPLY.split(" "):
+            c.extend(piece + " ")
+        for word in REPLY.split()[:30]:  # each word compared is keyed, as playout goes
+            assert c.played(word)
+        before = (c.text, c.heard, c.chars, c.heard_chars, c.words_heard, c.words_total)
+        held = tracemalloc.get_traced_memory()[0]
+        c.settle()
+        freed = held - tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert (c.text, c.heard, c.chars, c.heard_chars, c.words_heard, c.words_total) == before
+    assert before[4:] == (30, 36)
+    assert freed > 2000, freed  # the starts, ends and keys of 36 words
+    with pytest.raises(AssertionError):
+        c.played("classes")  # the unit is finalized: nothing more counts as heard
+    with pytest.raises(AssertionError):
+        c.extend(" more")
+
+
+def test_a_unit_played_to_its_end_settles_with_every_word_heard() -> None:
+    c = cursor(REPLY)
+    c.played_all()
+    c.settle()
+    c.played_all()  # what a whole unit reads as, settled or not
+    assert c.heard == REPLY and c.words_heard == c.words_total == 36

@@ -45,6 +45,7 @@ class HeardCursor:
     _open: bool = False  # the text ends inside its last word: the next chunk may continue it
     _cursor: int = 0
     heard_chars: int = 0
+    _words: int | None = None  # the word count, once settled (the word index is gone)
 
     @property
     def text(self) -> str:
@@ -59,6 +60,7 @@ class HeardCursor:
         """Append relayed text; a word split across chunks joins up."""
         if not more:
             return
+        assert self._words is None, "a settled unit takes no more text"
         base = self.chars
         self._parts.append(more)
         self.chars += len(more)
@@ -74,6 +76,7 @@ class HeardCursor:
 
     def played(self, word: str) -> bool:
         """Record one played word; returns False when it matched nothing and was skipped."""
+        assert self._words is None, "a settled unit plays no more words"
         key = normalize(word)
         if key:
             stop = min(len(self._ends), self._cursor + LOOKAHEAD + 1)
@@ -84,9 +87,18 @@ class HeardCursor:
                     return True
         return False
 
+    def settle(self) -> None:
+        """The unit's heard text is final: nothing more is relayed or played. Keeps the text
+        and the counts and lets the word index go, which is most of what a long unit holds
+        (~5 KB for a 36-word reply) and a call keeps every unit to its end."""
+        self._words = len(self._ends)
+        self._joined = self.text
+        self._parts = [self._joined] if self._joined else []
+        self._starts, self._ends, self._keys = [], [], []
+
     def played_all(self) -> None:
         """Every word of the unit reached the output: the whole text was heard."""
-        self._cursor = len(self._ends)
+        self._cursor = self.words_total
         self.heard_chars = self.chars
 
     @property
@@ -102,7 +114,7 @@ class HeardCursor:
     @property
     def words_total(self) -> int:
         """How many words the unit's text holds."""
-        return len(self._ends)
+        return len(self._ends) if self._words is None else self._words
 
     def _key(self, index: int) -> str:
         key = self._keys[index]

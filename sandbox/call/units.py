@@ -230,6 +230,7 @@ class UnitBook:
             if unit.fate is None:
                 break
             unit.finalized = True
+            unit.cursor.settle()
             self._next_finalize += 1
             out.append(pb.Finalize(speech_id=unit.speech_id, heard_text=unit.heard))
         return out

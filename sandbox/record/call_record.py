@@ -56,7 +56,7 @@ def heard_from(core: CallCore) -> Heard:
             BotLine(u.speech_id, u.turn_id, u.generated, u.heard, u.fate is not None)
             for u in core.units
         ),
-        steps=tuple((s.turn_id, str(s.step.get("kind", ""))) for s in core.steps),
+        steps=tuple((s.turn_id, s.kind) for s in core.steps),
         turn=core.turn,
         ended=ended is not None,
         outcome=outcome,
