@@ -75,8 +75,12 @@ def test_a_minute_long_call_keeps_memory_work_in_flight_and_latency_flat(tmp_pat
     assert figures["rss_end_mb"] - figures["rss_start_mb"] < 2.0
     # Latency at the end as at the start (the built-in brain answers in tens of ms).
     assert figures["first_chunk_end_ms"] < figures["first_chunk_start_ms"] + 100
+    # A sample waits for a quiet moment in its second: the sim's bot speaks most of the
+    # call, but between a reply and the next question there is one now and then.
+    assert 0 < figures["quiet_samples"] <= sum(s["quiet"] for s in samples) < len(samples)
     assert set(figures["targets"]) == {
         "rss_slope_mb_per_10min",
+        "quiet_rss_slope_mb_per_10min",
         "in_flight_growth",
         "first_chunk_drift_ms",
     }

@@ -21,21 +21,26 @@ committed, plus events posted to the core but not yet taken), units in flight (n
 finalized), asyncio tasks and threads. Before each look, the malloc arenas give their free
 pages back (as the engine does after each reply), off the loop: a sample then reads what
 the call holds, not what glibc happened to keep free since the last transcription, which
-swung a real-audio call's RSS by 100-200 MB from one sample to the next.
-The figures: the RSS slope after warm-up (least squares, MB per 10 minutes), the slope of
-its floor (the lowest of each ten samples) and of each part, frames in flight early vs
-late, and each turn's UserMessage → first SpeechChunk (and → first word released) over the
-first turns after warm-up vs the last ones.
+swung a real-audio call's RSS by 100-200 MB from one sample to the next. Each sample is
+taken at the first quiet moment of its interval (the call listening, no unit in play,
+nothing of the caller's open or being transcribed), when there is one: a sample that lands
+on a transcription or a synthesis reads 30-50 MB high, and a minute of those moves a
+slope by megabytes.
+The figures: the RSS slope after warm-up (least squares, MB per 10 minutes), of the quiet
+samples alone, the slope of its floor (the lowest of each ten samples) and of each part,
+frames in flight early vs late, and each turn's UserMessage → first SpeechChunk (and →
+first word released) over the first turns after warm-up vs the last ones.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import statistics
 import threading
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -48,7 +53,7 @@ from sandbox.bench import pulse
 from sandbox.bench.figures import Progress, median, target_lines
 from sandbox.bench.own_home import own_home
 from sandbox.bench.redrive import script_for
-from sandbox.call.effects import Effect, UnitChanged
+from sandbox.call.effects import CallState, Effect, UnitChanged
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
@@ -64,6 +69,7 @@ from sandbox.ui.latency import LatencyTracker
 #: Targets from the issue: memory flat, no growth in flight, latency at the end as at the start.
 TARGETS: dict[str, tuple[str, float]] = {
     "rss_slope_mb_per_10min": ("max", 1.0),
+    "quiet_rss_slope_mb_per_10min": ("max", 1.0),
     "in_flight_growth": ("max", 0),
     "first_chunk_drift_ms": ("max", 50),
 }
@@ -86,6 +92,8 @@ class Sample:
     units_in_flight: int
     tasks: int
     threads: int
+    #: Taken while the call was quiet (see the module doc).
+    quiet: bool
 
 
 @dataclass(frozen=True)
@@ -147,6 +155,9 @@ class SoakFigures:
     rss_start_mb: float
     rss_end_mb: float
     rss_slope_mb_per_10min: float
+    quiet_samples: int
+    quiet_rss_slope_mb_per_10min: float
+    quiet_anon_slope_mb_per_10min: float
     rss_floor_slope_mb_per_10min: float
     anon_slope_mb_per_10min: float
     file_slope_mb_per_10min: float
@@ -233,10 +244,17 @@ def warm_up_s(minutes: float) -> float:
     return min(120.0, minutes * 60 / 5)
 
 
-async def _sample(host: CallHost, every_s: float, into: list[Sample]) -> None:
-    """Look at the process every ``every_s`` seconds until cancelled."""
+async def _sample(
+    host: CallHost, every_s: float, into: list[Sample], quiet: Callable[[], bool]
+) -> None:
+    """Look at the process once every ``every_s`` seconds, at the interval's first quiet
+    moment if it has one, until cancelled."""
     start = time.monotonic()
-    while True:
+    for tick in itertools.count(1):
+        end = start + tick * every_s
+        while not quiet() and time.monotonic() < end:
+            await asyncio.sleep(0.02)
+        calm = quiet()
         memory = await asyncio.to_thread(held_memory_mb)  # the trim takes ~10 ms
         writer = host.recorder.writer
         backlog = writer.backlog if writer is not None else 0
@@ -251,9 +269,10 @@ async def _sample(host: CallHost, every_s: float, into: list[Sample]) -> None:
                 units_in_flight=len(host.core.book.unresolved()),
                 tasks=len(asyncio.all_tasks()),
                 threads=threading.active_count(),
+                quiet=calm,
             )
         )
-        await asyncio.sleep(every_s)
+        await asyncio.sleep(max(0.0, end - time.monotonic()))
 
 
 @dataclass
@@ -278,14 +297,24 @@ class PulseVoice:
 
 
 @asynccontextmanager
-async def _call(audio: str, options: CallOptions, url: str) -> AsyncIterator[CallHost]:
+async def _call(
+    audio: str, options: CallOptions, url: str
+) -> AsyncIterator[tuple[CallHost, Callable[[], bool]]]:
+    """The call, and whether it is quiet now (see the module doc)."""
     if audio == "sim":
-        yield await open_call(options, url, SimPlayout(ms_per_word=_MS_PER_WORD))
+        host = await open_call(options, url, SimPlayout(ms_per_word=_MS_PER_WORD))
+        yield host, lambda: _quiet(host)
         return
     engine = AudioEngine(AudioOptions())  # the default devices: the virtual ones
     await asyncio.to_thread(engine.load)
     async with audio_call(options, url, engine) as host:
-        yield host
+        # heard_out(0): every block so far is heard and nothing of the caller's is open.
+        yield host, lambda: _quiet(host) and engine.heard_out(0)
+
+
+def _quiet(host: CallHost) -> bool:
+    """The call listens and no unit is in play."""
+    return host.core.state is CallState.LISTENING and not host.core.book.unresolved()
 
 
 async def measure_soak(minutes: float, audio: str, progress: Progress) -> SoakFigures:
@@ -298,14 +327,14 @@ async def measure_soak(minutes: float, audio: str, progress: Progress) -> SoakFi
     samples: list[Sample] = []
     with own_home():
         options = CallOptions(builtin="concierge", recording="sim" if audio == "sim" else "audio")
-        async with brain_url_for(options) as url, _call(audio, options, url) as host:
+        async with brain_url_for(options) as url, _call(audio, options, url) as (host, quiet):
             watch = _Watch(host)
             host.on_frame.append(watch.frame)
             host.on_effect.append(watch.effect)
             caller = PulseVoice() if audio == "real" else None
             runner = ScriptRunner(host, script, caller=caller)
             progress(f"  a {minutes:g}-minute {audio} call, sampled every {every_s:g} s")
-            sampler = asyncio.create_task(_sample(host, every_s, samples))
+            sampler = asyncio.create_task(_sample(host, every_s, samples, quiet))
             deadline = asyncio.get_running_loop().call_later(minutes * 60, host.hang_up)
             try:
                 await play_through(host, runner)
@@ -339,8 +368,10 @@ def _figures(
     chunk, first_audio = ends_of("first_chunk_ms"), ends_of("first_audio_ms")
     rss = [(s.t_s, s.rss_mb) for s in settled]
 
-    def slope_of(part: str) -> float:
-        return slope_per_10min([(s.t_s, getattr(s, part)) for s in settled])
+    def slope_of(part: str, among: list[Sample] = settled) -> float:
+        return slope_per_10min([(s.t_s, getattr(s, part)) for s in among])
+
+    calm = [s for s in settled if s.quiet]
 
     frames = watch.frames
     in_flight_start, in_flight_end = mean_in_flight(early), mean_in_flight(late)
@@ -355,6 +386,9 @@ def _figures(
         rss_start_mb=early[0].rss_mb,
         rss_end_mb=late[-1].rss_mb,
         rss_slope_mb_per_10min=slope_per_10min(rss),
+        quiet_samples=len(calm),
+        quiet_rss_slope_mb_per_10min=slope_of("rss_mb", calm),
+        quiet_anon_slope_mb_per_10min=slope_of("anon_mb", calm),
         rss_floor_slope_mb_per_10min=slope_per_10min(floor_points(rss)),
         anon_slope_mb_per_10min=slope_of("anon_mb"),
         file_slope_mb_per_10min=slope_of("file_mb"),
@@ -383,7 +417,9 @@ def soak_table(figures: dict[str, Any]) -> str:
         f"turns answered, {figures['barge_ins']} barge-ins, {figures['backchannels']} "
         f"backchannels, {figures['idle_nudges']} idle nudges; after {figures['warm_up_s']:g} s "
         f"of warm-up RSS {figures['rss_start_mb']} → {figures['rss_end_mb']} MB (per 10 min: "
-        f"its floor {figures['rss_floor_slope_mb_per_10min']}, private "
+        f"{figures['quiet_samples']} quiet samples {figures['quiet_rss_slope_mb_per_10min']}, "
+        f"their private part {figures['quiet_anon_slope_mb_per_10min']}, its floor "
+        f"{figures['rss_floor_slope_mb_per_10min']}, private "
         f"{figures['anon_slope_mb_per_10min']}, files {figures['file_slope_mb_per_10min']}, "
         f"shared {figures['shmem_slope_mb_per_10min']} MB), frames in "
         f"flight {figures['in_flight_start']} → {figures['in_flight_end']} (max "
