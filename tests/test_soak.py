@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.bench.soak import floor_points, held_memory_mb, memory_mb, slope_per_10min, warm_up_s
+from sandbox.bench.soak import (
+    floor_points,
+    held_memory_mb,
+    memory_mb,
+    slope_per_10min,
+    trend_per_10min,
+    warm_up_s,
+)
 from sandbox.wire.tokens import HOME_ENV
 
 
@@ -19,6 +26,16 @@ def test_the_slope_is_least_squares_per_ten_minutes() -> None:
     assert slope_per_10min([(0, 100.0), (60, 100.1), (120, 100.2)]) == pytest.approx(1.0)
     assert slope_per_10min([(0, 5.0), (30, 5.0)]) == 0.0
     assert slope_per_10min([(0, 5.0)]) == 0.0  # too few to say
+
+
+def test_the_trend_is_the_median_of_pair_slopes_which_a_few_high_samples_do_not_move() -> None:
+    line = [(t * 6.0, 330.0 + t * 6.0 / 600) for t in range(60)]  # 1 MB per 10 minutes
+    assert trend_per_10min(line) == pytest.approx(1.0)
+    # A tenth of the samples land on a transcription, 40 MB high, late in the call.
+    busy = [(t, v + 40.0) if i % 10 == 9 and i > 30 else (t, v) for i, (t, v) in enumerate(line)]
+    assert trend_per_10min(busy) == pytest.approx(1.0, abs=0.2)
+    assert slope_per_10min(busy) > 5  # where least squares follows them
+    assert trend_per_10min([(0, 5.0)]) == trend_per_10min([(3, 1.0), (3, 2.0)]) == 0.0
 
 
 def test_the_floor_is_the_lowest_of_each_run_and_a_short_last_run_is_left_out() -> None:
@@ -80,7 +97,7 @@ def test_a_minute_long_call_keeps_memory_work_in_flight_and_latency_flat(tmp_pat
     assert 0 < figures["quiet_samples"] <= sum(s["quiet"] for s in samples) < len(samples)
     assert set(figures["targets"]) == {
         "rss_slope_mb_per_10min",
-        "quiet_rss_slope_mb_per_10min",
+        "quiet_rss_trend_mb_per_10min",
         "in_flight_growth",
         "first_chunk_drift_ms",
     }
