@@ -385,13 +385,13 @@ def _figures(
     chunk, first_audio = ends_of("first_chunk_ms"), ends_of("first_audio_ms")
     rss = [(s.t_s, s.rss_mb) for s in settled]
 
+    calm = [s for s in settled if s.quiet]
+
     def slope_of(part: str) -> float:
         return slope_per_10min([(s.t_s, getattr(s, part)) for s in settled])
 
     def trend_of(part: str) -> float:
         return trend_per_10min([(s.t_s, getattr(s, part)) for s in calm])
-
-    calm = [s for s in settled if s.quiet]
 
     frames = watch.frames
     in_flight_start, in_flight_end = mean_in_flight(early), mean_in_flight(late)
@@ -438,8 +438,9 @@ def soak_table(figures: dict[str, Any]) -> str:
         f"turns answered, {figures['barge_ins']} barge-ins, {figures['backchannels']} "
         f"backchannels, {figures['idle_nudges']} idle nudges; after {figures['warm_up_s']:g} s "
         f"of warm-up RSS {figures['rss_start_mb']} → {figures['rss_end_mb']} MB (per 10 min: "
-        f"{figures['quiet_samples']} quiet samples {figures['quiet_rss_slope_mb_per_10min']}, "
-        f"their median-of-pairs trend {figures['quiet_rss_trend_mb_per_10min']} (private "
+        f"{figures['quiet_samples']} quiet samples' slope "
+        f"{figures['quiet_rss_slope_mb_per_10min']}, their median-of-pairs trend "
+        f"{figures['quiet_rss_trend_mb_per_10min']} (private "
         f"{figures['quiet_anon_trend_mb_per_10min']}), its floor "
         f"{figures['rss_floor_slope_mb_per_10min']}, private "
         f"{figures['anon_slope_mb_per_10min']}, files {figures['file_slope_mb_per_10min']}, "
