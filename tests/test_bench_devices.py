@@ -95,6 +95,8 @@ def test_bench_devices_times_the_app_from_outside_through_the_virtual_devices() 
     assert all(0 < v < 15_000 for v in run["values_ms"])
     # The turn reached the brain before its reply was heard.
     assert 0 < run["end_of_speech_to_brain_ms"] < run["end_of_speech_to_first_audio_ms"]
+    # Each turn's own split: at the brain, then heard.
+    assert all(0 < b < v for b, v in zip(run["brain_values_ms"], run["values_ms"], strict=True))
     assert 0 < result["device_probe_loop_ms"] < 500
     assert "device_end_of_speech_to_user_message_p7_ms" in result["targets"]
     assert "the probe's own loop" in done.stderr

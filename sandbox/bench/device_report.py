@@ -34,6 +34,7 @@ def _run(run: DeviceRun) -> dict[str, Any]:
         "spread_ms": list(run.first_audio_spread_ms or ()),
         "end_of_speech_to_brain_ms": run.to_brain_ms,
         "values_ms": [t.to_first_audio_ms for t in run.turns],
+        "brain_values_ms": [t.to_brain_ms for t in run.turns],
     }
 
 
