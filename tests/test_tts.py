@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ import numpy as np
 import pytest
 from piper import PiperVoice
 
-from sandbox.audio.tts import Clip, Synthesizer, aligned_model, synthesis_threads
+from sandbox.audio.tts import Clip, Synthesizer, aligned_model
 from sandbox.audio.voices import VoiceEntry, catalog, default_voice
 from sandbox.audio.wordalign import split_words
 from sandbox.errors import UserError
@@ -141,16 +140,6 @@ def test_the_voices_session_keeps_no_buffers_between_sentences(
     # Neither onnxruntime's CPU arena nor its memory patterns: both held freed buffers.
     options = synthesizer._piper.session.get_session_options()
     assert not options.enable_cpu_mem_arena and not options.enable_mem_pattern
-
-
-def test_the_voice_leaves_one_core_to_the_listener(
-    synthesizer: Synthesizer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    options = synthesizer._piper.session.get_session_options()
-    assert options.intra_op_num_threads == synthesis_threads()
-    for cores, threads in ((1, 1), (2, 1), (4, 3)):
-        monkeypatch.setattr(os, "sched_getaffinity", lambda _pid, n=cores: set(range(n)))
-        assert synthesis_threads() == threads
 
 
 def test_a_voice_that_is_not_installed_is_refused_in_words() -> None:

@@ -98,19 +98,6 @@ def aligned_model(model: Path, say: Callable[[str], None]) -> Path:
     return cached
 
 
-def synthesis_threads() -> int:
-    """Piper's threads: every core but one, which the listener (VAD, echo canceller, Whisper)
-    and the screen keep. onnxruntime's default takes every core and spins its threads; on two
-    cores, with the other one partly busy, that made "Sure," take 97 ms against 66 ms on one
-    thread (41 against 62 ms on idle cores), and over six alternating device-bench runs of ten
-    turns a turn at the brain -> its first audio at the speaker came ~20-35 ms later."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 2
-    return max(1, cores - 1)
-
-
 def _load_lean(model: Path, config: Path, say: Callable[[str], None]) -> PiperVoice:
     """A Piper voice on an ONNX session without onnxruntime's CPU memory arena: the arena
     kept the largest synthesis's buffers for good (measured: peak RSS of both models,
@@ -127,7 +114,6 @@ def _load_lean(model: Path, config: Path, say: Callable[[str], None]) -> PiperVo
     options = onnxruntime.SessionOptions()
     options.enable_cpu_mem_arena = False
     options.enable_mem_pattern = False
-    options.intra_op_num_threads = synthesis_threads()
     session = onnxruntime.InferenceSession(
         str(aligned_model(model, say)), sess_options=options, providers=["CPUExecutionProvider"]
     )
