@@ -9,10 +9,14 @@ audio is out.
 Clock callbacks arrive on the audio thread; they are queued here and ``wake`` is called so
 the host's loop drains them with :meth:`advance`. Nothing here blocks the audio thread. A
 unit whose voice cannot be loaded is reported unspoken, with the reason, and the call goes on.
+So does a unit with a clause that cannot be said (:class:`ClauseUnsaid`): it stops there,
+and the units after it play. Nothing one clause does, however it fails, ends the synthesis
+thread: every later unit of the call would be silent.
 """
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -25,11 +29,15 @@ import numpy as np
 from sandbox.audio.clauses import take_ready
 from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import Block
-from sandbox.audio.tts import Synthesizer
-from sandbox.call.played import Played, UnitPlayed, UnitUnspoken, WordPlayed
+from sandbox.audio.tts import Synthesizer, Trouble
+from sandbox.call.played import ClauseUnsaid, Played, UnitPlayed, UnitUnspoken, WordPlayed
 from sandbox.errors import UserError
 
 SynthesizerFor = Callable[[int], Synthesizer]
+#: How much of an unsaid clause its report quotes.
+QUOTE_CHARS = 80
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -86,11 +94,14 @@ class SpeechOut:
         self._awaiting_audio: deque[int] = deque()
         self._generation = 0
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
-        self._unspoken: set[int] = set()  # units whose voice could not be loaded
+        self._unspoken: set[int] = set()  # units stopped: their voice or a clause failed
         self.timing = Timing()
         self.wake: Callable[[], None] = lambda: None
         #: Also told of every word as it is released (the audio thread; return at once).
         self.word_hooks: list[Callable[[WordPlayed], None]] = []
+        #: Told of every clause the synthesizer could not say as written, with its unit
+        #: (the synthesis thread).
+        self.trouble_hooks: list[Callable[[int, Trouble], None]] = []
         self.clock = make_clock(
             on_word=self._word, on_unit_done=self._unit_done, on_release=self._released
         )
@@ -108,6 +119,11 @@ class SpeechOut:
         self._jobs.put(None)
         self._worker.join(timeout=5)
         self.clock.stop()
+
+    @property
+    def synthesizing(self) -> bool:
+        """The synthesis thread is running (started and not stopped)."""
+        return self._worker.is_alive()
 
     @property
     def speaking(self) -> bool:
@@ -184,34 +200,58 @@ class SpeechOut:
 
     def _synthesize(self) -> None:
         while (job := self._jobs.get()) is not None:
-            if job.generation != self._generation:
-                continue  # cut before it was spoken
-            if job.text is None:
-                with self._cut_lock:
-                    if job.generation == self._generation:
-                        self.clock.end_unit(job.speech_id)
-                if self._on_idle is not None and self._jobs.empty():
-                    self._on_idle()
-                continue
-            if job.speech_id in self._unspoken:
-                continue  # its voice failed: the rest of its text is not spoken either
             try:
-                synthesizer = self._synthesizer_for(job.voice)
-            except UserError as exc:  # a voice whose model will not load (says why)
-                self._unspoken.add(job.speech_id)
+                self._run(job)
+            except Exception as exc:  # a bug met by one clause: that unit stops, not the call
+                log.exception("speaking unit %s failed", job.speech_id)
+                self._unsaid(job.speech_id, job.text or "", f"{type(exc).__name__}: {exc}")
+
+    def _run(self, job: _Job) -> None:
+        if job.generation != self._generation:
+            return  # cut before it was spoken
+        if job.text is None:
+            with self._cut_lock:
+                if job.generation == self._generation:
+                    self.clock.end_unit(job.speech_id)
+            if self._on_idle is not None and self._jobs.empty():
+                self._on_idle()
+            return
+        if job.speech_id in self._unspoken:
+            return  # its voice or an earlier clause failed: the rest is not spoken either
+        try:
+            synthesizer = self._synthesizer_for(job.voice)
+        except UserError as exc:  # a voice whose model will not load (says why)
+            self._unspoken.add(job.speech_id)
+            with self._lock:
+                self._events.append(UnitUnspoken(job.speech_id, str(exc)))
+            self.wake()
+            return
+
+        def trouble(found: Trouble) -> None:
+            for hook in self.trouble_hooks:
+                hook(job.speech_id, found)
+            if found.repaired:
+                log.info("unit %s: %s", job.speech_id, found.describe())
+            else:
+                self._unsaid(job.speech_id, found.text, found.reason)
+
+        for clip in synthesizer.synthesize(job.text, trouble):
+            with self._cut_lock:
+                if job.generation != self._generation:
+                    break  # a clip of a cut unit must never start a new one
                 with self._lock:
-                    self._events.append(UnitUnspoken(job.speech_id, str(exc)))
-                self.wake()
-                continue
-            for clip in synthesizer.synthesize(job.text):
-                with self._cut_lock:
-                    if job.generation != self._generation:
-                        break  # a clip of a cut unit must never start a new one
-                    with self._lock:
-                        first = job.speech_id not in self.timing.first_audio
-                        if first and job.speech_id not in self._awaiting_audio:
-                            self._awaiting_audio.append(job.speech_id)
-                    self.clock.enqueue(job.speech_id, clip)
+                    first = job.speech_id not in self.timing.first_audio
+                    if first and job.speech_id not in self._awaiting_audio:
+                        self._awaiting_audio.append(job.speech_id)
+                self.clock.enqueue(job.speech_id, clip)
+
+    def _unsaid(self, speech_id: int, text: str, reason: str) -> None:
+        """Stop a unit at a clause that cannot be said: the core hears of it (and tells the
+        brain); the unit's later clauses are dropped and its queued audio plays out."""
+        self._unspoken.add(speech_id)
+        with self._lock:
+            self._events.append(ClauseUnsaid(speech_id, text[:QUOTE_CHARS], reason))
+        self.wake()
 
     # ------------------------------------------------------ clock callbacks
 

@@ -7,20 +7,27 @@ word. Where a word sits in the audio comes from Piper's per-phoneme sample count
 onto the text's words by :mod:`sandbox.audio.wordalign`.
 
 Piper facts this relies on (piper-tts 1.8): alignments need a model with an alignment
-output (piper's ``add_alignment_output``, which needs the ``onnx`` package) and
-``include_alignments=True`` when synthesizing; ``PiperVoice.synthesize`` yields one
-``AudioChunk`` per sentence as espeak splits them (``"Dr."`` ends one); each chunk's
-``phoneme_alignments`` lists ``^``, the chunk's phonemes, ``$`` with sample counts that sum
-exactly to the chunk; every chunk is peak-normalised on its own. A model without alignment
-output yields ``None`` there, and the words are then spread evenly over the phonemes
-instead.
+output (piper's ``add_alignment_output``, which needs the ``onnx`` package); espeak splits
+text into sentences (``"Dr."`` ends one), and each sentence is synthesized here from the
+very phonemes its words were aligned on (``phonemes_to_ids``, ``phoneme_ids_to_audio``),
+peak-normalised on its own as Piper does; the model's per-id sample counts, summed per
+symbol (``^``, each phoneme with its pad, ``$``), place the phonemes on the audio. A model
+without alignment output gives none, and the words are then spread evenly over the
+phonemes instead.
+
+No text makes :meth:`Synthesizer.synthesize` raise: what cannot be said as written is
+said normalized, or not said at all from there on, and reported as a :class:`Trouble`.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import logging
 import os
-from collections.abc import Callable, Iterator, Sequence
+import re
+import unicodedata
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -37,12 +44,23 @@ from sandbox.errors import UserError
 
 if TYPE_CHECKING:  # piper pulls in onnxruntime: imported only when a voice is loaded
     from piper import PiperVoice
-    from piper.voice import PhonemeAlignment
 
 #: What the first synthesis after loading says: it costs ~500 ms more than later ones.
 WARM_UP_TEXT = "Warming up."
-#: Piper's sentence markers around each chunk's phonemes in its alignments.
-_BOS, _EOS = "^", "$"
+#: Piper's sentence markers around each sentence's phonemes, and the pad after each symbol.
+_BOS, _EOS, _PAD = "^", "$", "_"
+#: A token longer than this is no word a caller could follow (a pasted key, a blob): the
+#: text before it is said and the rest reported unsaid, not spelled out for minutes.
+MAX_WORD_CHARS = 200
+#: Text is synthesized in pieces of at most about this many characters, cut between words:
+#: the alignment's cost and Piper's memory grow with the piece, and a run-on reply with no
+#: sentence end must not hold the synthesis thread (and every later unit) for minutes.
+MAX_PIECE_CHARS = 400
+#: Combining marks: accents :func:`normalized` drops.
+_MARKS = frozenset({"Mn", "Mc", "Me"})
+_PUNCTUATION_RUN = re.compile(r"([^\w\s])\1+")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -59,7 +77,8 @@ class Clip:
     """One synthesized sentence: int16 mono samples and the words spoken in them, in order.
 
     ``text`` is the slice of the synthesized text this clip speaks; the clips of one call
-    to :meth:`Synthesizer.synthesize` concatenate back to that text exactly.
+    to :meth:`Synthesizer.synthesize` concatenate back to that text exactly, unless part
+    of it had nothing to say or was reported unsaid.
     """
 
     samples: NDArray[np.int16]
@@ -71,6 +90,28 @@ class Clip:
     def duration(self) -> float:
         """Length in seconds."""
         return len(self.samples) / self.sample_rate
+
+
+@dataclass(frozen=True)
+class Trouble:
+    """Text the synthesizer could not say as written, and what came of it.
+
+    ``repaired``: it was said once normalized (:func:`normalized`), its words still named
+    as written. Otherwise it was not said, nor anything after it in the text given to
+    :meth:`Synthesizer.synthesize`, so what was said stays a prefix of that text.
+    """
+
+    text: str  # as written: the repaired text, or the unsaid rest
+    reason: str
+    repaired: bool
+
+    def describe(self) -> str:
+        """One line in words."""
+        done = "said once normalized" if self.repaired else "not said, nor what follows"
+        return f"{self.text[:60]!r} could not be said as written ({self.reason}): {done}"
+
+
+TroubleSink = Callable[[Trouble], None]
 
 
 def aligned_model(model: Path, say: Callable[[str], None]) -> Path:
@@ -161,21 +202,75 @@ class Synthesizer:
             pass
         return synthesizer
 
-    def synthesize(self, text: str) -> Iterator[Clip]:
-        """One clip per sentence, each yielded as soon as it is synthesized."""
-        piper = self._piper
-        tokens = [(t, _phonemes(piper, t.text)) for t in split_words(text)]
-        words = [(t, ref) for t, ref in tokens if any(map(is_sound, ref))]  # "—" is no word
-        sentences = [s for s in piper.phonemize(text) if s]
+    def phonemize(self, text: str) -> list[list[str]]:
+        """espeak's phonemes for ``text``, one list per sentence, read from a clean slate.
+
+        espeak-ng keeps the last full stop of a text ending in two and reads it at the start
+        of the next one (``"Well.."`` then ``"let"`` comes out "dot let"), so whatever an
+        earlier call left behind is read first, into nothing.
+        """
+        self._piper.phonemize("")
+        return self._piper.phonemize(text)
+
+    def synthesize(self, text: str, trouble: TroubleSink | None = None) -> Iterator[Clip]:
+        """One clip per sentence, each yielded as soon as it is synthesized. Never raises.
+
+        Text that cannot be said as written is normalized (:func:`normalized`) and tried
+        again; text that cannot be said even so is not said, nor anything after it, so the
+        clips' words stay a prefix of the text. ``trouble`` hears of both (by default they
+        are logged). No clip and no trouble means the text has nothing to say (``"…"``).
+        """
+        report = trouble if trouble is not None else _log_trouble
+        for start, end in _pieces(text):
+            piece = text[start:end]
+            if not piece.strip():
+                continue
+            too_long = next((t for t in split_words(piece) if len(t.text) > MAX_WORD_CHARS), None)
+            if too_long is not None:
+                yield from self._say(piece[: too_long.start], report)
+                why = f"a word of {len(too_long.text)} characters is too long to say"
+                report(Trouble(text[start + too_long.start :], why, repaired=False))
+                return
+            if not (yield from self._say(piece, report)):
+                return
+
+    def _say(self, text: str, report: TroubleSink) -> Generator[Clip, None, bool]:
+        """Say ``text`` as written, else its unsaid rest normalized; False: some was unsaid."""
+        done = 0  # characters of text whose clips have been yielded
+        try:
+            for clip in self._clips(text, None):
+                yield clip
+                done += len(clip.text)
+            return True
+        except Exception as exc:  # espeak, onnxruntime, the alignment: any may fail on text
+            why = f"{type(exc).__name__}: {exc}"
+        rest = text[done:]
+        said = [normalized(t.text) for t in split_words(rest)]
+        try:
+            for clip in self._clips(rest, said):
+                yield clip
+                done += len(clip.text)
+        except Exception as exc:
+            report(Trouble(text[done:], f"{why}; normalized: {type(exc).__name__}: {exc}", False))
+            return False
+        report(Trouble(rest, why, repaired=True))
+        return True
+
+    def _clips(self, text: str, said: Sequence[str] | None) -> Iterator[Clip]:
+        """The clips of ``text``; ``said``: what to say for each of its words instead (its
+        repair), the clips still naming the words as written."""
+        tokens = split_words(text)
+        forms = [t.text for t in tokens] if said is None else said
+        refs = [[p for s in self.phonemize(form) for p in s] for form in forms]
+        words = [(t, ref) for t, ref in zip(tokens, refs, strict=True) if any(map(is_sound, ref))]
+        if not words:
+            return  # nothing to say ("—", "..."): espeak would only voice its punctuation
+        sentences = [s for s in self.phonemize(text if said is None else " ".join(said)) if s]
         spoken = [p for s in sentences for p in (_BOS, *s, _EOS)]
         ranges = align([ref for _, ref in words], spoken)
         plan = _plan_clips(text, [t for t, _ in words], ranges, [len(s) + 2 for s in sentences])
-        chunks = piper.synthesize(text, include_alignments=True)
-        for (clip_text, clip_words), phonemes, chunk in zip(plan, sentences, chunks, strict=True):
-            if chunk.phonemes != phonemes:
-                raise RuntimeError("espeak phonemized the same text two ways")
-            samples: NDArray[np.int16] = chunk.audio_int16_array
-            durations = _durations(chunk.phoneme_alignments, len(phonemes) + 2, len(samples))
+        for (clip_text, clip_words), phonemes in zip(plan, sentences, strict=True):
+            samples, durations = self._audio(phonemes)
             edges = [min(e, len(samples)) for e in (0, *accumulate(durations))]
             yield Clip(
                 samples=samples,
@@ -184,10 +279,60 @@ class Synthesizer:
                 text=clip_text,
             )
 
+    def _audio(self, phonemes: Sequence[str]) -> tuple[NDArray[np.int16], list[int]]:
+        """Piper's audio for exactly these phonemes (peak-normalised, as Piper's own
+        ``synthesize`` does), and the samples of each symbol: ``^``, the phonemes, ``$``.
 
-def _phonemes(piper: PiperVoice, text: str) -> list[str]:
-    """espeak's phonemes for a piece of text, all sentences run together."""
-    return [p for sentence in piper.phonemize(text) for p in sentence]
+        Synthesized from the phonemes the words were aligned on, never from the text again:
+        espeak need not phonemize one text the same way twice.
+        """
+        piper = self._piper
+        id_map = piper.config.phoneme_id_map
+        ids = piper.phonemes_to_ids(list(phonemes))
+        result = piper.phoneme_ids_to_audio(ids, include_alignments=True)
+        audio, per_id = result if isinstance(result, tuple) else (result, None)
+        peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+        scaled = audio / peak if peak >= 1e-8 else np.zeros_like(audio)
+        samples = np.clip(scaled * 32767.0, -32767, 32767).astype(np.int16)
+        pad = len(id_map.get(_PAD, []))
+        # How many ids each symbol became (Piper drops a phoneme its voice lacks).
+        counts = [
+            len(id_map.get(_BOS, [])) + pad,
+            *(len(id_map[p]) + pad if p in id_map else 0 for p in phonemes),
+            len(id_map.get(_EOS, [])),
+        ]
+        if per_id is not None and len(per_id) == len(ids) == sum(counts):
+            edges = [0, *accumulate(counts)]
+            durations = [int(per_id[a:b].sum()) for a, b in itertools.pairwise(edges)]
+        else:
+            durations = _even(len(counts), len(samples))
+        return samples, durations
+
+
+def _log_trouble(trouble: Trouble) -> None:
+    log.warning("%s", trouble.describe())
+
+
+def normalized(word: str) -> str:
+    """A word made plainer for espeak: compatibility forms folded (NFKC), accents, control
+    and format characters (bidi marks, zero-width joiners) dropped, and a run of one
+    punctuation mark cut to one (``"Well.."`` → ``"Well."``)."""
+    plain = "".join(
+        c
+        for c in unicodedata.normalize("NFKD", word)
+        if unicodedata.category(c)[0] != "C" and unicodedata.category(c) not in _MARKS
+    )
+    return _PUNCTUATION_RUN.sub(r"\1", unicodedata.normalize("NFKC", plain))
+
+
+def _pieces(text: str) -> list[tuple[int, int]]:
+    """``text`` cut between words into spans of at most about MAX_PIECE_CHARS (a longer
+    word is a span of its own); the spans run together make the text."""
+    bounds = [0]
+    for token in split_words(text):
+        if token.end - bounds[-1] > MAX_PIECE_CHARS and token.start > bounds[-1]:
+            bounds.append(token.start)
+    return list(itertools.pairwise([*bounds, len(text)]))
 
 
 _Planned = tuple[str, list[tuple[Token, tuple[int, int]]]]
@@ -224,11 +369,7 @@ def _plan_clips(
     return [(text[b:e], ws) for b, e, ws in zip(begins, ends, planned, strict=True)]
 
 
-def _durations(
-    alignments: Sequence[PhonemeAlignment] | None, symbols: int, samples: int
-) -> list[int]:
-    """Samples per symbol (``^``, phonemes, ``$``): Piper's, or an even spread without them."""
-    if alignments is not None and len(alignments) == symbols:
-        return [int(a.num_samples) for a in alignments]
+def _even(symbols: int, samples: int) -> list[int]:
+    """Samples per symbol spread evenly: a model without alignment output."""
     share, extra = divmod(samples, symbols)
     return [share + (1 if k < extra else 0) for k in range(symbols)]

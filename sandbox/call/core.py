@@ -502,8 +502,11 @@ class CallCore:
         closed = (Bracket.ENDED, Bracket.TIMED_OUT)
         if unit is None or unit.fate is not None or unit.bracket not in closed:
             return []
-        unit.cursor.played_all()
-        out = self._seal(unit, Fate.PLAYED) + self._flush()
+        if unit.unspoken:  # stopped at a clause it could not say: heard is what played
+            out = self._seal(unit, Fate.UNSPOKEN) + self._flush()
+        else:
+            unit.cursor.played_all()
+            out = self._seal(unit, Fate.PLAYED) + self._flush()
         return out + self._maybe_finish(now) + self._settle(now)
 
     def unit_unspoken(self, speech_id: int, reason: str, now: int) -> list[Effect]:
@@ -516,6 +519,24 @@ class CallCore:
         unit.unspoken = reason
         out = self._seal(unit, Fate.UNSPOKEN) + self._flush()
         return out + self._maybe_finish(now) + self._settle(now)
+
+    def clause_unsaid(self, speech_id: int, text: str, reason: str, now: int) -> list[Effect]:
+        """The playout could not say a clause of a unit (``text``, its start): the unit stops
+        there. What played before it stays heard and is its Finalize once that audio is out;
+        later units play. The brain is told at once, with a non-fatal INTERNAL Error naming
+        the unit: the fault is Voqalize's, the text was the brain's to send."""
+        unit = self.book.get(speech_id)
+        if unit is None or unit.fate is not None or unit.unspoken:
+            return []
+        unit.unspoken = f"could not say {text!r}: {reason}"
+        words = (
+            f"speech_id {speech_id} (turn {unit.turn_id}): Voqalize could not say {text!r} "
+            f"({reason}); the unit stops there, its Finalize reports what was heard, and "
+            "later units play"
+        )
+        # The brain is told; the user sees the frame (no broken wire rule to show).
+        told = self._error_out(now, pb.ERROR_CODE_INTERNAL, words)
+        return [e for e in told if isinstance(e, SendFrame)] + self._settle(now)
 
     # ------------------------------------------------------------------ time
 

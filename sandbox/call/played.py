@@ -33,4 +33,15 @@ class UnitUnspoken:
     reason: str
 
 
-Played = WordPlayed | UnitPlayed | UnitUnspoken
+@dataclass(frozen=True)
+class ClauseUnsaid:
+    """The playout could not say a clause of a unit: neither it nor the rest of the unit
+    will be heard, while what played before it stays heard. ``text`` is the start of the
+    unsaid clause as the brain wrote it; ``reason`` says why, in words."""
+
+    speech_id: int
+    text: str
+    reason: str
+
+
+Played = WordPlayed | UnitPlayed | UnitUnspoken | ClauseUnsaid

@@ -29,7 +29,7 @@ from sandbox.audio.listener import (
 )
 from sandbox.call.core import CallCore
 from sandbox.call.effects import CallEnded, Effect, SendFrame, UnitChanged
-from sandbox.call.played import UnitUnspoken, WordPlayed
+from sandbox.call.played import ClauseUnsaid, UnitUnspoken, WordPlayed
 from sandbox.call.ports import Listening, Playout, deliver
 from sandbox.host.warp import WarpClock
 from sandbox.record.recorder import FrameRecord, Recorder
@@ -312,6 +312,10 @@ class CallHost:
                 elif isinstance(played, UnitUnspoken):
                     self.recorder.event(now, "unit_unspoken", asdict(played))
                     effects += self.core.unit_unspoken(played.speech_id, played.reason, now)
+                elif isinstance(played, ClauseUnsaid):
+                    self.recorder.event(now, "clause_unsaid", asdict(played))
+                    sid, text, why = played.speech_id, played.text, played.reason
+                    effects += self.core.clause_unsaid(sid, text, why, now)
                 else:
                     self.recorder.event(now, "unit_played", asdict(played))
                     effects += self.core.unit_played(played.speech_id, now)

@@ -27,6 +27,9 @@ NAME_NOT_FROM_CALLER = "name_not_from_caller"
 CALLED_THE_CALLER = "called_the_caller"
 PROMISED_UNBOOKED = "promised_unbooked"
 NAME_REFUSED = "name_refused"
+#: A unit Voqalize could not say all of (a clause its synthesizer failed on, a voice that
+#: would not load): the runtime's own fault, heard by the caller as speech that stopped.
+SPEECH_UNSAID = "speech_unsaid"
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,8 @@ class Heard:
     ended: bool
     outcome: str
     reason: str = ""
+    #: (speech_id, turn, why) of every sealed unit the playout could not say all of.
+    unsaid: tuple[tuple[int, int, str], ...] = ()
 
 
 def heard_from(core: CallCore) -> Heard:
@@ -61,6 +66,11 @@ def heard_from(core: CallCore) -> Heard:
         ended=ended is not None,
         outcome=outcome,
         reason=_not_reached_reason(core) if outcome == outcomes.NOT_REACHED else "",
+        unsaid=tuple(
+            (u.speech_id, u.turn_id, u.unspoken)
+            for u in core.units
+            if u.unspoken and u.fate is not None
+        ),
     )
 
 
@@ -132,6 +142,11 @@ def _findings(heard: Heard) -> Iterator[tuple[str, dict[str, Any]]]:
                         "reply_turn": verdict.reply_turn,
                     },
                 )
+    for speech_id, turn, why in heard.unsaid:
+        yield (
+            SPEECH_UNSAID,
+            {"kind": SPEECH_UNSAID, "speech_id": speech_id, "turn": turn, "detail": why},
+        )
     for unit in heard.bot:
         if not unit.final:
             continue
