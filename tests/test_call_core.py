@@ -394,7 +394,7 @@ def test_a_brain_error_while_an_answer_is_owed_ends_the_turn() -> None:
     rig.advance(7_990)
     assert idles() == []
     rig.advance(20)  # the idle wait counted from the error
-    assert [i.idle_ms for i in idles()] == [8000]
+    assert [i.idle_ms for i in idles()] == [8200]  # the silence since the caller spoke
     assert rig.of(BrainStalled) == []  # the error was the answer: no stall for turn 2
     rig.caller("and now?")
     assert rig.interruptions() == [3]  # only the unanswered nudge dies; turn 2 was over

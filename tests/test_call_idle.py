@@ -56,7 +56,8 @@ def test_no_idle_turn_while_an_answer_is_owed() -> None:
 
 def test_a_brain_that_never_answers_is_reported_stalled_then_nudged() -> None:
     """The default idle (8 s) is shorter than the stall notice (10 s): an owed answer holds
-    idle off, so the stall is reported, and only then does the silence count."""
+    idle off, so the stall is reported, and only then does the wait count. ``idle_ms`` is
+    the silence elapsed (001): the caller has been silent since "Hello?", 18 s."""
     rig = Rig(settings=Settings())  # default idle, default stall
     rig.start()
     rig.say(1, 1, "Hello.")
@@ -67,7 +68,7 @@ def test_a_brain_that_never_answers_is_reported_stalled_then_nudged() -> None:
     rig.advance(1)
     assert rig.of(BrainStalled) == [BrainStalled(turn_id=2, waited_ms=10_000)]
     rig.advance(8_000)
-    assert idles(rig) == [(3, 1, 8_000)]
+    assert idles(rig) == [(3, 1, 18_000)]
 
 
 def test_level_resets_when_the_caller_speaks() -> None:

@@ -128,6 +128,10 @@ class _Pending:
     since_ms: int
     limit_ms: int
     warned: bool = False
+    #: An idle turn. Its nudge is optional ("yield a nudge, or nothing"): the wait keeps the
+    #: turn live (a caller who speaks kills it) and gives the brain time, but owes nothing:
+    #: it holds no idle wait off, shows no "thinking" and is never reported stalled.
+    idle: bool = False
 
     @property
     def due_ms(self) -> int:
@@ -587,7 +591,7 @@ class CallCore:
         pend = self._pending
         if pend is not None and not pend.warned and now >= pend.due_ms:
             pend.warned = True
-            if pend.turn_id > 1:
+            if pend.turn_id > 1 and not pend.idle:
                 self.stalls.append(StallRecord(now, pend.turn_id, now - pend.since_ms))
                 out.append(BrainStalled(pend.turn_id, now - pend.since_ms))
         # The idle wait only runs while the floor is silent (see _settle), so a due one fires.
@@ -595,7 +599,7 @@ class CallCore:
         if fired is not None:
             level, idle_ms = fired
             self.turn += 1
-            self._pending = _Pending(self.turn, now, self.stall_ms)
+            self._pending = _Pending(self.turn, now, self.stall_ms, idle=True)
             idle = pb.UserIdle(turn_id=self.turn, level=level, idle_ms=idle_ms)
             out.append(SendFrame(envelope(idle)))
             out.append(CallerIdle(self.turn, level, idle_ms))
@@ -617,7 +621,7 @@ class CallCore:
         in_play = self.book.unresolved()
         if any(u.has_text for u in in_play):
             return CallState.SPEAKING
-        if (self._pending is not None and not self._pending.warned) or in_play:
+        if self._answer_owed or in_play:
             return CallState.THINKING
         return CallState.LISTENING
 
@@ -676,15 +680,21 @@ class CallCore:
         return CutPlayout(reason)
 
     def _settle(self, now: int) -> list[Effect]:
-        """After every event: the idle wait runs exactly while the floor is silent (nobody
-        speaks, nothing is in play, no answer is owed), counting from when it fell silent;
-        and the status line hears of a new state."""
-        owed = self._pending is not None and not self._pending.warned
-        if self._caller_active or owed or self.book.unresolved():
-            self._idle.disarm()
-        elif self._idle.anchor is None:
-            self._idle.silent_from(now)
+        """After every event: the idle timer hears whether the line sounds (the caller's
+        voice, a unit with text in play) and whether its wait is held (a unit is in play, or
+        an answer to the caller or the greeting is owed; an unanswered idle turn holds
+        nothing: see :mod:`sandbox.call.idle`); and the status line hears of a new state."""
+        in_play = self.book.unresolved()
+        sounding = self._caller_active or any(u.has_text for u in in_play)
+        self._idle.settle(now, sounding=sounding, held=self._answer_owed or bool(in_play))
         return self._state_effects()
+
+    @property
+    def _answer_owed(self) -> bool:
+        """The brain owes an answer to the caller or the greeting, and the wait for it has
+        not lapsed (an idle turn owes none: see ``_Pending.idle``)."""
+        pend = self._pending
+        return pend is not None and not pend.warned and not pend.idle
 
     def _time_out(self, unit: Unit, now: int) -> list[Effect]:
         """Close an open unit the brain left silent: see UNIT_STALL_MS."""

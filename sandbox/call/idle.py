@@ -1,4 +1,17 @@
-"""The idle timer: mints a UserIdle turn when the caller stays silent after the bot stops."""
+"""The idle timer: mints a UserIdle turn when the caller stays silent after the bot stops.
+
+Two clocks, both fed the core's time (nothing here reads one):
+
+- **the silence** — since the line last carried sound: the caller's voice, or a bot unit
+  with text in play. ``UserIdle.idle_ms`` is this, the silence elapsed when the turn fired
+  (001), so a brain that kept the caller waiting 10 s for an answer and then hears
+  ``idle_ms`` learns the caller has been silent for all of it, not just the last wait;
+- **the wait** — the part of the silence that counts toward the next nudge. It is held off
+  while an answer to the caller (or the greeting) is owed, so a slow brain is not talked
+  over by a nudge for a turn it has not answered, and while any unit is in play. An idle
+  turn the brain leaves unanswered does not hold it: the next level follows one more
+  ``timeout_ms`` of silence, whatever the stall notice's limit.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +20,11 @@ from dataclasses import dataclass
 
 @dataclass
 class IdleTimer:
-    """Pure timer logic; the core tells it when the floor falls silent and asks at ticks.
+    """Pure timer logic; the core says after every event whether the line is sounding and
+    whether the wait is held, and asks at ticks.
 
-    ``anchor`` is when the current wait started counting (None: disarmed, someone is
-    speaking or a unit is in play). ``silence_since`` is when the mutual silence began,
-    so ``idle_ms`` on an escalation reports the whole silence, not just the last wait.
+    ``silence_since`` is when the line fell silent (None: someone is heard). ``anchor`` is
+    when the current wait started counting (None: held, or someone is heard).
     """
 
     timeout_ms: int
@@ -19,20 +32,23 @@ class IdleTimer:
     silence_since: int | None = None
     level: int = 0
 
-    def silent_from(self, now: int) -> None:
-        """Both parties fell silent at ``now``: start counting."""
-        self.anchor = now
-        self.silence_since = now
-
-    def disarm(self) -> None:
-        """Someone is speaking or a unit is in play."""
-        self.anchor = None
-        self.silence_since = None
+    def settle(self, now: int, *, sounding: bool, held: bool) -> None:
+        """Where the floor stands at ``now``: ``sounding``, the caller speaks or the bot has
+        text in play; ``held``, an answer is owed or a unit is in play."""
+        if sounding:
+            self.silence_since = None
+        elif self.silence_since is None:
+            self.silence_since = now
+        if sounding or held:
+            self.anchor = None
+        elif self.anchor is None:
+            self.anchor = now
 
     def caller_spoke(self) -> None:
-        """The caller spoke: escalations start over."""
+        """The caller spoke: escalations start over, and so does the silence."""
         self.level = 0
-        self.disarm()
+        self.anchor = None
+        self.silence_since = None
 
     def set_timeout(self, timeout_ms: int, now: int) -> None:
         """A new duration lands at once; a running wait restarts on it."""
