@@ -18,6 +18,7 @@ from sandbox.record.export import session_report
 from sandbox.record.legs import EXPORTED_LEGS, export_legs
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import session_page
+from sandbox.record.plain_text import json_text, visible
 from sandbox.record.record_text import record_lines
 from sandbox.record.store import SessionRow, SessionStore
 from sandbox.record.transcript import transcript, transcript_line
@@ -89,9 +90,9 @@ def run(args: argparse.Namespace) -> int:
         if args.verb == "show":
             report = session_report(store, row)
             if args.json:
-                print(json.dumps(report, indent=2, ensure_ascii=False))
+                print(json_text(report, indent=2))
             else:
-                print(_shown(row, report))
+                print(session_text(row, report))
         elif args.verb == "export":
             export_session(store, row, args)
         elif args.verb == "script":
@@ -159,7 +160,7 @@ def _list(store: SessionStore, args: argparse.Namespace) -> int:
     rows = store.sessions(brain=args.brain, outcome=args.outcome, since=since)
     if args.json:
         for row in rows:
-            print(json.dumps(_row_json(row), ensure_ascii=False))
+            print(json_text(_row_json(row)))
         return 0
     if not rows:
         print("no sessions yet: `sandbox run` or `sandbox call` records every call")
@@ -172,10 +173,10 @@ def _list(store: SessionStore, args: argparse.Namespace) -> int:
         print(
             f"{row.id[:12]:<12}  {started:<16}  {length:>7}  {row.status:<18}  {row.mode:<5}  "
             f"{_count(row.caller_turns):>5}  {_count(row.units):>5}  {_count(row.cuts):>4}  "
-            f"{_count(row.errors):>6}  {row.brain_url}"
+            f"{_count(row.errors):>6}  {visible(row.brain_url)}"
         )
         if row.outcome == "not_reached" and row.end_detail:
-            print(f"{'':<12}  why: {row.end_detail}")
+            print(f"{'':<12}  why: {visible(row.end_detail)}")
     return 0
 
 
@@ -189,17 +190,19 @@ def _row_json(row: SessionRow) -> dict[str, Any]:
     return out
 
 
-def _shown(row: SessionRow, report: dict[str, Any]) -> str:
+def session_text(row: SessionRow, report: dict[str, Any]) -> str:
+    """The session as ``sessions show`` prints it; what a brain or a caller wrote (the
+    end's detail, a close reason, the URL) is shown :func:`visible`."""
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at))
     lines = [
         f"session {row.id}",
-        f"  started {started} · {row.mode} · {row.leg} leg · brain {row.brain_url}",
+        f"  started {started} · {row.mode} · {row.leg} leg · brain {visible(row.brain_url)}",
         f"  outcome {row.status}" + (f" · {row.ended_by}" if row.ended_by else ""),
     ]
     if row.end_detail:
-        lines.append(f"  why: {row.end_detail}")
+        lines.append(f"  why: {visible(row.end_detail)}")
     if row.recording_stopped:
-        lines.append(f"  {row.recording_stopped}")
+        lines.append(f"  {visible(row.recording_stopped)}")
     lines.append("")
     lines += [transcript_line(entry) for entry in transcript(report)]
     if "record" in report:  # a call cut short, or recorded by an older build, has none

@@ -21,6 +21,7 @@ from sandbox.call.played import UnitPlayed, WordPlayed
 from sandbox.call.ports import deliver
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.call.units import MAX_CHUNK_CHARS
 from sandbox.check import rules
 from sandbox.fuzz.draw import Draw
 from sandbox.fuzz.envelopes import arbitrary_envelope, fill
@@ -61,7 +62,8 @@ class _Drive:
     playout: SimPlayout
     now: int = 0
     sent: list[pb.Envelope] = field(default_factory=list)
-    #: Per unit the core had accepted when the text came: the brain's chunks, joined.
+    #: Per unit the core had accepted when the text came: the brain's chunks, joined (but
+    #: for a chunk over MAX_CHUNK_CHARS, which the core drops whole by design).
     said: dict[int, str] = field(default_factory=dict)
     requests: int = 0
     watermark: int = 0
@@ -88,9 +90,10 @@ class _Drive:
             return  # not sendable: it never reaches the core
         live = self.core.ended is None and self.core.started
         arm = env.WhichOneof("body")
-        if live and arm == "speech_chunk" and self.core.unit(env.speech_chunk.speech_id):
-            sid = env.speech_chunk.speech_id
-            self.said[sid] = self.said.get(sid, "") + env.speech_chunk.text
+        chunk = env.speech_chunk
+        said = len(chunk.text) <= MAX_CHUNK_CHARS
+        if live and arm == "speech_chunk" and said and self.core.unit(chunk.speech_id):
+            self.said[chunk.speech_id] = self.said.get(chunk.speech_id, "") + chunk.text
         effects = self.take(self.core.from_brain(env, self.now))
         if live and arm == "request":
             self.requests += 1

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sandbox.fuzz.core_target import fuzz_core
+from sandbox.fuzz.printers import PRINTERS
 from sandbox.fuzz.script_target import fuzz_script
 from sandbox.fuzz.store_target import fuzz_store
 from sandbox.fuzz.token_target import fuzz_tokens
@@ -31,5 +32,6 @@ TARGETS: dict[str, Target] = {
         Target("script", fuzz_script, "the caller-script TOML loader"),
         Target("store", fuzz_store, "a session store whose rows say anything, read back"),
         Target("core", fuzz_core, "the call core fed arbitrary envelopes at arbitrary times"),
+        *(Target(name, run, what) for name, (run, what) in PRINTERS.items()),
     )
 }

@@ -4,6 +4,10 @@ The transcript as the caller heard it (a cut unit's unheard remainder struck thr
 errors, backchannels and stalls where they happened), the cuts, and the one figure this
 runtime exists for: how many generated words a runtime that logs generated text would have
 put in the history although the caller never heard them.
+
+Whatever a caller or a brain said is data here: every line of the summary is one this module
+writes, and no text can add one (a line ending is spelt out, never kept), nor make itself a
+heading, list item, link or HTML (Markdown's active characters are escaped).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import re
 import time
 from typing import Any
 
+from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
 from sandbox.record.store import SessionRow
 from sandbox.record.transcript import (
@@ -25,7 +30,9 @@ from sandbox.record.transcript import (
     transcript,
 )
 
-_SPECIAL = re.compile(r"([\\`*_~|<>\[\]#])")
+#: Markdown's active characters (``&`` for entities, ``!`` for images), backslash first.
+_SPECIAL = re.compile(r"([\\`*_~|<>\[\]#&!])")
+_TICKS = re.compile(r"`+")
 
 
 def session_markdown(row: SessionRow, report: dict[str, Any]) -> str:
@@ -35,7 +42,7 @@ def session_markdown(row: SessionRow, report: dict[str, Any]) -> str:
     lines = [
         f"## Call {row.id[:12]}: {row.status}" + (f" ({row.ended_by})" if row.ended_by else ""),
         "",
-        f"{started} · {length} · {row.mode} · {row.leg} leg · brain `{_md(row.brain_url)}`",
+        f"{started} · {length} · {row.mode} · {row.leg} leg · brain {_code(row.brain_url)}",
     ]
     if row.end_detail:
         lines.append(f"Why it ended: {_md(row.end_detail)}")
@@ -58,7 +65,7 @@ def session_markdown(row: SessionRow, report: dict[str, Any]) -> str:
                 lines.append(f"- *the caller, over the bot (backchannel): {_md(text)}*")
             case WireError(dir=direction, code=code, message=message):
                 who = "the brain reported" if direction == "in" else "the brain was told"
-                lines.append(f"- *✖ {who} `{code}`: {_md(message)}*")
+                lines.append(f"- *✖ {who} {_code(code)}: {_md(message)}*")
             case BrainStall(turn_id=turn, waited_ms=waited):
                 lines.append(f"- *⚠ no answer to turn {turn} after {waited / 1000:.0f} s*")
     cut = [u for u in units if u.cut]
@@ -96,5 +103,14 @@ def _never_heard(cut: list[BotUnit]) -> str:
 
 
 def _md(text: str) -> str:
-    """Text as literal Markdown (its special characters escaped)."""
-    return _SPECIAL.sub(r"\\\1", text.replace("\n", " "))
+    """Text as literal Markdown on one line: controls spelt out, special characters escaped."""
+    return _SPECIAL.sub(r"\\\1", visible(text))
+
+
+def _code(text: str) -> str:
+    """Text as an inline code span on one line: a backslash escapes nothing inside one, so
+    the fence is a backtick longer than any run of them in the text."""
+    text = visible(text)
+    fence = "`" * (max((len(run) for run in _TICKS.findall(text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sandbox.record.plain_text import visible
+
 _STATUS = {
     "confirmed": "read back and confirmed",
     "corrected": "read back, and the caller corrected it",
@@ -14,7 +16,8 @@ _STATUS = {
 
 
 def record_lines(record: dict[str, Any]) -> list[str]:
-    """``record`` (a report's ``record``) as lines of plain text, most important first."""
+    """``record`` (a report's ``record``) as lines of plain text, most important first;
+    the caller's and the brain's words in them :func:`visible`."""
     lines = [f"outcome {record['outcome']}" + (f": {record['reason']}" if record["reason"] else "")]
     if record["below_floor"]:
         lines.append(f"below the floor: {record['floor']}; summary skipped")
@@ -27,13 +30,14 @@ def record_lines(record: dict[str, Any]) -> list[str]:
         if (entry["turn"], entry["kind"], entry["value"]) not in told:
             lines.append(f"{entry['kind']} {entry['value']} (turn {entry['turn']})")
     lines += [finding_line(f) for f in record["findings"]]
-    return lines
+    return [visible(line) for line in lines]
 
 
 def value_line(entry: dict[str, Any]) -> str:
-    """One value's read-back: ``phone 07700900123 (turn 2): read back and confirmed``."""
+    """One value's read-back: ``phone 07700900123 (turn 2): read back and confirmed``
+    (:func:`visible`, as every line here)."""
     status = entry["status"]
-    return (
+    return visible(
         f"{entry['kind']} {entry['value']} (turn {entry['turn']}): "
         f"{_STATUS.get(status, status)} [{status}]"
     )
@@ -43,5 +47,5 @@ def finding_line(finding: dict[str, Any]) -> str:
     """One name or promise finding: ``name_refused: …``, ``promised_unbooked: …``."""
     kind = str(finding.get("kind", "finding"))
     if kind == "name_refused":
-        return f"{kind}: {finding['word']!r} is a form of address, not kept as a name"
-    return f"{kind}: {finding.get('detail', '')}"
+        return visible(f"{kind}: {finding['word']!r} is a form of address, not kept as a name")
+    return visible(f"{kind}: {finding.get('detail', '')}")

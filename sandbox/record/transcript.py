@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sandbox.record.plain_text import visible
+
 Report = dict[str, Any]
 
 
@@ -144,23 +146,26 @@ def _bot_unit(unit: dict[str, Any]) -> BotUnit:
 
 
 def transcript_line(entry: Entry) -> str:
-    """One entry as a line of terminal text (a cut unit takes two)."""
+    """One entry as a line of terminal text (a cut unit takes two); what the brain or the
+    caller said is shown :func:`visible`, so it cannot control the terminal."""
     match entry:
         case CallerLine(turn_id=turn, text=text):
-            return f"  caller  [turn {turn}] {text}"
+            return f"  caller  [turn {turn}] {visible(text)}"
         case IdleNudge(turn_id=turn, level=level):
             return f"  (idle)  [turn {turn}] level {level}"
         case FloorTaken(through_turn=through):
             return f"  ✋ barge-in: turns up to {through} are dead"
         case CallerBackchannel(text=text, resumed=resumed):
             how = " (the bot paused, then went on)" if resumed else ""
-            return f"  caller  (backchannel{how}) {text}"
+            return f"  caller  (backchannel{how}) {visible(text)}"
         case WireError(dir=direction, code=code, message=message, fatal=fatal):
             who = "brain error" if direction == "in" else "told the brain"
-            return f"  ✖ {who} {code}{' (fatal)' if fatal else ''}: {message}"
+            fatality = " (fatal)" if fatal else ""
+            return f"  ✖ {who} {visible(code)}{fatality}: {visible(message)}"
         case BrainStall(turn_id=turn, waited_ms=waited):
             return f"  ⚠ {stall_words(turn, waited)}"
         case BotUnit():
+            # repr() quotes the text and escapes what visible() does, and a quote besides.
             line = f"  bot     [unit {entry.speech_id}, turn {entry.turn_id}] {entry.heard!r}"
             if entry.cut:
                 line += f"   {entry.cut_mark}\n          unheard {entry.unheard!r} ({entry.fate})"

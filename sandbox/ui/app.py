@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Header, Input
@@ -34,6 +34,7 @@ from sandbox.call.effects import (
     UnitChanged,
 )
 from sandbox.host.session import CallHost
+from sandbox.record.plain_text import visible
 from sandbox.ui import panes
 from sandbox.ui.keys import HELP_ROWS, KEYS
 from sandbox.ui.latency import LatencyTracker
@@ -49,6 +50,7 @@ from sandbox.ui.messages import (
     RecordingStopped,
 )
 from sandbox.ui.meter import meter
+from sandbox.ui.plain_app import PlainApp
 from sandbox.ui.runner import CallRunner, CallSetup
 from sandbox.ui.screens.help import HelpScreen
 from sandbox.ui.screens.rtvi import AppFrame, RtviScreen
@@ -72,7 +74,7 @@ METER_INTERVAL_S = 0.1
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
-class SandboxApp(App[Path | None]):
+class SandboxApp(PlainApp[Path | None]):
     """Talk to a brain, watch the wire and the heard truth. Returns the report's path."""
 
     TITLE = "Voqalize Sandbox"
@@ -159,7 +161,7 @@ class SandboxApp(App[Path | None]):
         core = message.host.core
         options = self.setup.options
         brain = options.brain_url or f"the built-in {options.builtin}"
-        self.sub_title = f"session {core.session_id} · {brain}"
+        self.sub_title = visible(f"session {core.session_id} · {brain}")
         self.status.show(capabilities=capability_names(core.capabilities))
 
     def on_call_effect(self, message: CallEffect) -> None:
@@ -244,7 +246,7 @@ class SandboxApp(App[Path | None]):
         if message.record:
             self.conversation.add_line(record_card(message.record))
         if message.report:
-            self.conversation.add_line(Text(f"report: {message.report}", style="bold"))
+            self.conversation.add_line(Text(visible(f"report: {message.report}"), style="bold"))
         host = self.host
         if host is not None and self.setup.options.recording is not None:
             replay = f"sandbox replay {host.core.session_id[:8]}"

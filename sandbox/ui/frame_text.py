@@ -1,4 +1,8 @@
-"""Frames as the wire pane shows them: direction, turn, speech id, fields, and the filter."""
+"""Frames as the wire pane shows them: direction, turn, speech id, fields, and the filter.
+
+A frame's text fields are the brain's words: shown as JSON strings whose controls are
+escapes (:func:`visible`, :func:`json_text`), never as markup.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from sandbox.record.plain_text import json_text, visible
 from sandbox.record.recorder import FrameRecord
 
 #: Direction as the wire contract writes it: V→B from Voqalize, B→V from the brain.
@@ -49,12 +54,12 @@ def _value(value: Any) -> str:
 def frame_summary(record: FrameRecord, limit: int = _SUMMARY_LIMIT) -> str:
     """The decoded fields the other columns do not show, ``name=value``, shortened."""
     text = " ".join(f"{k}={_value(v)}" for k, v in record.fields.items() if k not in _COLUMNS)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return visible(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def frame_detail(record: FrameRecord) -> str:
     """The whole frame, every field, as indented JSON."""
-    return json.dumps(record.as_json(), indent=2, ensure_ascii=False)
+    return json_text(record.as_json(), indent=2)
 
 
 def parse_filter(text: str) -> tuple[str, ...]:

@@ -3,6 +3,10 @@
 A bot unit shows the heard prefix in bold and the rest dimmed — struck through once the
 unit was cut, since the caller will never hear it — with "✂ N of M words heard", and a ✂ in
 the text where the cut fell, so it reads without colour too (NO_COLOR, a monochrome terminal).
+
+Every line is a rich ``Text`` built from plain strings, never from markup, and what the brain
+or the caller said goes in :func:`visible`: "[/x]" shows as written, and an ESC cannot reach
+the terminal.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from sandbox.call.effects import (
     StepForUnknownTurn,
 )
 from sandbox.call.units import Fate, Unit
+from sandbox.record.plain_text import visible
 from sandbox.record.transcript import stall_words
 
 #: Fates whose unheard remainder was cut off rather than merely not played yet.
@@ -90,12 +95,12 @@ def unit_text(unit: Unit) -> Text:
 
 def _tail(text: str) -> str:
     """The end of a long text, as a unit's entry shows it (see SHOWN_CHARS)."""
-    return text if len(text) <= SHOWN_CHARS else f"…{text[-SHOWN_CHARS:]}"
+    return visible(text if len(text) <= SHOWN_CHARS else f"…{text[-SHOWN_CHARS:]}")
 
 
 def _head(text: str) -> str:
     """The start of a long text, as a unit's entry shows it (see SHOWN_CHARS)."""
-    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}…"
+    return visible(text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}…")
 
 
 def _cut_sign(heard: str, unheard: str) -> str:
@@ -114,7 +119,7 @@ def caller_text(shown: CallerShown) -> Text:
     if shown.turn_id is not None:
         line.append(f" · turn {shown.turn_id}", style="cyan")
     line.append("\n  ")
-    line.append(shown.text, style="dim italic" if shown.kind == "backchannel" else "")
+    line.append(visible(shown.text), style="dim italic" if shown.kind == "backchannel" else "")
     return line
 
 
@@ -151,9 +156,9 @@ def notice_words(notice: Notice) -> tuple[str, str]:
 
 
 def notice_text(level: str, words: str) -> Text:
-    """Something the user should know, marked by its level."""
+    """Something the user should know, marked by its level (``words`` :func:`visible`)."""
     mark, style = _NOTICE_STYLES.get(level, ("•", ""))
-    return Text(f"{mark} {words}", style=style)
+    return Text(f"{mark} {visible(words)}", style=style)
 
 
 def shown_text(shown: CallerShown | CallerIdle | Notice | CallEnded) -> tuple[Text, str | None]:
@@ -184,7 +189,8 @@ def ended_words(ended: CallEnded) -> str:
 
 def ended_text(ended: CallEnded) -> Text:
     """The last line of a call."""
-    return Text(f"■ Call ended: {ended_words(ended)}. Outcome: {ended.outcome}.", style="bold")
+    words = visible(ended_words(ended))
+    return Text(f"■ Call ended: {words}. Outcome: {ended.outcome}.", style="bold")
 
 
 def record_card(lines: list[str]) -> Text:
@@ -192,14 +198,14 @@ def record_card(lines: list[str]) -> Text:
     card = Text("┌ The call record\n", style="bold")
     for line in lines:
         card.append("│ ", style="bold")
-        card.append(f"{line}\n", style=_record_style(line))
+        card.append(f"{visible(line)}\n", style=_record_style(line))
     card.append("└", style="bold")
     return card
 
 
 def record_note(words: str) -> Text:
     """One finding of the call record, at the moment it was decided (replay)."""
-    return Text(f"≡ {words}", style=_record_style(words))
+    return Text(f"≡ {visible(words)}", style=_record_style(words))
 
 
 #: Marks of a record line worth a second look.

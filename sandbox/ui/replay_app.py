@@ -14,18 +14,20 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual import on
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Header, ListView
 
 from sandbox.call.effects import ToApp
 from sandbox.record.legs import MIC, SPEAKER
+from sandbox.record.plain_text import visible
 from sandbox.replay.audio import LegPlayer
 from sandbox.replay.source import Recording
 from sandbox.replay.timeline import Changes, RecordNote, Shown
 from sandbox.ui import panes
 from sandbox.ui.keys import REPLAY_KEYS
 from sandbox.ui.lines import record_note, shown_text
+from sandbox.ui.plain_app import PlainApp
 from sandbox.ui.widgets.app_pane import app_frame_of
 from sandbox.ui.widgets.conversation import ConversationPane, UnitLine
 from sandbox.ui.widgets.timeline import TimelineStrip
@@ -38,7 +40,7 @@ SEEK_MS = 5_000
 STOPS = frozenset({"turn", "barge-in", "cancel"})
 
 
-class ReplayApp(App[None]):
+class ReplayApp(PlainApp[None]):
     """Watch (and hear) a saved call again; see the module doc."""
 
     TITLE = "Voqalize Sandbox · replay"
@@ -83,7 +85,7 @@ class ReplayApp(App[None]):
     def on_mount(self) -> None:
         """Draw the session at its start, paused."""
         row = self.recording.row
-        self.sub_title = f"session {row.id} · {row.brain_url} · {row.status}"
+        self.sub_title = visible(f"session {row.id} · {row.brain_url} · {row.status}")
         self.panes.titled()
         self.banner.say(self._banner_text)
         self.go_to(0)

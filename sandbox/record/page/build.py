@@ -5,12 +5,16 @@ makes no network request: it opens offline in any browser."""
 from __future__ import annotations
 
 import html
-import json
 from importlib import resources
+from typing import Any
 
 from sandbox.record.page.audio import mixed_legs, opus_data_uri
 from sandbox.record.page.data import page_data
+from sandbox.record.plain_text import json_text
 from sandbox.record.store import SessionRow, SessionStore
+
+#: The element the page's data sits in, as the template writes it.
+DATA_OPEN = '<script type="application/json" id="call-data">'
 
 
 def session_page(store: SessionStore, row: SessionRow) -> str:
@@ -20,12 +24,19 @@ def session_page(store: SessionStore, row: SessionRow) -> str:
     if row.mode == "audio":
         uri = opus_data_uri(mixed_legs(row.id, int(data["session"]["duration_ms"])))
         audio = f'<audio id="audio" controls preload="auto" src="{uri}"></audio>'
+    return page_html(data, f"Voqalize Sandbox · call {row.id[:12]} · {row.status}", audio)
+
+
+def page_html(data: dict[str, Any], title: str, audio: str = "") -> str:
+    """The template filled: ``title`` as text, ``audio`` as the element it is, ``data`` as
+    the JSON the page's script reads."""
     template = resources.files("sandbox.record.page").joinpath("page.html").read_text("utf-8")
-    # Inside <script>, only "</" can end the element early: escape it in the JSON.
-    payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
-    title = html.escape(f"Voqalize Sandbox · call {row.id[:12]} · {row.status}")
+    # No text may end the data's <script> element ("</script>") or open a comment in it
+    # ("<!--" then "<script>" swallows the page's own script): json_text writes every "<"
+    # as "\u003c", so none of these can be spelt in the embedded JSON.
+    payload = json_text(data, html=True)
     return (
-        template.replace("{{TITLE}}", title)
+        template.replace("{{TITLE}}", html.escape(title))
         .replace("{{AUDIO}}", audio)
         .replace("{{DATA}}", payload)
     )

@@ -4,6 +4,9 @@ Times are call milliseconds throughout, the clock the audio legs share. Each bot
 carries its words with the time each one started to play (``word_played`` events), so the
 page lights the heard words in step with the audio, and how many were heard (its Finalize's
 prefix). Each audio leg carries a waveform: the peak of every 20 ms.
+
+Every string in it is :func:`visible`: a bidi override in a caller's line or a brain's error
+shows as ``\u202e`` on the page instead of turning the text around.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy.typing as npt
 
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import MIC, SPEAKER, leg_path, read_leg
+from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
 from sandbox.record.store import SessionRow, SessionStore
 from sandbox.record.transcript import BotUnit, CallerLine, FloorTaken, IdleNudge, transcript
@@ -56,7 +60,7 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
             case BotUnit():
                 entries.append(_unit(entry, opened_at, word_times))
     duration = row.duration_ms or max((f.t_ms for f in frames), default=0)
-    return {
+    data = {
         "session": {
             "id": row.id,
             "brain": row.brain_url,
@@ -84,6 +88,19 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
         ],
         "waves": _waves(row) if row.mode == "audio" else {},
     }
+    page: dict[str, Any] = shown(data)
+    return page
+
+
+def shown(value: Any) -> Any:
+    """``value`` with every string in it (keys too) :func:`visible`."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {shown(k): shown(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shown(v) for v in value]
+    return value
 
 
 def _unit(

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from sandbox.call.units import Unit
+from sandbox.record.plain_text import visible
 
 
 def card_text(scenes: list[tuple[str, list[Unit]]]) -> Text:
@@ -27,10 +28,10 @@ def card_text(scenes: list[tuple[str, list[Unit]]]) -> Text:
             generated, heard = unit.generated, unit.heard
             rest = generated[len(heard) :].strip()
             text.append(f"  unit {unit.speech_id}: ")
-            text.append(heard or "(nothing)", style="bold")
+            text.append(visible(heard) or "(nothing)", style="bold")
             if rest:
                 text.append(" ")
-                text.append(rest, style="dim strike")
+                text.append(visible(rest), style="dim strike")
                 missed = len(generated.split()) - len(heard.split())
                 never += missed
                 text.append(f"   ✂ {missed} words never heard", style="red")

@@ -6,12 +6,14 @@ import json
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from sandbox.record.plain_text import visible
 from sandbox.wire.catalog import APP_RTVI_TYPES, RTVI_NAME_BY_TYPE
 
 #: The app's half of the whitelist that crosses as a message (send-text is a caller turn).
@@ -92,6 +94,7 @@ class RtviScreen(ModalScreen[AppFrame | None]):
             self.query_one("#rtvi-id", Input).value,
         )
         if isinstance(frame, str):
-            self.query_one("#rtvi-error", Static).update(frame)
+            # The problem quotes what was typed: plain text, never markup.
+            self.query_one("#rtvi-error", Static).update(Text(visible(frame)))
             return
         self.dismiss(frame)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -12,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from sandbox.call.settings import Settings
+from sandbox.record.plain_text import visible
 from sandbox.wire import pb
 from sandbox.wire.catalog import voice_name
 
@@ -97,6 +99,7 @@ class SettingsScreen(ModalScreen[pb.Config | None]):
             self.query_one("#idle", Input).value,
         )
         if isinstance(delta, str):
-            self.query_one("#settings-error", Static).update(delta)
+            # The problem quotes what was typed: plain text, never markup.
+            self.query_one("#settings-error", Static).update(Text(visible(delta)))
             return
         self.dismiss(delta)

@@ -8,6 +8,7 @@ import json
 from rich.text import Text
 from textual.widgets import RichLog
 
+from sandbox.record.plain_text import visible
 from sandbox.record.recorder import FrameRecord
 from sandbox.wire.catalog import rtvi_spelling
 
@@ -23,11 +24,11 @@ def _data(data: str) -> str:
 
 
 def app_line(source: str, rtvi_type: str, data: str, rtvi_id: str | None) -> str:
-    """``brain → app ui-command id=7 {"command": "show_hours"}``."""
+    """``brain → app ui-command id=7 {"command": "show_hours"}`` (:func:`visible`)."""
     line = f"{_ARROWS.get(source, source)} {rtvi_type}"
     if rtvi_id:
         line += f" id={rtvi_id}"
-    return f"{line} {_data(data)}".rstrip()
+    return visible(f"{line} {_data(data)}".rstrip())
 
 
 def app_frame_of(record: FrameRecord) -> tuple[str, str, str | None] | None:

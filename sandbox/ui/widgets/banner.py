@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.widgets import Static
+
+from sandbox.record.plain_text import visible
 
 
 class Banner(Static):
@@ -20,7 +23,8 @@ class Banner(Static):
     """
 
     def say(self, text: str, *, warn: bool = True) -> None:
-        """Show ``text`` (as a warning, or as plain information); an empty text hides it."""
-        self.update(text)
+        """Show ``text`` (as a warning, or as plain information); an empty text hides it.
+        Plain text, never markup: it names devices and files, which may hold brackets."""
+        self.update(Text(visible(text)))
         self.set_class(not text, "-hidden")
         self.set_class(not warn, "-info")

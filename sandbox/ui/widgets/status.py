@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from sandbox.call.effects import CallState
+from sandbox.record.plain_text import visible
 from sandbox.wire import pb
 
 _STATE_STYLES: dict[str, str] = {
@@ -49,7 +50,8 @@ class StatusInfo:
 def status_text(info: StatusInfo) -> Text:
     """Three lines: state and call facts; the config in force; the last turn's latency."""
     text = Text("● ", style=_STATE_STYLES.get(info.state, "bold yellow"))
-    text.append(info.state, style=_STATE_STYLES.get(info.state, "bold yellow"))
+    # A state may be a step of dialing, which quotes the brain's URL or its refusal.
+    text.append(visible(info.state), style=_STATE_STYLES.get(info.state, "bold yellow"))
     for part in (info.meter, f"watermark {info.watermark}", f"capabilities {info.capabilities}"):
         text.append("   ")
         text.append(part)

@@ -1,0 +1,303 @@
+"""Fuzz targets for the printers: whatever text a brain or a caller sends is shown as data.
+
+One target a printer, each fed a report whose every string (caller lines, a unit's text, an
+Error's code and message, the call record's values, the brain's URL, the end's detail) is
+hostile text: ESC and OSC sequences, C1 controls, carriage returns and line feeds, bidi
+overrides, Rich/Textual markup, ``<!--`` and ``<script>``, Markdown's active characters.
+
+- ``terminal``: what ``sandbox sessions show`` prints (its transcript and record lines are
+  the ones ``sandbox call`` prints) holds no control character but its own line feeds, and
+  as many lines as for the same report in plain words.
+- ``markdown``: the Markdown export holds no control character, parses (CommonMark, as
+  GitHub reads it) to the same blocks as the plain report's, and no text in it becomes a
+  link, an image or HTML.
+- ``page``: the HTML page's data block holds no ``<`` (so no text can end it or comment it
+  out), holds no control character, and reads back as the data itself.
+- ``notify``: an app notification of the text is not parsed as markup: Textual's toast shows
+  it as written (controls spelt out).
+
+:func:`printer_escapes` runs all four over seeded random inputs for ``sandbox bench
+--hostile``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from markdown_it import MarkdownIt
+from textual.message import Message
+from textual.notifications import Notification, Notify
+from textual.widgets._toast import Toast
+
+from sandbox.commands.sessions import session_text
+from sandbox.fuzz.draw import Draw
+from sandbox.fuzz.guard import InvariantBroken
+from sandbox.record.markdown import session_markdown
+from sandbox.record.page.build import DATA_OPEN, page_html
+from sandbox.record.plain_text import CONTROL, visible
+from sandbox.record.store import SessionRow
+from sandbox.ui.plain_app import PlainApp
+
+#: Pieces hostile text is made of, beside arbitrary bytes and single control characters.
+FRAGMENTS = (
+    "\x1b[2J\x1b[H",  # clear the screen
+    "\x1b]0;owned\x07",  # set the window title
+    "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\",  # an OSC 8 link
+    "\x9b31m",  # an 8-bit CSI
+    "\r- forged item",
+    "\n# forged heading",
+    "\r\n",
+    "\u2028",
+    "\u202e",
+    "\u2066",
+    "[/x]",
+    "[bold red]x[/]",
+    "[@click=app.quit]q[/]",
+    "[link=https://evil.example]here[/link]",
+    "<!--",
+    "<script>",
+    "</script>",
+    "<!--<script>",
+    "]]>",
+    "&amp;",
+    "`",
+    "```",
+    "**",
+    "_",
+    "~~",
+    "|",
+    "#",
+    "1. ",
+    "- ",
+    "> ",
+    "\\",
+    "[a](https://evil.example)",
+    "![i](https://evil.example/i.png)",
+    "<https://evil.example>",
+    "\ud800",
+    "é",
+    "漢字",
+    "🙂",
+    " ",
+    "word",
+)
+#: Single characters worth drawing on their own: every C0, DEL, C1 and bidi control.
+CONTROLS = tuple(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))) + tuple(
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c\u2029"
+)
+#: How many strings one report carries (every place a printer shows outside text).
+TEXTS = 14
+_MARKDOWN = MarkdownIt("commonmark").enable(["strikethrough", "table"])
+#: Inline Markdown no text may turn itself into.
+_ACTIVE = frozenset({"link_open", "image", "html_inline", "html_block"})
+
+
+def hostile_text(draw: Draw, pieces: int = 6) -> str:
+    """Up to ``pieces`` fragments, control characters and arbitrary text, run together."""
+    out = []
+    for _ in range(draw.number(0, pieces)):
+        kind = draw.number(0, 3)
+        if kind == 0:
+            out.append(draw.text(12))
+        elif kind == 1:
+            out.append(draw.pick(CONTROLS))
+        else:
+            out.append(draw.pick(FRAGMENTS))
+    return "".join(out)
+
+
+def _texts(data: bytes) -> list[str]:
+    draw = Draw(data)
+    return [hostile_text(draw) for _ in range(TEXTS)]
+
+
+def _plain(texts: list[str]) -> list[str]:
+    """The same report in plain words: what its structure must be."""
+    return [f"word{i}" if text else "" for i, text in enumerate(texts)]
+
+
+def _row(t: list[str]) -> SessionRow:
+    return SessionRow(
+        id="0123456789abcdef",
+        started_at=0.0,
+        ended_at=1.0,
+        brain_url=t[0],
+        leg="local",
+        mode="typed",
+        app_version="0",
+        wire_version=1,
+        outcome="completed",
+        ended_by="brain_error",
+        end_detail=t[1],
+        duration_ms=1000,
+        caller_turns=1,
+        units=1,
+        cuts=1,
+        errors=2,
+        recording_stopped=t[2],
+        redrive_of=None,
+    )
+
+
+def _report(t: list[str]) -> dict[str, Any]:
+    """A report whose every string a brain or a caller could have written is from ``t``."""
+    frames = [
+        {"t_ms": 10, "dir": "out", "type": "user_message", "turn_id": 2, "text": t[3]},
+        {"t_ms": 20, "dir": "in", "type": "speech_start", "speech_id": 1, "turn_id": 2},
+        {"t_ms": 30, "dir": "in", "type": "error", "code": t[4], "message": t[5], "fatal": True},
+        {"t_ms": 40, "dir": "out", "type": "error", "code": "PROTOCOL", "message": t[6]},
+    ]
+    unit = {"speech_id": 1, "turn_id": 2, "generated": f"{t[7]} and the rest", "heard": t[7]}
+    record = {
+        "outcome": "completed",
+        "reason": t[8],
+        "below_floor": False,
+        "floor": "",
+        "caller_name": t[9],
+        "readbacks": [{"turn": 2, "kind": "phone", "value": t[10], "status": "confirmed"}],
+        "entities": [{"turn": 2, "kind": "date", "value": t[11]}],
+        "findings": [
+            {"kind": "promised_unbooked", "detail": t[12]},
+            {"kind": "name_refused", "word": t[13]},
+        ],
+    }
+    return {
+        "session_id": "0123456789abcdef",
+        "outcome": "completed",
+        "ended_by": "brain_error",
+        "end_detail": t[1],
+        "frames": frames,
+        "units": [{**unit, "fate": "barged"}],
+        "backchannels": [{"t_ms": 25, "text": t[11], "resumed": True}],
+        "stalls": [],
+        "record": record,
+        "_path": "report.json",
+    }
+
+
+def _terminal_output(texts: list[str]) -> str:
+    return session_text(_row(texts), _report(texts))
+
+
+def _no_control(printer: str, output: str, allowed: str = "\n") -> None:
+    found = {c for c in CONTROL.findall(output) if c not in allowed}
+    if found:
+        raise InvariantBroken(
+            "outside text is data, never control",
+            f"the {printer} printed raw {', '.join(sorted(repr(c) for c in found))}",
+        )
+
+
+def fuzz_terminal(data: bytes) -> None:
+    """See the module doc."""
+    texts = _texts(data)
+    output = _terminal_output(texts)
+    _no_control("terminal", output)
+    expected = _terminal_output(_plain(texts)).count("\n")
+    if output.count("\n") != expected:
+        raise InvariantBroken(
+            "outside text cannot add a line",
+            f"the terminal got {output.count(chr(10))} lines, not {expected}: {output!r}",
+        )
+
+
+def _blocks(markdown: str) -> list[tuple[str, str, int]]:
+    return [(t.type, t.tag, t.nesting) for t in _MARKDOWN.parse(markdown) if t.block]
+
+
+def fuzz_markdown(data: bytes) -> None:
+    """See the module doc."""
+    texts = _texts(data)
+    output = session_markdown(_row(texts), _report(texts))
+    _no_control("Markdown export", output)
+    expected = session_markdown(_row(_plain(texts)), _report(_plain(texts)))
+    if _blocks(output) != _blocks(expected):
+        raise InvariantBroken(
+            "outside text cannot add a line, an item or a heading",
+            f"the Markdown's blocks differ from the plain report's: {output!r}",
+        )
+    tokens = _MARKDOWN.parse(output)
+    active = {c.type for t in tokens for c in t.children or () if c.type in _ACTIVE}
+    if active:
+        raise InvariantBroken(
+            "outside text is never markup", f"text became {sorted(active)}: {output!r}"
+        )
+
+
+def fuzz_page(data: bytes) -> None:
+    """See the module doc."""
+    texts = _texts(data)
+    shown = {"session": {"brain": texts[0]}, "entries": [{"text": t} for t in texts]}
+    page = page_html(shown, texts[1])
+    start = page.index(DATA_OPEN) + len(DATA_OPEN)
+    block = page[start : page.index("</script>", start)]
+    if "<" in block:
+        raise InvariantBroken("outside text is data", f"the page's data block holds '<': {block!r}")
+    _no_control("page's data block", block, allowed="")
+    if json.loads(block) != shown:
+        raise InvariantBroken("outside text is data", f"the data block reads back as {block!r}")
+
+
+class _Caught(PlainApp[None]):
+    """The sandbox's app base, keeping its notifications instead of showing them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.caught: list[Notification] = []
+
+    def post_message(self, message: Message) -> bool:
+        """Keep a notification; anything else goes on as usual."""
+        if isinstance(message, Notify):
+            self.caught.append(message.notification)
+            return True
+        return super().post_message(message)
+
+
+@functools.cache
+def _app() -> _Caught:
+    return _Caught()
+
+
+def fuzz_notify(data: bytes) -> None:
+    """See the module doc."""
+    text, title = _texts(data)[:2]
+    app = _app()
+    app.notify(text, title=title, severity="error")
+    note = app.caught.pop()
+    # Rendered by Textual's own toast (its title is plain text there, never parsed).
+    shown = Toast(replace(note, title="")).render().plain
+    if shown != visible(text) or note.title != visible(title):
+        raise InvariantBroken(
+            "outside text is never markup",
+            f"the notification of {text!r} shows {shown!r}, titled {note.title!r}",
+        )
+    _no_control("notification", shown + note.title, allowed="")
+
+
+#: The printer targets by name, for the fuzz registry.
+PRINTERS: dict[str, tuple[Callable[[bytes], None], str]] = {
+    "terminal": (fuzz_terminal, "hostile text through `sandbox sessions show`"),
+    "markdown": (fuzz_markdown, "hostile text through the Markdown export"),
+    "page": (fuzz_page, "hostile text in the HTML page's data block"),
+    "notify": (fuzz_notify, "hostile text in an app notification"),
+}
+
+
+def printer_escapes(examples: int = 2000, seed: int = 28) -> dict[str, int]:
+    """``examples`` seeded random inputs, each through every printer target; an escape is
+    one printer's output for one input that breaks its invariant (or a crash)."""
+    rng = random.Random(seed)
+    escapes = 0
+    for _ in range(examples):
+        data = rng.randbytes(rng.randint(0, 256))
+        for run, _what in PRINTERS.values():
+            try:
+                run(data)
+            except Exception:  # whatever a printer raises is an escape
+                escapes += 1
+    return {"printer_examples": examples, "printer_escapes": escapes}
