@@ -8,8 +8,10 @@ names the original, and compared with it on heard truth (:mod:`sandbox.replay.di
 the conformance checker's findings on the new brain's frames.
 
 Playout runs on a :class:`~sandbox.host.warp.WarpClock`: the waits for words, silences and
-idle nudges are skipped, while the brain's own answers run on real time. ``realtime=True``
-keeps wall-clock pacing throughout, for brains whose own timing matters.
+idle nudges are skipped, while the brain's own work runs on real time, including the waits
+the original showed between closing a turn's units and opening another for it (a tool call
+behind a filler: :func:`~sandbox.host.warp.work_gaps`). ``realtime=True`` keeps wall-clock
+pacing throughout. A caller who hung up over the bot hangs up at the same word of its reply.
 
 :func:`redrive_audio` plays a real-audio session's own recorded caller audio instead
 (:mod:`sandbox.replay.caller_audio`), in real time through the real listening path, so
@@ -32,16 +34,21 @@ from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.legs import audio_call
-from sandbox.host.script import Script, parse_script
+from sandbox.host.script import Script, Step, parse_script
 from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import CallHost
 from sandbox.host.voice_caller import RecordedVoice
-from sandbox.host.warp import WarpClock
-from sandbox.record.export import session_report
+from sandbox.host.warp import WarpClock, hold_for, work_gaps
+from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import MIC, leg_path, read_leg
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent
 from sandbox.replay.caller_audio import SpokenLine, cut_clips, spoken_lines
-from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
+from sandbox.replay.caller_script import (
+    caller_steps,
+    hang_up_over_bot,
+    script_toml,
+    speaking_rate,
+)
 from sandbox.replay.diff import Diff, compare
 
 #: The speaking rate when the original's is not known (a call with real audio).
@@ -67,19 +74,26 @@ class _Original:
     events: list[StoredEvent]
     script: Script
     report: dict[str, Any]
+    #: The quiet the brain's side of the link needs before the warp clock skips (warp.py).
+    hold_s: float
 
 
 def _original(session: str) -> _Original:
     with SessionStore() as store:
         row = store.find(session)
         events = store.events(row.id)
-        steps = caller_steps(store.frames(row.id), events)
+        frames = store.frames(row.id)
+        steps = caller_steps(frames, events)
         report = session_report(store, row)
     if not steps:
         raise UserError(f"session {row.id[:12]} has no caller side to play again")
-    return _Original(
-        row, events, parse_script(script_toml(steps), f"session {row.id[:12]}"), report
-    )
+    script = parse_script(script_toml(steps), f"session {row.id[:12]}")
+    words = hang_up_over_bot(events)
+    if words is not None:  # no script step says "at word N": the re-drive's own ending
+        script = replace(script, steps=(*script.steps, Step("end", after_words=words, now=True)))
+    records = (frame_record(f) for f in frames)
+    gaps = work_gaps((r.t_ms, r.dir, r.type, r.fields) for r in records)
+    return _Original(row, events, script, report, hold_for(gaps))
 
 
 async def redrive(
@@ -97,9 +111,9 @@ async def redrive(
     )
     async with brain_url_for(options) as url:
         rate = speaking_rate(original.events) or REDRIVE_MS_PER_WORD
-        warp = None if realtime else WarpClock()
+        warp = None if realtime else WarpClock(hold_s=original.hold_s)
         host = await open_call(options, url, SimPlayout(ms_per_word=rate), warp=warp)
-        return await _played(original, host, ScriptRunner(host, original.script), ignore_text)
+        return await _played(original, host, _Caller(host, original.script), ignore_text)
 
 
 async def redrive_audio(
@@ -133,7 +147,7 @@ async def redrive_audio(
     )
     async with brain_url_for(options) as url, audio_call(options, url, engine) as host:
         voice = RecordedVoice(mic, deque(cut_clips(samples, rate, lines)), rate)
-        runner = ScriptRunner(host, script, caller=voice)
+        runner = _Caller(host, script, caller=voice)
         return await _played(original, host, runner, ignore_text)
 
 
@@ -150,6 +164,16 @@ def _voiced(script: Script, lines: list[SpokenLine], session_id: str) -> Script:
         if steps[index].kind != "say":
             steps[index] = replace(steps[index], after_words=line.after_words)
     return replace(script, steps=tuple(steps))
+
+
+class _Caller(ScriptRunner):
+    """The script's caller, who may also hang up over the bot at a word of its reply."""
+
+    async def play(self, step: Step, index: int = 0) -> None:
+        """Carry out one step; an ``end`` at once waits for its ``after_words`` first."""
+        if step.kind == "end" and step.now and step.after_words:
+            await self.until_words(step.after_words, index)
+        await super().play(step, index)
 
 
 async def _played(

@@ -31,7 +31,7 @@ from sandbox.call.core import CallCore
 from sandbox.call.effects import CallEnded, Effect, SendFrame, UnitChanged
 from sandbox.call.played import ClauseUnsaid, UnitUnspoken, WordPlayed
 from sandbox.call.ports import Listening, Playout, deliver
-from sandbox.host.warp import WarpClock
+from sandbox.host.warp import WarpClock, brain_owes
 from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
 from sandbox.wire.codec import WireError, decode, encode
@@ -291,7 +291,7 @@ class CallHost:
     async def _warped(self, warp: WarpClock, timeout: float) -> float:
         """Skip a wait nothing can interrupt (see warp.py); the wait still to sleep."""
         await asyncio.sleep(0)  # whoever the last step woke acts first (a scripted caller)
-        if not self._events.empty() or self.core.awaiting_brain:
+        if not self._events.empty() or brain_owes(self.core):
             return timeout
         left = warp.quiet_left()
         if left > 0:
@@ -358,6 +358,8 @@ class CallHost:
             self._closed(_closed_words(exc))
 
     def _record(self, direction: str, env: pb.Envelope, raw: bytes) -> None:
+        if self.warp is not None:
+            self.warp.frame(direction, env)
         self._show(self.recorder.frame(direction, env, self.now(), raw))
 
     def _show(self, record: FrameRecord) -> None:
@@ -388,7 +390,7 @@ class CallHost:
 
     def _receive(self, message: str | bytes) -> None:
         if self.warp is not None:
-            self.warp.brain_io()
+            self.warp.brain_io(incoming=True)
         try:
             payload = message
             if self.relay:

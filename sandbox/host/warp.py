@@ -2,35 +2,127 @@
 
 A simulated call spends almost all of its time waiting: for the next word's slot in the
 playout, for a silence in the script, for the idle nudge. :class:`WarpClock` is a monotonic
-clock the host can move forward over such waits instead of sleeping through them. The host
-skips (see :meth:`CallHost._step`) only when nothing can happen in between: no event is
-queued, the brain owes no reply (so its latency, and the stall warning, run on real time),
-and the link has been quiet for :attr:`WarpClock.grace_s` of wall time since the last frame
-either way (a streaming reply's next piece, or the brain's answer to a Finalize, would land
-in that gap). Everything recorded uses the warped time, so a re-drive's session reads as if
-it had played in real time.
+clock the host can move forward over such waits instead of sleeping through them. Everything
+recorded uses the warped time, so a re-drive's session reads as if it had played in real time.
+
+A skip is only sound over time that is provably idle: the brain owes nothing, so no frame of
+its can land inside the skipped stretch and reorder what the caller lived. The host (see
+:meth:`CallHost._warped`) skips only to the next thing due (a word, the caller's next action,
+a timer), and only when no event is queued and the brain is not *working*. The brain is
+working, and the clock runs in real time, while any of these holds:
+
+1. **A turn is owed** (:func:`brain_owes`): a turn was minted (the greeting's, a caller's
+   UserMessage, a UserIdle) and no unit of it has opened yet, until the core's stall warning
+   for it (so a brain that answers a turn with nothing costs real time up to the warning,
+   never a hang);
+2. **a unit is open**: the brain sent its SpeechStart and neither its SpeechEnd nor a
+   SpeechCancel (nor the core's own close of a unit left silent); the rest of its text is
+   owed, so a streamed reply's next piece lands at the word it would have;
+3. **the link is not yet quiet**: a frame crossed either way less than :attr:`grace_s` of
+   wall time ago (a brain's answer to a Finalize, or the next unit right behind a SpeechEnd,
+   lands in that gap);
+4. **the brain may still be answering its turn** after closing every unit it opened: the
+   wire has no frame that says a turn is done, so a brain that speaks a filler, calls a tool
+   for a second and then answers on the same turn cannot be told from one that is done.
+   :attr:`hold_s` is how long the brain's link must have been quiet *from its side* before
+   the clock may skip: 0 by default, and for a re-drive the longest such wait the original
+   call showed (:func:`work_gaps`), with a margin; the clock raises it the same way when a
+   brain opens a unit on a turn whose units were all closed (:meth:`WarpClock.frame`), so
+   the rest of the call waits for it (that first wait may already have been skipped).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandbox.call.core import CallCore
+from sandbox.call.units import Bracket
+from sandbox.wire import pb
 
 #: Wall time the brain's link must have been quiet before dead time is skipped.
 DEFAULT_GRACE_S = 0.03
+#: A wait the brain showed between closing a turn's units and opening another, stretched by
+#: this much (and HOLD_MARGIN_S), is the quiet needed before a skip: its timing varies.
+HOLD_FACTOR = 1.5
+HOLD_MARGIN_S = 0.2
+#: The most the hold can be: beyond the stall warning a wait is a stall, not work.
+MAX_HOLD_S = 10.0
+
+
+def brain_owes(core: CallCore) -> bool:
+    """Whether the brain owes the call something right now (rules 1 and 2 of the module doc)."""
+    return core.awaiting_brain or any(u.bracket is Bracket.OPEN for u in core.book.unresolved())
+
+
+def hold_for(gaps_s: Iterable[float]) -> float:
+    """The :attr:`WarpClock.hold_s` for a brain that showed these waits (seconds)."""
+    longest = max(gaps_s, default=0.0)
+    return min(MAX_HOLD_S, longest * HOLD_FACTOR + HOLD_MARGIN_S) if longest > 0 else 0.0
+
+
+def work_gaps(frames: Iterable[tuple[int, str, str, dict[str, Any]]]) -> list[float]:
+    """Rule 4's evidence in a recorded call: each wait (seconds) between the brain closing
+    every unit it had opened for the newest turn and opening another for that same turn.
+    ``frames``: (t_ms, dir, type, fields) in wire order, ``dir`` from the runtime's side."""
+    work = TurnWork()
+    found = (
+        work.frame(t / 1000, d, k, f.get("speech_id"), f.get("turn_id")) for t, d, k, f in frames
+    )
+    return [gap for gap in found if gap is not None]
+
+
+@dataclass
+class TurnWork:
+    """Follows the newest turn on the wire: which of its units are open, and when they were
+    all closed; says how long the brain waited when it opens another unit for it."""
+
+    newest: int = 0
+    open_units: set[int] = field(default_factory=set)
+    closed_at: float | None = None
+
+    def frame(
+        self, at_s: float, direction: str, kind: str, speech_id: object, turn_id: object
+    ) -> float | None:
+        """One frame (``direction`` from the runtime's side); the wait it ended, or None."""
+        sid = speech_id if isinstance(speech_id, int) else 0
+        turn = turn_id if isinstance(turn_id, int) else 0
+        if direction == "out" and kind in ("session_start", "user_message", "user_idle"):
+            self.newest, self.open_units, self.closed_at = turn or 1, set(), None
+        elif direction == "in" and kind == "speech_start" and turn == self.newest:
+            waited = None
+            if self.closed_at is not None and not self.open_units:
+                waited = at_s - self.closed_at
+            self.open_units.add(sid)
+            return waited
+        elif (
+            direction == "in" and kind in ("speech_end", "speech_cancel") and sid in self.open_units
+        ):
+            self.open_units.discard(sid)
+            if not self.open_units:
+                self.closed_at = at_s
+        return None
 
 
 class WarpClock:
     """A monotonic clock (seconds) that can be moved forward; see the module doc."""
 
     def __init__(
-        self, wall: Callable[[], float] = time.monotonic, grace_s: float = DEFAULT_GRACE_S
+        self,
+        wall: Callable[[], float] = time.monotonic,
+        grace_s: float = DEFAULT_GRACE_S,
+        hold_s: float = 0.0,
     ) -> None:
-        """``wall``: the real clock underneath; ``grace_s``: the quiet needed to skip."""
+        """``wall``: the real clock underneath; ``grace_s``: the quiet needed to skip;
+        ``hold_s``: the quiet from the brain's side needed to skip (rule 4)."""
         self._wall = wall
         self.grace_s = grace_s
+        self.hold_s = hold_s
         self._skipped = 0.0
-        self._io_at = wall()
+        self._io_at = self._in_at = wall()
+        self._work = TurnWork()
 
     def __call__(self) -> float:
         """Now, on the warped clock."""
@@ -41,13 +133,33 @@ class WarpClock:
         """How much time has been skipped so far."""
         return self._skipped
 
-    def brain_io(self) -> None:
-        """A frame crossed the brain's link: wait for quiet again before skipping."""
+    def brain_io(self, *, incoming: bool = False) -> None:
+        """A frame crossed the brain's link (``incoming``: from the brain): wait for quiet
+        again before skipping."""
         self._io_at = self._wall()
+        if incoming:
+            self._in_at = self._io_at
+
+    def frame(self, direction: str, env: pb.Envelope) -> None:
+        """A frame the call recorded (``direction`` from the runtime's side): a brain that
+        opens a unit on a turn whose units it had all closed was still working on it, so
+        the hold grows to cover that wait (rule 4)."""
+        kind = env.WhichOneof("body") or ""
+        body = getattr(env, kind) if kind else None
+        waited = self._work.frame(
+            self._wall(),
+            direction,
+            kind,
+            getattr(body, "speech_id", None),
+            getattr(body, "turn_id", None),
+        )
+        if waited is not None:
+            self.hold_s = max(self.hold_s, hold_for([waited]))
 
     def quiet_left(self) -> float:
         """Wall seconds until the link has been quiet long enough to skip (0: now)."""
-        return max(0.0, self.grace_s - (self._wall() - self._io_at))
+        now = self._wall()
+        return max(0.0, self.grace_s - (now - self._io_at), self.hold_s - (now - self._in_at))
 
     def skip(self, seconds: float) -> None:
         """Move the clock forward."""

@@ -5,23 +5,33 @@ each backchannel and barge-in at the same point of the bot's reply (how many of 
 had played since the caller's last turn: a word, not a millisecond, since a new brain's
 replies differ), each RTVI message the app sent, and a silence for each idle nudge. A turn
 counts as a barge-in when the call went *interrupted* just before it (the caller took the
-floor over the bot). A simulated call keeps its speaking rate.
+floor over the bot). A typed turn counts as one too when it cut the bot: typed over a
+reply (enter while it plays, or F2 with text in the box) the core cuts the playout for a
+barge-in, and typed while an answer was still owed it sends an Interruption; either is in
+the record, with how many words had played when it happened. A simulated call keeps its
+speaking rate.
+
+The script is written with a TOML writer (``tomli_w``), so any text a caller said reads
+back as it was, control characters included.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import statistics
 from typing import Any
 
+import tomli_w
+
+from sandbox.call.effects import CallState
 from sandbox.record.export import frame_record
 from sandbox.record.store import StoredEvent, StoredFrame
 from sandbox.wire.catalog import rtvi_spelling
 
+#: The states a caller's hang-up cuts the bot in (its reply playing or owed).
+_OVER_BOT = (CallState.SPEAKING, CallState.THINKING, CallState.PAUSED)
 #: Silence added after an idle nudge's own, so the nudge fires before the caller goes on.
 IDLE_MARGIN_MS = 500
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 Step = dict[str, Any]
 
@@ -29,32 +39,42 @@ Step = dict[str, Any]
 def caller_steps(frames: list[StoredFrame], events: list[StoredEvent]) -> list[Step]:
     """The caller's steps, in order (see the module doc)."""
     steps: list[tuple[int, int, Step]] = []  # (t_ms, order, step): app frames merge by time
+    interruptions = [
+        f.t_ms for f in frames if (r := frame_record(f)).dir == "out" and r.type == "interruption"
+    ]
     words = 0
+    line_ms = -1  # when the caller's last line (or idle nudge) was
     interrupted_at: int | None = None  # words played when the caller took the floor
+    cut_at: int | None = None  # words played when a barge-in cut the playout
     for event in events:
         data = event.data
         if event.kind == "word_played":
             words += 1
         elif event.kind == "state_changed" and data.get("state") == "interrupted":
             interrupted_at = words
+        elif event.kind == "cut_playout" and data.get("reason") == "barge-in":
+            cut_at = words if cut_at is None else cut_at
         elif event.kind == "caller_shown":
             kind, text = str(data.get("kind")), str(data.get("text", ""))
             if kind == "backchannel":
                 step: Step = {"backchannel": text, "after_words": words}
             elif kind == "typed":
-                step = {"type": text}
+                over = interrupted_at if interrupted_at is not None else cut_at
+                if over is None and any(line_ms < t <= event.t_ms for t in interruptions):
+                    over = words  # typed while the answer was owed: that turn died
+                step = {"type": text} if over is None else {"barge_in": text, "after_words": over}
             elif interrupted_at is not None:
                 step = {"barge_in": text, "after_words": interrupted_at}
             else:
                 step = {"say": text}
             steps.append((event.t_ms, event.seq, step))
             if kind != "backchannel":
-                words, interrupted_at = 0, None
+                words, interrupted_at, cut_at, line_ms = 0, None, None, event.t_ms
         elif event.kind == "caller_idle":
             steps.append(
                 (event.t_ms, event.seq, {"silence_ms": int(data["idle_ms"]) + IDLE_MARGIN_MS})
             )
-            words, interrupted_at = 0, None
+            words, interrupted_at, cut_at, line_ms = 0, None, None, event.t_ms
     for frame in frames:
         record = frame_record(frame)
         if record.dir == "out" and record.type == "rtvi":
@@ -63,6 +83,31 @@ def caller_steps(frames: list[StoredFrame], events: list[StoredEvent]) -> list[S
                 (record.t_ms, len(events) + frame.seq, {"rtvi": _app_frame(record.fields)})
             )
     return [step for _t, _order, step in sorted(steps, key=lambda s: (s[0], s[1]))]
+
+
+def hang_up_over_bot(events: list[StoredEvent]) -> int | None:
+    """How many words of the bot's reply had played when the caller hung up over it (typed
+    mode's ctrl+q while a reply plays or an answer is owed, a script's ``end = "now"``; F2
+    then ctrl+q: where F2 cut it), or None when the caller hung up on a listening bot or did
+    not end the call. A caller script has no step for it (``end = "now"`` does not wait for
+    a word): a re-drive plays it."""
+    words, cut_at, state = 0, 0, ""
+    for event in events:
+        data = event.data
+        if event.kind == "word_played":
+            words += 1
+        elif event.kind in ("caller_shown", "caller_idle") and data.get("kind") != "backchannel":
+            words = 0
+        elif event.kind == "state_changed":
+            state = str(data.get("state", ""))
+            cut_at = words if state == CallState.INTERRUPTED else cut_at
+        elif event.kind == "call_ended":
+            if data.get("ended_by") != "caller":
+                return None
+            if state == CallState.INTERRUPTED:
+                return cut_at
+            return words if state in _OVER_BOT else None
+    return None
 
 
 def speaking_rate(events: list[StoredEvent]) -> int | None:
@@ -79,15 +124,10 @@ def speaking_rate(events: list[StoredEvent]) -> int | None:
 
 
 def script_toml(steps: list[Step], ms_per_word: int | None = None, source: str = "") -> str:
-    """The steps as a caller script."""
-    lines = [f"# the caller's side of session {source}"] if source else []
-    if ms_per_word is not None:
-        lines.append(f"ms_per_word = {ms_per_word}")
-    for step in steps:
-        lines.append("")
-        lines.append("[[step]]")
-        lines += [f"{_key(key)} = {_value(value)}" for key, value in step.items()]
-    return "\n".join(lines) + "\n"
+    """The steps as a caller script (any caller text round-trips: see the module doc)."""
+    head = f"# the caller's side of session {source}\n" if source else ""
+    script: dict[str, Any] = {} if ms_per_word is None else {"ms_per_word": ms_per_word}
+    return head + tomli_w.dumps({**script, "step": steps})
 
 
 def _app_frame(fields: dict[str, Any]) -> dict[str, Any]:
@@ -97,24 +137,17 @@ def _app_frame(fields: dict[str, Any]) -> dict[str, Any]:
         out["data"] = json.loads(data) if data else {}
     except json.JSONDecodeError:
         out["data"] = data
+    if not _tomlable(out["data"]):  # TOML has no null: the data goes as its JSON text
+        out["data"] = data
     if "id" in fields:
         out["id"] = fields["id"]
     return out
 
 
-def _key(key: str) -> str:
-    return key if _BARE_KEY.match(key) else json.dumps(key)
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
+def _tomlable(value: Any) -> bool:
+    """Whether TOML can hold ``value`` (JSON's null has no TOML spelling)."""
     if isinstance(value, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + " }"
-    return json.dumps(str(value))
+        return all(_tomlable(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_tomlable(v) for v in value)
+    return value is not None
