@@ -14,6 +14,7 @@ from sandbox.audio.sinks import DeviceSink
 from sandbox.commands.sessions import span_seconds
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
+from sandbox.host.launch import CallNotPlaced
 from sandbox.record.store import SessionStore
 from sandbox.replay.audio import LegPlayer
 from sandbox.replay.diff import side_by_side
@@ -163,15 +164,22 @@ async def _redrive_one(args: argparse.Namespace, session_id: str) -> Redrive:
     from sandbox.check.redrive import redrive, redrive_audio
 
     brain = None if args.brain == "builtin" else str(args.brain)
-    if args.audio == "real":
+    try:
+        if args.audio == "real":
 
-        def progress(words: str) -> None:
-            print(words, file=sys.stderr, flush=True)
+            def progress(words: str) -> None:
+                print(words, file=sys.stderr, flush=True)
 
-        return await redrive_audio(
-            session_id, brain, ignore_text=args.ignore_text, progress=progress
+            return await redrive_audio(
+                session_id, brain, ignore_text=args.ignore_text, progress=progress
+            )
+        return await redrive(
+            session_id, brain, ignore_text=args.ignore_text, realtime=args.realtime
         )
-    return await redrive(session_id, brain, ignore_text=args.ignore_text, realtime=args.realtime)
+    except CallNotPlaced as failed:
+        raise UserError(
+            f"{failed} (recorded as session {failed.core.session_id[:12]}, not_reached)"
+        ) from None
 
 
 def _device(spec: str | None) -> int | None:

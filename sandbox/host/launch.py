@@ -106,13 +106,17 @@ async def open_call(
         conn = await dial(url, session_id, token, relay=options.relay)
     except DialError as exc:
         core.not_placed(str(exc))
+        # Recorded here, whoever dialed (a call, a re-drive, the app): a failed dial is a
+        # session of its own, not_reached with its reason, never left "unfinished".
+        recorder.finish(core, 0)
         raise CallNotPlaced(str(exc), core, recorder) from None
     return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock, warp=warp)
 
 
 class CallNotPlaced(UserError):
     """The brain could not be reached. The call is still a call: ``core`` has ended with
-    outcome ``not_reached`` and the reason, and ``recorder`` can write its report."""
+    outcome ``not_reached`` and the reason, its session is recorded so, and ``recorder``
+    can write its report."""
 
     def __init__(self, reason: str, core: CallCore, recorder: Recorder) -> None:
         super().__init__(reason)

@@ -35,7 +35,7 @@ from sandbox.host.warp import WarpClock, brain_owes
 from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
 from sandbox.wire.codec import WireError, decode, encode
-from sandbox.wire.dial import MAX_MESSAGE_BYTES
+from sandbox.wire.dial import closed_words
 from sandbox.wire.relay import frame_relay, unframe_relay
 
 log = logging.getLogger(__name__)
@@ -54,8 +54,6 @@ MAX_WAITING_FRAMES = 64
 MAX_WAITING_BYTES = 2**20
 #: The most events one turn of the event loop takes before it lets others run.
 EVENTS_A_TURN = 64
-#: The close code a WebSocket sends when a message is over its size limit.
-_TOO_BIG = 1009
 
 
 class BrainLink(Protocol):
@@ -355,7 +353,7 @@ class CallHost:
         try:
             await self.conn.send(payload)
         except ConnectionClosed as exc:
-            self._closed(_closed_words(exc))
+            self._closed(closed_words(exc))
 
     def _record(self, direction: str, env: pb.Envelope, raw: bytes) -> None:
         if self.warp is not None:
@@ -381,7 +379,7 @@ class CallHost:
                     await self._taken.wait()
                 self._receive(message)
         except ConnectionClosed as exc:
-            self._closed(_closed_words(exc))
+            self._closed(closed_words(exc))
             return
         self._closed("the brain closed the connection")
 
@@ -433,18 +431,3 @@ def _resolve(waiter: asyncio.Future[None]) -> None:
 def _nothing(_now: int) -> list[Effect]:
     """A wake-up for the loop: it drains the playout after every event."""
     return []
-
-
-def _closed_words(exc: ConnectionClosed) -> str:
-    sent = exc.sent
-    if sent is not None and sent.code == _TOO_BIG:
-        return (
-            f"the brain sent a message over the {MAX_MESSAGE_BYTES // 2**20} MiB limit "
-            f"({sent.reason}); the sandbox closed the connection (code {_TOO_BIG}) and the "
-            "call ended: send speech as chunks of text, as it is produced"
-        )
-    rcvd = exc.rcvd
-    if rcvd is None:
-        return "the brain's connection dropped without a close frame"
-    reason = f": {rcvd.reason}" if rcvd.reason else ""
-    return f"the brain closed the connection (code {rcvd.code}{reason})"

@@ -20,7 +20,14 @@ from urllib.parse import quote
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.client import process_exception
-from websockets.exceptions import ConnectionClosed, InvalidStatus, InvalidURI, WebSocketException
+from websockets.exceptions import (
+    ConnectionClosed,
+    InvalidStatus,
+    InvalidURI,
+    ProtocolError,
+    WebSocketException,
+)
+from websockets.frames import CloseCode
 
 from sandbox.errors import UserError
 
@@ -35,6 +42,10 @@ MAX_MESSAGE_BYTES = 16 * 2**20
 #: the brain back). With the host's own wait (``sandbox.host.session.MAX_WAITING_BYTES``)
 #: this bounds what a flood can make the call hold: 4 x 16 MiB at the very worst.
 MAX_QUEUED_MESSAGES = 4
+#: Keepalive: a ping after this long without one, and the call ends if its pong does not
+#: come back within PING_TIMEOUT_S (a brain that stopped answering is not left to hang).
+PING_INTERVAL_S = 20.0
+PING_TIMEOUT_S = 20.0
 
 _FIRST_DELAY_S = 0.05
 _MAX_DELAY_S = 0.5
@@ -91,7 +102,7 @@ async def dial(
     delays = _backoff()
     while True:
         try:
-            return await _open(url, headers, open_timeout_s)
+            return await _open(brain_url, url, headers, open_timeout_s)
         except (OSError, TimeoutError, WebSocketException) as exc:
             failure = _failure(brain_url, exc)
         if failure.permanent:
@@ -106,18 +117,30 @@ async def dial(
         await asyncio.sleep(min(next(delays), remaining))
 
 
-async def _open(url: str, headers: dict[str, str], open_timeout_s: float) -> ClientConnection:
+async def _open(
+    brain_url: str, url: str, headers: dict[str, str], open_timeout_s: float
+) -> ClientConnection:
     conn = await connect(
         url,
         additional_headers=headers,
         open_timeout=open_timeout_s,
         max_size=MAX_MESSAGE_BYTES,
         max_queue=MAX_QUEUED_MESSAGES,
+        ping_interval=PING_INTERVAL_S,
+        ping_timeout=PING_TIMEOUT_S,
     )
     try:
         pong = await conn.ping()
         async with asyncio.timeout(open_timeout_s):
             await pong
+    except TimeoutError:
+        conn.transport.abort()
+        # It answered the upgrade, so it is there: not a brain that is not listening yet.
+        raise DialError(
+            f"the brain at {brain_url} accepted the WebSocket but did not answer a ping "
+            f"within {open_timeout_s:g} s; a session is never reconnected",
+            permanent=True,
+        ) from None
     except BaseException:
         conn.transport.abort()  # nothing of this connection is worth a closing handshake
         raise
@@ -154,6 +177,12 @@ def _failure(brain_url: str, exc: Exception) -> DialError:
             "WebSocket. Check the URL: its path is used verbatim.",
             permanent=True,
         )
+    if isinstance(exc, ConnectionClosed) and exc.rcvd is None:
+        return DialError(
+            f"the brain at {brain_url} accepted the WebSocket, then {closed_words(exc)}; "
+            "a session is never reconnected",
+            permanent=True,
+        )
     if isinstance(exc, ConnectionClosed):
         code = exc.rcvd.code if exc.rcvd is not None else None
         reason = exc.rcvd.reason if exc.rcvd is not None else ""
@@ -182,3 +211,52 @@ def _reason(exc: Exception) -> str:
     if isinstance(exc, OSError):
         return exc.strerror or str(exc) or type(exc).__name__
     return str(exc)
+
+
+def closed_words(exc: ConnectionClosed) -> str:
+    """What ended a connection, in words: who closed it and why, the brain's WebSocket fault
+    named when the sandbox closed it for one (it has a close frame of its own, ``sent``)."""
+    sent, rcvd = exc.sent, exc.rcvd
+    if sent is not None and rcvd is None and sent.code != CloseCode.NORMAL_CLOSURE:
+        closed = f"the sandbox closed the connection (code {sent.code})"
+        if sent.code == CloseCode.MESSAGE_TOO_BIG:
+            return (
+                f"the brain sent a message over the {MAX_MESSAGE_BYTES // 2**20} MiB limit "
+                f"({sent.reason}); {closed}: send speech as chunks of text, as it is produced"
+            )
+        if sent.code == CloseCode.PROTOCOL_ERROR:
+            return f"{_protocol_fault(exc.__cause__, sent.reason)}; {closed}"
+        if sent.code == CloseCode.INVALID_DATA:
+            return f"the brain sent a text frame that is not valid UTF-8 ({sent.reason}); {closed}"
+        if sent.reason == "keepalive ping timeout":
+            return (
+                f"the brain stopped answering pings: none came back within "
+                f"{PING_TIMEOUT_S:g} s; {closed}"
+            )
+        return f"{closed}: {sent.reason or 'no reason given'}"
+    if rcvd is None:
+        return "the brain's connection dropped without a close frame"
+    reason = f": {rcvd.reason}" if rcvd.reason else ""
+    return f"the brain closed the connection (code {rcvd.code}{reason})"
+
+
+#: A WebSocket protocol error (websockets' words) as what the brain did.
+_PROTOCOL_FAULTS = {
+    "incorrect masking": "the brain sent a masked frame, which a server never sends "
+    "(bytes that are not WebSocket frames)",
+    "reserved bits must be 0": "the brain sent a frame with reserved bits set",
+    "unexpected continuation frame": "the brain sent a continuation frame with no message "
+    "to continue",
+    "expected a continuation frame": "the brain started a new message before finishing "
+    "the one it was sending",
+    "fragmented control frame": "the brain sent a fragmented control frame",
+    "control frame too long": "the brain sent a control frame over 125 bytes",
+}
+
+
+def _protocol_fault(cause: BaseException | None, reason: str) -> str:
+    if isinstance(cause, ProtocolError) and isinstance(cause.__cause__, ValueError):
+        opcode = str(cause.__cause__).split(" ", 1)[0]  # "3 is not a valid Opcode"
+        if opcode.isdigit():
+            return f"the brain sent a frame with reserved opcode {opcode}"
+    return _PROTOCOL_FAULTS.get(reason, f"the brain broke the WebSocket protocol ({reason})")
