@@ -34,6 +34,7 @@ from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.script import parse_script
 from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import MAX_WAITING_FRAMES, CallHost
+from sandbox.record.recorder import CUT_KEPT_BYTES
 from sandbox.ui.app import SandboxApp
 from sandbox.wire.dial import MAX_MESSAGE_BYTES
 
@@ -199,7 +200,9 @@ async def test_a_10_mb_chunk_is_dropped_with_a_protocol_error(tmp_path: Path) ->
         (f for f in call.report["frames"] if f["type"] == "speech_chunk"),
         key=lambda f: len(f["text"]),
     )
-    assert huge["text"].endswith(f"… [{10 * 2**20 - MAX_CHUNK_CHARS:,} more characters]")
+    # Dropped for its size: the report and the store keep its start and its length.
+    assert huge["text"].endswith(f"… [{10 * 2**20 - CUT_KEPT_BYTES:,} more characters]")
+    assert huge["bytes"] > 10 * 2**20
 
 
 async def test_a_brain_that_closes_mid_unit_ends_the_call_keeping_what_was_heard(

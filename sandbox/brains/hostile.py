@@ -41,6 +41,9 @@ class Hostility:
     chunk_text: str = "word "  # flood, endless: each chunk's text
     huge_bytes: int = 10 * 2**20  # huge_chunk: the one chunk's size
     future_turn: int = 1_000_000  # future_turns: how far ahead of the current turn
+    garbage_frames: int = 300_000  # garbage: how many one-byte non-envelope frames
+    huge_chunks: int = 30  # huge: how many oversized chunks in the one unit
+    huge_chunk_bytes: int = 15_000_000  # huge: each chunk's size
 
 
 class HostileBrain:
@@ -140,6 +143,28 @@ class HostileBrain:
         await self.send(pb.SpeechStart(speech_id=sid, turn_id=turn))
         await self._stream(sid, None)
 
+    async def _garbage(self, turn: int) -> None:
+        """``garbage_frames`` one-byte messages that are no envelope, then the answer."""
+        for _ in range(self.how.garbage_frames):
+            await self.ws.send(b"\xff")  # a field tag with no field: never an envelope
+        await self._say(turn, ANSWER)
+
+    async def _huge(self, turn: int) -> None:
+        """One unit of ``huge_chunks`` chunks of ``huge_chunk_bytes`` each, then a sentence
+        and the SpeechEnd."""
+        sid = self._mint()
+        await self.send(pb.SpeechStart(speech_id=sid, turn_id=turn))
+        frame = encode(pb.SpeechChunk(speech_id=sid, text="x" * self.how.huge_chunk_bytes))
+        for _ in range(self.how.huge_chunks):
+            await self.ws.send(frame)
+        await self.send(pb.SpeechChunk(speech_id=sid, text="Sorry, that was a lot."))
+        await self.send(pb.SpeechEnd(speech_id=sid))
+
+    async def _never_reads(self, turn: int) -> None:
+        """Stops reading its socket: whatever the call sends after the first line (pings
+        too) waits in the call's buffers and the kernel's."""
+        self.ws.transport.pause_reading()
+
     # ------------------------------------------------------------- plumbing
 
     async def _say(self, turn: int, text: str) -> None:
@@ -194,6 +219,9 @@ BEHAVIOURS: dict[str, str] = {
         "_silent",
         "_text_messages",
         "_endless",
+        "_garbage",
+        "_huge",
+        "_never_reads",
     )
 }
 
@@ -225,6 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--per-second", type=int, default=Hostility.per_second, help="flood's rate (0: flat out)"
     )
+    parser.add_argument(
+        "--garbage-frames", type=int, default=Hostility.garbage_frames, help="garbage's frames"
+    )
+    parser.add_argument(
+        "--huge-chunks", type=int, default=Hostility.huge_chunks, help="huge's chunks"
+    )
     parser.add_argument("--list", action="store_true", help="name the behaviours")
     args = parser.parse_args(argv)
     if args.list or args.behaviour is None:
@@ -233,7 +267,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     async def forever() -> None:
-        how = Hostility(chunks=args.chunks, per_second=args.per_second)
+        how = Hostility(
+            chunks=args.chunks,
+            per_second=args.per_second,
+            garbage_frames=args.garbage_frames,
+            huge_chunks=args.huge_chunks,
+        )
         async with serve_hostile(args.behaviour, how, port=args.port) as url:
             print(f"serving {args.behaviour} on {url}", flush=True)
             await asyncio.Future()

@@ -397,8 +397,10 @@ class CallHost:
                     raise WireError(f"relay frame for another session ({sid})")
             env = decode(payload)
         except WireError as exc:
-            self._show(self.recorder.undecodable("in", str(exc), message, self.now()))
             detail = str(exc)
+            kept = self.recorder.undecodable("in", detail, message, self.now())
+            if kept is not None:  # past the first few, malformed frames are only counted
+                self._show(kept)
             self._post_frame(len(message), lambda now: self.core.brain_malformed(detail, now))
             return
         assert isinstance(payload, bytes)  # decode() refuses a text message

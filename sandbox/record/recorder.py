@@ -27,6 +27,17 @@ REPORT_VERSION = 1
 #: longest chunk the call takes (``sandbox.call.units.MAX_CHUNK_CHARS``), so no frame the
 #: call accepted is shortened.
 SHOWN_CHARS = MAX_CHUNK_CHARS
+#: Messages from the brain that are no envelope, kept whole (store, report, screen); later
+#: ones are only counted (the report's ``malformed_unkept``, and a ``malformed_unkept``
+#: event in the store): 300,000 one-byte messages kept each cost 740 MB and a 70 MB report.
+MALFORMED_KEPT = 100
+#: A frame the call drops for its size (a chunk over MAX_CHUNK_CHARS), or any message over
+#: CUT_OVER_BYTES, is kept as its first CUT_KEPT_BYTES and its length: in the store (a
+#: ``frame_cut`` event names the frame's place and length) and in the report (its text's
+#: first CUT_KEPT_BYTES characters). Kept whole, thirty 15 MB chunks cost 988 MB. No frame
+#: the call takes comes near CUT_OVER_BYTES: its longest is a chunk of 64 Ki characters.
+CUT_KEPT_BYTES = 4096
+CUT_OVER_BYTES = 2**20
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,10 @@ class Recorder:
     tracker: RecordTracker = field(default_factory=RecordTracker)
     #: The report the call ended with, once it has.
     final_report: dict[str, Any] | None = None
+    #: Messages from the brain that were no envelope, past MALFORMED_KEPT: counted only.
+    malformed_unkept: int = 0
+    _malformed_kept: int = 0
+    _stored: int = 0  # frames handed to the writer: the next one's place in the store
 
     @property
     def frames(self) -> list[FrameRecord]:
@@ -67,17 +82,30 @@ class Recorder:
 
     def frame(self, direction: str, env: pb.Envelope, t_ms: int, raw: bytes) -> FrameRecord:
         """Record one decoded envelope; ``raw`` is its bytes as they crossed (kept whole in
-        the store; the report and the screen show a long text field's start)."""
+        the store but for a frame over CUT_OVER_BYTES or dropped for its size; the report
+        and the screen show a long text field's start)."""
+        if _dropped_for_size(env) or len(raw) > CUT_OVER_BYTES:
+            arm, shown = _described(env, CUT_KEPT_BYTES)
+            record = FrameRecord(t_ms, direction, arm, {**shown, "bytes": len(raw)})
+            self._crossed.add_other(record)
+            return self._keep(record, raw, cut=True)
         arm, shown = _described(env)
         self._crossed.add_frame(t_ms, direction, raw)
         return self._keep(FrameRecord(t_ms, direction, arm, shown), raw)
 
-    def undecodable(self, direction: str, detail: str, raw: bytes | str, t_ms: int) -> FrameRecord:
-        """Record a message that was not an envelope, so nothing that crossed is lost."""
+    def undecodable(
+        self, direction: str, detail: str, raw: bytes | str, t_ms: int
+    ) -> FrameRecord | None:
+        """Record a message that was not an envelope; past MALFORMED_KEPT of them only
+        count it (None: nothing kept to show)."""
+        if self._malformed_kept >= MALFORMED_KEPT:
+            self.malformed_unkept += 1
+            return None
+        self._malformed_kept += 1
         fields = {"detail": detail, "bytes": len(raw)}
         record = FrameRecord(t_ms, direction, "undecodable", fields)
         self._crossed.add_other(record)
-        return self._keep(record, raw)
+        return self._keep(record, raw, cut=len(raw) > CUT_OVER_BYTES)
 
     def event(self, t_ms: int, kind: str, data: dict[str, Any]) -> None:
         """One of the runtime's own events, for the stored session (the report has none)."""
@@ -95,6 +123,9 @@ class Recorder:
     def finish(self, core: CallCore, duration_ms: int, **extra: Any) -> dict[str, Any]:
         """The call is over: its report, which the stored session keeps with its index."""
         self.follow(core, duration_ms)  # what only the end decides (a read-back never answered)
+        if self.malformed_unkept:
+            unkept = {"count": self.malformed_unkept, "kept": MALFORMED_KEPT}
+            self.event(duration_ms, "malformed_unkept", unkept)
         report = self.report(core, **extra)
         self.final_report = report
         if self.writer is not None:
@@ -116,9 +147,16 @@ class Recorder:
             self.writer = None
         return report
 
-    def _keep(self, record: FrameRecord, raw: bytes | str) -> FrameRecord:
+    def _keep(self, record: FrameRecord, raw: bytes | str, *, cut: bool = False) -> FrameRecord:
+        """Hand the frame to the store: whole, or (``cut``) its first CUT_KEPT_BYTES and an
+        event saying where it was and how long."""
         if self.writer is not None:
+            if cut:
+                cut_at = {"seq": self._stored, "bytes": len(raw), "kept_bytes": CUT_KEPT_BYTES}
+                self.writer.event(record.t_ms, "frame_cut", cut_at)
+                raw = raw[:CUT_KEPT_BYTES]
             self.writer.frame(record.t_ms, record.dir, raw)
+        self._stored += 1
         return record
 
     def report(self, core: CallCore, **extra: Any) -> dict[str, Any]:
@@ -175,6 +213,7 @@ class Recorder:
             ],
             "alignment_skips": core.alignment_skips,
             "errors_uncounted": core.errors_uncounted,
+            "malformed_unkept": self.malformed_unkept,
             "record": build(heard_from(core)),
             "frames": [f.as_json() for f in self.frames],
             **extra,
@@ -199,18 +238,23 @@ def _record(crossed: tuple[int, str, bytes]) -> FrameRecord:
     return FrameRecord(t_ms, direction, arm, shown)
 
 
-def _described(env: pb.Envelope) -> tuple[str, dict[str, Any]]:
-    """The frame's type and its fields as the report keeps them."""
+def _described(env: pb.Envelope, chars: int = SHOWN_CHARS) -> tuple[str, dict[str, Any]]:
+    """The frame's type and its fields as the report keeps them, text up to ``chars``."""
     arm, fields = describe(env)
-    return arm, {name: _shortened(value) for name, value in fields.items()}
+    return arm, {name: _shortened(value, chars) for name, value in fields.items()}
 
 
-def _shortened(value: Any) -> Any:
-    """A text field as the report keeps it: whole up to SHOWN_CHARS, else its start and
-    how much was left out."""
-    if isinstance(value, str) and len(value) > SHOWN_CHARS:
-        return f"{value[:SHOWN_CHARS]}… [{len(value) - SHOWN_CHARS:,} more characters]"
+def _shortened(value: Any, chars: int) -> Any:
+    """A text field as the report keeps it: whole up to ``chars``, else its start and how
+    much was left out."""
+    if isinstance(value, str) and len(value) > chars:
+        return f"{value[:chars]}… [{len(value) - chars:,} more characters]"
     return value
+
+
+def _dropped_for_size(env: pb.Envelope) -> bool:
+    """A chunk the call drops whole for its length (``sandbox.call.units``)."""
+    return env.WhichOneof("body") == "speech_chunk" and len(env.speech_chunk.text) > MAX_CHUNK_CHARS
 
 
 def default_report_path(session_id: str, started_at: float | None = None) -> Path:

@@ -150,11 +150,23 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
         db.execute("PRAGMA foreign_keys=ON")
         _migrate(db, path)
     except sqlite3.DatabaseError as exc:
+        if is_full(exc):  # the store is fine; the disk under it has no room
+            raise full_disk(path.parent) from None
         raise StoreError(
             f"the session store {path} cannot be read ({exc}). Move it aside to start a new "
             "one; the sessions in it are not readable by this build."
         ) from None
     return db
+
+
+def is_full(exc: sqlite3.Error) -> bool:
+    """SQLite failed because the disk (or its quota) is full."""
+    return exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_FULL
+
+
+def full_disk(folder: Path) -> StoreError:
+    """The refusal when the disk holding ``folder`` has no room left."""
+    return StoreError(f"the disk holding {folder} is full: free some space, then try again")
 
 
 def _migrate(db: sqlite3.Connection, path: Path) -> None:
