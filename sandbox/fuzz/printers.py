@@ -8,9 +8,9 @@ overrides, Rich/Textual markup, ``<!--`` and ``<script>``, Markdown's active cha
 - ``terminal``: what ``sandbox sessions show`` prints (its transcript and record lines are
   the ones ``sandbox call`` prints) holds no control character but its own line feeds, and
   as many lines as for the same report in plain words.
-- ``markdown``: the Markdown export holds no control character, parses (CommonMark, as
-  GitHub reads it) to the same blocks as the plain report's, and no text in it becomes a
-  link, an image or HTML.
+- ``markdown``: the Markdown export holds no control character, parses (CommonMark with
+  tables and strikethrough, as GitHub reads it) to the same blocks as the plain report's, and
+  no text in it becomes a link, an image or HTML (GitHub still links a bare URL, showing it).
 - ``page``: the HTML page's data block holds no ``<`` (so no text can end it or comment it
   out), holds no control character, and reads back as the data itself.
 - ``notify``: an app notification of the text is not parsed as markup: Textual's toast shows
