@@ -31,7 +31,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 import platformdirs
@@ -180,7 +180,7 @@ class Synthesizer:
     @classmethod
     def load(
         cls, voice: VoiceEntry | None = None, progress: Callable[[str], None] | None = None
-    ) -> Synthesizer:
+    ) -> Self:
         """Load a voice (default: the catalog's default voice) and warm it up (~2 s)."""
         say = progress or (lambda _message: None)
         entry = voice if voice is not None else catalog()[default_voice()]
