@@ -8,6 +8,7 @@ Error messages are markup and terminal escapes; and the app's parts headlessly.
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,13 @@ from textual.widgets._toast import Toast
 from ui_tmux import sandbox_run
 
 from sandbox.call.effects import BrainError, CallerShown
+from sandbox.demo.headless import scene_options
+from sandbox.demo.scene import parse_scene
+from sandbox.ui.demo_app import DemoApp
 from sandbox.ui.lines import caller_text, notice_text, notice_words
 from sandbox.ui.plain_app import PlainApp
+from sandbox.ui.runner import CallSetup
+from sandbox.ui.typed_audio import TypedAudio
 from sandbox.wire.tokens import HOME_ENV
 
 
@@ -52,6 +58,35 @@ def test_conversation_lines_are_plain_text() -> None:
     assert line.plain == "✖ brain error INTERNAL: [/x] \\x1b[2J" and not line.spans[1:]
     said = caller_text(CallerShown(kind="typed", text="[b]hi[/b]\r\u202e", turn_id=2))
     assert said.plain.endswith("[b]hi[/b]\\r\\u202e")
+
+
+#: A scene file anyone could write: markup and an escape in its title and caption.
+SCENE = """
+title = "[/x] a scene"
+brain = "concierge"
+
+[[step]]
+caption = "[@click=app.quit]q[/] \\u001b[2J"
+
+[[step]]
+say = "How much is a class?"
+"""
+
+
+async def test_a_scene_files_markup_is_shown_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(HOME_ENV, str(tmp_path))
+    scene = parse_scene(SCENE, "mine")
+    setup = CallSetup(scene_options(scene, None, "typed"), TypedAudio(20, "on the clock"))
+    app = DemoApp(setup, scene, number="1 of 1", last=True)
+    async with app.run_test(size=(150, 45)) as pilot:
+        assert str(app.caption.render()) == "Scene 1 of 1: [/x] a scene"
+        deadline = time.monotonic() + 30
+        while app.runner.report is None and time.monotonic() < deadline:
+            await pilot.pause(0.1)
+        assert app.runner.report is not None, "the scene's call never ended"
+        assert "[@click=app.quit]q[/] \\x1b[2J" in str(app.caption.render())
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")

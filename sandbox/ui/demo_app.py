@@ -14,6 +14,7 @@ from sandbox.call.units import Unit
 from sandbox.demo.director import Director
 from sandbox.demo.scene import Scene
 from sandbox.host.script_runner import Caller
+from sandbox.record.plain_text import visible
 from sandbox.ui.app import SandboxApp
 from sandbox.ui.messages import CallFinished, CallStarted
 from sandbox.ui.runner import CallSetup
@@ -53,7 +54,8 @@ class DemoApp(SandboxApp):
         super().__init__(setup)
         self.scene = scene
         self.caller = caller  # None: the caller's lines are committed text (on the clock)
-        self.caption = Static(f"Scene {number}: {scene.title}", id="caption")
+        # A scene may be anyone's file: its title and captions are plain text, never markup.
+        self.caption = Static(Text(visible(f"Scene {number}: {scene.title}")), id="caption")
         self.auto = auto
         self.last = last
         self.earlier = earlier or []
@@ -104,7 +106,7 @@ class DemoApp(SandboxApp):
         shown = Text()
         for index, caption in enumerate(self.captions):
             newest = index == len(self.captions) - 1
-            shown.append(caption + "\n", style="bold" if newest else "dim")
+            shown.append(visible(caption) + "\n", style="bold" if newest else "dim")
         if footer:
             shown.append(footer, style="italic")
         return shown

@@ -23,7 +23,7 @@ def card_text(scenes: list[tuple[str, list[Unit]]]) -> Text:
                 style="bold underline")  # fmt: skip
     never = 0
     for title, units in scenes:
-        text.append(f"{title}\n", style="bold")
+        text.append(f"{visible(title)}\n", style="bold")
         for unit in units:
             generated, heard = unit.generated, unit.heard
             rest = generated[len(heard) :].strip()
