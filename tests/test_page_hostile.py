@@ -18,6 +18,9 @@ from selenium.webdriver.common.by import By
 
 from sandbox.wire.tokens import HOME_ENV
 
+#: A call its brain ends with a fatal Error may be recorded as not reached: exit 1.
+NOT_REACHED_TOO = (0, 1)
+
 __all__ = ["browser"]  # the fixture, used by name
 
 SCRIPT = '[[step]]\nsay = "Hi <!--<script> \\u202eevil\\u202c</script><script>alert(1)</script>"\n'
@@ -29,19 +32,27 @@ class EndsWithScript(SaysHostileText):
     fatal = f"{FATAL} </script><!--<script>"
 
 
-def _cli(home: Path, *args: str) -> str:
+def _cli(home: Path, *args: str, codes: tuple[int, ...] = (0,)) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "sandbox.cli", *args],
         capture_output=True, text=True, env={**os.environ, HOME_ENV: str(home)}, timeout=120,
     )  # fmt: skip
-    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert done.returncode in codes and "Traceback" not in done.stderr, done.stderr
     return done.stdout
 
 
 def test_hostile_text_cannot_blank_the_page(tmp_path: Path, browser: webdriver.Chrome) -> None:
     (tmp_path / "call.toml").write_text(SCRIPT)
     with hostile_text_brain(EndsWithScript) as url:
-        called = _cli(tmp_path, "call", "--brain", url, "--script", str(tmp_path / "call.toml"))
+        called = _cli(
+            tmp_path,
+            "call",
+            "--brain",
+            url,
+            "--script",
+            str(tmp_path / "call.toml"),
+            codes=NOT_REACHED_TOO,
+        )
     session = re.search(r"session ([0-9a-f-]{36})", called)
     assert session is not None, called
     page = tmp_path / "call.html"

@@ -34,6 +34,9 @@ from sandbox.wire import pb
 from sandbox.wire.codec import envelope
 from sandbox.wire.tokens import HOME_ENV
 
+#: A call its brain ends with a fatal Error may be recorded as not reached: exit 1.
+NOT_REACHED_TOO = (0, 1)
+
 #: The caller's line: an ESC sequence, a bidi override, a forged list item, a comment and a
 #: script tag (TOML spells the controls as escapes).
 CALLER = "Hi <!--<script> \x1b[2J \u202eevil\u202c\r- forged item"
@@ -172,12 +175,12 @@ class FatalAndHostile(SaysHostileText):
     fatal = f"{FATAL} {HOSTILE}"
 
 
-def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _cli(home: Path, *args: str, codes: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
         [sys.executable, "-m", "sandbox.cli", *args],
         capture_output=True, text=True, env={**os.environ, HOME_ENV: str(home)}, timeout=120,
     )  # fmt: skip
-    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert done.returncode in codes and "Traceback" not in done.stderr, done.stderr
     return done
 
 
@@ -187,7 +190,9 @@ def hostile_call(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
     home = tmp_path_factory.mktemp("home")
     (home / "call.toml").write_text(SCRIPT)
     with hostile_text_brain(FatalAndHostile) as url:
-        called = _cli(home, "call", "--brain", url, "--script", str(home / "call.toml"))
+        called = _cli(
+            home, "call", "--brain", url, "--script", str(home / "call.toml"), codes=NOT_REACHED_TOO
+        )
     session = re.search(r"session ([0-9a-f-]{36})", called.stdout)
     assert session is not None, called.stdout
     yield home, session.group(1), called.stdout
