@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from ui_brains import in_thread
 from websockets.asyncio.server import ServerConnection, serve
 
+from sandbox.audio.tts import MAX_WORD_CHARS
 from sandbox.wire import decode, encode, pb
 from sandbox.wire.codec import envelope
 
@@ -20,6 +21,10 @@ GREETING = "Hello, I am a brain that never answers an idle turn."
 FATAL = "the model provider refused the key"
 #: The close reason of the brain that falls over at once.
 FELL_OVER = "the brain fell over on start"
+#: A greeting no synthesizer will say: one "word" longer than any it speaks.
+UNSAYABLE = "k" * (MAX_WORD_CHARS + 50)
+#: What the unsayable greeter answers every line with.
+ANSWER = "I can hear you now."
 
 
 async def _read_on(ws: ServerConnection) -> None:
@@ -32,12 +37,7 @@ async def _read_on(ws: ServerConnection) -> None:
 async def greets_then_ignores_idle(ws: ServerConnection) -> None:
     """Greets, then never answers anything: every UserIdle (and any line) goes unanswered."""
     start = decode(await ws.recv()).session_start
-    for body in (
-        pb.SpeechStart(speech_id=1, turn_id=start.turn_id),
-        pb.SpeechChunk(speech_id=1, text=GREETING),
-        pb.SpeechEnd(speech_id=1),
-    ):
-        await ws.send(encode(envelope(body)))
+    await _say(ws, 1, start.turn_id, GREETING)
     await _read_on(ws)
 
 
@@ -59,6 +59,28 @@ async def fatal_after_start(ws: ServerConnection) -> None:
 async def never_speaks(ws: ServerConnection) -> None:
     """Accepts the session and never sends a frame."""
     await _read_on(ws)
+
+
+async def greets_unsayably(ws: ServerConnection) -> None:
+    """Greets with a word no synthesizer will say, then answers each line sayably."""
+    await ws.recv()
+    await _say(ws, 1, 1, UNSAYABLE)
+    sid = 1
+    with contextlib.suppress(Exception):
+        async for message in ws:
+            env = decode(message)
+            if env.HasField("user_message"):
+                sid += 1
+                await _say(ws, sid, env.user_message.turn_id, ANSWER)
+
+
+async def _say(ws: ServerConnection, sid: int, turn: int, text: str) -> None:
+    for body in (
+        pb.SpeechStart(speech_id=sid, turn_id=turn),
+        pb.SpeechChunk(speech_id=sid, text=text),
+        pb.SpeechEnd(speech_id=sid),
+    ):
+        await ws.send(encode(envelope(body)))
 
 
 @contextlib.contextmanager

@@ -14,6 +14,7 @@ from sandbox.call.effects import (
     StepForUnknownTurn,
     ToApp,
 )
+from sandbox.call.outcome import Verdict
 from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
 from sandbox.record.call_record import heard_from
@@ -439,7 +440,10 @@ def test_brain_socket_closing_ends_the_call() -> None:
     rig = started()
     rig.take(rig.core.brain_closed("connection lost", rig.now))
     assert rig.core.ended is not None and rig.core.ended.ended_by == "brain_closed"
-    assert rig.core.ended.outcome == "no_answer"
+    # Before the caller heard a word from it: the worker failed, not "nobody answered".
+    assert rig.core.verdict() == Verdict(
+        "not_reached", "the brain failed before the caller heard a word from it: connection lost"
+    )
 
 
 def test_thin_call_is_not_a_conversation() -> None:

@@ -155,13 +155,19 @@ class AmyGreets(Brain):
 '''
 
 
+#: A caller who speaks after the greeting that never came: still a silent failure (003).
+TALKS_AFTER = "[[step]]\ntype = 'Hello? I cannot hear anything at all'\n[[step]]\nend = true\n"
+
+
 @pytest.mark.audio
+@pytest.mark.parametrize("script", [SILENT, TALKS_AFTER], ids=["silent caller", "talks after"])
 def test_a_greeting_that_cannot_be_synthesised_is_a_silent_failure(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    script: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Amy's Piper model in the data dir is corrupt (its config is whole, so Amy is listed
     as installed and the Config is accepted): the real-audio call cannot load the voice
-    for the greeting, nobody hears a word, and the record says why."""
+    for the greeting, nobody hears a word, and the record says why, whether the caller
+    then stays silent or speaks."""
     home = tmp_path / "home"
     monkeypatch.setenv(HOME_ENV, str(home))  # for reading the session back in this process
     voices = home / "voices"
@@ -173,7 +179,7 @@ def test_a_greeting_that_cannot_be_synthesised_is_a_silent_failure(
     (tmp_path / "amy.py").write_text(AMY_GREETS)
     with serving(tmp_path, home, "./amy.py:AmyGreets") as (url, _proc):
         done, report = reported_call(
-            tmp_path, home, SILENT, "--brain", url, "--audio", "real", "--speaker", "none"
+            tmp_path, home, script, "--brain", url, "--audio", "real", "--speaker", "none"
         )
     assert done.returncode == 1, done.stdout + done.stderr
     (greeting,) = report["units"]
@@ -183,4 +189,6 @@ def test_a_greeting_that_cannot_be_synthesised_is_a_silent_failure(
     replayer.seek(replayer.duration_ms)
     assert replayer.view.units[greeting["speech_id"]].fate is Fate.UNSPOKEN
     why = "the greeting could not be spoken: a silent failure; cannot load voice amy"
-    _assert_recorded(tmp_path, home, report, Recorded("not_reached", why, True, NOTHING_SAID))
+    floor = NOTHING_SAID if script == SILENT else None  # seven words: above the floor
+    expected = Recorded("not_reached", why, floor is not None, floor)
+    _assert_recorded(tmp_path, home, report, expected)

@@ -197,7 +197,7 @@ class CallCore:
         """The brain could not be reached: the call ends before SessionStart, not reached."""
         if self.started or self.ended is not None:
             raise RuntimeError("not_placed() is for a call that never started")
-        self.ended = CallEnded(self.outcome(), "dial_failed", reason)
+        self.ended = CallEnded(self.verdict(("dial_failed", reason)).word, "dial_failed", reason)
         return [self.ended]
 
     @property
@@ -627,13 +627,52 @@ class CallCore:
 
     def outcome(self) -> str:
         """The word the call's record ends with."""
-        greeting = [u for u in self.units if u.turn_id == 1]
+        return self.verdict().word
+
+    def verdict(self, ending: tuple[str, str] | None = None) -> outcomes.Verdict:
+        """The outcome and, when the call was not reached, why (see
+        :mod:`sandbox.call.outcome`). ``ending``: (ended_by, detail) of an end being decided
+        now; by default the call's own end, if it has ended."""
+        if ending is None and self.ended is not None:
+            ending = (self.ended.ended_by, self.ended.detail)
+        ended_by, detail = ending or ("", "")
+        greeting = [u for u in self.units if u.turn_id == 1 and u.has_text]
+        unsaid = next((u.unspoken for u in greeting if u.fate is Fate.UNSPOKEN), None)
+        # A fatal Error ends the call: the brain's first is its last.
+        fatal = next((e for e in self.errors if e.dir == "in" and e.fatal), None)
+        refused = fatal is not None and fatal.code == "ERROR_CODE_VERSION"
+        unreached = None
+        if not self.started:
+            dialed = ended_by == "dial_failed"
+            unreached = f"the dial failed: {detail}" if dialed else "the brain was never dialed"
         return outcomes.decide(
-            reached=self.started and not self._refused_version(),
-            greeting_attempted=any(u.has_text for u in greeting),
-            greeting_heard=any(u.heard for u in greeting),
-            caller_lines=self.caller_lines,
+            outcomes.Facts(
+                caller_lines=self.caller_lines,
+                unreached=unreached,
+                refusal=fatal.message if fatal is not None and refused else None,
+                greeting_unsaid=None if any(u.heard for u in greeting) else unsaid,
+                brain_failed=self._brain_failure(ended_by, detail, fatal),
+                bot_heard=any(u.heard for u in self.units),
+            )
         )
+
+    def _brain_failure(
+        self, ended_by: str, detail: str, fatal: WireErrorRecord | None
+    ) -> str | None:
+        """How the brain failed the call, if it did: it ended it abruptly, or left the
+        greeting (sending nothing at all) or a caller's turn unanswered past the stall."""
+        if ended_by == "brain_closed":
+            return detail
+        if ended_by == "brain_error" and fatal is not None:
+            return f"it sent a fatal {fatal.code.removeprefix('ERROR_CODE_')} Error: {detail}"
+        if ended_by == "brain_cancel":
+            return "it cancelled the call" + (f": {detail}" if detail else "")
+        stall = next(iter(self.stalls), None)
+        if stall is None:
+            return None
+        if stall.turn_id == 1:
+            return f"it sent nothing in the {stall.waited_ms / 1000:g} s after SessionStart"
+        return f"it left turn {stall.turn_id} unanswered for {stall.waited_ms / 1000:g} s"
 
     def unit(self, speech_id: int) -> Unit | None:
         """A unit by its brain-minted id."""
@@ -723,7 +762,7 @@ class CallCore:
         out += self._flush()  # every bracket still gets its one Finalize
         if say_end:
             out.append(SendFrame(envelope(pb.End())))
-        self.ended = CallEnded(self.outcome(), ended_by, detail)
+        self.ended = CallEnded(self.verdict((ended_by, detail)).word, ended_by, detail)
         return [*out, self.ended, *self._settle(now)]
 
     def _apply(self, config: pb.Config, now: int) -> tuple[str | None, list[Effect]]:
@@ -783,11 +822,6 @@ class CallCore:
             return False
         self.errors_uncounted += 1
         return True
-
-    def _refused_version(self) -> bool:
-        return any(
-            e.dir == "in" and e.fatal and e.code == "ERROR_CODE_VERSION" for e in self.errors
-        )
 
     def _state_effects(self) -> list[Effect]:
         state = self.state

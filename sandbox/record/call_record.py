@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.call import outcome as outcomes
 from sandbox.call.core import CallCore
 from sandbox.call.floor import measure
 from sandbox.record import names, promises
@@ -51,7 +50,7 @@ class Heard:
 def heard_from(core: CallCore) -> Heard:
     """What the record needs from a running or finished call."""
     ended = core.ended
-    outcome = ended.outcome if ended else core.outcome()
+    verdict = core.verdict()
     return Heard(
         callers=tuple(
             CallerTurn(turn, text)
@@ -64,27 +63,14 @@ def heard_from(core: CallCore) -> Heard:
         steps=tuple((s.turn_id, s.kind) for s in core.steps),
         turn=core.turn,
         ended=ended is not None,
-        outcome=outcome,
-        reason=_not_reached_reason(core) if outcome == outcomes.NOT_REACHED else "",
+        outcome=ended.outcome if ended else verdict.word,
+        reason=verdict.reason,
         unsaid=tuple(
             (u.speech_id, u.turn_id, u.unspoken)
             for u in core.units
             if u.unspoken and u.fate is not None
         ),
     )
-
-
-def _not_reached_reason(core: CallCore) -> str:
-    ended = core.ended
-    if ended is not None and ended.ended_by == "dial_failed":
-        return f"the dial failed: {ended.detail}"
-    refusal = next((e for e in core.errors if e.code == "ERROR_CODE_VERSION" and e.fatal), None)
-    if refusal is not None:
-        return f"the brain refused the session's version: {refusal.message}"
-    if not core.started:
-        return "the brain was never dialed"
-    why = next((u.unspoken for u in core.units if u.turn_id == 1 and u.unspoken), "")
-    return "the greeting could not be spoken: a silent failure" + (f"; {why}" if why else "")
 
 
 def build(heard: Heard) -> dict[str, Any]:
