@@ -41,12 +41,95 @@ _VOCATIVE = re.compile(
     rf"(?i:\b{_GREETING})[,!]?\s+([A-Z][\w'-]*)(?=\s*(?:[,.!?]|$))"
     r"|,\s*([A-Z][\w'-]*)\s*[.!?]"
 )
-#: "My name is Sarah", "this is Sarah", "call me Sarah", "Sarah speaking", "I'm Sarah".
-_INTRODUCED = re.compile(
-    r"\b(?:my name is|name's|this is|call me|it's|i'm|i am)\s+([A-Za-z][\w'-]*)"
-    r"|\b([A-Z][\w'-]*)\s+speaking\b",
+#: Words that follow an opener ("call me", "I'm", "my name is") without being a name: time
+#: and place words, pronouns, negations, fillers, the states people say they are in, what
+#: they say they are doing, and proper words that are not people (days, months, holidays,
+#: nationalities, faiths). Rather no name than a wrong one: a real name on this list is
+#: lost, and the caller is asked again next time.
+_NEVER_GIVEN = _NOT_NAMES | frozenset(
+    {
+        # when and where: "call me back tomorrow", "call me later", "call me at home"
+        "back", "tomorrow", "tonight", "later", "soon", "anytime", "any", "whenever",
+        "sometime", "asap", "first", "after", "before", "once", "when", "if", "while",
+        "morning", "afternoon", "evening", "night", "weekend", "week", "directly", "instead",
+        "up", "on", "at", "in", "from", "with", "about", "for", "by", "of", "to", "into",
+        "over", "here", "there", "home", "work", "out", "off", "down", "around",
+        # who: "it's me", "this is him", "call me someone"
+        "me", "him", "her", "them", "us", "they", "he", "she", "someone", "somebody",
+        "anyone", "anybody", "nobody", "everyone", "all", "my", "your", "his", "their",
+        "our", "one", "who", "what", "which", "how", "why", "where", "whatever",
+        # not, and fillers: "my name is not important", "I am, um"
+        "not", "no", "never", "nothing", "none", "neither", "um", "uh", "er", "erm", "ah",
+        "oh", "well", "like", "yes", "yeah", "yep", "hello", "hi", "hey", "thanks", "thank",
+        "sorry", "sure", "just", "only", "also", "still", "really", "very", "quite",
+        "actually", "probably", "maybe", "definitely", "going", "gonna",
+        # what they are doing: "I'm calling about", "this is regarding"
+        "calling", "ringing", "phoning", "looking", "trying", "wondering", "hoping",
+        "waiting", "interested", "speaking", "talking", "asking", "writing", "regarding",
+        "returning", "following", "checking", "having", "getting", "doing",
+        # how they are, and what they say of the name: "I'm fine", "my name is unusual"
+        "fine", "good", "great", "alright", "afraid", "glad", "happy",
+        "confused", "lost", "new", "old", "busy", "free", "available", "ready", "done",
+        "finished", "tired", "worried", "concerned", "unsure", "certain", "important",
+        "irrelevant", "private", "confidential", "different", "long", "short", "hard",
+        "easy", "difficult", "unusual", "complicated", "spelled", "spelt", "same", "right",
+        "wrong", "correct", "sick", "ill", "late", "early", "away",
+        "crazy", "mad", "stupid", "silly", "old-fashioned", "anything",
+        "everything", "something", "cold", "hot", "true", "real",
+        # proper words that are not people
+        "christmas", "easter", "halloween", "xmas", "british", "english", "irish",
+        "scottish", "welsh", "american", "canadian", "australian", "indian", "pakistani",
+        "chinese", "japanese", "german", "french", "spanish", "italian", "polish",
+        "dutch", "swedish", "african", "european", "asian", "muslim", "christian",
+        "catholic", "jewish", "hindu", "sikh", "buddhist", "vegan", "vegetarian",
+        # before "speaking" without being who speaks: "Generally speaking", "Am I speaking"
+        "am", "is", "are", "was", "were", "be", "been", "do", "does", "did", "can",
+        "could", "will", "would", "should", "shall", "might", "must", "has", "had",
+        "generally", "frankly", "honestly", "strictly", "technically", "roughly",
+        "broadly", "legally", "personally", "relatively", "practically", "loosely",
+        "realistically", "medically", "financially", "public",
+    }
+)  # fmt: skip
+#: Titles that may stand before a name: "this is Dr Patel" gives "Dr Patel".
+_TITLES = {"mr": "Mr", "mrs": "Mrs", "ms": "Ms", "miss": "Miss", "mister": "Mister",
+           "dr": "Dr", "doctor": "Doctor"}  # fmt: skip
+#: Words that make a capitalised run a business, not a person ("this is Acme Plumbing").
+_BUSINESS = frozenset(
+    {
+        "ltd", "limited", "inc", "corp", "company", "co", "group", "services", "service",
+        "support", "plumbing", "bank", "insurance", "solutions", "dental", "clinic",
+        "surgery", "hotel", "restaurant", "team", "office", "department", "customer",
+        "sales", "store", "shop", "motors", "garage", "agency", "council", "hospital",
+        "pharmacy", "school", "university", "airways", "airlines", "energy", "telecom",
+    }
+)  # fmt: skip
+#: How each opener offers a name: strict ("my name is", which may be lowercase in a typed
+#: line), call (a strict "call me", but only capitalised: "call me crazy"), plain ("this
+#: is", "I'm": a capitalised word only), its ("it's": only when something confirms it).
+_OPENER = re.compile(
+    r"\b(?:(?P<strict>my name is|my name's|the name is|the name's)"
+    r"|(?P<call>call me)|(?P<plain>this is|i'm|i am)|(?P<its>it's|it is))(?:\s*,\s*|\s+)",
     re.IGNORECASE,
 )
+#: Told not to: "don't call me Sam", "I'm not", "never call me".
+_NEGATED = re.compile(r"(?:n't|\bnot|\bnever|\bdont)\s+(?:\w+\s+)?$", re.IGNORECASE)
+#: A greeting just before the opener: "Hi, it's Sam" (an "it's" needs this, or a "here").
+_GREETED = re.compile(r"\b(?:hi|hello|hey|hiya|yes|yeah|oh)\W*$", re.IGNORECASE)
+#: What may follow a name "it's" gave: "it's Sam here", "it's Sam calling".
+_ITS_CONFIRMED = frozenset({"here", "speaking", "calling", "again", "from"})
+#: What may follow a lowercase name in a typed line: "my name is jo and I need".
+_AFTER_LOWER = frozenset({"and", "from", "here", "speaking", "calling", "but", "so", "i"})
+#: Lowercase endings of words that describe rather than name ("my name is complicated").
+_DESCRIBING = ("ed", "ing", "ly", "ous", "ent", "ant", "ive", "ble", "ful", "less",
+               "ial", "ical", "ary", "ory", "ate")  # fmt: skip
+#: "Sam speaking" / "Hello, Tom Baker speaking": a capitalised name at a clause's start.
+_SPEAKING = re.compile(
+    r"(?:^|[,.;!?]\s*|\b(?:hi|hello|hey|yes|yeah)\W+)((?:[^\W\d_][\w'-]*\s+){1,3})speaking\b"
+)
+_CLAUSE_END = re.compile(r"[.,;:!?]")
+_FILLERS = re.compile(r"^(?:(?:um+|uh+|erm?|ah+|well|actually|just|like)\b[\s,]*)+", re.I)
+#: A word of letters in any script ("Zoë", "José"), an apostrophe or hyphen inside it.
+_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*")
 _THE_CALLER = re.compile(r"\bthe caller\b", re.IGNORECASE)
 
 
@@ -67,9 +150,16 @@ def addressed_as(bot_line: str) -> list[str]:
 
 
 def introduced(caller_line: str) -> str | None:
-    """The name the caller gave in ``caller_line``, if what they gave is a name (a form of
-    address — "call me boss" — is refused: see :func:`refused`)."""
-    return next((word.capitalize() for word, ok in _offered(caller_line) if ok), None)
+    """The name the caller gave in ``caller_line``, or None: rather no name than a wrong
+    one. An opener ("my name is", "call me", "this is", "I'm", "it's", "… speaking") must
+    be followed by a word that can be a name: capitalised (a lowercase one only after "my
+    name is", ending its clause), not a word on the never-given list ("call me back
+    tomorrow", "my name is not important", "I'm calling about"), not negated ("don't call
+    me Sam"), not asked ("this is Sam?"), not possessive ("this is Sam's phone"), not a
+    business ("this is Acme Plumbing"). A form of address is refused (see :func:`refused`).
+    A name may run to three capitalised words ("this is Tom Baker") after a title
+    ("Dr Patel")."""
+    return next((name for name, ok in _offered(caller_line) if ok), None)
 
 
 def refused(caller_line: str) -> str | None:
@@ -78,15 +168,94 @@ def refused(caller_line: str) -> str | None:
 
 
 def _offered(caller_line: str) -> Iterator[tuple[str, bool]]:
-    """Each word offered as the caller's name, and whether it may be kept as one."""
-    for match in _INTRODUCED.finditer(caller_line):
-        word = match.group(1) or match.group(2)
-        # "I'm fine", "it's me": only a capitalised word after the looser openers.
-        strict = match.group(0).lower().startswith(("my name", "name's", "call me"))
-        if is_form_of_address(word):
-            yield word, False
-        elif word.lower() not in _NOT_NAMES and (strict or word[0].isupper()):
-            yield word, True
+    """Each name the caller offered, in order, and whether it may be kept as one (False: a
+    form of address offered as a name)."""
+    line = re.sub(r"\b(Mr|Mrs|Ms|Dr)\.", r"\1", caller_line.replace("\u2019", "'"))
+    found: list[tuple[int, str, bool]] = []
+    for match in _OPENER.finditer(line):
+        kind = match.lastgroup or ""
+        if _NEGATED.search(line[: match.start()]):
+            continue
+        offer = _after_opener(kind, line[: match.start()], line[match.end() :])
+        if offer is not None:
+            found.append((match.start(), *offer))
+    for match in _SPEAKING.finditer(line):
+        words = match.group(1).split()
+        name = _capitalised_run(words)
+        if name is not None and len(name.split()) == len(words):  # right before "speaking"
+            found.append((match.start(1), name, True))
+    for _, word, ok in sorted(found):
+        yield word, ok
+
+
+def _after_opener(kind: str, before: str, after: str) -> tuple[str, bool] | None:
+    """What an opener of ``kind`` offers in the text ``after`` it, if anything."""
+    if kind == "strict":
+        after = _FILLERS.sub("", after)
+    cut = _CLAUSE_END.search(after)
+    clause, end = (after[: cut.start()], cut.group()) if cut else (after, "")
+    words = clause.split()
+    if not words or end == "?":
+        return None
+    first = words[0]
+    titled = first.lower() in _TITLES and len(words) > 1 and words[1][:1].isupper()
+    if is_form_of_address(first) and not titled and first.lower() not in _NEVER_GIVEN:
+        return (first, False) if kind in ("strict", "call") else None
+    if not first[:1].isupper():
+        return _lowercase(words) if kind == "strict" else None
+    name = _capitalised_run(words)
+    if name is None or (kind == "its" and not _its_confirmed(before, words, name)):
+        return None
+    return name, True
+
+
+def _capitalised_run(words: list[str]) -> str | None:
+    """The name a run of capitalised words at the start of ``words`` spells (a title may
+    lead it), or None when any of it shows it is not one."""
+    title = _TITLES.get(words[0].lower()) if len(words) > 1 else None
+    run = [title] if title else []
+    for word in words[1:] if title else words:
+        if not word[:1].isupper():
+            break
+        if word.endswith(("'s", "'")) or word.lower() in _BUSINESS:
+            return None  # someone's phone, or a firm: not the caller's own name
+        lower = word.lower()
+        if lower in _NEVER_GIVEN or lower in FORMS_OF_ADDRESS or not _name_like(word):
+            break
+        if len(run) == 3 + bool(title):
+            return None  # four words and more: more likely a title or a firm than a name
+        run.append(word)
+    rest = words[len(run) :]
+    if not run or run == [title] or (rest and rest[0].lower() in _BUSINESS):
+        return None
+    return " ".join(run)
+
+
+def _name_like(word: str) -> bool:
+    """Letters (an apostrophe or hyphen inside), not an acronym ("NHS", "BT")."""
+    return bool(_WORD.fullmatch(word)) and not (len(word) > 1 and word.isupper())
+
+
+def _lowercase(words: list[str]) -> tuple[str, bool] | None:
+    """A lowercase name after "my name is" (a typed line): one word that is not a word
+    describing something, ending its clause or followed by "and", "from", …"""
+    word = words[0]
+    if (
+        not _name_like(word)
+        or word in _NEVER_GIVEN
+        or (len(word) >= 6 and word.endswith(_DESCRIBING))
+        or (len(words) > 1 and words[1].lower() not in _AFTER_LOWER)
+    ):
+        return None
+    return word.capitalize(), True
+
+
+def _its_confirmed(before: str, words: list[str], name: str) -> bool:
+    """An "it's" introduction: a greeting before it, or "here", "speaking", … after it."""
+    following = words[len(name.split()) : len(name.split()) + 1]
+    return bool(_GREETED.search(before)) or bool(
+        following and following[0].lower() in _ITS_CONFIRMED
+    )
 
 
 def said_by_caller(name: str, caller_lines: Sequence[str]) -> bool:
