@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import importlib
 import logging
+import sqlite3
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
 
 from sandbox.errors import UserError
 from sandbox.logs import log_path, logging_to_file
 from sandbox.malloc_arenas import limit_malloc_arenas
-from sandbox.record.store import store_path
+from sandbox.record.store import full_disk, is_full, store_path
+from sandbox.wire.tokens import data_dir
 
 #: Sub-commands, in the order ``sandbox --help`` lists them. Each module has
 #: ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
@@ -85,15 +89,35 @@ def _run(module: ModuleType, args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # a bug of ours: words on the terminal, the traceback in the log
-        logging.getLogger("sandbox").exception("sandbox %s failed", args.command)
-        print(
-            f"sandbox {args.command}: unexpected error ({type(exc).__name__}: {exc}).\n"
-            f"  The details are in {log_path()}; please report them.",
-            file=sys.stderr,
-        )
-        return 70
+    except (OSError, sqlite3.Error) as exc:
+        full = _full(exc)
+        if full is None:
+            return _unexpected(args, exc)
+        print(f"sandbox {args.command}: {full}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        return _unexpected(args, exc)
     return code
+
+
+def _full(exc: OSError | sqlite3.Error) -> UserError | None:
+    """A full disk, in words naming the folder it holds; None for any other failure."""
+    if isinstance(exc, sqlite3.Error):
+        return full_disk(data_dir()) if is_full(exc) else None
+    if exc.errno != errno.ENOSPC:
+        return None
+    return full_disk(Path(exc.filename).parent if exc.filename else data_dir())
+
+
+def _unexpected(args: argparse.Namespace, exc: Exception) -> int:
+    """A bug of ours: words on the terminal, the traceback in the log."""
+    logging.getLogger("sandbox").error("sandbox %s failed", args.command, exc_info=exc)
+    print(
+        f"sandbox {args.command}: unexpected error ({type(exc).__name__}: {exc}).\n"
+        f"  The details are in {log_path()}; please report them.",
+        file=sys.stderr,
+    )
+    return 70
 
 
 if __name__ == "__main__":

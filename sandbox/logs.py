@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import logging
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,6 +40,44 @@ class Redacted(logging.Filter):
         return True
 
 
+class QuietFileHandler(logging.FileHandler):
+    """A log file that gives up quietly: the first line it cannot write (a full disk, a
+    folder gone) stops it for good, with one line on stderr saying so, never a traceback."""
+
+    stopped = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Write the line, unless logging has stopped."""
+        if not self.stopped:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """The file cannot be written: stop logging and say why, once (logging's default
+        prints a traceback for every line)."""
+        failed = sys.exc_info()[1]
+        if not isinstance(failed, OSError):  # a malformed logging call: a bug, reported so
+            super().handleError(record)
+            return
+        if self.stopped:
+            return
+        self.stopped = True
+        if failed.errno == errno.ENOSPC:
+            why = f"the disk holding {Path(self.baseFilename).parent} is full"
+        else:
+            why = f"{self.baseFilename} cannot be written ({failed.strerror or failed})"
+        print(f"sandbox: logging stopped: {why}; the rest is not logged", file=sys.stderr)
+
+    def flush(self) -> None:
+        """Flush, unless logging has stopped (what is left would only fail again)."""
+        if not self.stopped:
+            super().flush()
+
+    def close(self) -> None:
+        """Close the file; what could not be written is dropped, never raised."""
+        with contextlib.suppress(OSError):
+            super().close()
+
+
 @contextmanager
 def logging_to_file(level: int = logging.INFO) -> Iterator[None]:
     """Send every log line to :func:`log_path` (dropped if it cannot be written) until the
@@ -48,7 +89,7 @@ def logging_to_file(level: int = logging.INFO) -> Iterator[None]:
         path = log_path()
         private_folder(path.parent)
         with private_files():  # a log line may quote what a caller said
-            handler = logging.FileHandler(path, encoding="utf-8")
+            handler = QuietFileHandler(path, encoding="utf-8")
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

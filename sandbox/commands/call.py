@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
+import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,7 @@ from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.engine import AudioEngine
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.call.core import CallCore
+from sandbox.call.effects import BrainStalled, CallerShown, Effect
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.commands.options import (
     add_audio_options,
@@ -28,13 +32,28 @@ from sandbox.host.script import Script, load_script
 from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import CallHost
 from sandbox.host.voice_caller import InjectedVoice
+from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
-from sandbox.record.recorder import Recorder, default_report_path
-from sandbox.record.transcript import transcript, transcript_line
+from sandbox.record.recorder import FrameRecord, Recorder, default_report_path
+from sandbox.record.store import full_disk
+from sandbox.record.transcript import (
+    BotUnit,
+    BrainStall,
+    CallerBackchannel,
+    Entry,
+    transcript,
+    transcript_line,
+)
 
 HELP = "run one headless call from a caller script (TOML) and write its report (JSON)"
 #: The simulated speaking rate when the script does not set one (~170 words a minute).
 DEFAULT_MS_PER_WORD = 350
+#: Signals that end the call as the caller hanging up (Ctrl-C, ``kill``, a closed
+#: terminal); the command then exits 128 + the signal's number, as the shell expects.
+HANG_UP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: The frames a transcript line stands for, besides a unit's Finalize (a brain's chunks,
+#: thousands a second, are not even looked at).
+_READ = frozenset({"user_message", "user_idle", "interruption", "error"})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,32 +79,99 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the call and print what was said and what was heard."""
+    """Run the call, printing what was said and what was heard as it goes; then how it ended
+    and its record. A hang-up signal ends the call as the caller hanging up."""
     script = load_script(args.script)
     if args.audio == "sim" and (args.speaker or args.no_aec or args.stt_model or args.echo_path):
         raise UserError("--speaker, --no-aec, --stt-model and --echo-path need --audio real")
     if args.echo_path and args.speaker not in (None, "none"):
         raise UserError("--echo-path plays through a simulated laptop speaker: leave out --speaker")
+    hang_up = HangUp()
     if args.audio == "real":
-        report = asyncio.run(_real_call(args, script))
+        report = asyncio.run(_real_call(args, script, hang_up))
     else:
         rate = args.ms_per_word or script.ms_per_word or DEFAULT_MS_PER_WORD
-        report = asyncio.run(_sim_call(args, script, rate))
-    _print_summary(report)
+        report = asyncio.run(_sim_call(args, script, rate, hang_up))
+    _print_summary(report, hang_up.caught)
+    if hang_up.caught is not None:
+        return 128 + hang_up.caught
     return 0 if report["outcome"] != "not_reached" else 1
 
 
-async def _sim_call(args: argparse.Namespace, script: Script, ms_per_word: int) -> dict[str, Any]:
+@dataclass
+class HangUp:
+    """Hangs the call up on a signal, as the caller would: every open unit Finalized with
+    what was heard, End sent, the session closed. A signal while the brain is being dialed
+    hangs up as soon as it answers (the dial is bounded); a second signal stops at once."""
+
+    caught: int | None = None
+    host: CallHost | None = None
+
+    def listen(self) -> None:
+        """Catch the signals on the running loop (it drops them when it closes)."""
+        loop = asyncio.get_running_loop()
+        for number in HANG_UP_SIGNALS:
+            loop.add_signal_handler(number, self._signalled, number)
+
+    def attach(self, host: CallHost) -> None:
+        """The call is up: a signal from now on hangs it up at once."""
+        self.host = host
+        if self.caught is not None:
+            host.hang_up()
+
+    def _signalled(self, number: int) -> None:
+        if self.caught is not None:
+            raise KeyboardInterrupt  # asked twice: out of the loop now, nothing more waited
+        self.caught = number
+        if self.host is not None:
+            self.host.hang_up()
+
+
+@dataclass
+class LiveTranscript:
+    """Prints the call as it goes: each caller line, idle nudge, barge-in and error as it
+    crosses, a unit's heard text when its Finalize goes out, backchannels and stalls."""
+
+    host: CallHost
+
+    def __post_init__(self) -> None:
+        self.host.on_frame.append(self._frame)
+        self.host.on_effect.append(self._effect)
+
+    def _frame(self, record: FrameRecord) -> None:
+        if record.dir == "out" and record.type == "finalize":
+            unit = self.host.core.book.get(int(record.fields.get("speech_id", 0)))
+            if unit is not None:  # its heard text is fixed: the Finalize says so
+                fate = unit.fate.value if unit.fate else "in play"
+                self._print(BotUnit(unit.speech_id, unit.turn_id, unit.generated, unit.heard, fate))
+        elif record.type in _READ:  # read as the report's transcript reads it, one at a time
+            for entry in transcript({"frames": [record.as_json()]}):
+                self._print(entry)
+
+    def _effect(self, effect: Effect) -> None:
+        if isinstance(effect, CallerShown) and effect.kind == "backchannel":
+            self._print(CallerBackchannel(effect.text, effect.resumed))
+        elif isinstance(effect, BrainStalled):
+            self._print(BrainStall(effect.turn_id, effect.waited_ms))
+
+    def _print(self, entry: Entry) -> None:
+        print(transcript_line(entry), flush=True)
+
+
+async def _sim_call(
+    args: argparse.Namespace, script: Script, ms_per_word: int, hang_up: HangUp
+) -> dict[str, Any]:
     options = call_options(args, recording="sim")
     async with brain_url_for(options) as url:
+        hang_up.listen()
         try:
             host = await open_call(options, url, SimPlayout(ms_per_word=ms_per_word))
         except CallNotPlaced as failed:
             return _written(args, failed.core, failed.recorder)
-        return await _play(args, host, ScriptRunner(host, script))
+        return await _play(args, host, ScriptRunner(host, script), hang_up)
 
 
-async def _real_call(args: argparse.Namespace, script: Script) -> dict[str, Any]:
+async def _real_call(args: argparse.Namespace, script: Script, hang_up: HangUp) -> dict[str, Any]:
     options = call_options(args, recording="audio")
     engine = AudioEngine(audio_options(args))
     echo = LaptopEchoPath(ScriptMic.RATE) if args.echo_path else None
@@ -95,22 +181,33 @@ async def _real_call(args: argparse.Namespace, script: Script) -> dict[str, Any]
         engine.speaker_sink = mic.speaker
     await asyncio.to_thread(engine.load, lambda words: print(words, file=sys.stderr))
     async with brain_url_for(options) as url:
+        hang_up.listen()
         try:
             async with audio_call(options, url, engine) as host:
-                return await _play(
-                    args, host, ScriptRunner(host, script, caller=InjectedVoice(mic))
-                )
+                runner = ScriptRunner(host, script, caller=InjectedVoice(mic))
+                return await _play(args, host, runner, hang_up)
         except CallNotPlaced as failed:
             return _written(args, failed.core, failed.recorder)
 
 
-async def _play(args: argparse.Namespace, host: CallHost, runner: ScriptRunner) -> dict[str, Any]:
+async def _play(
+    args: argparse.Namespace, host: CallHost, runner: ScriptRunner, hang_up: HangUp
+) -> dict[str, Any]:
+    stopped: list[str] = []
     if host.recorder.writer is not None:  # told from the writer's thread
-        host.recorder.writer.on_failure = lambda words: print(
-            f"sandbox call: {words}", file=sys.stderr
-        )
+        host.recorder.writer.on_failure = lambda words: _recording_stopped(words, stopped)
+    LiveTranscript(host)
+    hang_up.attach(host)
     await play_through(host, runner)
-    return _written(args, host.core, host.recorder, host.now(), script_notes=runner.notes)
+    report = _written(args, host.core, host.recorder, host.now(), script_notes=runner.notes)
+    if stopped:
+        report["_recording_stopped"] = stopped[0]
+    return report
+
+
+def _recording_stopped(words: str, stopped: list[str]) -> None:
+    stopped.append(words)
+    print(f"sandbox call: {words}", file=sys.stderr, flush=True)
 
 
 def _written(
@@ -120,25 +217,44 @@ def _written(
     duration_ms: int = 0,
     **extra: Any,
 ) -> dict[str, Any]:
-    """Finish the session and export its report (a call never placed has one too)."""
+    """Finish the session and export its report (a call never placed has one too). A
+    report that cannot be written (a full disk) is still the call's: it is printed, and
+    ``_unwritten`` says why the file is missing."""
     path: Path = args.report or default_report_path(core.session_id, recorder.started_at)
-    recorder.write(path, core, duration_ms, **extra)
-    report: dict[str, Any] = json.loads(path.read_text())
-    report["_path"] = str(path)
-    return report
+    try:
+        recorder.write(path, core, duration_ms, **extra)
+    except OSError as exc:
+        report = recorder.final_report
+        if report is None:  # the session itself could not be finished: not the disk's doing
+            raise
+        full = exc.errno == errno.ENOSPC
+        unwritten = str(full_disk(path.parent)) if full else f"{exc.strerror or exc}"
+        return {**report, "_path": str(path), "_unwritten": unwritten}
+    written: dict[str, Any] = json.loads(path.read_text())
+    written["_path"] = str(path)
+    return written
 
 
-def _print_summary(report: dict[str, Any]) -> None:
-    """The call as it went: caller turns, what the caller heard of each unit, and each error
-    or stall where it happened."""
+def _print_summary(report: dict[str, Any], signalled: int | None) -> None:
+    """How the call ended, the script's notes, the call record and where the report is (the
+    transcript was printed as the call went)."""
     print(f"session {report['session_id']} · outcome {report['outcome']} · {report['ended_by']}")
+    detail = visible(report["end_detail"])
     if report["ended_by"] == "dial_failed":
-        print(f"  the call was never placed: {report['end_detail']}")
-    for entry in transcript(report):
-        print(transcript_line(entry))
+        print(f"  the call was never placed: {detail}")
+    elif detail:
+        print(f"  the call ended: {detail}")
+    if signalled is not None:
+        name = signal.Signals(signalled).name
+        print(f"  hung up on {name}{' (Ctrl-C)' if signalled == signal.SIGINT else ''}")
     for note in report.get("script_notes", []):
-        print(f"  note: {note}")
+        print(f"  note: {visible(note)}")
     print("the call record:")
     for line in record_lines(report["record"]):
         print(f"  {line}")
-    print(f"report: {report['_path']}")
+    if "_recording_stopped" in report:
+        print(f"  the session store holds the call only in part: {report['_recording_stopped']}")
+    if "_unwritten" in report:
+        print(f"report: not written to {report['_path']}: {report['_unwritten']}")
+    else:
+        print(f"report: {report['_path']}")

@@ -6,7 +6,9 @@ Who launches a built-in brain (the commands, the UI) does it above this layer
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
 import time
 import uuid
 from collections.abc import Callable
@@ -20,6 +22,7 @@ from sandbox.errors import UserError
 from sandbox.host.session import BrainLink, CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.record.recorder import Recorder
+from sandbox.record.store import full_disk, store_path
 from sandbox.record.writer import SessionWriter
 from sandbox.wire.dial import DialError, dial
 from sandbox.wire.relay import RELAY_PATH
@@ -27,6 +30,9 @@ from sandbox.wire.tokens import RELAY_SUBJECT, load_or_create_keys, mint_token
 
 #: The brain a newcomer talks to when they name none.
 BUILTIN_BRAIN = "concierge"
+#: The least free space a recorded call starts with: a disk with less is full (the store
+#: writes a few KB a second; the disk filling later stops the record, not the call).
+MIN_FREE_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -142,6 +148,7 @@ def host_for(
 
 def _start_recording(options: CallOptions, recorder: Recorder) -> None:
     if options.recording is not None:
+        _room_to_record()
         recorder.writer = SessionWriter(
             recorder.session_id,
             brain_url=recorder.brain_url,
@@ -150,6 +157,16 @@ def _start_recording(options: CallOptions, recorder: Recorder) -> None:
             started_at=recorder.started_at,
             redrive_of=options.redrive_of,
         )
+
+
+def _room_to_record() -> None:
+    """A call is refused when the disk under the store is already full: SQLite might still
+    find room for the session's first rows in pages it has, and the call would then lose
+    its record a moment in. A disk that fills later stops the record, never the call."""
+    folder = store_path().parent
+    with contextlib.suppress(OSError):  # not there yet: the store creates it, or says why
+        if shutil.disk_usage(folder).free < MIN_FREE_BYTES:
+            raise full_disk(folder)
 
 
 def _session(
