@@ -24,13 +24,15 @@ from sandbox.wire import decode, encode, pb
 
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 #: What each mode sends for the caller's first line. "deaf" sends nothing but stops
-#: answering pings once the session has started; "mute" never answers one at all.
+#: answering pings once the session has started; "mute" never answers one at all;
+#: "unanswered" reads the upgrade request and never answers it.
 MODES: dict[str, bytes] = {
     "opcode": b"\x83\x00",  # FIN, reserved opcode 3, empty
     "utf8": b"\x81\x02\xff\xfe",  # a text frame whose bytes are not UTF-8
     "garbage": b"\x00\xff\x13garbage",  # masked, as a server never sends, then noise
     "deaf": b"",
     "mute": b"",
+    "unanswered": b"",
 }
 GREETING = "Hello, I am a raw brain."
 _PING, _PONG, _CLOSE, _BINARY = 0x9, 0xA, 0x8, 0x2
@@ -89,6 +91,9 @@ async def session(mode: str, reader: asyncio.StreamReader, writer: asyncio.Strea
     """One session: greet, then break the protocol on the caller's first line."""
     deaf = mode == "mute"
     try:
+        if mode == "unanswered":
+            await reader.read()  # until the sandbox gives up
+            return
         await _handshake(reader, writer)
         while True:
             opcode, payload = await _read_frame(reader)

@@ -113,6 +113,18 @@ def test_a_brain_that_accepts_but_never_answers_a_ping_is_not_told_to_start_list
     assert (status, ended_by) == ("not_reached", "dial_failed") and "ping" in detail
 
 
+def test_a_listener_that_never_answers_the_upgrade_is_not_told_to_start_listening(
+    tmp_path: Path,
+) -> None:
+    with raw_brain("unanswered") as url:
+        done = call(tmp_path, tmp_path / "home", SCRIPT, "--brain", url)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"the brain at {url} accepts connections, but no WebSocket session opened" in (
+        done.stdout
+    )
+    assert not any(wrong in done.stdout for wrong in MISREPORTS), done.stdout
+
+
 def test_a_redrive_whose_dial_fails_is_recorded_not_reached_with_the_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

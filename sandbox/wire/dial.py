@@ -28,6 +28,7 @@ from websockets.exceptions import (
     WebSocketException,
 )
 from websockets.frames import CloseCode
+from websockets.uri import parse_uri
 
 from sandbox.errors import UserError
 
@@ -50,6 +51,8 @@ PING_TIMEOUT_S = 20.0
 _FIRST_DELAY_S = 0.05
 _MAX_DELAY_S = 0.5
 _REFUSED_STATUSES = (401, 403)
+#: How long the last look for a listener may take, once the dial has given up.
+_PROBE_S = 1.0
 _START_HINT = "Is it running and listening there? `sandbox brain concierge --port 8765` runs one."
 
 
@@ -109,6 +112,13 @@ async def dial(
             raise failure
         remaining = deadline - loop.time()
         if remaining <= 0:
+            if await _accepts_connections(url):  # listening: not what "start it" would fix
+                raise DialError(
+                    f"the brain at {brain_url} accepts connections, but no WebSocket session "
+                    f"opened within {retry_for_s:g} s ({failure}): check that a WebSocket "
+                    "server listens there, on that path",
+                    permanent=False,
+                )
             raise DialError(
                 f"could not reach the brain at {brain_url} within {retry_for_s:g} s "
                 f"({failure}). {_START_HINT}",
@@ -145,6 +155,18 @@ async def _open(
         conn.transport.abort()  # nothing of this connection is worth a closing handshake
         raise
     return conn
+
+
+async def _accepts_connections(url: str) -> bool:
+    """Whether anything accepts a TCP connection where ``url`` points."""
+    try:
+        uri = parse_uri(url)
+        async with asyncio.timeout(_PROBE_S):
+            _, writer = await asyncio.open_connection(uri.host, uri.port)
+    except (OSError, TimeoutError, InvalidURI):
+        return False
+    writer.transport.abort()
+    return True
 
 
 def _backoff() -> Iterator[float]:
