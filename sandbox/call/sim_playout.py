@@ -78,6 +78,7 @@ class SimPlayout:
         self._queue.clear()
         self._by_id.clear()
         self._word_started = None
+        self._word_heard = False  # else the next unit's first word plays unreported
         self._paused_at = None
 
     def pause(self, now: int) -> None:

@@ -45,6 +45,9 @@ class Fate(enum.Enum):
     SILENT = "silent"  # closed with no text: nothing to play, nothing cut
     ABANDONED = "abandoned"  # the call ended before it played
     UNSPOKEN = "unspoken"  # the playout could not speak it (see Unit.unspoken)
+    # Never sealed by a live call: a reader of a stored session gives it to a unit in play
+    # when the call's process died (killed, crashed) before its Finalize.
+    CRASHED = "crashed"
 
 
 class WireRuleBroken(Exception):

@@ -20,7 +20,7 @@ from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import session_page
 from sandbox.record.plain_text import json_text, visible
 from sandbox.record.record_text import record_lines
-from sandbox.record.store import SessionRow, SessionStore
+from sandbox.record.store import Removed, SessionRow, SessionStore
 from sandbox.record.transcript import transcript, transcript_line
 from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
 
@@ -83,8 +83,11 @@ def run(args: argparse.Namespace) -> int:
         if args.verb == "list":
             return _list(store, args)
         if args.verb == "prune":
-            gone = store.prune(span_seconds(args.older_than, "--older-than"))
-            print(f"removed {len(gone)} session{'s' if len(gone) != 1 else ''}")
+            removed = store.prune(span_seconds(args.older_than, "--older-than"))
+            count = len(removed.ids)
+            print(f"removed {count} session{'s' if count != 1 else ''}{_freed(removed)}")
+            for session_id in removed.in_progress:
+                print(f"kept {session_id}: its call is still in progress")
             return 0
         row = store.find(args.id)
         if args.verb == "show":
@@ -103,8 +106,7 @@ def run(args: argparse.Namespace) -> int:
             rate = speaking_rate(events) if row.mode != "audio" else None
             print(script_toml(steps, rate, row.id), end="")
         elif args.verb == "rm":
-            store.delete(row.id)
-            print(f"removed session {row.id}")
+            print(f"removed session {row.id}{_freed(store.delete(row.id))}")
     return 0
 
 
@@ -145,6 +147,15 @@ def _destinations(args: argparse.Namespace) -> list[Path]:
 def _write(path: Path, text: str) -> None:
     write_text(path, text)
     print(f"wrote {path} ({len(text.encode()) / 2**20:.1f} MB)")
+
+
+def _freed(removed: Removed) -> str:
+    """What removing freed, in words: the audio legs' bytes left the disk; the frames' and
+    events' stay in the store's file, free for its next calls."""
+    if not removed.ids:
+        return ""
+    audio = f"{removed.audio_bytes:,} bytes of audio freed" if removed.audio_bytes else "no audio"
+    return f": {audio}; {removed.stored_bytes:,} bytes of frames and events freed in the store"
 
 
 def span_seconds(text: str, option: str) -> float:
@@ -199,8 +210,9 @@ def session_text(row: SessionRow, report: dict[str, Any]) -> str:
         f"  started {started} · {row.mode} · {row.leg} leg · brain {visible(row.brain_url)}",
         f"  outcome {row.status}" + (f" · {row.ended_by}" if row.ended_by else ""),
     ]
-    if row.end_detail:
-        lines.append(f"  why: {visible(row.end_detail)}")
+    why = row.end_detail or str(report.get("end_detail", ""))  # unfinished: the rebuilt one's
+    if why:
+        lines.append(f"  why: {visible(why)}")
     if row.recording_stopped:
         lines.append(f"  {visible(row.recording_stopped)}")
     lines.append("")

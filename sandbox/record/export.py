@@ -1,10 +1,11 @@
 """A stored session as the report JSON (the same keys ``sandbox call --report`` writes).
 
 A call that reached its end stored its report with its index, and that is the export. A
-call cut short (the process was killed) has only its frames: the report is rebuilt from
-them as the wire shows it — each unit's generated text from its chunks and its heard text
-from its Finalize — with outcome ``unfinished``. Frames are re-decoded from their raw
-bytes by this build, so a frame an older build could not read is read now.
+call cut short (the process was killed) has only its frames and events: the report is
+rebuilt from them — each unit's generated text from its chunks, its heard text from its
+Finalize or, for the unit in play at the crash, from the words played — with outcome
+``unfinished``. Frames are re-decoded from their raw bytes by this build, so a frame an
+older build could not read is read now.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from sandbox.call.heard import HeardCursor
+from sandbox.call.units import Fate
 from sandbox.record.recorder import REPORT_VERSION, FrameRecord
-from sandbox.record.store import SessionRow, SessionStore, StoredFrame
+from sandbox.record.store import SessionRow, SessionStore, StoredEvent, StoredFrame
 from sandbox.wire.codec import WireError, decode
 from sandbox.wire.plain import describe
 
@@ -30,37 +33,69 @@ def frame_record(frame: StoredFrame) -> FrameRecord:
 
 
 def session_report(store: SessionStore, row: SessionRow) -> dict[str, Any]:
-    """The session's report: the one it wrote at its end, or one rebuilt from its frames."""
+    """The session's report: the one it wrote at its end, or one rebuilt from what it
+    recorded (see :func:`rebuilt_report`)."""
     stored = store.report(row.id)
     if stored is not None:
         return stored
-    return _from_frames(row, [frame_record(f) for f in store.frames(row.id)])
+    frames = [frame_record(f) for f in store.frames(row.id)]
+    return rebuilt_report(row, frames, store.events(row.id), crashed=not store.running(row))
 
 
-def _from_frames(row: SessionRow, frames: list[FrameRecord]) -> dict[str, Any]:
+def rebuilt_report(
+    row: SessionRow, frames: list[FrameRecord], events: list[StoredEvent], *, crashed: bool
+) -> dict[str, Any]:
+    """The report of a call that has not ended, from its frames and events in time order.
+
+    Each unit's generated text is its chunks, and its heard text its Finalize's; a unit with
+    no Finalize heard the words the playout released (its ``word_played`` events) walked
+    through its text as the call walked them, so it reads back with exactly the words that
+    were committed. ``crashed``: the call's process died (nobody holds its lock), so those
+    units were cut by the crash (fate ``crashed``); otherwise the call is still in progress
+    and they are ``in play``. The outcome is ``unfinished`` either way.
+    """
     units: dict[int, dict[str, Any]] = {}
+    cursors: dict[int, HeardCursor] = {}  # the units not finalized yet
+    closed: set[int] = set()  # units whose bracket the brain closed
     callers: list[str] = []
     errors: list[dict[str, Any]] = []
     steps: list[dict[str, Any]] = []
     watermark = 0
-    for frame in frames:
-        f = frame.fields
+    moments: list[tuple[int, bool, FrameRecord | StoredEvent]] = [
+        (f.t_ms, False, f) for f in frames
+    ]
+    moments += [(e.t_ms, True, e) for e in events if e.kind == "word_played"]
+    # Stable, frames before events at one instant: a word plays after its chunk came in.
+    for _, _, moment in sorted(moments, key=lambda m: (m[0], m[1])):
+        if isinstance(moment, StoredEvent):
+            cursor = cursors.get(_int(moment.data.get("speech_id")))
+            if cursor is not None:
+                cursor.played(str(moment.data.get("word", "")))
+            continue
+        frame, f = moment, moment.fields
+        sid = _int(f.get("speech_id"))
         if frame.type == "speech_start" and frame.dir == "in":
-            sid = int(f.get("speech_id", 0))
-            units.setdefault(sid, _unit(sid, int(f.get("turn_id", 0))))
+            if sid not in units:
+                units[sid] = _unit(sid, _int(f.get("turn_id")))
+                cursors[sid] = HeardCursor()
         elif frame.type == "speech_chunk" and frame.dir == "in":
-            unit = units.get(int(f.get("speech_id", 0)))
+            unit = units.get(sid)
             if unit is not None:
                 unit["generated"] += str(f.get("text", ""))
+                if sid in cursors and sid not in closed:  # relayed to the playout
+                    cursors[sid].extend(str(f.get("text", "")))
+        elif frame.type in ("speech_end", "speech_cancel") and frame.dir == "in":
+            closed.add(sid)  # it plays on, but takes no more text
         elif frame.type == "finalize" and frame.dir == "out":
-            unit = units.get(int(f.get("speech_id", 0)))
+            unit = units.get(sid)
             if unit is not None:
+                cursors.pop(sid, None)
                 unit["heard"] = str(f.get("heard_text", ""))
                 unit["fate"] = "finalized"
         elif frame.type == "user_message" and frame.dir == "out":
             callers.append(str(f.get("text", "")))
         elif frame.type == "interruption":
-            watermark = max(watermark, int(f.get("through_turn", 0)))
+            watermark = max(watermark, _int(f.get("through_turn")))
         elif frame.type == "turn_step" and frame.dir == "in":
             steps.append({"t_ms": frame.t_ms, **f})
         elif frame.type == "error":
@@ -73,9 +108,12 @@ def _from_frames(row: SessionRow, frames: list[FrameRecord]) -> dict[str, Any]:
                     "fatal": bool(f.get("fatal", False)),
                 }
             )
+    for sid, cursor in cursors.items():
+        units[sid]["heard"] = cursor.heard
+        units[sid]["fate"] = Fate.CRASHED.value if crashed else "in play"
     for unit in units.values():
         unit["relayed"] = unit["generated"]
-        unit["interrupted"] = unit["fate"] == "finalized" and unit["heard"] != unit["generated"]
+        unit["interrupted"] = unit["fate"] != "in play" and unit["heard"] != unit["generated"]
         unit["words_heard"] = len(unit["heard"].split())
         unit["words_total"] = len(unit["generated"].split())
     return {
@@ -85,7 +123,12 @@ def _from_frames(row: SessionRow, frames: list[FrameRecord]) -> dict[str, Any]:
         "started_at": _started(row.started_at),
         "outcome": "unfinished",
         "ended_by": "unfinished",
-        "end_detail": "the call never reached its end; this report is rebuilt from its frames",
+        "end_detail": (
+            "the call's process stopped before the call ended (killed or crashed); this report "
+            "is rebuilt from what was recorded up to then"
+            if crashed
+            else "the call is still in progress; this report is what was recorded so far"
+        ),
         "settings": "",
         "watermark": watermark,
         "caller_turns": callers,
@@ -96,6 +139,16 @@ def _from_frames(row: SessionRow, frames: list[FrameRecord]) -> dict[str, Any]:
         "alignment_skips": 0,
         "frames": [frame.as_json() for frame in frames],
     }
+
+
+def _int(value: object) -> int:
+    """A stored field as an integer; 0 when a damaged row holds anything else."""
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value))
+    except ValueError:
+        return 0
 
 
 def _started(at: float) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import shutil
 import threading
 import wave
 from collections.abc import Callable
@@ -46,6 +47,27 @@ def legs_dir(session_id: str) -> Path:
 def leg_path(session_id: str, leg: str) -> Path:
     """One leg's WAV file (``mic`` or ``speaker``)."""
     return legs_dir(session_id) / f"{leg}.wav"
+
+
+def remove_legs(session_id: str) -> int:
+    """Delete a session's audio legs and their folder; the bytes freed (0 when it has none).
+    Links inside are removed, never followed; an id that is not a plain name (a damaged row)
+    names no folder."""
+    if session_id in ("", ".", "..") or Path(session_id).name != session_id:
+        return 0
+    folder = legs_dir(session_id)
+    if folder.is_symlink():
+        folder.unlink()
+        return 0
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    freed = sum(
+        e.stat(follow_symlinks=False).st_size for e in entries if e.is_file(follow_symlinks=False)
+    )
+    shutil.rmtree(folder)
+    return freed
 
 
 class AudioLeg:

@@ -44,8 +44,9 @@ def session_markdown(row: SessionRow, report: dict[str, Any]) -> str:
         "",
         f"{started} · {length} · {row.mode} · {row.leg} leg · brain {_code(row.brain_url)}",
     ]
-    if row.end_detail:
-        lines.append(f"Why it ended: {_md(row.end_detail)}")
+    why = row.end_detail or str(report.get("end_detail", ""))  # unfinished: the rebuilt one's
+    if why:
+        lines.append(f"Why it ended: {_md(why)}")
     lines += ["", "### Transcript (what the caller heard)", ""]
     entries = transcript(report)
     units = [e for e in entries if isinstance(e, BotUnit)]
@@ -88,7 +89,7 @@ def _heard(unit: BotUnit) -> str:
     if not unit.cut:
         return _md(unit.heard)
     heard = _md(unit.heard) if unit.heard else "*(nothing)*"
-    return f"{heard} ~~{_md(unit.unheard)}~~ ({unit.cut_mark}, {unit.fate})"
+    return f"{heard} ~~{_md(unit.unheard)}~~ ({unit.cut_mark}, {unit.fate_words})"
 
 
 def _never_heard(cut: list[BotUnit]) -> str:

@@ -9,7 +9,9 @@ words. The files are private to the user: they hold what a caller said.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -19,6 +21,7 @@ from typing import Any
 
 from sandbox.errors import UserError
 from sandbox.private_files import private_files, private_folder
+from sandbox.record.legs import remove_legs
 from sandbox.wire.tokens import data_dir
 
 #: The layout this build writes and reads. Each entry of _MIGRATIONS moves one version up.
@@ -26,6 +29,8 @@ SCHEMA_VERSION = 2
 STORE_FILE = "sessions.db"
 #: How long a reader or writer waits for another process's write lock.
 BUSY_TIMEOUT_S = 10.0
+#: The folder beside the store where each call in progress holds its lock file.
+RUNNING_DIR = "running"
 
 _MIGRATIONS: tuple[str, ...] = (
     # 0 -> 1: the first layout.
@@ -270,21 +275,121 @@ class SessionStore:
             )
         return report
 
-    def delete(self, session_id: str) -> None:
-        """Remove a session, its frames and its events."""
-        with self._db:
-            self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+    def running(self, row: SessionRow) -> bool:
+        """Whether the call is still in progress: it has not ended, and the process recording
+        it still holds its lock. A call whose process died (killed, crashed) has not ended
+        either, but nobody holds its lock any more."""
+        return row.outcome is None and is_running(self.path, row.id)
 
-    def prune(self, older_than_s: float, now: Callable[[], float] = time.time) -> list[str]:
-        """Remove every session that started more than ``older_than_s`` ago; their ids."""
+    def delete(self, session_id: str) -> Removed:
+        """Remove a session: its frames, its events, its index row and its audio legs. A call
+        still in progress is refused in words (its process is writing it)."""
+        ended = self._db.execute(
+            "SELECT outcome IS NOT NULL FROM sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        if ended is not None and not ended[0] and is_running(self.path, session_id):
+            raise StoreError(
+                f"session {session_id[:12]} is a call still in progress: hang it up first, "
+                "then remove it"
+            )
+        return self._remove([session_id])
+
+    def prune(self, older_than_s: float, now: Callable[[], float] = time.time) -> Removed:
+        """Remove every session that started more than ``older_than_s`` ago, but a call still
+        in progress (named in ``Removed.in_progress``)."""
         cutoff = now() - older_than_s
-        ids = [
-            row[0]
-            for row in self._db.execute("SELECT id FROM sessions WHERE started_at < ?", (cutoff,))
-        ]
+        old = [row for row in self.sessions() if row.started_at < cutoff]
+        busy = [row.id for row in old if self.running(row)]
+        removed = self._remove([row.id for row in old if row.id not in busy])
+        return Removed(removed.ids, removed.audio_bytes, removed.stored_bytes, busy)
+
+    def _remove(self, ids: list[str]) -> Removed:
+        stored = 0
         with self._db:
-            self._db.executemany("DELETE FROM sessions WHERE id = ?", [(i,) for i in ids])
-        return ids
+            for session_id in ids:
+                stored += self._stored_bytes(session_id)
+                self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        # The row goes first: a crash in between leaves legs nobody lists, not a row whose
+        # audio is gone.
+        audio = sum(remove_legs(session_id) for session_id in ids)
+        for session_id in ids:  # the lock file a killed call left behind
+            running_mark(self.path, session_id).unlink(missing_ok=True)
+        return Removed(ids, audio, stored, [])
+
+    def _stored_bytes(self, session_id: str) -> int:
+        """The bytes a session holds inside the store: frames, events and its report."""
+        row = self._db.execute(
+            "SELECT (SELECT COALESCE(SUM(LENGTH(raw)), 0) FROM frames WHERE session_id = ?1)"
+            " + (SELECT COALESCE(SUM(LENGTH(CAST(data AS BLOB))), 0) FROM events"
+            "    WHERE session_id = ?1)"
+            " + (SELECT COALESCE(LENGTH(CAST(report AS BLOB)), 0) FROM sessions WHERE id = ?1)",
+            (session_id,),
+        ).fetchone()
+        return int(row[0] or 0)
+
+
+@dataclass(frozen=True)
+class Removed:
+    """What removing sessions freed."""
+
+    ids: list[str]
+    #: The audio legs' files: freed on disk.
+    audio_bytes: int
+    #: Frames, events and reports inside the store: free for the store to reuse (the file
+    #: itself does not shrink).
+    stored_bytes: int
+    #: Sessions left alone because their calls are still in progress.
+    in_progress: list[str]
+
+
+# ------------------------------------------------------- a call in progress
+
+
+def running_mark(store: Path, session_id: str) -> Path:
+    """The lock file a call in progress holds, in the folder beside the store."""
+    return store.parent / RUNNING_DIR / f"{session_id}.lock"
+
+
+class RunningLock:
+    """Held by the process recording a session for as long as its call runs.
+
+    An OS lock (``flock``), not a pid in a row: the kernel lets go of it the moment the
+    process dies, however it dies, so a reader tells a call in progress (locked) from one
+    whose process was killed (the file left behind, unlocked) without guessing at pids.
+    """
+
+    def __init__(self, store: Path, session_id: str) -> None:
+        """Take the lock (a new file, so nobody else holds it)."""
+        self._path = running_mark(store, session_id)
+        try:
+            private_folder(self._path.parent)
+            self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:
+            raise StoreError(
+                f"the call cannot be recorded: {self._path.parent} cannot be written "
+                f"({exc.strerror or exc})"
+            ) from None
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+
+    def release(self) -> None:
+        """The call ended: its index says so, and the lock file goes."""
+        self._path.unlink(missing_ok=True)
+        os.close(self._fd)
+
+
+def is_running(store: Path, session_id: str) -> bool:
+    """Whether a live process holds the session's lock (see :class:`RunningLock`)."""
+    try:
+        fd = os.open(running_mark(store, session_id), os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False  # no lock file: the call ended, or was recorded by an older build
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 def _json_object(text: object) -> dict[str, Any] | None:

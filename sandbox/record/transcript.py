@@ -10,9 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sandbox.call.units import Fate
 from sandbox.record.plain_text import visible
 
 Report = dict[str, Any]
+#: A unit cut by its call's process dying, in words (its fate is ``crashed``).
+CRASHED_WORDS = "cut by a crash: the call's process stopped"
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,11 @@ class BotUnit:
     def unheard(self) -> str:
         """What was generated after the heard prefix (empty when all of it was heard)."""
         return self.generated[len(self.heard) :].strip()
+
+    @property
+    def fate_words(self) -> str:
+        """The fate as the printers say it."""
+        return CRASHED_WORDS if self.fate == Fate.CRASHED.value else self.fate
 
     @property
     def cut_mark(self) -> str:
@@ -168,7 +176,8 @@ def transcript_line(entry: Entry) -> str:
             # repr() quotes the text and escapes what visible() does, and a quote besides.
             line = f"  bot     [unit {entry.speech_id}, turn {entry.turn_id}] {entry.heard!r}"
             if entry.cut:
-                line += f"   {entry.cut_mark}\n          unheard {entry.unheard!r} ({entry.fate})"
+                line += f"   {entry.cut_mark}\n          unheard {entry.unheard!r}"
+                line += f" ({entry.fate_words})"
             return line
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from sandbox import __version__
 from sandbox.record.batches import batches
-from sandbox.record.store import connect
+from sandbox.record.store import RunningLock, connect, store_path
 from sandbox.wire import WIRE_VERSION
 
 log = logging.getLogger(__name__)
@@ -81,14 +81,17 @@ class SessionWriter:
         on_failure: Callable[[str], None] | None = None,
         redrive_of: str | None = None,
     ) -> None:
-        """Open the store and write the session's index row now (so a crash still lists it).
+        """Open the store and write the session's index row now (so a crash still lists it),
+        holding the session's lock while the call runs (so a reader tells it from a crash).
 
         ``mode`` says what the call carried: ``sim``, ``typed`` or ``audio``.
         """
         self.session_id = session_id
         self.failure: str | None = None
         self.on_failure = on_failure
+        path = path or store_path()
         self._db = connect(path)
+        self._running = RunningLock(path, session_id)
         self._db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         with self._db:
             self._db.execute(
@@ -128,6 +131,7 @@ class SessionWriter:
         self._queue.put(None)
         self._thread.join()
         self._db.close()
+        self._running.release()
 
     @property
     def backlog(self) -> int:

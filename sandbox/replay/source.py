@@ -9,8 +9,8 @@ import numpy.typing as npt
 
 from sandbox.errors import UserError
 from sandbox.record.legs import MIC, SPEAKER, leg_path, read_leg
-from sandbox.record.store import SessionRow, SessionStore
-from sandbox.replay.timeline import Replayer
+from sandbox.record.store import SessionRow, SessionStore, StoredEvent
+from sandbox.replay.timeline import PROCESS_STOPPED, Replayer
 
 Leg = tuple[npt.NDArray[np.int16], int]
 
@@ -40,7 +40,12 @@ def open_recording(session: str, store: SessionStore | None = None) -> Recording
     store = store or SessionStore()
     try:
         row = store.find(session)
-        replayer = Replayer(store.frames(row.id), store.events(row.id))
+        frames, events = store.frames(row.id), store.events(row.id)
+        if row.outcome is None and not store.running(row):
+            # The process died mid-call: the replay ends where the recording does, saying so.
+            end = max([f.t_ms for f in frames] + [e.t_ms for e in events], default=0)
+            events.append(StoredEvent(len(events), end, PROCESS_STOPPED, {}))
+        replayer = Replayer(frames, events)
     finally:
         if own:
             store.close()

@@ -73,6 +73,8 @@ class RecordNote:
     words: str
 
 
+#: Not stored: the moment a reader adds at the end of a call whose process died mid-call.
+PROCESS_STOPPED = "process_stopped"
 #: The call record's findings, by the kind they were stored under (besides the values).
 _FINDINGS = ("name_refused", "name_not_from_caller", "called_the_caller", "promised_unbooked")
 
@@ -262,6 +264,15 @@ def _event(view: View, event: StoredEvent, changes: Changes) -> None:
         shown = RecordNote(value_line(data))
     elif kind in _FINDINGS:
         shown = RecordNote(finding_line(data))
+    elif kind == PROCESS_STOPPED:  # what was still in play was cut there by the crash
+        for unit in view.units.values():
+            if unit.fate is None:
+                unit.fate = Fate.CRASHED
+                changes.units.append(unit.speech_id)
+        shown = RecordNote(
+            "the call's process stopped here (killed or crashed): the recording ends, and "
+            "what was still playing was cut by the crash"
+        )
     if shown is not None:
         view.entries.append(shown)
         changes.entries.append(shown)

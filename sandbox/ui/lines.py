@@ -29,10 +29,12 @@ from sandbox.call.effects import (
 )
 from sandbox.call.units import Fate, Unit
 from sandbox.record.plain_text import visible
-from sandbox.record.transcript import stall_words
+from sandbox.record.transcript import CRASHED_WORDS, stall_words
 
 #: Fates whose unheard remainder was cut off rather than merely not played yet.
-_CUT = frozenset({Fate.BARGED, Fate.CANCELLED, Fate.DEAD_ON_ARRIVAL, Fate.ABANDONED, Fate.UNSPOKEN})
+_CUT = frozenset(
+    {Fate.BARGED, Fate.CANCELLED, Fate.DEAD_ON_ARRIVAL, Fate.ABANDONED, Fate.UNSPOKEN, Fate.CRASHED}
+)
 _FATE_WORDS = {
     Fate.PLAYED: "played",
     Fate.BARGED: "cut by a barge-in",
@@ -41,6 +43,7 @@ _FATE_WORDS = {
     Fate.SILENT: "silent: no text",
     Fate.ABANDONED: "cut: the call ended",
     Fate.UNSPOKEN: "never spoken: its voice could not be loaded",
+    Fate.CRASHED: CRASHED_WORDS,
 }
 _CALLER_LABELS = {
     "spoken": "you said",

@@ -70,7 +70,7 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
             "duration_ms": duration,
             "outcome": row.status,
             "ended_by": row.ended_by or "",
-            "end_detail": row.end_detail or "",
+            "end_detail": row.end_detail or str(report.get("end_detail", "")),
             "counts": {
                 "caller turns": row.caller_turns,
                 "units": row.units,
@@ -117,7 +117,7 @@ def _unit(
         "words": words,
         "word_ms": [times[i] if i < min(heard, len(times)) else None for i in range(len(words))],
         "heard": heard,
-        "fate": unit.fate,
+        "fate": unit.fate_words,
         "cut": unit.cut_mark,
     }
 
