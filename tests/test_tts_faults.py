@@ -153,6 +153,17 @@ def words_of(events: list[Played], speech_id: int) -> list[str]:
     return [e.word for e in events if isinstance(e, WordPlayed) and e.speech_id == speech_id]
 
 
+def test_the_unit_that_silenced_the_call_plays_in_full_and_so_does_the_next(
+    speech_out: SpeechOut,
+) -> None:
+    """The report's case: its first clause, "Well.. ", went to Piper on its own."""
+    speak_units(speech_out, WELL, "Later unit.")
+    events = collect(speech_out, 2)
+    assert not [e for e in events if isinstance(e, ClauseUnsaid)]
+    assert words_of(events, 1) == ["Well..", "let", "me", "see."]
+    assert words_of(events, 2) == ["Later", "unit."]
+
+
 def test_a_clause_that_cannot_be_said_stops_its_unit_and_the_next_unit_plays(
     speech_out: SpeechOut,
 ) -> None:

@@ -21,7 +21,6 @@ said normalized, or not said at all from there on, and reported as a :class:`Tro
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import os
@@ -29,7 +28,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -288,14 +287,17 @@ class Synthesizer:
         """
         piper = self._piper
         id_map = piper.config.phoneme_id_map
-        ids = piper.phonemes_to_ids(list(phonemes))
+        # Piper drops a phoneme its voice lacks (an "é" left by espeak) with a warning each
+        # time: dropped here first, quietly, the same way.
+        ids = piper.phonemes_to_ids([p for p in phonemes if p in id_map])
         result = piper.phoneme_ids_to_audio(ids, include_alignments=True)
-        audio, per_id = result if isinstance(result, tuple) else (result, None)
+        raw, per_id = result if isinstance(result, tuple) else (result, None)
+        audio = np.atleast_1d(raw)
         peak = float(np.max(np.abs(audio))) if audio.size else 0.0
         scaled = audio / peak if peak >= 1e-8 else np.zeros_like(audio)
         samples = np.clip(scaled * 32767.0, -32767, 32767).astype(np.int16)
         pad = len(id_map.get(_PAD, []))
-        # How many ids each symbol became (Piper drops a phoneme its voice lacks).
+        # How many ids each symbol became (none for a dropped one).
         counts = [
             len(id_map.get(_BOS, [])) + pad,
             *(len(id_map[p]) + pad if p in id_map else 0 for p in phonemes),
@@ -303,7 +305,7 @@ class Synthesizer:
         ]
         if per_id is not None and len(per_id) == len(ids) == sum(counts):
             edges = [0, *accumulate(counts)]
-            durations = [int(per_id[a:b].sum()) for a, b in itertools.pairwise(edges)]
+            durations = [int(per_id[a:b].sum()) for a, b in pairwise(edges)]
         else:
             durations = _even(len(counts), len(samples))
         return samples, durations
@@ -332,7 +334,7 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     for token in split_words(text):
         if token.end - bounds[-1] > MAX_PIECE_CHARS and token.start > bounds[-1]:
             bounds.append(token.start)
-    return list(itertools.pairwise([*bounds, len(text)]))
+    return list(pairwise([*bounds, len(text)]))
 
 
 _Planned = tuple[str, list[tuple[Token, tuple[int, int]]]]
