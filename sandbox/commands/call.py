@@ -122,6 +122,8 @@ class HangUp:
     def _signalled(self, number: int) -> None:
         if self.caught is not None:
             raise KeyboardInterrupt  # asked twice: out of the loop now, nothing more waited
+        if self.host is not None and self.host.core.ended is not None:
+            return  # it ended another way: its report is being written, as it would be
         self.caught = number
         if self.host is not None:
             self.host.hang_up()
