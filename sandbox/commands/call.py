@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import errno
 import json
 import signal
@@ -111,7 +112,9 @@ class HangUp:
         """Catch the signals on the running loop (it drops them when it closes)."""
         loop = asyncio.get_running_loop()
         for number in HANG_UP_SIGNALS:
-            loop.add_signal_handler(number, self._signalled, number)
+            # None on Windows, nor off the main thread (run in-process): the default stands.
+            with contextlib.suppress(NotImplementedError, ValueError):
+                loop.add_signal_handler(number, self._signalled, number)
 
     def attach(self, host: CallHost) -> None:
         """The call is up: a signal from now on hangs it up at once."""
