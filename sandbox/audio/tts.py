@@ -226,15 +226,17 @@ class Synthesizer:
                 continue
             too_long = next((t for t in split_words(piece) if len(t.text) > MAX_WORD_CHARS), None)
             if too_long is not None:
-                yield from self._say(piece[: too_long.start], report)
-                why = f"a word of {len(too_long.text)} characters is too long to say"
-                report(Trouble(text[start + too_long.start :], why, repaired=False))
+                before, rest = piece[: too_long.start], text[start + too_long.start :]
+                if (yield from self._say(before, rest, report)):
+                    why = f"a word of {len(too_long.text)} characters is too long to say"
+                    report(Trouble(rest, why, repaired=False))
                 return
-            if not (yield from self._say(piece, report)):
+            if not (yield from self._say(piece, text[end:], report)):
                 return
 
-    def _say(self, text: str, report: TroubleSink) -> Generator[Clip, None, bool]:
-        """Say ``text`` as written, else its unsaid rest normalized; False: some was unsaid."""
+    def _say(self, text: str, after: str, report: TroubleSink) -> Generator[Clip, None, bool]:
+        """Say ``text`` as written, else its unsaid rest normalized; False: some was unsaid,
+        and so is ``after``, the text that follows it."""
         done = 0  # characters of text whose clips have been yielded
         try:
             for clip in self._clips(text, None):
@@ -250,7 +252,8 @@ class Synthesizer:
                 yield clip
                 done += len(clip.text)
         except Exception as exc:
-            report(Trouble(text[done:], f"{why}; normalized: {type(exc).__name__}: {exc}", False))
+            why += f"; normalized: {type(exc).__name__}: {exc}"
+            report(Trouble(text[done:] + after, why, repaired=False))
             return False
         report(Trouble(rest, why, repaired=True))
         return True
