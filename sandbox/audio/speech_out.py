@@ -99,9 +99,6 @@ class SpeechOut:
         self.wake: Callable[[], None] = lambda: None
         #: Also told of every word as it is released (the audio thread; return at once).
         self.word_hooks: list[Callable[[WordPlayed], None]] = []
-        #: Told of every clause the synthesizer could not say as written, with its unit
-        #: (the synthesis thread).
-        self.trouble_hooks: list[Callable[[int, Trouble], None]] = []
         self.clock = make_clock(
             on_word=self._word, on_unit_done=self._unit_done, on_release=self._released
         )
@@ -228,8 +225,6 @@ class SpeechOut:
             return
 
         def trouble(found: Trouble) -> None:
-            for hook in self.trouble_hooks:
-                hook(job.speech_id, found)
             if found.repaired:
                 log.info("unit %s: %s", job.speech_id, found.describe())
             else:
