@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.brains.hostile import ANSWER
+from sandbox.call.core import MAX_ERROR_CHARS
 from sandbox.record.recorder import CUT_KEPT_BYTES, MALFORMED_KEPT
 from sandbox.record.store import SessionStore, StoredEvent, StoredFrame
 from sandbox.wire.tokens import HOME_ENV
@@ -138,4 +139,20 @@ def test_oversized_chunks_are_stored_as_their_start_and_length(tmp_path: Path) -
         assert cut["bytes"] == huge[0]["bytes"]
         assert kept.raw[-100:] == b"x" * 100  # the chunk's own start, verbatim
     assert max(len(f.raw) for f in call.frames) == CUT_KEPT_BYTES
+    assert call.store_bytes < SMALL_REPORT
+
+
+def test_a_brains_oversized_errors_are_kept_as_their_start(tmp_path: Path) -> None:
+    sent, size = 5, 15_000_000
+    call = _call(tmp_path, "huge_errors", "--huge-chunks", str(sent))
+    assert call.done.stdout.count(ANSWER) >= 1  # the call went on
+    told = [e for e in call.report["errors"] if e["dir"] == "in"]
+    assert len(told) == sent
+    for error in told:
+        assert error["message"] == "e" * MAX_ERROR_CHARS + (
+            f"… [{size - MAX_ERROR_CHARS:,} more characters]"
+        )
+    assert len(call.done.stdout) < SMALL_REPORT
+    assert call.report_path.stat().st_size < SMALL_REPORT
+    assert len([e for e in call.events if e.kind == "frame_cut"]) == sent
     assert call.store_bytes < SMALL_REPORT

@@ -165,6 +165,15 @@ class HostileBrain:
         too) waits in the call's buffers and the kernel's."""
         self.ws.transport.pause_reading()
 
+    async def _huge_errors(self, turn: int) -> None:
+        """``huge_chunks`` non-fatal Errors of ``huge_chunk_bytes`` of text each, then the
+        answer."""
+        text = "e" * self.how.huge_chunk_bytes
+        frame = encode(pb.Error(code=pb.ERROR_CODE_INTERNAL, message=text, fatal=False))
+        for _ in range(self.how.huge_chunks):
+            await self.ws.send(frame)
+        await self._say(turn, ANSWER)
+
     # ------------------------------------------------------------- plumbing
 
     async def _say(self, turn: int, text: str) -> None:
@@ -222,6 +231,7 @@ BEHAVIOURS: dict[str, str] = {
         "_garbage",
         "_huge",
         "_never_reads",
+        "_huge_errors",
     )
 }
 

@@ -70,6 +70,10 @@ UNIT_STALL_MS = 4_000
 #: (``CallCore.errors_uncounted``), so a brain repeating one mistake thousands of times a
 #: second cannot grow the call, its record or the screen without bound.
 MAX_ERRORS = 200
+#: The most of a brain's Error message the call keeps (its record, the screen, the end's
+#: detail), the rest counted in words: the wire bounds it only by the message size, and
+#: thirty 15 MB messages kept whole made a 740 MB call and a 90 MB report.
+MAX_ERROR_CHARS = 4096
 
 
 @dataclass(frozen=True)
@@ -365,8 +369,9 @@ class CallCore:
         if not msg.fatal and self._errors_full():
             return []
         code = pb.ErrorCode.Name(msg.code) if msg.code in pb.ErrorCode.values() else str(msg.code)
-        self.errors.append(WireErrorRecord(now, "in", code, msg.message, msg.fatal))
-        told = BrainError(code.removeprefix("ERROR_CODE_"), msg.message, msg.fatal)
+        message = shortened(msg.message, MAX_ERROR_CHARS)
+        self.errors.append(WireErrorRecord(now, "in", code, message, msg.fatal))
+        told = BrainError(code.removeprefix("ERROR_CODE_"), message, msg.fatal)
         if not msg.fatal:
             # The brain owning up to a failure while it owes an answer is its answer: the
             # turn is over, the floor is the caller's again and the idle wait counts from
@@ -375,7 +380,7 @@ class CallCore:
             if self._pending is not None and not self._pending.warned:
                 self._pending = None
             return [told]
-        return [told, *self._end(now, ended_by="brain_error", detail=msg.message)]
+        return [told, *self._end(now, ended_by="brain_error", detail=message)]
 
     # ----------------------------------------------------------- caller side
 
@@ -829,6 +834,13 @@ class CallCore:
             return []
         self._state = state
         return [StateChanged(state)]
+
+
+def shortened(text: str, chars: int) -> str:
+    """``text`` whole up to ``chars`` characters, else its start and how much was left out."""
+    if len(text) <= chars:
+        return text
+    return f"{text[:chars]}… [{len(text) - chars:,} more characters]"
 
 
 def _step_fields(step: pb.TurnStep) -> dict[str, Any]:

@@ -5,15 +5,14 @@ written to the store while the call runs (raw bytes for frames), so nothing is l
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox.call.core import CallCore
+from sandbox.call.core import CallCore, shortened
 from sandbox.call.units import MAX_CHUNK_CHARS
-from sandbox.private_files import private_files, private_folder
+from sandbox.private_files import PRIVATE_MODE, private_folder, write_file
 from sandbox.record.call_record import RecordTracker, build, heard_from
 from sandbox.record.frame_log import FrameLog
 from sandbox.record.writer import SessionEnd, SessionWriter
@@ -84,7 +83,7 @@ class Recorder:
         """Record one decoded envelope; ``raw`` is its bytes as they crossed (kept whole in
         the store but for a frame over CUT_OVER_BYTES or dropped for its size; the report
         and the screen show a long text field's start)."""
-        if _dropped_for_size(env) or len(raw) > CUT_OVER_BYTES:
+        if len(raw) > CUT_OVER_BYTES or _dropped_for_size(env, raw):
             arm, shown = _described(env, CUT_KEPT_BYTES)
             record = FrameRecord(t_ms, direction, arm, {**shown, "bytes": len(raw)})
             self._crossed.add_other(record)
@@ -224,10 +223,8 @@ class Recorder:
         mid-write leaves the previous file whole)."""
         report = self.finish(core, duration_ms, **extra)
         private_folder(path.parent)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        with private_files():  # what the caller said
-            tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False))
-        os.replace(tmp, path)
+        text = json.dumps(report, indent=2, ensure_ascii=False)
+        write_file(path, text, mode=PRIVATE_MODE)  # what the caller said
         return path
 
 
@@ -245,16 +242,16 @@ def _described(env: pb.Envelope, chars: int = SHOWN_CHARS) -> tuple[str, dict[st
 
 
 def _shortened(value: Any, chars: int) -> Any:
-    """A text field as the report keeps it: whole up to ``chars``, else its start and how
-    much was left out."""
-    if isinstance(value, str) and len(value) > chars:
-        return f"{value[:chars]}… [{len(value) - chars:,} more characters]"
-    return value
+    """A field as the report keeps it: text up to ``chars`` (see :func:`shortened`)."""
+    return shortened(value, chars) if isinstance(value, str) else value
 
 
-def _dropped_for_size(env: pb.Envelope) -> bool:
-    """A chunk the call drops whole for its length (``sandbox.call.units``)."""
-    return env.WhichOneof("body") == "speech_chunk" and len(env.speech_chunk.text) > MAX_CHUNK_CHARS
+def _dropped_for_size(env: pb.Envelope, raw: bytes) -> bool:
+    """A chunk the call drops whole for its length (``sandbox.call.units``). Its text is
+    read only when its bytes could hold that many characters: reading makes a copy."""
+    if len(raw) <= MAX_CHUNK_CHARS or env.WhichOneof("body") != "speech_chunk":
+        return False
+    return len(env.speech_chunk.text) > MAX_CHUNK_CHARS
 
 
 def default_report_path(session_id: str, started_at: float | None = None) -> Path:
