@@ -46,6 +46,7 @@ INTRODUCTIONS: list[tuple[str, str | None]] = [
     ("It is Sam speaking.", "Sam"),
     ("Priya speaking", "Priya"),
     ("Hello, Priya speaking.", "Priya"),
+    ("Hello Priya speaking.", "Priya"),
     ("Yes, Tom Baker speaking.", "Tom Baker"),
     ("Emily speaking, how can I help?", "Emily"),
     ("This is Dr Patel.", "Dr Patel"),

@@ -123,9 +123,9 @@ _AFTER_LOWER = frozenset({"and", "from", "here", "speaking", "calling", "but", "
 _DESCRIBING = ("ed", "ing", "ly", "ous", "ent", "ant", "ive", "ble", "ful", "less",
                "ial", "ical", "ary", "ory", "ate")  # fmt: skip
 #: "Sam speaking" / "Hello, Tom Baker speaking": a capitalised name at a clause's start.
-_SPEAKING = re.compile(
-    r"(?:^|[,.;!?]\s*|\b(?:hi|hello|hey|yes|yeah)\W+)((?:[^\W\d_][\w'-]*\s+){1,3})speaking\b"
-)
+_SPEAKING = re.compile(r"\bspeaking\b")
+#: Where a clause starts: the line's start, a stop or comma, or a greeting.
+_CLAUSE_START = re.compile(r"(?:^|[,.;!?]|\b(?i:hi|hello|hey|yes|yeah))\W*$")
 _CLAUSE_END = re.compile(r"[.,;:!?]")
 _FILLERS = re.compile(r"^(?:(?:um+|uh+|erm?|ah+|well|actually|just|like)\b[\s,]*)+", re.I)
 #: A word of letters in any script ("Zoë", "José"), an apostrophe or hyphen inside it.
@@ -180,10 +180,9 @@ def _offered(caller_line: str) -> Iterator[tuple[str, bool]]:
         if offer is not None:
             found.append((match.start(), *offer))
     for match in _SPEAKING.finditer(line):
-        words = match.group(1).split()
-        name = _capitalised_run(words)
-        if name is not None and len(name.split()) == len(words):  # right before "speaking"
-            found.append((match.start(1), name, True))
+        spoken = _speaking(line[: match.start()])
+        if spoken is not None:
+            found.append((match.start(), spoken, True))
     for _, word, ok in sorted(found):
         yield word, ok
 
@@ -207,6 +206,22 @@ def _after_opener(kind: str, before: str, after: str) -> tuple[str, bool] | None
     if name is None or (kind == "its" and not _its_confirmed(before, words, name)):
         return None
     return name, True
+
+
+def _speaking(before: str) -> str | None:
+    """The name right before a "speaking" (``before`` is the line up to it), one to three
+    capitalised words starting a clause, or None."""
+    words = before.split()
+    for count in (3, 2, 1):
+        if len(words) < count:
+            continue
+        head = before.rstrip()
+        for word in words[-count:][::-1]:
+            head = head[: -len(word)].rstrip()
+        name = _capitalised_run(words[-count:])
+        if name is not None and len(name.split()) == count and _CLAUSE_START.search(head):
+            return name
+    return None
 
 
 def _capitalised_run(words: list[str]) -> str | None:
