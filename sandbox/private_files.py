@@ -1,15 +1,32 @@
-"""Files only the user can read: what a caller said, and the key that signs tokens.
+"""Files only the user can read, and how every file the sandbox writes is written.
 
 Everything the sandbox keeps in its data folder is created private (folders 0700, files
 0600) from the first byte, never tightened afterwards, so no other user can ever read it.
+
+A file is written whole or not at all (:class:`NewFile`): into a temporary created
+exclusively, under a random name, in the target's own folder (``O_CREAT | O_EXCL |
+O_NOFOLLOW``: nothing planted there, a link or a file, is ever written through), then
+flushed, fsynced and renamed onto the target. The rename replaces whatever is at the target
+(a link itself, never where it points), so a crash mid-write leaves the previous file whole
+and a link planted while a command runs is replaced, not followed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
+
+#: What a file is created as when it is not private (the umask still applies).
+SHARED_MODE = 0o666
+PRIVATE_MODE = 0o600
+#: Names tried for a temporary before giving up: a clash of 48 random bits is someone
+#: planting names, not chance.
+_TRIES = 8
 
 
 @contextlib.contextmanager
@@ -29,3 +46,68 @@ def private_folder(folder: Path) -> Path:
     for path in reversed(missing):
         path.mkdir(mode=0o700, exist_ok=True)
     return folder
+
+
+class NewFile:
+    """One file being written in full before it takes the target's place; see the module
+    doc. Use it as a context manager (the file is published when the block ends without an
+    error, dropped otherwise), or hold it open and :meth:`publish` or :meth:`drop` it (a
+    file written while a call runs)."""
+
+    def __init__(self, target: Path, *, mode: int = SHARED_MODE) -> None:
+        """Create the temporary beside ``target`` (its folder must exist) with ``mode``."""
+        self.target = target
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_BINARY", 0)
+        for _ in range(_TRIES):
+            self._tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+            try:
+                fd = os.open(self._tmp, flags, mode)
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise FileExistsError(f"no free temporary name beside {target}")
+        self.file: BinaryIO = os.fdopen(fd, "wb")
+
+    def publish(self, *, replace: bool = True) -> bool:
+        """Flush, fsync and rename the file onto the target. ``replace=False`` never takes
+        the place of a file already there (it stays, and the call returns False)."""
+        try:
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            self.file.close()
+            if replace:
+                os.replace(self._tmp, self.target)
+                return True
+            try:
+                os.link(self._tmp, self.target)  # atomic, and fails rather than replace
+            except FileExistsError:
+                return False
+            return True
+        finally:
+            self.drop()
+
+    def drop(self) -> None:
+        """Give up: the temporary goes, the target stays as it was."""
+        self.file.close()
+        self._tmp.unlink(missing_ok=True)
+
+    def __enter__(self) -> BinaryIO:
+        return self.file
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        _error: BaseException | None,
+        _trace: TracebackType | None,
+    ) -> None:
+        if kind is None:
+            self.publish()
+        else:
+            self.drop()
+
+
+def write_file(target: Path, data: bytes | str, *, mode: int = SHARED_MODE) -> None:
+    """Write ``data`` (text as UTF-8) to ``target`` whole or not at all (:class:`NewFile`)."""
+    with NewFile(target, mode=mode) as out:
+        out.write(data.encode("utf-8") if isinstance(data, str) else data)

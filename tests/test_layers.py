@@ -25,7 +25,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "call": frozenset({"wire"}),
     "sdk": frozenset({"wire"}),
     "record": frozenset({"call", "wire", "errors", "private_files"}),
-    "audio": frozenset({"call", "wire", "errors", "malloc_arenas"}),
+    "audio": frozenset({"call", "wire", "errors", "malloc_arenas", "private_files"}),
     "host": frozenset({"audio", "call", "record", "wire", "errors"}),
     "brains": frozenset({"sdk", "wire", "errors"}),
     "harness": frozenset({"brains", "sdk", "host", "call", "record", "wire", "errors"}),

@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from sandbox.audio.devices import require_sounddevice
 from sandbox.errors import UserError
+from sandbox.private_files import NewFile
 
 log = logging.getLogger(__name__)
 
@@ -129,12 +130,14 @@ class WavSink:
     """Writes what the speaker would have played, silence included, to a WAV file."""
 
     def __init__(self, path: Path, sample_rate: int) -> None:
-        """Create (or overwrite) ``path`` as 16-bit mono at ``sample_rate``."""
+        """Create ``path`` as 16-bit mono at ``sample_rate``: written beside it, it takes
+        its place (a file or a link there, replaced, never written through) on close."""
         self._rate = sample_rate
         try:
-            self._file = wave.open(str(path), "wb")  # noqa: SIM115 - closed by close()
+            self._new = NewFile(path)
         except OSError as exc:
             raise UserError(f"cannot write audio to {path}: {exc.strerror or exc}") from None
+        self._file = wave.open(self._new.file, "wb")  # noqa: SIM115 - closed by close()
         self._file.setnchannels(1)
         self._file.setsampwidth(2)
         self._file.setframerate(sample_rate)
@@ -149,8 +152,9 @@ class WavSink:
         self._file.writeframes(block.astype("<i2").tobytes())
 
     def close(self) -> None:
-        """Finish the file's header."""
+        """Finish the file's header and put the file in its place."""
         self._file.close()
+        self._new.publish()
 
 
 class DeviceSink:

@@ -1,11 +1,13 @@
 """Files a command writes where its command line says: never over a file already there
-unless told to (``--force``), and never through a symbolic link into wherever it points."""
+unless told to (``--force``), and never through a symbolic link into wherever it points
+(written whole beside it, then renamed onto it: :mod:`sandbox.private_files`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from sandbox.errors import UserError
+from sandbox.private_files import write_file
 
 FORCE_HELP = "overwrite files that are already there"
 
@@ -26,9 +28,11 @@ def clear_the_way(files: list[Path], *, force: bool) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8), making missing folders; a failure is a UserError in words."""
+    """Write ``text`` (UTF-8) whole or not at all, making missing folders; a link put at
+    ``path`` since :func:`clear_the_way` is replaced, never written through; a failure is a
+    UserError in words."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_file(path, text)
     except OSError as exc:
         raise UserError(f"could not write {path}: {exc.strerror or exc}") from None

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sandbox.errors import UserError
-from sandbox.private_files import private_folder
+from sandbox.private_files import NewFile, private_folder
 from sandbox.record import mulaw
 from sandbox.record.batches import batches
 from sandbox.wire.tokens import data_dir
@@ -76,7 +76,9 @@ class AudioLeg:
     def __init__(self, path: Path, sample_rate: int) -> None:
         """``sample_rate``: the rate blocks arrive at (they are kept at STORED_RATE)."""
         private_folder(path.parent)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+        # Read at its path after a crash, so never renamed into place: a new file of its
+        # own instead (a file or link already there is refused, never written through).
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         self._file = os.fdopen(fd, "r+b")
         mulaw.write_header(self._file, STORED_RATE, 0)
         self.path = path
@@ -186,7 +188,7 @@ def at_rate(samples: npt.NDArray[np.int16], rate: int, target: int) -> npt.NDArr
 
 
 def _write_wav(path: Path, rate: int, frames: npt.NDArray[np.int16]) -> Path:
-    with wave.open(str(path), "wb") as wav:
+    with NewFile(path) as out, wave.open(out, "wb") as wav:
         wav.setnchannels(frames.shape[1])
         wav.setsampwidth(2)
         wav.setframerate(rate)

@@ -11,6 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from sandbox.private_files import write_file
+
 REPO = Path(__file__).resolve().parents[2]
 PROTO_ROOT = REPO / "proto"
 SCHEMA = PROTO_ROOT / "voqalize" / "frames" / "frames.proto"
@@ -41,7 +43,7 @@ def generate() -> dict[str, bytes]:
 def main() -> int:
     """Write the generated files next to this module."""
     for name, data in generate().items():
-        (OUT_DIR / name).write_bytes(data)
+        write_file(OUT_DIR / name, data)
         print(f"wrote {OUT_DIR / name}")
     return 0
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import os
-import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from sandbox.errors import UserError
-from sandbox.private_files import private_folder
+from sandbox.private_files import PRIVATE_MODE, NewFile, private_folder, write_file
 
 ISSUER = "pygato"
 AUDIENCE = "brain"
@@ -84,7 +83,7 @@ def load_or_create_keys(directory: Path | None = None) -> KeyPair:
         private_pem = private_path.read_bytes()
         public_pem = _public_pem_of(private_pem, private_path)
         if not public_path.exists() or public_path.read_bytes() != public_pem:
-            _replace_file(public_path, public_pem, mode=0o644)
+            write_file(public_path, public_pem, mode=0o644)
     except OSError as exc:
         raise UserError(
             f"cannot set up the token signing key in {private_path.parent}: "
@@ -100,32 +99,9 @@ def _publish_new_private_key(path: Path) -> None:
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    tmp = _write_new_file(path, pem, mode=0o600)
-    try:
-        os.link(tmp, path)  # atomic, and never replaces a key another process published first
-    except FileExistsError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def _replace_file(path: Path, data: bytes, *, mode: int) -> None:
-    tmp = _write_new_file(path, data, mode=mode)
-    try:
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def _write_new_file(beside: Path, data: bytes, *, mode: int) -> Path:
-    """Write ``data`` to a fresh temp file next to ``beside``, created with ``mode``."""
-    tmp = beside.with_name(f".{beside.name}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), mode)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    return tmp
+    key_file = NewFile(path, mode=PRIVATE_MODE)
+    key_file.file.write(pem)
+    key_file.publish(replace=False)  # never replaces a key another process published first
 
 
 @functools.lru_cache(maxsize=4)
