@@ -32,7 +32,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 from textual.message import Message
 from textual.notifications import Notification, Notify
-from textual.widgets._toast import Toast
+from textual.widgets._toast import Toast  # not exported: the widget that shows a notification
 
 from sandbox.commands.sessions import session_text
 from sandbox.fuzz.draw import Draw
