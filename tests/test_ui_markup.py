@@ -7,6 +7,7 @@ Error messages are markup and terminal escapes; and the app's parts headlessly.
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from hostile_text_brain import ERRORS, FATAL, GREETING, hostile_text_brain
 from textual.widgets._toast import Toast
-from ui_tmux import sandbox_run
+from ui_tmux import sandbox_in_tmux, sandbox_run
 
 from sandbox.call.effects import BrainError, CallerShown
 from sandbox.demo.headless import scene_options
@@ -98,6 +99,8 @@ def test_markup_from_the_wire_is_shown_as_written_and_the_app_survives(tmp_path:
     ):
         screen = term.wait_for(lambda s: "greeting · played" in s, "the greeting", timeout_s=60)
         assert GREETING in screen
+        session = re.search(r"session ([0-9a-f]{8})-", screen)
+        assert session is not None, screen
         for message in ERRORS[:2]:
             assert f"⚠ brain error INTERNAL: {message}" in screen
         assert "\\x1b[2J\\x1b]0;owned\\x07" in screen  # the escapes, spelt out
@@ -111,3 +114,13 @@ def test_markup_from_the_wire_is_shown_as_written_and_the_app_survives(tmp_path:
         screen = term.wait_for(lambda s: "EXIT=" in s, "the app to quit")
     assert "EXIT=0" in screen
     assert "Traceback" not in screen and "MarkupError" not in screen
+    # The replay of the call shows the same words the same way.
+    with sandbox_in_tmux(["replay", session.group(1)], {HOME_ENV: str(tmp_path)}) as term:
+        term.wait_for(lambda s: "paused" in s, "the replay", timeout_s=60)
+        term.keys("Right", "Right")
+        screen = term.wait_for(lambda s: "Call ended" in s, "the replay's end")
+        assert GREETING in screen and f"✖ brain error INTERNAL: {FATAL}" in screen
+        assert "\\x1b[2J\\x1b]0;owned\\x07" in screen
+        term.keys("C-q")
+        screen = term.wait_for(lambda s: "EXIT=" in s, "the replay to quit")
+    assert "EXIT=0" in screen and "Traceback" not in screen
