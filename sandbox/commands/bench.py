@@ -14,6 +14,8 @@ from typing import Any
 
 from sandbox.bench.device_report import device_lines, device_result, device_targets
 from sandbox.bench.figures import target_lines
+from sandbox.bench.hostile import TARGETS as HOSTILE_TARGETS
+from sandbox.bench.hostile import hostile_table, measure_hostile
 from sandbox.bench.outside import measure_devices
 from sandbox.bench.redrive import TARGETS as REDRIVE_TARGETS
 from sandbox.bench.redrive import measure_redrive, redrive_table
@@ -92,6 +94,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="measure re-drive speed instead: a simulated call's length over its re-drive time",
     )
     parser.add_argument(
+        "--hostile",
+        action="store_true",
+        help="measure hostile input instead: text→speech and the printers fuzzed with hostile "
+        "text, and one call's peak memory against each misbehaving brain (--quick: fewer, "
+        "smaller)",
+    )
+    parser.add_argument(
         "--soak",
         type=float,
         metavar="MINUTES",
@@ -140,6 +149,10 @@ def run(args: argparse.Namespace) -> int:
         with _stdout_to_stderr():
             soaked = asyncio.run(measure_soak(args.soak, args.audio, progress))
         return _print_family(args, soaked.as_json(), SOAK_TARGETS, soak_table)
+    if args.hostile:
+        with _stdout_to_stderr():  # Piper's native code prints too
+            figures = measure_hostile(progress, quick=args.quick)
+        return _print_family(args, figures, HOSTILE_TARGETS, hostile_table)
     if args.sessions:
         figures = asdict(measure_sessions(args.minutes or 30.0, progress))
         return _print_family(args, figures, SESSION_TARGETS, sessions_table)
