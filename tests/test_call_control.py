@@ -40,6 +40,19 @@ def test_patience_off_the_scale_is_rejected_naming_the_range_and_nothing_applies
     assert rig.core.settings == Settings(idle_ms=0)  # the idle section did not apply either
 
 
+def test_idle_timeout_below_the_floor_is_rejected_and_the_call_keeps_its_idle() -> None:
+    rig = started()
+    before = rig.core.settings
+    rig.brain(request(1, idle=pb.IdleConfig(timeout_ms=1)))
+    response = rig.responses()[0]
+    assert response.status == pb.STATUS_REJECTED
+    assert response.detail == "idle.timeout_ms must be 0 (off) or at least 250 ms (got 1)"
+    assert rig.core.settings == before
+    rig.brain(request(2, idle=pb.IdleConfig(timeout_ms=0)))  # off is still served
+    assert rig.responses()[1].status == pb.STATUS_ACCEPTED
+    assert rig.core.settings.idle_ms == 0
+
+
 def test_tts_language_the_voice_does_not_speak_is_rejected_naming_what_it_speaks() -> None:
     rig = started()
     tts = pb.TtsConfig(language=pb.LANGUAGE_HI)

@@ -40,6 +40,7 @@ def test_bad_values_are_words_not_tracebacks(tmp_path: Path) -> None:
     script.write_text('[[step]]\nsay = "hi"\n')
     for args in (
         ("call", "--script", str(script), "--patience", "11"),
+        ("call", "--script", str(script), "--idle-ms", "5"),
         ("call", "--script", str(script), "--voice", "nobody"),
         ("call", "--script", str(script), "--init", "[1, 2]"),
         ("call", "--script", str(script), "--speaker", "none"),

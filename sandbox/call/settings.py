@@ -12,6 +12,9 @@ from sandbox.wire.catalog import language_name, voice_name
 DEFAULT_PATIENCE = 7
 PATIENCE_RANGE = range(0, 11)
 DEFAULT_IDLE_MS = 8000
+#: The shortest idle timeout served. An idle turn left unanswered escalates after another
+#: timeout of silence, so a 1 ms timeout would mint a UserIdle every millisecond.
+MIN_IDLE_MS = 250
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,13 @@ def patience_error(patience: int) -> str | None:
     if patience in PATIENCE_RANGE:
         return None
     return f"stt.patience must be between 0 and 10 (got {patience})"
+
+
+def idle_error(timeout_ms: int) -> str | None:
+    """The one wording for an idle timeout that is not served, at whichever door it arrives."""
+    if timeout_ms == 0 or timeout_ms >= MIN_IDLE_MS:
+        return None
+    return f"idle.timeout_ms must be 0 (off) or at least {MIN_IDLE_MS} ms (got {timeout_ms})"
 
 
 @dataclass(frozen=True)
@@ -81,6 +91,10 @@ def validate(config: pb.Config, current: Settings, caps: Capabilities) -> str | 
         )
     if config.stt.HasField("patience"):
         problem = patience_error(config.stt.patience)
+        if problem:
+            return problem
+    if config.idle.HasField("timeout_ms"):
+        problem = idle_error(config.idle.timeout_ms)
         if problem:
             return problem
     new_voice = _named(config.tts, "voice")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from sandbox.audio.engine import AudioOptions
-from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, patience_error
+from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, idle_error, patience_error
 from sandbox.errors import UserError
 from sandbox.host.launch import CallOptions, check_init, check_relay_url
 from sandbox.wire import pb
@@ -84,6 +84,8 @@ def call_options(args: argparse.Namespace, recording: str) -> CallOptions:
         check_relay_url(args.brain)
     if args.idle_ms < 0:
         raise UserError("--idle-ms must be 0 (off) or a positive number of milliseconds")
+    if idle_error(args.idle_ms):
+        raise UserError(f"--idle-ms: {idle_error(args.idle_ms)}")
     settings = Settings(
         voice=voice,
         tts_language=_language(args, "speak_language"),
