@@ -49,11 +49,16 @@ def leg_path(session_id: str, leg: str) -> Path:
     return legs_dir(session_id) / f"{leg}.wav"
 
 
+def plain_id(session_id: str) -> bool:
+    """Whether a session id can name a file of its own: a damaged row's (empty, or a path
+    such as ``../x``) names none."""
+    return session_id not in ("", ".", "..") and Path(session_id).name == session_id
+
+
 def remove_legs(session_id: str) -> int:
     """Delete a session's audio legs and their folder; the bytes freed (0 when it has none).
-    Links inside are removed, never followed; an id that is not a plain name (a damaged row)
-    names no folder."""
-    if session_id in ("", ".", "..") or Path(session_id).name != session_id:
+    Links inside are removed, never followed."""
+    if not plain_id(session_id):
         return 0
     folder = legs_dir(session_id)
     if folder.is_symlink():

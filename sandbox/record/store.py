@@ -21,7 +21,7 @@ from typing import Any
 
 from sandbox.errors import UserError
 from sandbox.private_files import private_files, private_folder
-from sandbox.record.legs import remove_legs
+from sandbox.record.legs import plain_id, remove_legs
 from sandbox.wire.tokens import data_dir
 
 #: The layout this build writes and reads. Each entry of _MIGRATIONS moves one version up.
@@ -312,7 +312,7 @@ class SessionStore:
         # The row goes first: a crash in between leaves legs nobody lists, not a row whose
         # audio is gone.
         audio = sum(remove_legs(session_id) for session_id in ids)
-        for session_id in ids:  # the lock file a killed call left behind
+        for session_id in filter(plain_id, ids):  # the lock file a killed call left behind
             running_mark(self.path, session_id).unlink(missing_ok=True)
         return Removed(ids, audio, stored, [])
 
@@ -379,6 +379,8 @@ class RunningLock:
 
 def is_running(store: Path, session_id: str) -> bool:
     """Whether a live process holds the session's lock (see :class:`RunningLock`)."""
+    if not plain_id(session_id):
+        return False
     try:
         fd = os.open(running_mark(store, session_id), os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
