@@ -30,6 +30,9 @@ import pytest
 from sandbox.call.heard import normalize
 from sandbox.call.played import WordPlayed
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.call.units import Fate
+from sandbox.replay.source import open_recording
+from sandbox.ui.lines import unit_state
 from sandbox.wire.tokens import HOME_ENV
 
 SIM_SCRIPT = """\
@@ -213,6 +216,13 @@ def test_a_sim_call_killed_at_20_random_moments_reads_back_what_was_committed(
     page = tmp_path / "call.html"
     assert _cli(home, "export", sid, "--html", str(page)).returncode == 0
     assert "cut by a crash: the call's process stopped" in page.read_text()
+    # The replay's panes, at the end of the recording: the unit cut, and a closing note.
+    recording = open_recording(sid)
+    recording.replayer.seek(recording.duration_ms)
+    view = recording.replayer.view
+    cut_unit = next(u for u in view.units.values() if u.fate is Fate.CRASHED)
+    assert unit_state(cut_unit) == "cut by a crash: the call's process stopped"
+    assert "process stopped here" in str(view.entries[-1])
     _redrives(home, killed)
 
 
