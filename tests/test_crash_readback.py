@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ui_tmux import sandbox_run
 
 from sandbox.call.heard import normalize
 from sandbox.call.played import WordPlayed
@@ -263,3 +265,20 @@ def test_the_first_word_after_a_cut_is_reported_as_played() -> None:
     playout.speak(2, "four five ", 20)
     words = [p.word for p in playout.advance(60) if isinstance(p, WordPlayed)]
     assert words == ["four", "five"]
+
+
+@pytest.mark.slow  # the sim call's kills run by default: the same reader, the same writer
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_the_typed_app_killed_mid_answer_reads_back_what_was_committed(home: Path) -> None:
+    args = ["--typed", "--ms-per-word", "200", "--idle-ms", "0"]
+    with sandbox_run(args, {HOME_ENV: str(home)}) as term:
+        term.wait_for(lambda s: "greeting · played" in s, "the greeting", timeout_s=60)
+        session_id = str(_query(home, "SELECT id FROM sessions")[0][0])
+        term.keys("what are your prices", "Enter")
+        _until(lambda: _answering(_played(home, session_id)), "the answer to be heard")
+        time.sleep(random.Random(27).uniform(0.3, 2.0))
+        os.kill(term.app_pid(), signal.SIGKILL)
+        term.wait_for(lambda s: "EXIT=137" in s, "the app to die")
+    report = _reads_back_what_was_committed(home, Killed(session_id, 0.0))
+    (answer,) = [u for u in report["units"] if u["fate"] == "crashed"]
+    assert answer["heard"] and answer["interrupted"], answer
