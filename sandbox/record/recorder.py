@@ -22,18 +22,18 @@ from sandbox.wire.plain import describe
 #: Version of the report layout, so a reader can refuse one it does not know.
 REPORT_VERSION = 1
 #: The most of one text field a frame's record keeps for the report and the screen (the
-#: store keeps the frame's bytes whole): a 10 MB chunk must not make a 30 MB report. The
-#: longest chunk the call takes (``sandbox.call.units.MAX_CHUNK_CHARS``), so no frame the
-#: call accepted is shortened.
+#: store keeps the frame's bytes, whole but for a frame cut as below): a 10 MB chunk must
+#: not make a 30 MB report. The longest chunk the call takes
+#: (``sandbox.call.units.MAX_CHUNK_CHARS``), so no frame the call accepted is shortened.
 SHOWN_CHARS = MAX_CHUNK_CHARS
 #: Messages from the brain that are no envelope, kept whole (store, report, screen); later
 #: ones are only counted (the report's ``malformed_unkept``, and a ``malformed_unkept``
-#: event in the store): 300,000 one-byte messages kept each cost 740 MB and a 70 MB report.
+#: event in the store): 300,000 one-byte messages kept each cost 713 MB and a 70 MB report.
 MALFORMED_KEPT = 100
 #: A frame the call drops for its size (a chunk over MAX_CHUNK_CHARS), or any message over
 #: CUT_OVER_BYTES, is kept as its first CUT_KEPT_BYTES and its length: in the store (a
 #: ``frame_cut`` event names the frame's place and length) and in the report (its text's
-#: first CUT_KEPT_BYTES characters). Kept whole, thirty 15 MB chunks cost 988 MB. No frame
+#: first CUT_KEPT_BYTES characters). Kept whole, thirty 15 MB chunks cost 871 MB. No frame
 #: the call takes comes near CUT_OVER_BYTES: its longest is a chunk of 64 Ki characters.
 CUT_KEPT_BYTES = 4096
 CUT_OVER_BYTES = 2**20
