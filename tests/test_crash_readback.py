@@ -33,6 +33,8 @@ from sandbox.call.heard import normalize
 from sandbox.call.played import WordPlayed
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.units import Fate
+from sandbox.record.export import session_report
+from sandbox.record.store import SessionStore
 from sandbox.replay.source import open_recording
 from sandbox.ui.lines import unit_state
 from sandbox.wire.tokens import HOME_ENV
@@ -282,3 +284,46 @@ def test_the_typed_app_killed_mid_answer_reads_back_what_was_committed(home: Pat
     report = _reads_back_what_was_committed(home, Killed(session_id, 0.0))
     (answer,) = [u for u in report["units"] if u["fate"] == "crashed"]
     assert answer["heard"] and answer["interrupted"], answer
+
+
+#: A process that records half a unit and dies without ending its session.
+_DIES_MID_UNIT = """
+import os, time
+from sandbox.record.writer import SessionWriter
+from sandbox.wire import pb
+from sandbox.wire.codec import encode
+writer = SessionWriter("{sid}", brain_url="ws://brain", leg="direct", mode="sim")
+writer.frame(0, "in", encode(pb.SpeechStart(speech_id=1, turn_id=1)))
+writer.frame(1, "in", encode(pb.SpeechChunk(speech_id=1, text="One two three four.")))
+for at, word in enumerate(["One", "two"]):
+    writer.event(10 + at, "word_played", {{"speech_id": 1, "word": word}})
+time.sleep(0.6)  # committed
+os._exit(0)
+"""
+
+
+def test_a_session_whose_recording_stopped_is_not_called_a_crash(home: Path) -> None:
+    """A full disk stops the recording, not the call: what the unit heard after that is
+    unknown, so it is left in play, and the end says the recording stopped."""
+    sid = "0123abcd-0000-4000-8000-000000000000"
+    died = subprocess.run(
+        [sys.executable, "-c", _DIES_MID_UNIT.format(sid=sid)],
+        env={**os.environ, HOME_ENV: str(home)},
+        timeout=60,
+    )
+    assert died.returncode == 0
+    with SessionStore() as store:
+        (unit,) = session_report(store, store.find(sid))["units"]
+    assert (unit["heard"], unit["fate"]) == ("One two", "crashed")
+    db = sqlite3.connect(home / "sessions.db")
+    with db:
+        db.execute("UPDATE sessions SET recording_stopped = 'the disk is full'")
+    db.close()
+    with SessionStore() as store:
+        report = session_report(store, store.find(sid))
+    (unit,) = report["units"]
+    assert (unit["heard"], unit["fate"]) == ("One two", "in play")
+    assert report["end_detail"].startswith("the recording stopped before the call ended")
+    recording = open_recording(sid)
+    recording.replayer.seek(recording.duration_ms)
+    assert recording.replayer.view.units[1].fate is None  # no crash note, nothing cut

@@ -39,7 +39,7 @@ def session_report(store: SessionStore, row: SessionRow) -> dict[str, Any]:
     if stored is not None:
         return stored
     frames = [frame_record(f) for f in store.frames(row.id)]
-    return rebuilt_report(row, frames, store.events(row.id), crashed=not store.running(row))
+    return rebuilt_report(row, frames, store.events(row.id), crashed=store.crashed(row))
 
 
 def rebuilt_report(
@@ -50,9 +50,10 @@ def rebuilt_report(
     Each unit's generated text is its chunks, and its heard text its Finalize's; a unit with
     no Finalize heard the words the playout released (its ``word_played`` events) walked
     through its text as the call walked them, so it reads back with exactly the words that
-    were committed. ``crashed``: the call's process died (nobody holds its lock), so those
-    units were cut by the crash (fate ``crashed``); otherwise the call is still in progress
-    and they are ``in play``. The outcome is ``unfinished`` either way.
+    were committed. ``crashed``: the call's process died (see ``SessionStore.crashed``), so
+    those units were cut by the crash (fate ``crashed``); otherwise the call is still in
+    progress, or its recording stopped, and they are ``in play``. The outcome is
+    ``unfinished`` either way.
     """
     units: dict[int, dict[str, Any]] = {}
     cursors: dict[int, HeardCursor] = {}  # the units not finalized yet
@@ -123,12 +124,7 @@ def rebuilt_report(
         "started_at": _started(row.started_at),
         "outcome": "unfinished",
         "ended_by": "unfinished",
-        "end_detail": (
-            "the call's process stopped before the call ended (killed or crashed); this report "
-            "is rebuilt from what was recorded up to then"
-            if crashed
-            else "the call is still in progress; this report is what was recorded so far"
-        ),
+        "end_detail": _unended(row, crashed),
         "settings": "",
         "watermark": watermark,
         "caller_turns": callers,
@@ -139,6 +135,17 @@ def rebuilt_report(
         "alignment_skips": 0,
         "frames": [frame.as_json() for frame in frames],
     }
+
+
+def _unended(row: SessionRow, crashed: bool) -> str:
+    """Why a rebuilt report has no end, in words."""
+    if crashed:
+        why = "the call's process stopped before the call ended (killed or crashed)"
+    elif row.recording_stopped:
+        why = "the recording stopped before the call ended"
+    else:
+        return "the call is still in progress; this report is what was recorded so far"
+    return f"{why}; this report is rebuilt from what was recorded up to then"
 
 
 def _int(value: object) -> int:

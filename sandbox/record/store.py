@@ -281,6 +281,12 @@ class SessionStore:
         either, but nobody holds its lock any more."""
         return row.outcome is None and is_running(self.path, row.id)
 
+    def crashed(self, row: SessionRow) -> bool:
+        """Whether the call's process died mid-call: it never ended, nobody holds its lock,
+        and its recording had not stopped before (a full disk stops the recording, not the
+        call: what happened after it is unknown, not a crash)."""
+        return row.outcome is None and row.recording_stopped is None and not self.running(row)
+
     def delete(self, session_id: str) -> Removed:
         """Remove a session: its frames, its events, its index row and its audio legs. A call
         still in progress is refused in words (its process is writing it)."""

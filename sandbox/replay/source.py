@@ -41,7 +41,7 @@ def open_recording(session: str, store: SessionStore | None = None) -> Recording
     try:
         row = store.find(session)
         frames, events = store.frames(row.id), store.events(row.id)
-        if row.outcome is None and not store.running(row):
+        if store.crashed(row):
             # The process died mid-call: the replay ends where the recording does, saying so.
             end = max([f.t_ms for f in frames] + [e.t_ms for e in events], default=0)
             events.append(StoredEvent(len(events), end, PROCESS_STOPPED, {}))
