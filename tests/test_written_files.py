@@ -24,7 +24,6 @@ from sandbox.audio.sinks import WavSink
 from sandbox.commands import sessions as sessions_command
 from sandbox.commands import written
 from sandbox.load.echo_process import echo_brain
-from sandbox.load.one_call import DEFAULT_SCRIPT
 from sandbox.private_files import PRIVATE_MODE, NewFile, write_file
 from sandbox.record.legs import AudioLeg
 from sandbox.record.store import SessionStore
@@ -93,7 +92,9 @@ def test_call_report_is_never_written_through_a_link(
     script.write_text(SHORT_CALL)
     report = tmp_path / "r.json"
     (tmp_path / "r.json.tmp").symlink_to(victim)  # the name the report used to go through
-    call = _spawn(home, "call", "--script", str(script), "--report", str(report))
+    call = _spawn(
+        home, "call", "--script", str(script), "--ms-per-word", "30", "--report", str(report)
+    )
     _until(lambda: _a_session_started(home), "the call to start")
     report.symlink_to(victim)  # and one at the target itself, while the call runs
     out, err = call.communicate(timeout=120)
@@ -111,9 +112,11 @@ def test_load_json_is_never_written_through_a_link_planted_during_the_run(
     home: Path, tmp_path: Path, victim: Path
 ) -> None:
     out = tmp_path / "load.json"
+    script = tmp_path / "caller.toml"
+    script.write_text("ms_per_word = 30\n" + SHORT_CALL)
     with echo_brain() as url:
         run = _spawn(
-            home, "load", "--brain", url, "--script", str(DEFAULT_SCRIPT), "--calls", "2",
+            home, "load", "--brain", url, "--script", str(script), "--calls", "2",
             "--realtime", "--json", str(out),
         )  # fmt: skip
         _until(lambda: _a_session_started(home), "the run to start")  # past its check
