@@ -236,6 +236,20 @@ def test_the_core_tells_the_brain_and_finalizes_what_played() -> None:
     ]
 
 
+def test_a_greeting_none_of_which_could_be_said_is_a_silent_failure() -> None:
+    rig = Rig()
+    rig.start()
+    rig.say(1, 1, BLOB)
+    rig.take(rig.core.clause_unsaid(1, BLOB[:80], "too long to say", rig.now))
+    rig.take(rig.core.unit_played(1, rig.now))
+    assert rig.finalizes() == [(1, "")]
+    rig.take(rig.core.hang_up(rig.now))
+    assert rig.core.outcome() == "not_reached"
+    assert heard_from(rig.core).reason.startswith(
+        "the greeting could not be spoken: a silent failure; could not say 'kkkk"
+    )
+
+
 def test_a_unit_cut_before_its_clause_failed_is_not_reported() -> None:
     rig = Rig()
     rig.start()
