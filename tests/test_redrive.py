@@ -283,19 +283,3 @@ def test_a_real_audio_call_redrives_from_its_own_caller_audio(home: Path, tmp_pa
         sim = next(row for row in store.sessions() if row.mode == "sim")
     refused = cli("replay", sim.id[:8], "--brain", "builtin", "--audio", "real")
     assert refused.returncode == 1 and "without --audio real" in refused.stderr
-
-
-def test_the_redrive_bench_reports_its_figures_and_target(home: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "sandbox.cli", "bench", "--redrive", "--minutes", "0.5", "--json"],
-        capture_output=True, text=True, env={**os.environ, HOME_ENV: str(home)}, timeout=300,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    figures = json.loads(result.stdout)
-    assert figures["redrive_exit"] == 0  # the same brain heard the same
-    assert figures["call_s"] >= 20 and figures["turns"] >= 3
-    assert 0 < figures["brain_s"] < figures["redrive_s"]
-    assert figures["targets"] == {"speedup": {"bound": "min", "value": 20}}
-    assert "re-drove in" in result.stderr
-    with SessionStore() as store:
-        assert store.sessions() == []  # measured in a store of its own

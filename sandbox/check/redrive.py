@@ -28,6 +28,7 @@ from typing import Any
 
 from sandbox.audio.engine import AudioEngine, AudioOptions
 from sandbox.audio.script_mic import ScriptMic
+from sandbox.call.settings import Settings
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.check.wirelog import WireLog
 from sandbox.errors import UserError
@@ -46,6 +47,7 @@ from sandbox.replay.caller_audio import SpokenLine, cut_clips, spoken_lines
 from sandbox.replay.caller_script import (
     caller_steps,
     hang_up_over_bot,
+    idle_wait,
     script_toml,
     speaking_rate,
 )
@@ -76,6 +78,8 @@ class _Original:
     report: dict[str, Any]
     #: The quiet the brain's side of the link needs before the warp clock skips (warp.py).
     hold_s: float
+    #: The caller's settings the original started with, as far as they show (the idle wait).
+    settings: Settings
 
 
 def _original(session: str) -> _Original:
@@ -93,7 +97,9 @@ def _original(session: str) -> _Original:
         script = replace(script, steps=(*script.steps, Step("end", after_words=words, now=True)))
     records = (frame_record(f) for f in frames)
     gaps = work_gaps((r.t_ms, r.dir, r.type, r.fields) for r in records)
-    return _Original(row, events, script, report, hold_for(gaps))
+    idle = idle_wait(events)
+    settings = Settings() if idle is None else Settings(idle_ms=idle)
+    return _Original(row, events, script, report, hold_for(gaps), settings)
 
 
 async def redrive(
@@ -107,7 +113,11 @@ async def redrive(
     """Play ``session``'s caller side against ``brain_url`` (None: the built-in brain)."""
     original = _original(session)
     options = CallOptions(
-        brain_url=brain_url, builtin=builtin, recording="sim", redrive_of=original.row.id
+        brain_url=brain_url,
+        builtin=builtin,
+        settings=original.settings,
+        recording="sim",
+        redrive_of=original.row.id,
     )
     async with brain_url_for(options) as url:
         rate = speaking_rate(original.events) or REDRIVE_MS_PER_WORD
@@ -134,8 +144,7 @@ async def redrive_audio(
             "re-drive it without --audio real"
         )
     samples, rate = read_leg(leg_path(row.id, MIC))
-    lines = spoken_lines(original.events)
-    script = _voiced(original.script, lines, row.id)
+    script, lines = _voiced(original.script, spoken_lines(original.events), row.id)
     # The leg is the microphone as the call heard it, echo already cancelled and noise
     # suppressed: the canceller's second pass would only change what Whisper hears.
     engine = AudioEngine(AudioOptions(speaker="none", aec=False))
@@ -143,7 +152,11 @@ async def redrive_audio(
     mic = ScriptMic()
     engine.mic_source = mic
     options = CallOptions(
-        brain_url=brain_url, builtin=builtin, recording="audio", redrive_of=row.id
+        brain_url=brain_url,
+        builtin=builtin,
+        settings=original.settings,
+        recording="audio",
+        redrive_of=row.id,
     )
     async with brain_url_for(options) as url, audio_call(options, url, engine) as host:
         voice = RecordedVoice(mic, deque(cut_clips(samples, rate, lines)), rate)
@@ -151,19 +164,24 @@ async def redrive_audio(
         return await _played(original, host, runner, ignore_text)
 
 
-def _voiced(script: Script, lines: list[SpokenLine], session_id: str) -> Script:
-    """The script with each line over the bot starting where the caller's voice did."""
+def _voiced(
+    script: Script, lines: list[SpokenLine], session_id: str
+) -> tuple[Script, list[SpokenLine]]:
+    """The script with each line over the bot starting at the word where the caller's voice
+    did, and the lines, those over the bot cut from that word."""
     spoken = [i for i, step in enumerate(script.steps) if step.kind in _SPOKEN]
     if len(spoken) != len(lines):
         raise UserError(
             f"session {session_id[:12]}'s caller audio does not line up with its turns "
             f"({len(lines)} voiced lines for {len(spoken)} spoken steps)"
         )
-    steps = list(script.steps)
+    steps, voiced = list(script.steps), []
     for index, line in zip(spoken, lines, strict=True):
-        if steps[index].kind != "say":
+        over_bot = steps[index].kind != "say"
+        if over_bot:
             steps[index] = replace(steps[index], after_words=line.after_words)
-    return replace(script, steps=tuple(steps))
+        voiced.append(replace(line, over_bot=over_bot))
+    return replace(script, steps=tuple(steps)), voiced
 
 
 class _Caller(ScriptRunner):

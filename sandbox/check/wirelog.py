@@ -85,6 +85,7 @@ class WireLog:
         self._turn = 0
         self._named_turn = 0  # the newest turn the brain's speech has named
         self._last_request = 0
+        self._hung_up = False  # Voqalize ended the session (End or Cancel): the caller hung up
         for index, frame in enumerate(frames):
             if frame.dir == "out":
                 self._out(frame, index)
@@ -135,6 +136,8 @@ class WireLog:
         elif frame.type == "response":
             answers = self.requests.setdefault(int(f.get("request_id", 0)), [])
             answers.append((str(f.get("status", "")), str(f.get("detail", ""))))
+        elif frame.type in ("end", "cancel"):
+            self._hung_up = True
 
     def _in(self, frame: FrameRecord, index: int) -> None:
         kind, f, t = frame.type, frame.fields, frame.t_ms
@@ -321,7 +324,9 @@ class WireLog:
 
     def _unit_at_end(self, unit: UnitLog) -> None:
         sid, turn = unit.speech_id, unit.turn_id
-        if unit.closed_by is None:
+        # The unit streaming when the caller hung up had no chance to be closed.
+        streaming = self._hung_up and sid == next(reversed(self.units))
+        if unit.closed_by is None and not streaming:
             self._flag(
                 rules.BRACKETS_BALANCE,
                 ("open", sid),

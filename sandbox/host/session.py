@@ -269,8 +269,13 @@ class CallHost:
         if self.warp is not None and timeout:
             timeout = await self._warped(self.warp, timeout)
         event: CoreEvent | None = None
-        with contextlib.suppress(TimeoutError):
-            event = await asyncio.wait_for(self._events.get(), timeout)
+        if not self._events.empty():  # before what is due: it happened first
+            event = self._events.get_nowait()
+        else:
+            with contextlib.suppress(TimeoutError):
+                event = await asyncio.wait_for(self._events.get(), timeout)
+            if event is None and self.warp is not None and due:
+                self.warp.woke_late(self._t0 + min(due) / 1000)
         for taken in range(EVENTS_A_TURN):
             if taken:
                 # Events already waiting are taken in this turn of the loop: one event a
@@ -280,11 +285,14 @@ class CallHost:
                 event = self._events.get_nowait()
             if event is not None:
                 await self._carry(event(self.now()))
-            await self._pump()
+            word = await self._pump()
             self._wake_sleepers()
             waiters, self._waiters = self._waiters, []
             for waiter in waiters:
                 _resolve(waiter)
+            if word:  # released on a warp clock: whoever waits for that word acts first
+                await asyncio.sleep(0)
+                return
 
     async def _warped(self, warp: WarpClock, timeout: float) -> float:
         """Skip a wait nothing can interrupt (see warp.py); the wait still to sleep."""
@@ -297,13 +305,16 @@ class CallHost:
         warp.skip(timeout)
         return 0.0
 
-    async def _pump(self) -> None:
-        """Feed playout progress and due timers into the core until nothing more is due."""
+    async def _pump(self) -> bool:
+        """Feed playout progress and due timers into the core until nothing more is due; on a
+        warp clock, one word at a time (see _released_to): True when it stopped at a word."""
         for _ in range(PUMP_LIMIT):
             now = self.now()
             effects: list[Effect] = []
-            for played in self.playout.advance(now):
+            word = False
+            for played in self.playout.advance(self._released_to(now)):
                 if isinstance(played, WordPlayed):
+                    word = True
                     self.words_played += 1
                     self.recorder.event(now, "word_played", asdict(played))
                     effects += self.core.word_played(played.speech_id, played.word, now)
@@ -319,12 +330,22 @@ class CallHost:
                     effects += self.core.unit_played(played.speech_id, now)
             effects += self.core.tick(now)
             if not effects:
-                return
+                return False
             await self._carry(effects)
+            if word and self.warp is not None:
+                return True
         raise RuntimeError(
             f"playout and timers still produced effects after {PUMP_LIMIT} rounds at "
             f"{self.now()} ms: the core or the playout is looping"
         )
+
+    def _released_to(self, now: int) -> int:
+        """How far playout may go now. On a warp clock (a re-drive) no further than its next
+        release: a loop that woke late on a busy machine would otherwise release several
+        words at once, and a scripted barge-in waiting for the first would land on a later
+        one; one word a step lets the caller act between them, at the word it waits for."""
+        due = self.playout.next_deadline() if self.warp is not None else None
+        return now if due is None else min(now, due)
 
     async def _carry(self, effects: list[Effect]) -> None:
         now = self.now()

@@ -29,6 +29,10 @@ working, and the clock runs in real time, while any of these holds:
    call showed (:func:`work_gaps`), with a margin; the clock raises it the same way when a
    brain opens a unit on a turn whose units were all closed (:meth:`WarpClock.frame`), so
    the rest of the call waits for it (that first wait may already have been skipped).
+
+On a busy machine the host may wake later than what it waited for: on a warp clock the time
+slept through is taken back (:meth:`WarpClock.woke_late`) and playout releases one word a
+step, so a scripted caller waiting for a word acts at that word, as on an idle machine.
 """
 
 from __future__ import annotations
@@ -121,12 +125,14 @@ class WarpClock:
         self.grace_s = grace_s
         self.hold_s = hold_s
         self._skipped = 0.0
+        self._last = 0.0  # the latest time read
         self._io_at = self._in_at = wall()
         self._work = TurnWork()
 
     def __call__(self) -> float:
         """Now, on the warped clock."""
-        return self._wall() + self._skipped
+        self._last = max(self._last, self._wall() + self._skipped)
+        return self._last
 
     @property
     def skipped_s(self) -> float:
@@ -164,3 +170,12 @@ class WarpClock:
     def skip(self, seconds: float) -> None:
         """Move the clock forward."""
         self._skipped += max(0.0, seconds)
+
+    def woke_late(self, due: float) -> None:
+        """The host slept past ``due`` (warped seconds) on a busy machine: the time nobody
+        read since is taken back, so what was due happens at its time, one thing after
+        another as on an idle machine (a scripted barge-in still lands on its word). The
+        clock never goes back past a time it has told."""
+        ahead = self._wall() + self._skipped - max(due, self._last)
+        if ahead > 0:
+            self._skipped -= ahead

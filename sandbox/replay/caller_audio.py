@@ -10,7 +10,7 @@ margin of quiet either side, so the endpointing and Whisper meet it as they met 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +30,18 @@ class SpokenLine:
     start: int
     end: int
     after_words: int
+    #: When the ``after_words``-th word began (None: no word had).
+    word_ms: int | None = field(default=None, compare=False)
+    #: Played over the bot: the clip starts at that word, so the voice begins as far into
+    #: the reply as it did (a clip from the margin before the voice would begin it early).
+    over_bot: bool = False
+
+    @property
+    def clip_ms(self) -> int:
+        """Where the line's clip starts in the leg (call ms)."""
+        if self.over_bot and self.word_ms is not None:
+            return self.word_ms
+        return self.start - MARGIN_MS
 
 
 def spoken_lines(events: list[StoredEvent]) -> list[SpokenLine]:
@@ -39,7 +51,8 @@ def spoken_lines(events: list[StoredEvent]) -> list[SpokenLine]:
     words: list[int] = []  # when each word of the bot's current reply started
 
     def line(start: int, end: int) -> SpokenLine:
-        return SpokenLine(start, end, sum(t < start - MARGIN_MS for t in words))
+        after = sum(t < start - MARGIN_MS for t in words)
+        return SpokenLine(start, end, after, words[after - 1] if after else None)
 
     for event in events:
         data = event.data
@@ -68,7 +81,7 @@ def cut_clips(
     """The microphone leg cut at each line's span, with :data:`MARGIN_MS` either side."""
     clips = []
     for spoken in lines:
-        first = max(0, (spoken.start - MARGIN_MS) * rate // 1000)
+        first = max(0, spoken.clip_ms * rate // 1000)
         last = min(len(mic), (spoken.end + MARGIN_MS) * rate // 1000)
         clips.append(mic[first:last].copy())
     return clips

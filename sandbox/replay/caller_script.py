@@ -110,6 +110,16 @@ def hang_up_over_bot(events: list[StoredEvent]) -> int | None:
     return None
 
 
+def idle_wait(events: list[StoredEvent]) -> int | None:
+    """The caller's idle wait (ms) as the call's first nudge shows it, or None if none
+    fired: a re-drive starts with it, so each silence step meets its nudge (a brain that
+    changed it by Config changes it again)."""
+    for event in events:
+        if event.kind == "caller_idle" and event.data.get("level") == 1:
+            return int(event.data["idle_ms"])
+    return None
+
+
 def speaking_rate(events: list[StoredEvent]) -> int | None:
     """A simulated call's ms a word (the median gap between a unit's words), or None."""
     gaps = []
