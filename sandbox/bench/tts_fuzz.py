@@ -70,7 +70,9 @@ _SPACES = (" ", " ", " ", "  ", "\n", "\t", "\u00a0", "\u3000", " \n ")
 
 
 def _number(rng: random.Random) -> str:
-    digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 14)))
+    # Long digit strings are said digit group by digit group: seconds of audio each, which
+    # the draw can spend on kinds of text instead.
+    digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 6)))
     shape = rng.choice(("{}", "${}", "{}%", "{}.", "{},000", "{}.5", "+1 {}", "{}th", "{}:30"))
     return shape.format(digits)
 
@@ -114,7 +116,7 @@ def _token(rng: random.Random) -> str:
 
 def hostile_text(rng: random.Random) -> str:
     """A clause or a few, as a brain might send them (sometimes empty or only whitespace)."""
-    count = rng.choices((0, 1, 2, 3, 5, 8), weights=(2, 4, 4, 4, 3, 2))[0]
+    count = rng.choices((0, 1, 2, 3, 5), weights=(2, 5, 5, 4, 2))[0]
     parts = [_token(rng) for _ in range(count)]
     lead = rng.choice(("", "", "", *_SPACES))
     return lead + "".join(p + rng.choice(_SPACES) for p in parts[:-1]) + "".join(parts[-1:])
