@@ -38,3 +38,17 @@ def test_cut_drops_everything() -> None:
     sim.advance(120)
     sim.cut(120)
     assert sim.advance(10_000) == [] and not sim.speaking
+
+
+def test_after_a_cut_mid_word_the_next_unit_starts_at_once_and_its_first_word_is_heard() -> None:
+    sim = SimPlayout(ms_per_word=100)
+    sim.open_unit(1, 1, 1, 0)
+    sim.speak(1, "a b c d", 0)
+    sim.close_unit(1, 0)
+    assert sim.advance(120) == [WordPlayed(1, "a"), WordPlayed(1, "b")]
+    sim.cut(120)  # mid "b": its slot would have run to 200
+    sim.open_unit(2, 1, 1, 120)
+    sim.speak(2, "yes then", 120)
+    sim.close_unit(2, 120)
+    assert sim.advance(120) == [WordPlayed(2, "yes")]
+    assert sim.advance(220) == [WordPlayed(2, "then")]

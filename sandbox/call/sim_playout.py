@@ -79,6 +79,7 @@ class SimPlayout:
         self._by_id.clear()
         self._word_started = None
         self._word_heard = False  # else the next unit's first word plays unreported
+        self._free_at = now  # the cut word's slot ends with the cut
         self._paused_at = None
 
     def pause(self, now: int) -> None:
