@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sandbox.bench.redrive import Recorded, _Tally
+from sandbox.bench.redrive import Recorded, Verdicts
 from sandbox.check.redrive import Redrive
 from sandbox.replay.diff import Diff, TurnDiff, UnitSide
 from sandbox.wire.tokens import HOME_ENV
@@ -52,7 +52,7 @@ def _diff(before: str, after: str) -> Diff:
 
 
 def test_a_real_audio_redrive_that_heard_other_words_is_apart_from_the_false_changes() -> None:
-    tally = _Tally()
+    tally = Verdicts()
     audio = Recorded("a" * 36, "audio", audio=True)
     tally.count(audio, Redrive(audio.session_id, "b", _diff("what are your hours", "what hours")))
     assert (tally.stt_differences, tally.false_changes) == (1, [])

@@ -525,7 +525,7 @@ async def _audio_calls(scripts: tuple[str, ...], progress: Progress) -> list[str
 
 
 @dataclass
-class _Tally:
+class Verdicts:
     """Verdicts as they come in."""
 
     runs: int = 0
@@ -585,7 +585,7 @@ async def measure_false_alarms(
         progress(f"{words}  [{time.monotonic() - began:.0f} s]")
 
     sessions = await record_sessions(said, quick=quick)
-    tally = _Tally()
+    tally = Verdicts()
     for session in sessions:
         tally.kinds.setdefault(session.kind, {"sessions": 0, "runs": 0, "false": 0})
         tally.kinds[session.kind]["sessions"] += 1

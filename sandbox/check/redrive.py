@@ -11,7 +11,9 @@ Playout runs on a :class:`~sandbox.host.warp.WarpClock`: the waits for words, si
 idle nudges are skipped, while the brain's own work runs on real time, including the waits
 the original showed between closing a turn's units and opening another for it (a tool call
 behind a filler: :func:`~sandbox.host.warp.work_gaps`). ``realtime=True`` keeps wall-clock
-pacing throughout. A caller who hung up over the bot hangs up at the same word of its reply.
+pacing throughout. A caller who hung up over the bot hangs up at the same word of its reply,
+and the call starts with the original's idle wait (its first nudge shows it), so each
+silence meets its nudge.
 
 :func:`redrive_audio` plays a real-audio session's own recorded caller audio instead
 (:mod:`sandbox.replay.caller_audio`), in real time through the real listening path, so
