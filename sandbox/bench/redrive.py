@@ -526,7 +526,8 @@ async def _audio_calls(scripts: tuple[str, ...], progress: Progress) -> list[str
 
 @dataclass
 class Verdicts:
-    """Verdicts as they come in."""
+    """Every re-drive's verdict as it comes in: false changes (what each was), Whisper's
+    differences, per kind, and the call time and the sandbox's own time for the speed."""
 
     runs: int = 0
     false_changes: list[str] = field(default_factory=list)
