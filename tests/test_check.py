@@ -20,9 +20,10 @@ from fixtures_bad_brains import BAD_BRAINS, WireBrain, serve_wire_brain
 from sandbox import cli
 from sandbox.brains import make_brain
 from sandbox.check import SCENARIOS, ScenarioResult, Status, WireLog, check_brain, rules
+from sandbox.check.results import Finding
 from sandbox.check.rules import Rule
 from sandbox.check.suite import run_scenario
-from sandbox.commands.check import passed
+from sandbox.commands.check import passed, summary
 from sandbox.record.recorder import FrameRecord
 from sandbox.sdk import (
     Brain,
@@ -379,3 +380,14 @@ def test_an_unreachable_brain_is_a_clear_error(capsys: pytest.CaptureFixture[str
     code = cli.main(["check", "ws://127.0.0.1:9/brain"])
     err = capsys.readouterr().err
     assert code == 1 and "could not reach the brain" in err and "Traceback" not in err
+
+
+def test_the_summary_spells_out_a_brains_control_characters() -> None:
+    hostile = "chunk '\x1b[2J\x1b]0;owned\x07' \u202eevil"
+    result = ScenarioResult(
+        "brackets", "brackets balance", findings=[Finding(rules.BRACKETS_BALANCE, hostile)]
+    )
+    result.notes.append("note \r- forged")
+    shown = summary("ws://127.0.0.1:1/brain", [result])
+    assert "\x1b" not in shown and "\u202e" not in shown and "\r" not in shown
+    assert "\\x1b[2J\\x1b]0;owned\\x07" in shown and "\\u202eevil" in shown

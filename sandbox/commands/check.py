@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import textwrap
 
 from sandbox.check import ScenarioResult, Status, check_brain
 from sandbox.commands.options import RELAY_HELP
 from sandbox.host.launch import check_relay_url
+from sandbox.record.plain_text import json_text, visible
 
 HELP = "run the conformance suite against a running brain and print what it breaks"
 
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     ok = passed(results)
     if args.json:
         doc = {"brain_url": args.url, "passed": ok, "scenarios": [r.as_json() for r in results]}
-        print(json.dumps(doc, indent=2, ensure_ascii=False))
+        print(json_text(doc, indent=2))
     else:
         print(summary(args.url, results))
     return 0 if ok else 1
@@ -47,19 +47,19 @@ def passed(results: list[ScenarioResult]) -> bool:
 def summary(url: str, results: list[ScenarioResult]) -> str:
     """The results as words: a line per scenario, each finding with the rule it breaks."""
     width = max(len(r.name) for r in results)
-    lines = [f"sandbox check {url}: {len(results)} scenarios, one call each", ""]
+    lines = [f"sandbox check {visible(url)}: {len(results)} scenarios, one call each", ""]
     for result in results:
         status = result.status.value
         lines.append(f"{status:<13}  {result.name:<{width}}  {result.title}")
         for finding in result.findings:
             when = f" (at {finding.t_ms / 1000:.2f} s)" if finding.t_ms is not None else ""
-            lines.append(f"    x {finding.detail}{when}")
+            lines.append(f"    x {visible(finding.detail)}{when}")
             lines.append(f"      breaks {finding.rule.cite()}:")
             quote = textwrap.wrap(f'"{finding.rule.words}"', 88)
             lines += [f"        {line}" for line in quote]
         if result.not_exercised:
-            lines.append(f"    - not exercised: {result.not_exercised}")
-        lines += [f"    . {note}" for note in result.notes]
+            lines.append(f"    - not exercised: {visible(result.not_exercised)}")
+        lines += [f"    . {visible(note)}" for note in result.notes]
     counts = {s: sum(r.status is s for r in results) for s in Status}
     verdict = "PASS" if passed(results) else "FAIL"
     lines += [

@@ -15,6 +15,7 @@ from sandbox.commands.options import (
     call_options,
 )
 from sandbox.errors import UserError
+from sandbox.record.plain_text import visible
 
 HELP = "open the terminal app and talk to a brain (the built-in concierge by default)"
 
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     app = SandboxApp(CallSetup(options, audio, report_path=args.report))
     report = app.run()
     if app.problem:
-        print(f"sandbox run: {app.problem}", file=sys.stderr)
+        print(f"sandbox run: {visible(app.problem)}", file=sys.stderr)
     if report is not None:
         print(f"report: {report}")
     return 1 if app.problem or app.return_code else 0
