@@ -25,7 +25,10 @@ from sandbox.audio.tts import MAX_WORD_CHARS, Clip, Synthesizer, Trouble
 from sandbox.call.played import ClauseUnsaid, Played, UnitPlayed, WordPlayed
 from sandbox.call.units import Fate
 from sandbox.record.call_record import SPEECH_UNSAID, build, heard_from
+from sandbox.record.store import SessionStore
+from sandbox.replay.timeline import RecordNote, Replayer
 from sandbox.wire import pb
+from sandbox.wire.tokens import HOME_ENV
 
 #: The text that killed the synthesis thread: a clause ending in two full stops.
 WELL = "Well.. let me see."
@@ -296,7 +299,9 @@ TYPED = "[[step]]\ntype = 'hello'\n[[step]]\nend = true\n"
 
 
 @pytest.mark.audio
-def test_a_real_call_goes_on_past_a_clause_it_cannot_say(tmp_path: Path) -> None:
+def test_a_real_call_goes_on_past_a_clause_it_cannot_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``sandbox call --audio real`` through real Piper against a brain in its own process:
     "Well.. let me see." is said, the blob after it is not, the brain hears why and what
     was heard, the record keeps the finding, and the next unit plays."""
@@ -326,3 +331,12 @@ def test_a_real_call_goes_on_past_a_clause_it_cannot_say(tmp_path: Path) -> None
     ]
     (finding,) = [f for f in report["record"]["findings"] if f["kind"] == SPEECH_UNSAID]
     assert finding["speech_id"] == first["speech_id"] and "too long to say" in finding["detail"]
+    # The replay of the stored session says it too: the unit unspoken, and why, in place.
+    monkeypatch.setenv(HOME_ENV, str(home))
+    with SessionStore() as store:
+        sid = report["session_id"]
+        replayer = Replayer(store.frames(sid), store.events(sid))
+    replayer.seek(replayer.duration_ms)
+    assert replayer.view.units[first["speech_id"]].fate is Fate.UNSPOKEN
+    notes_shown = [e.words for e in replayer.view.entries if isinstance(e, RecordNote)]
+    assert any(n.startswith(f"{SPEECH_UNSAID}: unit {first['speech_id']} ") for n in notes_shown)

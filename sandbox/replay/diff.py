@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sandbox.record.plain_text import visible
+
 Report = dict[str, Any]
 
 
@@ -194,7 +196,7 @@ def side_by_side(diff: Diff) -> str:
     for turn in diff.turns:
         mark = "≠" if turn.changed(diff.ignore_text) else "="
         took = f"first chunk {_ms(turn.first_chunk_ms_before)} → {_ms(turn.first_chunk_ms_after)}"
-        lines.append(f"{mark} caller: {turn.caller}   ({took})")
+        lines.append(f"{mark} caller: {visible(turn.caller)}   ({took})")
         for label, sides in (("before", turn.before), ("after ", turn.after)):
             if not sides:
                 lines.append(f"    {label}  (no unit)")
@@ -202,9 +204,9 @@ def side_by_side(diff: Diff) -> str:
                 cut = f"  ✂ heard {side.heard!r}" if side.cut else ""
                 lines.append(f"    {label}  {side.generated!r}{cut}")
     if diff.ended_early:
-        lines.append(diff.ended_early)
+        lines.append(visible(diff.ended_early))
     lines.append(f"heard history {'changed' if diff.history_changed else 'unchanged'}")
-    lines += [f"rule broken: {finding}" for finding in diff.findings]
+    lines += [f"rule broken: {visible(finding)}" for finding in diff.findings]
     return "\n".join(lines)
 
 

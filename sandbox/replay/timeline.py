@@ -32,7 +32,9 @@ from sandbox.call.effects import (
 from sandbox.call.heard import HeardCursor
 from sandbox.call.settings import Settings
 from sandbox.call.units import Bracket, Fate, Unit
+from sandbox.record.call_record import SPEECH_UNSAID
 from sandbox.record.export import frame_record
+from sandbox.record.plain_text import visible
 from sandbox.record.record_text import finding_line, value_line
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.store import StoredEvent, StoredFrame
@@ -235,13 +237,19 @@ def _event(view: View, event: StoredEvent, changes: Changes) -> None:
         if unit is not None and unit.fate is None:
             unit.cursor.played(str(data.get("word", "")))
             changes.units.append(unit.speech_id)
-    elif kind == "unit_unspoken":  # at its Finalize's instant, so after that frame
+    elif kind in ("unit_unspoken", "clause_unsaid"):
+        # unit_unspoken comes at its Finalize's instant, so after that frame; a clause left
+        # unsaid comes while the unit still plays, and its Finalize reads it from the view.
         sid, reason = int(data.get("speech_id", 0)), str(data.get("reason", ""))
         view.unspoken[sid] = reason
         unit = view.units.get(sid)
         if unit is not None and unit.finalized:
             unit.fate, unit.unspoken = Fate.UNSPOKEN, reason
             changes.units.append(sid)
+        if kind == "clause_unsaid":
+            said = str(data.get("text", ""))
+            note = f"{SPEECH_UNSAID}: unit {sid} could not say {said!r}: {reason}"
+            shown = RecordNote(visible(note))
     elif kind == "state_changed":
         view.state = str(data.get("state", view.state))
     elif kind == "caller_shown":
