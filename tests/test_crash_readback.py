@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 from ui_tmux import sandbox_run
+from waiting import until
 
 from sandbox.call.heard import normalize
 from sandbox.call.played import WordPlayed
@@ -96,15 +97,6 @@ def _query(home: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
         return []  # created but not yet laid out
 
 
-def _until(check: Callable[[], Any], what: str, timeout_s: float = 60) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while not (found := check()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-    return found
-
-
 def _played(home: Path, session_id: str) -> list[tuple[int, str]]:
     """The session's committed ``word_played`` events: (speech id, word), in order."""
     rows = _query(
@@ -136,10 +128,10 @@ def _kill_calls(
                 fresh = {r[0] for r in _query(home, "SELECT id FROM sessions")} - known
                 return fresh.pop() if fresh else None
 
-            session_id = str(_until(new_row, "the call's session to be recorded"))
+            session_id = str(until(new_row, "the call's session to be recorded"))
             known.add(session_id)
         try:
-            _until(lambda: cue(_played(home, session_id)), "the bot to speak")
+            until(lambda: cue(_played(home, session_id)), "the bot to speak")
             time.sleep(delay)
         finally:
             proc.send_signal(signal.SIGKILL)
@@ -277,7 +269,7 @@ def test_the_typed_app_killed_mid_answer_reads_back_what_was_committed(home: Pat
         term.wait_for(lambda s: "greeting · played" in s, "the greeting", timeout_s=60)
         session_id = str(_query(home, "SELECT id FROM sessions")[0][0])
         term.keys("what are your prices", "Enter")
-        _until(lambda: _answering(_played(home, session_id)), "the answer to be heard")
+        until(lambda: _answering(_played(home, session_id)), "the answer to be heard")
         time.sleep(random.Random(27).uniform(0.3, 2.0))
         os.kill(term.app_pid(), signal.SIGKILL)
         term.wait_for(lambda s: "EXIT=137" in s, "the app to die")

@@ -9,13 +9,10 @@ where it can, and its report must say what happened.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +22,7 @@ from textual import events
 from textual.widgets import Input
 from ui_rig import SIZE, greeted, host_of, make_app, say, use_home
 
-from sandbox.brains.hostile import ANSWER, GREETING, Hostility, serve_hostile
+from sandbox.brains.hostile import ANSWER, GREETING, Hostility, hostile_process, serve_hostile
 from sandbox.call import units as units_module
 from sandbox.call.heard import HeardCursor
 from sandbox.call.sim_playout import SimPlayout
@@ -152,24 +149,6 @@ async def test_a_flood_of_20000_chunks_is_taken_as_it_comes() -> None:
 def _unit_state(host: CallHost, speech_id: int) -> Bracket | None:
     unit = host.core.unit(speech_id)
     return None if unit is None else unit.bracket
-
-
-@contextlib.contextmanager
-def hostile_process(behaviour: str, *args: str) -> Iterator[str]:
-    """A hostile brain in a process of its own (``python -m sandbox.brains.hostile``), so
-    its sending does not share the call's event loop; yields its URL."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "sandbox.brains.hostile", behaviour, "--port", "0", *args],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        yield line.rsplit(" ", 1)[-1].strip()
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_relaying_a_chunk_costs_the_chunk_not_the_unit() -> None:

@@ -9,17 +9,15 @@ sent, so smaller floods than the bench's (``sandbox bench --hostile``: 300,000 f
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.brains.hostile import ANSWER
+from sandbox.brains.hostile import ANSWER, hostile_process
 from sandbox.call.core import MAX_ERROR_CHARS
 from sandbox.record.recorder import CUT_KEPT_BYTES, MALFORMED_KEPT
 from sandbox.record.store import SessionStore, StoredEvent, StoredFrame
@@ -50,26 +48,11 @@ class Call:
     store_bytes: int
 
 
-@contextlib.contextmanager
-def _brain(behaviour: str, *args: str) -> Iterator[str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "sandbox.brains.hostile", behaviour, "--port", "0", *args],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        yield proc.stdout.readline().rsplit(" ", 1)[-1].strip()
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
 def _call(tmp_path: Path, behaviour: str, *args: str) -> Call:
     script = tmp_path / "caller.toml"
     script.write_text(SCRIPT)
     report_path = tmp_path / "report.json"
-    with _brain(behaviour, *args) as url:
+    with hostile_process(behaviour, *args) as url:
         done = subprocess.run(
             [*CALL, "--brain", url, "--script", str(script), "--report", str(report_path)],
             env={**os.environ, HOME_ENV: str(tmp_path)},

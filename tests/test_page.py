@@ -7,8 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -18,6 +17,7 @@ from browser import browser, console_errors, requested, screenshot
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from session_rig import recorded_call
+from waiting import until
 
 from sandbox.brains.echo import Echo
 from sandbox.record.store import SessionRow, SessionStore
@@ -67,16 +67,6 @@ def audio_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path,
     yield page, row
 
 
-def until(check: Callable[[], Any], what: str, timeout_s: float = 10) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def audio_state(driver: webdriver.Chrome) -> dict[str, Any]:
     state: dict[str, Any] = driver.execute_script(
         "const a = document.getElementById('audio');"
@@ -92,7 +82,7 @@ def test_the_page_opens_offline_and_its_audio_is_the_call(
 ) -> None:
     page, row = audio_page
     browser.get(page.as_uri())
-    until(lambda: audio_state(browser)["ready"] >= 1, "the audio's metadata")
+    until(lambda: audio_state(browser)["ready"] >= 1, "the audio's metadata", 10)
     assert row.duration_ms is not None
     assert abs(audio_state(browser)["duration"] - row.duration_ms / 1000) <= 0.1
     assert row.id[:12] in browser.title
@@ -113,18 +103,19 @@ def test_clicking_a_unit_or_a_frame_seeks_the_audio_there(
 ) -> None:
     page, _row = audio_page
     browser.get(page.as_uri())
-    until(lambda: audio_state(browser)["ready"] >= 1, "the audio's metadata")
+    until(lambda: audio_state(browser)["ready"] >= 1, "the audio's metadata", 10)
     unit = browser.find_elements(By.CSS_SELECTOR, ".entry.bot")[1]  # the answer that was cut
     opened_ms = int(unit.get_attribute("data-t") or 0)
     assert opened_ms > 0
     unit.click()
-    until(lambda: abs(audio_state(browser)["time"] * 1000 - opened_ms) <= 30, "the seek")
+    until(lambda: abs(audio_state(browser)["time"] * 1000 - opened_ms) <= 30, "the seek", 10)
     last = browser.find_elements(By.CSS_SELECTOR, "#frames tr")[-1]
     last.click()
     shown = last.find_element(By.CSS_SELECTOR, "td.t").text  # "12.3 s"
     until(
         lambda: abs(audio_state(browser)["time"] - float(shown.split()[0])) <= 0.06,
         "the seek to the frame",
+        10,
     )
     assert console_errors(browser) == []
     screenshot(browser, "page-seeked")
@@ -136,10 +127,10 @@ def test_playing_lights_the_heard_words_in_time(
 ) -> None:
     page, _row = audio_page
     browser.get(page.as_uri())
-    until(lambda: audio_state(browser)["ready"] >= 2, "the audio")
+    until(lambda: audio_state(browser)["ready"] >= 2, "the audio", 10)
     browser.find_elements(By.CSS_SELECTOR, ".entry.bot")[1].click()  # the cut answer
     browser.find_element(By.ID, "play").click()
-    until(lambda: not audio_state(browser)["paused"], "playback")
+    until(lambda: not audio_state(browser)["paused"], "playback", 10)
 
     def current() -> int:
         index: int = browser.execute_script(
@@ -149,8 +140,8 @@ def test_playing_lights_the_heard_words_in_time(
         )
         return index
 
-    first = until(lambda: current() >= 0 and current() + 1, "a lit word") - 1
-    later = until(lambda: current() > first and current(), "the lit word to advance")
+    first = until(lambda: current() >= 0 and current() + 1, "a lit word", 10) - 1
+    later = until(lambda: current() > first and current(), "the lit word to advance", 10)
     assert later > first
     assert browser.find_elements(By.CSS_SELECTOR, ".w.unheard.lit") == []  # never heard
     screenshot(browser, "page-playing")
@@ -178,6 +169,6 @@ async def test_a_sim_call_page_plays_silently_and_shows_text_literally(
     caller = browser.find_element(By.CSS_SELECTOR, ".entry.caller")
     assert tricky in caller.text and "owned" not in browser.title
     browser.find_element(By.ID, "play").click()
-    until(lambda: browser.find_element(By.ID, "time").text.split()[0] != "0.0", "the clock")
+    until(lambda: browser.find_element(By.ID, "time").text.split()[0] != "0.0", "the clock", 10)
     assert console_errors(browser) == []
     screenshot(browser, "page-sim")

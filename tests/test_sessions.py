@@ -10,7 +10,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 import wave
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ import numpy as np
 import pytest
 from session_rig import SCRIPT, recorded_call
 from small_disk import fill
+from waiting import until
 
 from sandbox.audio.stt import Transcriber
 from sandbox.brains.echo import Echo
@@ -102,7 +102,7 @@ def test_kill_9_mid_call_leaves_an_unfinished_session_that_reads_back(
         stderr=subprocess.DEVNULL,
     )
     try:
-        _until(lambda: _finalizes(home) >= 2, "the answer to the caller to be recorded")
+        until(lambda: _finalizes(home) >= 2, "the answer to the caller to be recorded")
     finally:
         call.send_signal(signal.SIGKILL)
         call.wait(10)
@@ -129,14 +129,6 @@ def _finalizes(home: Path) -> int:
     except (StoreError, sqlite3.Error):
         return 0
     return sum(1 for f in frames if frame_record(f).type == "finalize")
-
-
-def _until(check: Any, what: str, timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 # ------------------------------------------------------------ a full disk

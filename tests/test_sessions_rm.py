@@ -9,12 +9,11 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import until
 
 from sandbox.wire.tokens import HOME_ENV
 
@@ -55,15 +54,6 @@ def _rows(home: Path, sql: str) -> list[tuple[Any, ...]]:
         return []
 
 
-def _until(check: Callable[[], Any], what: str, timeout_s: float = 90) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while not (found := check()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-    return found
-
-
 def _only_session(home: Path) -> str:
     (row,) = _rows(home, "SELECT id FROM sessions")
     return str(row[0])
@@ -81,7 +71,7 @@ def test_a_call_in_progress_is_refused_and_once_killed_is_removed(
     script.write_text(LONG_SILENCE)
     call = _spawn(home, "call", "--script", str(script), "--idle-ms", "0")
     try:
-        sid = str(_until(lambda: _rows(home, "SELECT id FROM sessions"), "the call's row")[0][0])
+        sid = str(until(lambda: _rows(home, "SELECT id FROM sessions"), "the call's row", 90)[0][0])
         refused = _cli(home, "sessions", "rm", sid[:8])
         assert refused.returncode == 1 and "Traceback" not in refused.stderr
         assert f"session {sid[:12]} is a call still in progress" in refused.stderr
@@ -113,9 +103,10 @@ def test_rm_and_prune_remove_the_audio_legs_and_say_how_many_bytes(
     # One call killed mid-greeting (its legs written to the kill), removed by rm.
     call = _spawn(home, *real, "--idle-ms", "0")
     try:
-        _until(
+        until(
             lambda: _rows(home, "SELECT 1 FROM events WHERE kind = 'word_played'"),
             "the greeting to play",
+            90,
         )
     finally:
         call.send_signal(signal.SIGKILL)

@@ -11,14 +11,12 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from argparse import Namespace
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
+from waiting import until
 
 from sandbox.audio.sinks import WavSink
 from sandbox.commands import sessions as sessions_command
@@ -55,14 +53,6 @@ def _spawn(home: Path, *args: str) -> subprocess.Popen[str]:
     )
 
 
-def _until(check: Callable[[], Any], what: str, timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
 def _a_session_started(home: Path) -> bool:
     path = home / "sessions.db"
     if not path.exists():
@@ -95,7 +85,7 @@ def test_call_report_is_never_written_through_a_link(
     call = _spawn(
         home, "call", "--script", str(script), "--ms-per-word", "30", "--report", str(report)
     )
-    _until(lambda: _a_session_started(home), "the call to start")
+    until(lambda: _a_session_started(home), "the call to start")
     report.symlink_to(victim)  # and one at the target itself, while the call runs
     out, err = call.communicate(timeout=120)
     assert call.returncode == 0, err
@@ -119,7 +109,7 @@ def test_load_json_is_never_written_through_a_link_planted_during_the_run(
             home, "load", "--brain", url, "--script", str(script), "--calls", "2",
             "--realtime", "--json", str(out),
         )  # fmt: skip
-        _until(lambda: _a_session_started(home), "the run to start")  # past its check
+        until(lambda: _a_session_started(home), "the run to start")  # past its check
         out.symlink_to(victim)
         printed, err = run.communicate(timeout=180)
     assert run.returncode == 0, printed + err

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.bench.figures import Progress, target_lines
-from sandbox.brains.hostile import BEHAVIOURS
+from sandbox.brains.hostile import BEHAVIOURS, hostile_process
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.units import Bracket
 from sandbox.host.launch import CallOptions, open_call
@@ -146,22 +146,12 @@ def measure_brain(behaviour: str, *, quick: bool = False, progress: Progress) ->
         script = home / "caller.toml"
         script.write_text(_SCRIPTS.get(behaviour, _ANSWERED))
         report, log = home / "report.json", home / "call.log"
-        brain = subprocess.Popen(
-            [sys.executable, "-m", "sandbox.brains.hostile", behaviour, "--port", "0", *args],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert brain.stdout is not None
-            url = brain.stdout.readline().rsplit(" ", 1)[-1].strip()
+        with hostile_process(behaviour, *args) as url:
             call = _reaped(
                 [*_CALL, "--brain", url, "--script", str(script), "--report", str(report)],
                 {**os.environ, HOME_ENV: folder},
                 log,
             )
-        finally:
-            brain.terminate()
-            brain.wait(10)
         figures = BrainCall(
             peak_rss_mb=call.peak_rss_mb,
             seconds=call.seconds,
@@ -264,15 +254,8 @@ async def _one_call(
     behaviour: str, chunks: int = 20_000, per_second: int = 0
 ) -> tuple[float, CallHost]:
     """Seconds from the reply's first frame to its last handled, and the finished call."""
-    command = [sys.executable, "-m", "sandbox.brains.hostile", behaviour, "--port", "0"]
-    proc = subprocess.Popen(
-        [*command, "--chunks", str(chunks), "--per-second", str(per_second)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().rsplit(" ", 1)[-1].strip()
+    pace = ("--chunks", str(chunks), "--per-second", str(per_second))
+    with hostile_process(behaviour, *pace) as url:
         host = await open_call(CallOptions(brain_url=url), url, SimPlayout(ms_per_word=10))
         running = asyncio.create_task(host.run())
         await host.wait_for(lambda: _bracket(host, 1) is Bracket.ENDED, 10)
@@ -284,9 +267,6 @@ async def _one_call(
         host.hang_up()
         await running
         return took, host
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def main() -> int:

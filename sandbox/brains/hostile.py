@@ -16,8 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -252,6 +253,23 @@ async def serve_hostile(
     async with serve(handler, "127.0.0.1", port, max_size=None) as server:
         bound = next(iter(server.sockets)).getsockname()[1]
         yield f"ws://127.0.0.1:{bound}/brain"
+
+
+@contextlib.contextmanager
+def hostile_process(behaviour: str, *args: str) -> Iterator[str]:
+    """A hostile brain in a process of its own (``python -m sandbox.brains.hostile``), so
+    its sending does not share the call's event loop or its memory; yields its URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sandbox.brains.hostile", behaviour, "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().rsplit(" ", 1)[-1].strip()
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def main(argv: list[str] | None = None) -> int:
