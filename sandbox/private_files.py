@@ -89,8 +89,13 @@ class NewFile:
 
     def drop(self) -> None:
         """Give up: the temporary goes, the target stays as it was."""
-        self.file.close()
-        self._tmp.unlink(missing_ok=True)
+        try:
+            # On a full disk closing flushes again and fails; the fd is closed regardless,
+            # and the data is being thrown away anyway.
+            with contextlib.suppress(OSError):
+                self.file.close()
+        finally:
+            self._tmp.unlink(missing_ok=True)
 
     def __enter__(self) -> BinaryIO:
         return self.file

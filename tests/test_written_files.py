@@ -173,6 +173,22 @@ def test_a_file_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
 
 
+def test_a_full_disk_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    target.write_text("before")
+    new = NewFile(target)
+    new.file.write(b"x" * 100)  # still in the buffer: the flush meets the full disk
+    full = os.open("/dev/full", os.O_WRONLY)
+    try:
+        os.dup2(full, new.file.fileno())
+        with pytest.raises(OSError, match="No space left"):
+            new.publish()
+    finally:
+        os.close(full)
+    assert target.read_text() == "before"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+
+
 def test_the_speaker_wav_replaces_a_link_at_its_target(tmp_path: Path, victim: Path) -> None:
     target = tmp_path / "bot.wav"
     target.symlink_to(victim)
