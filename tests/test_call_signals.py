@@ -103,6 +103,7 @@ def test_a_signal_hangs_the_call_up_as_the_caller_and_prints_what_was_heard(
     assert [f["type"] for f in frames if f["dir"] == "out"][-1] == "end"  # End sent
 
 
+@pytest.mark.slow  # the hang-up on a signal runs by default in sim (all three signals)
 def test_ctrl_c_hangs_up_a_real_audio_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _, rest, status = hang_up_mid_answer(
         tmp_path, signal.SIGINT, "--audio", "real", "--speaker", "none"

@@ -9,6 +9,7 @@ import contextlib
 import subprocess
 from pathlib import Path
 
+import pytest
 from brain_process import call, sandbox_command, sandbox_env
 from small_disk import fill
 
@@ -73,6 +74,7 @@ def test_a_disk_that_fills_mid_call_stops_the_record_not_the_call(small_disk: Pa
     ], err
 
 
+@pytest.mark.slow  # the full disk's kind runs by default: the disk filling mid-call
 def test_a_disk_full_before_the_call_is_refused_as_full(small_disk: Path, tmp_path: Path) -> None:
     home = small_disk / "home"
     first = call(tmp_path, home, SCRIPT)  # a store, keys and a log already there
