@@ -16,8 +16,8 @@ from types import ModuleType
 from sandbox.errors import UserError
 from sandbox.logs import log_path, logging_to_file
 from sandbox.malloc_arenas import limit_malloc_arenas
+from sandbox.paths import data_dir
 from sandbox.record.store import full_disk, is_full, store_path
-from sandbox.wire.tokens import data_dir
 
 #: Sub-commands, in the order ``sandbox --help`` lists them. Each module has
 #: ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from sandbox.paths import data_dir
 from sandbox.private_files import private_files, private_folder
-from sandbox.wire.tokens import data_dir
 
 
 def log_path() -> Path:

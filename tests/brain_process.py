@@ -18,7 +18,7 @@ from typing import Any
 
 from sandbox.load.echo_process import free_port as free_port  # for the tests that use it
 from sandbox.load.echo_process import wait_listening
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.paths import HOME_ENV
 
 
 def sandbox_command(*args: str) -> list[str]:

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from sandbox.audio.caller_voice import CALLER_VOICE, speak
 from sandbox.audio.resample import Float32, as_float32, as_int16, resample
+from sandbox.caller.espeak_voice import CALLER_VOICE, speak
 
 RATE = 16000
 #: A second espeak voice standing in for the bot in echo tests (Piper is the other half's).

@@ -12,7 +12,7 @@ import small_disk as _small_disk
 
 from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.paths import HOME_ENV
 
 
 @pytest.fixture(scope="session")

@@ -7,10 +7,10 @@ import asyncio
 from google.protobuf.message import Message
 
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.caller.script import parse_script
+from sandbox.caller.script_runner import ScriptRunner
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallOptions, open_call
-from sandbox.host.script import parse_script
-from sandbox.host.script_runner import ScriptRunner
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.record.writer import SessionEnd, SessionWriter

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from caller_audio import espeak, join, silence, squeezed, word_errors, words, write_wav
 
-from sandbox.audio.caller_voice import speak
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.engine import AudioEngine, AudioOptions
 from sandbox.audio.mic import MicSource
@@ -25,6 +24,7 @@ from sandbox.audio.voices import default_voice
 from sandbox.call.effects import CallState, Effect, PausePlayout, ResumePlayout, SendFrame
 from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
+from sandbox.caller.espeak_voice import speak
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost

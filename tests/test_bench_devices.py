@@ -15,7 +15,7 @@ from sandbox.bench.outside import DeviceFigures, DeviceRun, DeviceTurn
 from sandbox.bench.probe import RATE, SETTLE_CALLBACKS, SampleClock
 from sandbox.brains.fixed import REPLY, FixedReply
 from sandbox.harness import VoqalizeDriver
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.paths import HOME_ENV
 
 
 @pytest.fixture(autouse=True)

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 from sandbox.bench.redrive import Recorded, Verdicts
-from sandbox.check.redrive import Redrive
+from sandbox.paths import HOME_ENV
 from sandbox.replay.diff import Diff, TurnDiff, UnitSide
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.replay.redrive import Redrive
 
 
 def test_the_reduced_false_alarm_bench_finds_none(tmp_path: Path) -> None:

@@ -18,9 +18,10 @@ from sandbox.brains import BRAINS, Concierge, Echo, Guardrail, make_brain, resol
 from sandbox.brains.echo import GREETING
 from sandbox.brains.fixed import FixedReply
 from sandbox.errors import UserError
+from sandbox.paths import HOME_ENV
 from sandbox.wire import decode, encode, pb
 from sandbox.wire.dial import dial
-from sandbox.wire.tokens import HOME_ENV, load_or_create_keys, mint_token
+from sandbox.wire.tokens import load_or_create_keys, mint_token
 
 SESSION = "5c4b3a29-1807-4f6e-8d5c-4b3a29180716"
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from test_sdk_harness import Voqalize, eventually
 
 from sandbox.brains.concierge import GREETING, Concierge
-from sandbox.brains.heard import Entry, HeardHistory
+from sandbox.brains.heard_history import Entry, HeardHistory
 from sandbox.brains.rules import RuleModel, ToolCall, Usage
 from sandbox.sdk import SpeechStart
 from sandbox.wire import pb

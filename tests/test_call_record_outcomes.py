@@ -23,9 +23,9 @@ from ui_brains import REFUSAL, in_thread, version_refusing_brain
 
 from sandbox.audio.voices import catalog, default_voice
 from sandbox.call.units import Fate
+from sandbox.paths import HOME_ENV
 from sandbox.record.store import SessionStore
 from sandbox.replay.timeline import Replayer
-from sandbox.wire.tokens import HOME_ENV
 
 SILENT = "[[step]]\nsilence_ms = 1000\n[[step]]\nend = true\n"
 TWO_WORDS = "[[step]]\nsay = 'hello there'\n"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from brain_process import sandbox_command, sandbox_env
 
+from sandbox.paths import HOME_ENV
 from sandbox.record.store import SessionStore
-from sandbox.wire.tokens import HOME_ENV
 
 #: Slow enough that the answer to the first line is still playing when the signal lands.
 SCRIPT = """\

@@ -24,6 +24,7 @@ from sandbox.check.results import Finding
 from sandbox.check.rules import Rule
 from sandbox.check.suite import run_scenario
 from sandbox.commands.check import passed, summary
+from sandbox.paths import HOME_ENV
 from sandbox.record.recorder import FrameRecord
 from sandbox.sdk import (
     Brain,
@@ -37,7 +38,6 @@ from sandbox.sdk import (
     UserMessage,
     serve,
 )
-from sandbox.wire.tokens import HOME_ENV
 
 # ------------------------------------------------------------- the every-frame rules
 

@@ -13,7 +13,7 @@ import pytest
 
 from sandbox.cli import main
 from sandbox.logs import log_path
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.paths import HOME_ENV
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -15,10 +15,11 @@ from websockets.asyncio.client import ClientConnection
 from sandbox.brains.echo import Echo
 from sandbox.check import Status, check_brain
 from sandbox.harness import VoqalizeDriver
+from sandbox.paths import HOME_ENV
 from sandbox.sdk import BrainServer, serve
 from sandbox.wire import decode, encode, pb
 from sandbox.wire.dial import dial
-from sandbox.wire.tokens import HOME_ENV, KeyPair, load_or_create_keys, mint_token
+from sandbox.wire.tokens import KeyPair, load_or_create_keys, mint_token
 
 #: An envelope arm this build does not know (field 17, a small body): a newer peer's frame.
 NEWER_ARM = bytes([0x8A, 0x01, 0x02, 0x08, 0x01])

@@ -34,11 +34,11 @@ from sandbox.call.heard import normalize
 from sandbox.call.played import WordPlayed
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.units import Fate
+from sandbox.paths import HOME_ENV
 from sandbox.record.export import session_report
 from sandbox.record.store import SessionStore
 from sandbox.replay.source import open_recording
 from sandbox.ui.lines import unit_state
-from sandbox.wire.tokens import HOME_ENV
 
 SIM_SCRIPT = """\
 ms_per_word = 40

@@ -31,13 +31,13 @@ from sandbox.call.units import Bracket, Fate
 from sandbox.demo.headless import play_scene, scene_options
 from sandbox.demo.scene import SHIPPED, load_scene, parse_scene
 from sandbox.errors import UserError
+from sandbox.paths import HOME_ENV
 from sandbox.record.export import frame_record
 from sandbox.record.store import SessionStore
 from sandbox.ui.demo_app import DemoApp
 from sandbox.ui.runner import CallSetup
 from sandbox.ui.screens.final_card import FinalCard
 from sandbox.ui.typed_audio import TypedAudio
-from sandbox.wire.tokens import HOME_ENV
 
 SnapCompare = Any
 

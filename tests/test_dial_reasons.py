@@ -14,9 +14,9 @@ import pytest
 from brain_process import call, free_port, run
 
 from sandbox.load.echo_process import wait_listening
+from sandbox.paths import HOME_ENV
 from sandbox.record.store import SessionStore
 from sandbox.wire.dial import PING_INTERVAL_S, PING_TIMEOUT_S
-from sandbox.wire.tokens import HOME_ENV
 
 RAW_BRAIN = Path(__file__).parent / "raw_brain.py"
 SCRIPT = """\

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from sandbox.audio.doubletalk import DoubleTalk
-from sandbox.audio.echo import EchoCanceller
+from sandbox.audio.echo_canceller import EchoCanceller
 
 BOT = 0.2  # the bot's recent peak level (RMS)
 

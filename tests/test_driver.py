@@ -15,6 +15,7 @@ from sandbox.brains.guardrail import APOLOGY
 from sandbox.brains.rules import RuleModel
 from sandbox.call.settings import Settings
 from sandbox.harness import DriverError, VoqalizeDriver
+from sandbox.paths import HOME_ENV
 from sandbox.sdk import (
     Brain,
     Chunk,
@@ -25,7 +26,6 @@ from sandbox.sdk import (
     SpeechStart,
     UserMessage,
 )
-from sandbox.wire.tokens import HOME_ENV
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ import numpy.typing as npt
 import pytest
 from caller_audio import BOT_VOICE, espeak, join, silence
 
-from sandbox.audio.echo import EchoCanceller
+from sandbox.audio.echo_canceller import EchoCanceller
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.resample import Float32, StreamResampler, as_int16, resample
 from sandbox.audio.vad import FrameVad

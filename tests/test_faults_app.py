@@ -19,9 +19,9 @@ from small_disk import fill
 from ui_tmux import Terminal, sandbox_run
 
 from sandbox.cli import main
+from sandbox.paths import HOME_ENV
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.store import SessionRow, SessionStore
-from sandbox.wire.tokens import HOME_ENV
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 

@@ -18,9 +18,9 @@ from caller_audio import espeak, join, silence, write_wav
 from private_pulse import PrivatePulse, private_pulse
 from ui_tmux import Terminal, sandbox_run
 
+from sandbox.paths import HOME_ENV
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.store import SessionStore
-from sandbox.wire.tokens import HOME_ENV
 
 pytestmark = [
     pytest.mark.audio,

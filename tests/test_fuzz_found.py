@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.caller.script import parse_script
 from sandbox.errors import UserError
-from sandbox.host.script import parse_script
 from sandbox.record.export import session_report
 from sandbox.record.store import SessionStore, StoreError
 from sandbox.replay.timeline import RecordNote, Replayer

@@ -16,7 +16,7 @@ import pytest
 from brain_process import reported_call
 from readme import commands
 
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.paths import HOME_ENV
 
 
 def _free_port() -> int:

@@ -27,9 +27,9 @@ from sandbox.call import units as units_module
 from sandbox.call.heard import HeardCursor
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.units import MAX_CHUNK_CHARS, Bracket, Fate, Unit
+from sandbox.caller.script import parse_script
+from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.host.launch import CallOptions, open_call
-from sandbox.host.script import parse_script
-from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import MAX_WAITING_FRAMES, CallHost
 from sandbox.record.recorder import CUT_KEPT_BYTES
 from sandbox.ui.app import SandboxApp

@@ -19,9 +19,9 @@ from typing import Any
 
 from sandbox.brains.hostile import ANSWER, hostile_process
 from sandbox.call.core import MAX_ERROR_CHARS
+from sandbox.paths import HOME_ENV
 from sandbox.record.recorder import CUT_KEPT_BYTES, MALFORMED_KEPT
 from sandbox.record.store import SessionStore, StoredEvent, StoredFrame
-from sandbox.wire.tokens import HOME_ENV
 
 #: A report this size or more is not bounded (300,000 kept frames made one of 70 MB).
 SMALL_REPORT = 2_000_000

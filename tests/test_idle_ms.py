@@ -16,9 +16,9 @@ from fault_brains import greets_then_ignores_idle, served
 from sandbox.call.core import DEFAULT_STALL_MS
 from sandbox.call.effects import BrainStalled, CallState
 from sandbox.call.settings import Settings
+from sandbox.paths import HOME_ENV
 from sandbox.record.store import SessionStore
 from sandbox.wire import decode, pb
-from sandbox.wire.tokens import HOME_ENV
 
 
 def nudges(rig: Rig) -> list[tuple[int, int, int]]:

@@ -21,16 +21,21 @@ ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     "private_files": frozenset(),
     "malloc_arenas": frozenset(),
-    "wire": frozenset({"errors", "private_files"}),
+    "paths": frozenset(),
+    "judges": frozenset(),
+    "wire": frozenset({"errors", "paths", "private_files"}),
     "call": frozenset({"wire"}),
     "sdk": frozenset({"wire"}),
-    "record": frozenset({"call", "wire", "errors", "private_files"}),
-    "audio": frozenset({"call", "wire", "errors", "malloc_arenas", "private_files"}),
+    "record": frozenset({"call", "judges", "wire", "errors", "paths", "private_files"}),
+    "audio": frozenset({"call", "wire", "errors", "malloc_arenas", "paths", "private_files"}),
     "host": frozenset({"audio", "call", "record", "wire", "errors"}),
+    "caller": frozenset({"audio", "call", "host", "errors"}),
     "brains": frozenset({"sdk", "wire", "errors"}),
-    "harness": frozenset({"brains", "sdk", "host", "call", "record", "wire", "errors"}),
-    "replay": frozenset({"record", "call", "wire", "errors"}),
-    "demo": frozenset({"harness", "host", "call", "record", "wire", "errors"}),
+    "harness": frozenset({"brains", "caller", "sdk", "host", "call", "record", "wire", "errors"}),
+    "replay": frozenset(
+        {"audio", "caller", "check", "harness", "host", "record", "call", "wire", "errors"}
+    ),
+    "demo": frozenset({"caller", "harness", "host", "call", "record", "wire", "errors"}),
 }
 #: The one arrow allowed against the rules, and why: ``sandbox.sdk.VoqalizeDriver`` keeps
 #: working for brain authors through a lazy module ``__getattr__`` that imports on first use.

@@ -21,7 +21,7 @@ from caller_audio import (
 )
 
 from sandbox.audio.bargein import BargeIn, BotResumes, FloorEvent, FloorJudge, OverBot
-from sandbox.audio.echo import EchoCanceller
+from sandbox.audio.echo_canceller import EchoCanceller
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.endpointer import windows_for
 from sandbox.audio.listener import (

@@ -15,8 +15,8 @@ import pytest
 from load_brains import serve_dropper, serve_every_third, serve_slowing
 
 from sandbox.brains.echo import Echo
+from sandbox.caller.script import load_script
 from sandbox.cli import main
-from sandbox.host.script import load_script
 from sandbox.load.call_result import DROPPED, NOT_REACHED, TIMED_OUT
 from sandbox.load.echo_process import echo_brain, free_port
 from sandbox.load.one_call import DEFAULT_SCRIPT, Target

@@ -14,7 +14,7 @@ import pytest
 
 import sandbox.load
 from sandbox.load.echo_process import echo_brain, free_port
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.paths import HOME_ENV
 
 RUN_S = 20
 #: The user class's file, named without importing it: importing locust patches the process.

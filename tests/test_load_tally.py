@@ -14,7 +14,7 @@ from sandbox.load.call_result import (
     CallResult,
     classify,
 )
-from sandbox.load.latency import LatencyWatch
+from sandbox.load.frame_latency import LatencyWatch
 from sandbox.load.run import LoadPlan, LoadRun
 from sandbox.load.table import progress_line, summary_lines
 from sandbox.load.tally import Tally, percentile

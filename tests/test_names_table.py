@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from brain_process import reported_call, run, serving
 
-from sandbox.record.names import introduced, refused
+from sandbox.judges.names import introduced, refused
 
 #: (what the caller said, the name kept or None).
 INTRODUCTIONS: list[tuple[str, str | None]] = [

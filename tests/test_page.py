@@ -20,9 +20,10 @@ from session_rig import recorded_call
 from waiting import until
 
 from sandbox.brains.echo import Echo
+from sandbox.paths import HOME_ENV
 from sandbox.record.store import SessionRow, SessionStore
 from sandbox.sdk import serve
-from sandbox.wire.tokens import HOME_ENV, load_or_create_keys
+from sandbox.wire.tokens import load_or_create_keys
 
 __all__ = ["browser"]  # the fixture, used by name
 

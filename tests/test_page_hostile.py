@@ -16,7 +16,7 @@ from hostile_text_brain import FATAL, HOSTILE, SaysHostileText, hostile_text_bra
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.paths import HOME_ENV
 
 #: A call its brain ends with a fatal Error may be recorded as not reached: exit 1.
 NOT_REACHED_TOO = (0, 1)

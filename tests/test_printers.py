@@ -25,6 +25,7 @@ from sandbox.call.units import MAX_CHUNK_CHARS
 from sandbox.fuzz import core_target, printers
 from sandbox.fuzz.guard import InvariantBroken
 from sandbox.fuzz.targets import TARGETS
+from sandbox.paths import HOME_ENV
 from sandbox.record import transcript as transcript_module
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import DATA_OPEN, page_html
@@ -32,7 +33,6 @@ from sandbox.record.plain_text import CONTROL, json_text, visible
 from sandbox.record.transcript import WireError, transcript_line
 from sandbox.wire import pb
 from sandbox.wire.codec import envelope
-from sandbox.wire.tokens import HOME_ENV
 
 #: A call its brain ends with a fatal Error may be recorded as not reached: exit 1.
 NOT_REACHED_TOO = (0, 1)

@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 
 from sandbox.call.floor import measure
-from sandbox.record.call_record import Heard, build
-from sandbox.record.entities import values
-from sandbox.record.names import addressed_as, introduced, is_form_of_address, refused
-from sandbox.record.promises import booked, promises_follow_up
-from sandbox.record.readback import (
+from sandbox.judges.entities import values
+from sandbox.judges.names import addressed_as, introduced, is_form_of_address, refused
+from sandbox.judges.promises import booked, promises_follow_up
+from sandbox.judges.readback import (
     CONFIRMED,
     CORRECTED,
     NOT_HEARD,
@@ -20,6 +19,7 @@ from sandbox.record.readback import (
     answer,
     judge,
 )
+from sandbox.record.call_record import Heard, build
 
 PHONE_LINE = "my number is oh seven seven double four five six seven eight nine zero"
 READ_BACK = "Thanks. That's 07744 567890, is that right?"

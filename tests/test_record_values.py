@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.record.entities import CODE, DATE, EMAIL, PHONE, TIME, Value, mentions, values
-from sandbox.record.spoken import normalise
+from sandbox.judges.entities import CODE, DATE, EMAIL, PHONE, TIME, Value, mentions, values
+from sandbox.judges.spoken import normalise
 
 # (what the caller said, the kind, the normalised value)
 FOUND = [

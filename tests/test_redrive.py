@@ -18,12 +18,13 @@ from session_rig import recorded_call
 from ui_brains import version_refusing_brain
 
 from sandbox.brains.echo import Echo
-from sandbox.check.redrive import redrive
+from sandbox.paths import HOME_ENV
 from sandbox.record.store import SessionStore
 from sandbox.replay.diff import side_by_side
+from sandbox.replay.redrive import redrive
 from sandbox.sdk import Session, Speech, SpeechChunk, SpeechEnd, SpeechStart, UserMessage, serve
 from sandbox.wire import pb
-from sandbox.wire.tokens import HOME_ENV, load_or_create_keys
+from sandbox.wire.tokens import load_or_create_keys
 
 # 60 ms a word: a barge-in "after 2 words" lands within the word it was posted in only if
 # the loop answers inside a word's time; at 10 ms a word a loaded CI machine cut a word late.

@@ -20,12 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ui_tmux import sandbox_run
 
-from sandbox.host.script import parse_script
+from sandbox.caller.script import parse_script
 from sandbox.host.warp import WarpClock, hold_for, work_gaps
+from sandbox.paths import HOME_ENV
 from sandbox.record.store import StoredEvent
 from sandbox.replay.caller_script import caller_steps, hang_up_over_bot, script_toml
 from sandbox.wire import pb
-from sandbox.wire.tokens import HOME_ENV
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -21,14 +21,14 @@ from ui_tmux import sandbox_in_tmux
 
 from sandbox.audio.stt import Transcriber
 from sandbox.call.units import Fate
+from sandbox.paths import HOME_ENV
 from sandbox.record.legs import MIC, SPEAKER, leg_path
 from sandbox.record.store import SessionStore
-from sandbox.replay.audio import LegPlayer
+from sandbox.replay.leg_player import LegPlayer
 from sandbox.replay.source import open_recording
 from sandbox.replay.timeline import Replayer
 from sandbox.ui.replay_app import ReplayApp
 from sandbox.ui.widgets.conversation import Line
-from sandbox.wire.tokens import HOME_ENV
 
 SnapCompare = Callable[..., bool]
 

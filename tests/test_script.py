@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from sandbox.caller.script import Step, parse_script
 from sandbox.errors import UserError
-from sandbox.host.script import Step, parse_script
 
 FULL = """
 ms_per_word = 120

@@ -22,14 +22,15 @@ from waiting import until
 
 from sandbox.audio.stt import Transcriber
 from sandbox.brains.echo import Echo
-from sandbox.host.script import parse_script
+from sandbox.caller.script import parse_script
+from sandbox.paths import HOME_ENV
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import leg_path, read_leg
 from sandbox.record.markdown import session_markdown
 from sandbox.record.store import SCHEMA_VERSION, SessionStore, StoreError, connect, store_path
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.sdk import serve
-from sandbox.wire.tokens import HOME_ENV, load_or_create_keys
+from sandbox.wire.tokens import load_or_create_keys
 
 
 async def test_a_call_reads_back_frame_for_frame_and_event_for_event(home: Path) -> None:

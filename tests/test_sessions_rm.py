@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from waiting import until
 
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.paths import HOME_ENV
 
 GREETING_ONLY = "[[step]]\nend = true\n"
 LONG_SILENCE = '[[step]]\nsay = "What are your opening hours?"\n[[step]]\nsilence_ms = 60000\n'

@@ -19,7 +19,7 @@ from sandbox.bench.soak import (
     trend_per_10min,
     warm_up_s,
 )
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.paths import HOME_ENV
 
 
 def test_the_slope_is_least_squares_per_ten_minutes() -> None:

@@ -15,8 +15,8 @@ from sandbox.audio.sinks import MemorySink
 from sandbox.audio.speech_out import SpeechOut
 from sandbox.audio.tts import Synthesizer
 from sandbox.call.played import Played, UnitPlayed, UnitUnspoken, WordPlayed
+from sandbox.paths import HOME_ENV
 from sandbox.wire import pb
-from sandbox.wire.tokens import HOME_ENV
 
 
 def make(synthesizer: Synthesizer) -> tuple[SpeechOut, MemorySink, threading.Event]:

@@ -16,13 +16,13 @@ import pytest
 
 from sandbox.cli import main
 from sandbox.errors import UserError
+from sandbox.paths import data_dir
 from sandbox.wire.tokens import (
     AUDIENCE,
     ISSUER,
     RELAY_SUBJECT,
     KeyPair,
     TokenError,
-    data_dir,
     key_paths,
     load_or_create_keys,
     mint_token,

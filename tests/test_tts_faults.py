@@ -24,11 +24,11 @@ from sandbox.audio.speech_out import SpeechOut
 from sandbox.audio.tts import MAX_WORD_CHARS, Clip, Synthesizer, Trouble
 from sandbox.call.played import ClauseUnsaid, Played, UnitPlayed, WordPlayed
 from sandbox.call.units import Fate
+from sandbox.paths import HOME_ENV
 from sandbox.record.call_record import SPEECH_UNSAID, build, heard_from
 from sandbox.record.store import SessionStore
 from sandbox.replay.timeline import RecordNote, Replayer
 from sandbox.wire import pb
-from sandbox.wire.tokens import HOME_ENV
 
 #: The text that killed the synthesis thread: a clause ending in two full stops.
 WELL = "Well.. let me see."

@@ -20,12 +20,12 @@ from ui_tmux import sandbox_in_tmux, sandbox_run
 from sandbox.call.effects import BrainError, CallerShown
 from sandbox.demo.headless import scene_options
 from sandbox.demo.scene import parse_scene
+from sandbox.paths import HOME_ENV
 from sandbox.ui.demo_app import DemoApp
 from sandbox.ui.lines import caller_text, notice_text, notice_words
 from sandbox.ui.plain_app import PlainApp
 from sandbox.ui.runner import CallSetup
 from sandbox.ui.typed_audio import TypedAudio
-from sandbox.wire.tokens import HOME_ENV
 
 
 class _Notifying(PlainApp[None]):

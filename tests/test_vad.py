@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from caller_audio import espeak, join, noise, silence
 
-from sandbox.audio.echo import EchoCanceller
+from sandbox.audio.echo_canceller import EchoCanceller
 from sandbox.audio.resample import Float32, as_int16
 from sandbox.audio.vad import FRAME_MS, NOISE_MEMORY_MS, FrameVad
 

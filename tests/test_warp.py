@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 from sandbox.brains.echo import Echo
 from sandbox.call.settings import Settings
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.caller.script import parse_script
+from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.host.launch import CallOptions, open_call
-from sandbox.host.script import parse_script
-from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.warp import WarpClock
 from sandbox.sdk import Session, Speech, UserMessage, serve
 from sandbox.wire.tokens import load_or_create_keys

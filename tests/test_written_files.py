@@ -22,10 +22,10 @@ from sandbox.audio.sinks import WavSink
 from sandbox.commands import sessions as sessions_command
 from sandbox.commands import written
 from sandbox.load.echo_process import echo_brain
+from sandbox.paths import HOME_ENV
 from sandbox.private_files import PRIVATE_MODE, NewFile, write_file
 from sandbox.record.legs import AudioLeg
 from sandbox.record.store import SessionStore
-from sandbox.wire.tokens import HOME_ENV
 
 PACKAGE = Path(__file__).resolve().parents[1] / "sandbox"
 SECRET = "what another file held\n"

@@ -22,11 +22,11 @@ from sandbox.call.settings import Settings
 from sandbox.call.units import Bracket, Unit
 from sandbox.host.launch import CallOptions
 from sandbox.host.session import CallHost
+from sandbox.paths import HOME_ENV
 from sandbox.ui.app import SandboxApp
 from sandbox.ui.choose import ASKED_TYPED
 from sandbox.ui.runner import CallSetup
 from sandbox.ui.typed_audio import TypedAudio, typed_banner
-from sandbox.wire.tokens import HOME_ENV
 
 #: The session id snapshot tests pin, so the header and SessionStart read the same each run.
 FIXED_SESSION = uuid.UUID("5a11d0c0-0000-4000-8000-000000000001")

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from sandbox.audio.caller_aloud import CallerAloud
-from sandbox.audio.echo import EchoCanceller
+from sandbox.audio.echo_canceller import EchoCanceller
 from sandbox.audio.listener import Listener, ListenerEvent, TurnCommitted, in_executor
 from sandbox.audio.mic import DeviceMic, MicSource
 from sandbox.audio.playout import PlayoutClock

@@ -59,7 +59,7 @@ import numpy.typing as npt
 
 from sandbox.audio.bargein import BargeIn, BotResumes, FloorEvent, FloorJudge, OverBot
 from sandbox.audio.doubletalk import BOT_SILENT_RMS, DoubleTalk
-from sandbox.audio.echo import EchoCanceller
+from sandbox.audio.echo_canceller import EchoCanceller
 from sandbox.audio.endpointer import (
     PATIENCE_DEFAULT,
     Endpointer,

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.errors import UserError
+from sandbox.paths import data_dir
 from sandbox.wire import pb
 from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_name
-from sandbox.wire.tokens import data_dir
 
 CATALOG_FILE = "catalog.toml"
 #: Python packages that ship a Piper voice (``model_path()`` and ``config_path()``).

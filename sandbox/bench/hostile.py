@@ -34,8 +34,8 @@ from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.units import Bracket
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
+from sandbox.paths import HOME_ENV
 from sandbox.record.store import STORE_FILE
-from sandbox.wire.tokens import HOME_ENV
 
 FLOOD_SIZES = (2_000, 4_000, 8_000, 20_000)
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sandbox.audio.caller_voice import CALLER_VOICE, CALLER_WPM, speak
 from sandbox.audio.mic import BLOCK_MS, OnBlock
 from sandbox.audio.resample import Float32, as_int16, resample
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.sinks import Block
+from sandbox.caller.espeak_voice import CALLER_VOICE, CALLER_WPM, speak
 
 _RATE = ScriptMic.RATE
 _BLOCK = _RATE * BLOCK_MS // 1000

@@ -6,7 +6,6 @@ import resource
 import sys
 from dataclasses import dataclass
 
-from sandbox.audio.caller_voice import speak
 from sandbox.audio.engine import AudioEngine, AudioOptions
 from sandbox.audio.resample import resample
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber
@@ -14,6 +13,7 @@ from sandbox.audio.tts import Synthesizer
 from sandbox.audio.voices import default_voice
 from sandbox.bench.figures import Progress
 from sandbox.bench.texts import BOT_REPLIES, STT_UTTERANCES
+from sandbox.caller.espeak_voice import speak
 
 
 @dataclass(frozen=True)

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
-from sandbox.audio.caller_voice import speak
 from sandbox.audio.resample import as_float32, as_int16, resample
 from sandbox.bench import pulse
 from sandbox.bench.app_process import Arrivals, running_app
 from sandbox.bench.figures import Progress, fmt_ms, median
 from sandbox.bench.peer_process import BEST, ensure_peer, running_peer
 from sandbox.bench.probe import LEVEL, RATE, DeviceProbe, loop_latency_s
+from sandbox.caller.espeak_voice import speak
 from sandbox.errors import UserError
 
 #: The peer harness's caller line, voice and rate (``pipecat_bench.CALLER_TEXT``).

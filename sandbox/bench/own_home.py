@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.paths import HOME_ENV
 
 
 @contextlib.contextmanager

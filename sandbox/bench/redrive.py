@@ -56,20 +56,20 @@ from sandbox.bench.own_home import own_home
 from sandbox.call.effects import CallState
 from sandbox.call.settings import Settings
 from sandbox.call.sim_playout import SimPlayout
-from sandbox.check.redrive import Redrive, redrive, redrive_audio
+from sandbox.caller.script import parse_script
+from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.demo.headless import play_scene
 from sandbox.demo.scene import SHIPPED, load_scene
 from sandbox.harness.builtin import brain_url_for
+from sandbox.host.audio_call import audio_call
 from sandbox.host.launch import CallOptions, open_call
-from sandbox.host.legs import audio_call
-from sandbox.host.script import parse_script
-from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.record.export import frame_record
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.store import SessionStore
 from sandbox.replay.diff import Diff
+from sandbox.replay.redrive import Redrive, redrive, redrive_audio
 from sandbox.ui.app import SandboxApp
 from sandbox.ui.runner import CallSetup
 from sandbox.ui.typed_audio import TypedAudio

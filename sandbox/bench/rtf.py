@@ -10,12 +10,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from sandbox.audio.caller_voice import speak
 from sandbox.audio.resample import Float32, resample
 from sandbox.audio.stt import SAMPLE_RATE
 from sandbox.bench.figures import Progress, median
 from sandbox.bench.models import Models
 from sandbox.bench.texts import BOT_REPLIES, STT_UTTERANCES
+from sandbox.caller.espeak_voice import speak
 
 
 @dataclass(frozen=True)

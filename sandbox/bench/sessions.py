@@ -33,7 +33,7 @@ from sandbox.record.page.build import session_page
 from sandbox.record.recorder import Recorder
 from sandbox.record.store import SessionStore
 from sandbox.record.writer import SessionEnd, SessionWriter
-from sandbox.replay.audio import LegPlayer
+from sandbox.replay.leg_player import LegPlayer
 from sandbox.replay.source import open_recording
 from sandbox.wire import encode, envelope, pb
 

@@ -48,7 +48,6 @@ from typing import Any
 
 import numpy as np
 
-from sandbox.audio.caller_voice import speak
 from sandbox.audio.engine import AudioEngine, AudioOptions
 from sandbox.bench import pulse
 from sandbox.bench.figures import Progress, median, target_lines
@@ -56,12 +55,13 @@ from sandbox.bench.own_home import own_home
 from sandbox.bench.redrive import script_for
 from sandbox.call.effects import CallState, Effect, UnitChanged
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.caller.espeak_voice import speak
+from sandbox.caller.script import parse_script
+from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
+from sandbox.host.audio_call import audio_call
 from sandbox.host.launch import CallOptions, open_call
-from sandbox.host.legs import audio_call
-from sandbox.host.script import parse_script
-from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import CallHost
 from sandbox.malloc_arenas import give_back_free_memory
 from sandbox.record.recorder import FrameRecord

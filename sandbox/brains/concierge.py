@@ -1,7 +1,7 @@
 """The concierge: a receptionist brain on a rule-based model, with heard-truth history.
 
 It streams each reply in token-sized pieces, so a barge-in cuts it mid-sentence, and
-it remembers only what the caller heard (see :mod:`sandbox.brains.heard`). Asked about
+it remembers only what the caller heard (see :mod:`sandbox.brains.heard_history`). Asked about
 prices or opening hours, its model first calls a tool — ``show_section``, which puts
 the section on the caller's screen with ``session.dispatch`` — in a hop that says
 nothing and so opens no unit, then answers. Every model request and tool run is
@@ -16,7 +16,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox.brains.heard import Entry, HeardHistory, Reply
+from sandbox.brains.heard_history import Entry, HeardHistory, Reply
 from sandbox.brains.rules import RuleModel, ToolCall, Usage
 from sandbox.sdk import (
     Brain,

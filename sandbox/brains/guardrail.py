@@ -16,7 +16,7 @@ import re
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 
-from sandbox.brains.heard import Entry, HeardHistory
+from sandbox.brains.heard_history import Entry, HeardHistory
 from sandbox.sdk import Brain, Finalize, Session, Speech, UserMessage
 
 GREETING = "Hello, this is the account line. Ask me about your balance or your card."

@@ -14,7 +14,7 @@ import re
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 
-from sandbox.brains.heard import Entry
+from sandbox.brains.heard_history import Entry
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _PIECE = re.compile(r"\S+\s*")

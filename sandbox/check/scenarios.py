@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from sandbox.caller.script import Step
 from sandbox.check import rules
 from sandbox.check.results import Finding
 from sandbox.check.wirelog import DEAD_TURN_GRACE_MS, WireLog
 from sandbox.harness.driver import HeardUnit
-from sandbox.host.script import Step
 
 #: Words of a reply that play before the barge-in scenario talks over it.
 BARGE_AFTER_WORDS = 3

@@ -19,6 +19,9 @@ from sandbox.audio.script_mic import ScriptMic
 from sandbox.call.core import CallCore
 from sandbox.call.effects import BrainStalled, CallerShown, Effect
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.caller.script import Script, load_script
+from sandbox.caller.script_runner import ScriptRunner, play_through
+from sandbox.caller.voice_caller import InjectedVoice
 from sandbox.commands.options import (
     add_audio_options,
     add_call_options,
@@ -27,12 +30,9 @@ from sandbox.commands.options import (
 )
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
+from sandbox.host.audio_call import audio_call
 from sandbox.host.launch import CallNotPlaced, open_call
-from sandbox.host.legs import audio_call
-from sandbox.host.script import Script, load_script
-from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import CallHost
-from sandbox.host.voice_caller import InjectedVoice
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
 from sandbox.record.recorder import FrameRecord, Recorder, default_report_path

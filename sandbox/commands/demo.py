@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from sandbox.audio.engine import AudioEngine
     from sandbox.audio.stt import Transcriber
     from sandbox.audio.tts import Synthesizer
-    from sandbox.host.script_runner import Caller
+    from sandbox.caller.script_runner import Caller
     from sandbox.ui.audio import AudioFrontend
 
 HELP = "a narrated demonstration of barge-in, backchannels, take-backs and idle, scene by scene"
@@ -109,7 +109,7 @@ def _frontend(
     from sandbox.audio.caller_aloud import CallerAloud
     from sandbox.audio.engine import AudioEngine, AudioOptions
     from sandbox.audio.script_mic import ScriptMic
-    from sandbox.host.voice_caller import InjectedVoice
+    from sandbox.caller.voice_caller import InjectedVoice
     from sandbox.ui.choose import missing_audio
     from sandbox.ui.engine_audio import EngineAudio
     from sandbox.ui.typed_audio import TypedAudio

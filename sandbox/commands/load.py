@@ -10,11 +10,11 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from sandbox.caller.script import load_script
 from sandbox.commands.options import RELAY_HELP
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
 from sandbox.host.launch import check_relay_url
-from sandbox.host.script import load_script
 from sandbox.load.cost import RuntimeCost
 from sandbox.load.one_call import Target
 from sandbox.load.run import KEEP_CHOICES, LoadPlan, LoadRun, run_load

@@ -16,12 +16,12 @@ from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
 from sandbox.host.launch import CallNotPlaced
 from sandbox.record.store import SessionStore
-from sandbox.replay.audio import LegPlayer
 from sandbox.replay.diff import side_by_side
+from sandbox.replay.leg_player import LegPlayer
 from sandbox.replay.source import open_recording
 
 if TYPE_CHECKING:
-    from sandbox.check.redrive import Redrive
+    from sandbox.replay.redrive import Redrive
 
 HELP = (
     "watch and hear a saved session again, or (--brain) play its caller side against a brain "
@@ -161,7 +161,7 @@ async def _redrive_many(args: argparse.Namespace) -> int:
 
 
 async def _redrive_one(args: argparse.Namespace, session_id: str) -> Redrive:
-    from sandbox.check.redrive import redrive, redrive_audio
+    from sandbox.replay.redrive import redrive, redrive_audio
 
     brain = None if args.brain == "builtin" else str(args.brain)
     try:

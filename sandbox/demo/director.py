@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sandbox.call.units import Fate, Unit
+from sandbox.caller.script import Script
+from sandbox.caller.script_runner import Caller, ScriptRunner
 from sandbox.demo.scene import Caption, Scene
-from sandbox.host.script import Script
-from sandbox.host.script_runner import Caller, ScriptRunner
 from sandbox.host.session import CallHost
 
 #: How long a caption waits for its moment (a cut, the bot going quiet) before it shows.

@@ -32,8 +32,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from sandbox.caller.script import Step, parse_step, toml_steps
 from sandbox.errors import UserError
-from sandbox.host.script import Step, parse_step, toml_steps
 
 #: When a caption is shown: as soon as it is reached, once the bot's unit was cut, or once
 #: the bot has finished and is quiet.

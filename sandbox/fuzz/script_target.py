@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from dataclasses import fields
 
+from sandbox.caller.script import KINDS, Script, Step, parse_script
 from sandbox.errors import UserError
 from sandbox.fuzz.draw import Draw
 from sandbox.fuzz.guard import InvariantBroken
-from sandbox.host.script import KINDS, Script, Step, parse_script
 
 _KEYS = (*KINDS, "then", "pause_ms", "after_words", "ms_per_word", "other")
 _VALUES = (

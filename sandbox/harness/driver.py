@@ -41,10 +41,10 @@ from sandbox.call.core import DEFAULT_CAPABILITIES, WireErrorRecord
 from sandbox.call.effects import CallEnded
 from sandbox.call.settings import Settings
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.caller.script import Script, Step
+from sandbox.caller.script_runner import ScriptRunner
 from sandbox.harness.inproc import open_inproc_call
 from sandbox.host.launch import CallOptions, open_call
-from sandbox.host.script import Script, Step
-from sandbox.host.script_runner import ScriptRunner
 from sandbox.host.session import CallHost
 from sandbox.record.recorder import FrameRecord
 from sandbox.sdk.brain import Brain

@@ -6,7 +6,7 @@ codec (:func:`sandbox.load.one_call.place_call`), each call on its own clock. Lo
 statistics get, per call:
 
 * ``first chunk`` requests: each turn's first-chunk latency, as the request time;
-* ``Finalize`` requests: each unit's Finalize latency (see :mod:`sandbox.load.latency`);
+* ``Finalize`` requests: each unit's Finalize latency (see :mod:`sandbox.load.frame_latency`);
 * a ``wire rules`` request, failed with the rules the call broke, if any;
 * a ``call`` request, the call's wall time, failed with its error codes, if any.
 
@@ -41,8 +41,8 @@ from locust import User, constant, events, task
 from locust.argument_parser import LocustArgumentParser
 from locust.env import Environment
 
-from sandbox.host.script import load_script
-from sandbox.host.script_runner import STEP_TIMEOUT_S
+from sandbox.caller.script import load_script
+from sandbox.caller.script_runner import STEP_TIMEOUT_S
 from sandbox.load.call_result import CallResult
 from sandbox.load.one_call import DEFAULT_SCRIPT, Target, place_call
 

@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.caller.script import Script
+from sandbox.caller.script_runner import STEP_TIMEOUT_S, ScriptRunner, play_through
 from sandbox.check.wirelog import WireLog
 from sandbox.commands.call import DEFAULT_MS_PER_WORD
 from sandbox.host.launch import CallNotPlaced, CallOptions, host_for, open_call
-from sandbox.host.script import Script
-from sandbox.host.script_runner import STEP_TIMEOUT_S, ScriptRunner, play_through
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.load.call_result import CRASHED, CallResult, classify
-from sandbox.load.latency import LatencyWatch
+from sandbox.load.frame_latency import LatencyWatch
 from sandbox.load.shared_relay import SharedRelay
 
 log = logging.getLogger(__name__)

@@ -17,9 +17,9 @@ from typing import Any
 
 from sandbox.call.core import CallCore
 from sandbox.call.floor import measure
-from sandbox.record import names, promises
-from sandbox.record.entities import Value, values
-from sandbox.record.readback import BotLine, CallerTurn, judge
+from sandbox.judges import names, promises
+from sandbox.judges.entities import Value, values
+from sandbox.judges.readback import BotLine, CallerTurn, judge
 
 #: What a finding's ``kind`` is, in the record and as a stored event.
 NAME_NOT_FROM_CALLER = "name_not_from_caller"

@@ -24,10 +24,10 @@ import numpy as np
 import numpy.typing as npt
 
 from sandbox.errors import UserError
+from sandbox.paths import data_dir
 from sandbox.private_files import NewFile, private_folder
 from sandbox.record import mulaw
 from sandbox.record.batches import batches
-from sandbox.wire.tokens import data_dir
 
 log = logging.getLogger(__name__)
 

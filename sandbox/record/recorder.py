@@ -256,7 +256,7 @@ def _dropped_for_size(env: pb.Envelope, raw: bytes) -> bool:
 
 def default_report_path(session_id: str, started_at: float | None = None) -> Path:
     """Where a call's report goes when the user did not say: the data dir's sessions folder."""
-    from sandbox.wire.tokens import data_dir
+    from sandbox.paths import data_dir
 
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(started_at))
     return data_dir() / "sessions" / f"{stamp}-{session_id[:8]}.json"

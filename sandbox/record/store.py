@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.errors import UserError
+from sandbox.paths import data_dir
 from sandbox.private_files import private_files, private_folder
 from sandbox.record.legs import plain_id, remove_legs
-from sandbox.wire.tokens import data_dir
 
 #: The layout this build writes and reads. Each entry of _MIGRATIONS moves one version up.
 SCHEMA_VERSION = 2

@@ -16,7 +16,7 @@ from sandbox.audio.device_choice import DeviceChoice, is_file, pick_devices
 from sandbox.audio.devices import Device
 from sandbox.audio.engine import AudioEngine, AudioOptions
 from sandbox.audio.mic import WavMic
-from sandbox.host.file_caller import FileCaller
+from sandbox.caller.file_caller import FileCaller
 from sandbox.ui.audio import AudioFrontend
 from sandbox.ui.engine_audio import EngineAudio
 from sandbox.ui.typed_audio import TypedAudio, typed_banner

@@ -11,9 +11,9 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Header, Static
 
 from sandbox.call.units import Unit
+from sandbox.caller.script_runner import Caller
 from sandbox.demo.director import Director
 from sandbox.demo.scene import Scene
-from sandbox.host.script_runner import Caller
 from sandbox.record.plain_text import visible
 from sandbox.ui.app import SandboxApp
 from sandbox.ui.messages import CallFinished, CallStarted

@@ -12,9 +12,9 @@ from sandbox.audio.engine import AudioEngine, TurnTiming
 from sandbox.call.effects import Effect, SendFrame
 from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities
+from sandbox.caller.file_caller import FileCaller
 from sandbox.errors import UserError
-from sandbox.host.file_caller import FileCaller
-from sandbox.host.legs import record_legs
+from sandbox.host.audio_call import record_legs
 from sandbox.host.session import CallHost
 from sandbox.record.legs import AudioLeg
 from sandbox.ui.audio import Say, SpeechEndAt

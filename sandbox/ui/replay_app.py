@@ -21,7 +21,7 @@ from textual.widgets import Footer, Header, ListView
 from sandbox.call.effects import ToApp
 from sandbox.record.legs import MIC, SPEAKER
 from sandbox.record.plain_text import visible
-from sandbox.replay.audio import LegPlayer
+from sandbox.replay.leg_player import LegPlayer
 from sandbox.replay.source import Recording
 from sandbox.replay.timeline import Changes, RecordNote, Shown
 from sandbox.ui import panes

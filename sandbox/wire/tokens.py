@@ -10,7 +10,6 @@ token names :data:`RELAY_SUBJECT` where an inbound one names the session.
 from __future__ import annotations
 
 import functools
-import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import jwt
-import platformdirs
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from sandbox.errors import UserError
+from sandbox.paths import HOME_ENV, data_dir
 from sandbox.private_files import PRIVATE_MODE, NewFile, private_folder, write_file
 
 ISSUER = "pygato"
@@ -30,8 +29,6 @@ AUDIENCE = "brain"
 #: The ``sub`` of a relay-leg token, which serves many sessions rather than one.
 RELAY_SUBJECT = "relay"
 
-#: Environment variable naming the sandbox's data directory (tests point it at a tmp dir).
-HOME_ENV = "VOQALIZE_SANDBOX_HOME"
 PRIVATE_KEY_FILE = "token_private.pem"
 PUBLIC_KEY_FILE = "token_public.pem"
 
@@ -50,14 +47,6 @@ class KeyPair:
 
     private_pem: bytes
     public_pem: bytes
-
-
-def data_dir() -> Path:
-    """Where the sandbox keeps its files: ``$VOQALIZE_SANDBOX_HOME`` or the user data dir."""
-    override = os.environ.get(HOME_ENV)
-    if override:
-        return Path(override).expanduser()
-    return Path(platformdirs.user_data_dir("voqalize-sandbox", appauthor=False))
 
 
 def key_paths(directory: Path | None = None) -> tuple[Path, Path]:

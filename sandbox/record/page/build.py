@@ -8,8 +8,8 @@ import html
 from importlib import resources
 from typing import Any
 
-from sandbox.record.page.audio import mixed_legs, opus_data_uri
 from sandbox.record.page.data import page_data
+from sandbox.record.page.opus_mix import mixed_legs, opus_data_uri
 from sandbox.record.plain_text import json_text
 from sandbox.record.store import SessionRow, SessionStore
 

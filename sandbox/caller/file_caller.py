@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from sandbox.audio.engine import AudioEngine
 from sandbox.audio.mic import WavMic
 from sandbox.call.effects import Effect
-from sandbox.host.script import Script
-from sandbox.host.script_runner import ScriptRunner
+from sandbox.caller.script import Script
+from sandbox.caller.script_runner import ScriptRunner
 from sandbox.host.session import CallHost
 
 #: How often the file's end, and the listener's hearing of it, are looked at.

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from sandbox.call.effects import CallState, Effect, SendFrame, StateChanged
-from sandbox.host.script import Script, Step
+from sandbox.caller.script import Script, Step
 from sandbox.host.session import CallHost
 
 #: How long the bot must have been quiet before the caller speaks again.

@@ -32,15 +32,15 @@ from sandbox.audio.engine import AudioEngine, AudioOptions
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.call.settings import Settings
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.caller.script import Script, Step, parse_script
+from sandbox.caller.script_runner import ScriptRunner, play_through
+from sandbox.caller.voice_caller import RecordedVoice
 from sandbox.check.wirelog import WireLog
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
+from sandbox.host.audio_call import audio_call
 from sandbox.host.launch import CallOptions, open_call
-from sandbox.host.legs import audio_call
-from sandbox.host.script import Script, Step, parse_script
-from sandbox.host.script_runner import ScriptRunner, play_through
 from sandbox.host.session import CallHost
-from sandbox.host.voice_caller import RecordedVoice
 from sandbox.host.warp import WarpClock, hold_for, work_gaps
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import MIC, leg_path, read_leg

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from sandbox.audio.caller_aloud import CallerAloud
-from sandbox.audio.caller_voice import speak
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.sinks import Block
+from sandbox.caller.espeak_voice import speak
 
 #: Longest a single line may take to be spoken before the script moves on.
 LINE_TIMEOUT_S = 60.0

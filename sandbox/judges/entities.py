@@ -4,7 +4,7 @@
 "john dot smith at example dot com", "the twenty-third at half past two"), each with a
 normalised value; :func:`mentions` says whether a line carries a value, said either way,
 so a bot that reads "2:30" as "half past two" has read it back. Both sides go through the
-same :func:`~sandbox.record.spoken.normalise`.
+same :func:`~sandbox.judges.spoken.normalise`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sandbox.record.spoken import normalise, ordinal
+from sandbox.judges.spoken import normalise, ordinal
 
 PHONE, EMAIL, CODE, DATE, TIME = "phone", "email", "code", "date", "time"
 

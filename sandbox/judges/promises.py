@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from sandbox.record.entities import DATE, TIME, values
+from sandbox.judges.entities import DATE, TIME, values
 
 #: TurnStep kinds that can book something; a model call alone cannot.
 BOOKING_KINDS = frozenset({"tool", "mcp", "database", "http"})

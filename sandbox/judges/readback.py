@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sandbox.record.entities import Value, mentions, same, values
+from sandbox.judges.entities import Value, mentions, same, values
 
 CONFIRMED, CORRECTED, UNCONFIRMED, NOT_HEARD = "confirmed", "corrected", "unconfirmed", "not_heard"
 #: How many bot units after the caller's line may carry the read-back.
