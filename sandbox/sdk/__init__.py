@@ -16,9 +16,11 @@ A brain implements callbacks and yields speech; nothing in its surface names a t
 Serve it with :func:`serve` (or ``sandbox brain module:Greeter``), or host it in
 process with :class:`BrainConnection`.
 
-This package loads only the wire: importing it starts no runtime. ``VoqalizeDriver`` (and
-``DriverError``, ``HeardUnit``), which run the sandbox's real call core around a brain, live
-in :mod:`sandbox.harness` and load from here on first use.
+This package loads only the wire: importing it, even ``from sandbox.sdk import *``, starts no
+runtime. ``VoqalizeDriver`` (and ``DriverError``, ``HeardUnit``), which run the sandbox's real
+call core around a brain, live in :mod:`sandbox.harness`: ``from sandbox.sdk import
+VoqalizeDriver`` loads them on first use, and they stay out of ``__all__`` so that ``import *``
+never pulls in the host, audio and call core.
 """
 
 from typing import Any
@@ -49,10 +51,8 @@ __all__ = [
     "Chunk",
     "Config",
     "ConfigError",
-    "DriverError",
     "Error",
     "Finalize",
-    "HeardUnit",
     "IdleConfig",
     "RTVIFrame",
     "RequestRejected",
@@ -68,7 +68,6 @@ __all__ = [
     "TurnStep",
     "UserIdle",
     "UserMessage",
-    "VoqalizeDriver",
     "serve",
     "ui_command",
 ]
@@ -78,6 +77,7 @@ _HARNESS = frozenset({"DriverError", "HeardUnit", "VoqalizeDriver"})
 
 
 def __getattr__(name: str) -> Any:
+    """The harness's names, imported when first asked for (see the module docstring)."""
     if name in _HARNESS:
         import sandbox.harness
 
