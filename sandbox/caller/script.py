@@ -38,6 +38,8 @@ from typing import Any
 
 from sandbox.errors import UserError
 
+#: The simulated speaking rate when the script does not set one (~170 words a minute).
+DEFAULT_MS_PER_WORD = 350
 KINDS = ("say", "barge_in", "backchannel", "type", "rtvi", "silence_ms", "end")
 _EXTRA = {
     "say": {"then", "pause_ms"},

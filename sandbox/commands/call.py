@@ -19,7 +19,7 @@ from sandbox.audio.script_mic import ScriptMic
 from sandbox.call.core import CallCore
 from sandbox.call.effects import BrainStalled, CallerShown, Effect
 from sandbox.call.sim_playout import SimPlayout
-from sandbox.caller.script import Script, load_script
+from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, load_script
 from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.caller.voice_caller import InjectedVoice
 from sandbox.commands.options import (
@@ -47,8 +47,6 @@ from sandbox.record.transcript import (
 )
 
 HELP = "run one headless call from a caller script (TOML) and write its report (JSON)"
-#: The simulated speaking rate when the script does not set one (~170 words a minute).
-DEFAULT_MS_PER_WORD = 350
 #: Signals that end the call as the caller hanging up (Ctrl-C, ``kill``, a closed
 #: terminal); the command then exits 128 + the signal's number, as the shell expects.
 HANG_UP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from sandbox.audio.device_choice import is_file
-from sandbox.commands.call import DEFAULT_MS_PER_WORD
+from sandbox.caller.script import DEFAULT_MS_PER_WORD
 from sandbox.commands.options import (
     add_audio_options,
     add_call_options,

@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.call.sim_playout import SimPlayout
-from sandbox.caller.script import Script
+from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script
 from sandbox.caller.script_runner import STEP_TIMEOUT_S, ScriptRunner, play_through
 from sandbox.check.wirelog import WireLog
-from sandbox.commands.call import DEFAULT_MS_PER_WORD
 from sandbox.host.launch import CallNotPlaced, CallOptions, host_for, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
