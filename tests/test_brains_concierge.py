@@ -11,7 +11,7 @@ from test_sdk_harness import Voqalize, eventually
 
 from sandbox.brains.concierge import GREETING, Concierge
 from sandbox.brains.heard_history import Entry, HeardHistory
-from sandbox.brains.rules import RuleModel, ToolCall, Usage
+from sandbox.brains.rule_model import RuleModel, ToolCall, Usage
 from sandbox.sdk import SpeechStart
 from sandbox.wire import pb
 

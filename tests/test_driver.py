@@ -12,7 +12,7 @@ from sandbox.brains import Concierge, Echo, Guardrail, HeardHistory
 from sandbox.brains.concierge import GREETING
 from sandbox.brains.echo import GREETING as ECHO_GREETING
 from sandbox.brains.guardrail import APOLOGY
-from sandbox.brains.rules import RuleModel
+from sandbox.brains.rule_model import RuleModel
 from sandbox.call.settings import Settings
 from sandbox.harness import DriverError, VoqalizeDriver
 from sandbox.paths import HOME_ENV

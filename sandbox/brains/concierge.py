@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox.brains.heard_history import Entry, HeardHistory, Reply
-from sandbox.brains.rules import RuleModel, ToolCall, Usage
+from sandbox.brains.rule_model import RuleModel, ToolCall, Usage
 from sandbox.sdk import (
     Brain,
     Finalize,
