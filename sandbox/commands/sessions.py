@@ -19,9 +19,8 @@ from sandbox.record.legs import EXPORTED_LEGS, export_legs
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import session_page
 from sandbox.record.plain_text import json_text, visible
-from sandbox.record.record_text import record_lines
+from sandbox.record.session_text import session_text
 from sandbox.record.store import Removed, SessionRow, SessionStore
-from sandbox.record.transcript import transcript, transcript_line
 from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
 
 HELP = "list, show, export or remove the calls the session store kept"
@@ -199,25 +198,3 @@ def _row_json(row: SessionRow) -> dict[str, Any]:
     out = {name: getattr(row, name) for name in SessionRow.__dataclass_fields__}
     out["outcome"] = row.status
     return out
-
-
-def session_text(row: SessionRow, report: dict[str, Any]) -> str:
-    """The session as ``sessions show`` prints it; what a brain or a caller wrote (the
-    end's detail, a close reason, the URL) is shown :func:`visible`."""
-    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at))
-    lines = [
-        f"session {row.id}",
-        f"  started {started} · {row.mode} · {row.leg} leg · brain {visible(row.brain_url)}",
-        f"  outcome {row.status}" + (f" · {row.ended_by}" if row.ended_by else ""),
-    ]
-    why = row.end_detail or str(report.get("end_detail", ""))  # unfinished: the rebuilt one's
-    if why:
-        lines.append(f"  why: {visible(why)}")
-    if row.recording_stopped:
-        lines.append(f"  {visible(row.recording_stopped)}")
-    lines.append("")
-    lines += [transcript_line(entry) for entry in transcript(report)]
-    if "record" in report:  # a call cut short, or recorded by an older build, has none
-        lines += ["", "the call record:"]
-        lines += [f"  {line}" for line in record_lines(report["record"])]
-    return "\n".join(lines)

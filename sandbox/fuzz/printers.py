@@ -34,12 +34,12 @@ from textual.message import Message
 from textual.notifications import Notification, Notify
 from textual.widgets._toast import Toast  # not exported: the widget that shows a notification
 
-from sandbox.commands.sessions import session_text
 from sandbox.fuzz.draw import Draw
 from sandbox.fuzz.guard import InvariantBroken
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import DATA_OPEN, page_html
 from sandbox.record.plain_text import CONTROL, visible
+from sandbox.record.session_text import session_text
 from sandbox.record.store import SessionRow
 from sandbox.ui.plain_app import PlainApp
 
