@@ -1,42 +1,35 @@
-"""The layers point one way: every import in the package is checked against the rules.
+"""The layers point one way: every import in the package is checked against the layer map.
 
-``call/`` and ``sdk/`` sit on ``wire/`` alone (a brain author's import loads no runtime);
-``audio/`` never reaches up into ``host/``; ``host/`` never imports a brain; the harness sits
-above both the SDK and the host; the faces (commands, ui, bench, check) may use anything.
+The map is the table in ``docs/architecture.md`` (read here, written nowhere else): each
+package and top-level module of ``sandbox/`` is one row, with the layers it may import. The
+test walks every import statement, places every package, finds no cycle among the allowed
+arrows, and checks what importing the SDK (``import *`` included) really loads.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
+from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "sandbox"
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+#: A row of the layer table: ``| `layer` | what it holds | `a`, `b` |`` (``—`` for none).
+_ROW = re.compile(r"^\|\s*`(\w+)`\s*\|[^|]*\|([^|]*)\|\s*$")
 
-#: Project packages each layer may import (itself always); a layer not listed is a face.
-ALLOWED: dict[str, frozenset[str]] = {
-    "errors": frozenset(),
-    "private_files": frozenset(),
-    "malloc_arenas": frozenset(),
-    "paths": frozenset(),
-    "judges": frozenset(),
-    "wire": frozenset({"errors", "paths", "private_files"}),
-    "call": frozenset({"wire"}),
-    "sdk": frozenset({"wire"}),
-    "record": frozenset({"call", "judges", "wire", "errors", "paths", "private_files"}),
-    "audio": frozenset({"call", "wire", "errors", "malloc_arenas", "paths", "private_files"}),
-    "host": frozenset({"audio", "call", "record", "wire", "errors"}),
-    "caller": frozenset({"audio", "call", "host", "errors"}),
-    "brains": frozenset({"sdk", "wire", "errors"}),
-    "harness": frozenset({"brains", "caller", "sdk", "host", "call", "record", "wire", "errors"}),
-    "replay": frozenset(
-        {"audio", "caller", "check", "harness", "host", "record", "call", "wire", "errors"}
-    ),
-    "demo": frozenset({"caller", "harness", "host", "call", "record", "wire", "errors"}),
-}
+
+def _layer_map() -> dict[str, frozenset[str]]:
+    """The project layers each layer may import (itself always), from the architecture doc."""
+    rows = (_ROW.match(line) for line in ARCHITECTURE.read_text().splitlines())
+    return {row.group(1): frozenset(re.findall(r"`(\w+)`", row.group(2))) for row in rows if row}
+
+
+ALLOWED = _layer_map()
 #: The one arrow allowed against the rules, and why: ``sandbox.sdk.VoqalizeDriver`` keeps
 #: working for brain authors through a lazy module ``__getattr__`` that imports on first use.
 EXCEPTIONS = {("sdk/__init__.py", "harness")}
@@ -92,6 +85,31 @@ def test_every_import_points_down_the_layers() -> None:
     assert _violations() == []
 
 
+def _parts() -> set[str]:
+    """Every package and top-level module of ``sandbox/`` (the root ``__init__`` aside)."""
+    return {
+        path.name.removesuffix(".py")
+        for path in PACKAGE.iterdir()
+        if (path.is_dir() and (path / "__init__.py").is_file())
+        or (path.suffix == ".py" and path.name != "__init__.py")
+    }
+
+
+def test_the_map_places_every_package_and_names_only_real_ones() -> None:
+    named = set(ALLOWED) | {target for targets in ALLOWED.values() for target in targets}
+    assert _parts() - set(ALLOWED) == set(), "a package the layer map does not place"
+    assert named - _parts() == set(), "the layer map names a package that does not exist"
+
+
+def test_no_import_cycle_of_packages() -> None:
+    """The allowed arrows form no cycle, so neither can the imports the walk lets through."""
+    try:
+        order = list(TopologicalSorter(dict(ALLOWED)).static_order())
+    except CycleError as cycle:
+        pytest.fail(f"the layer map has a cycle: {' -> '.join(cycle.args[1])}")
+    assert set(order) >= _parts()
+
+
 def test_the_checker_sees_a_forbidden_arrow(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -130,6 +148,28 @@ def test_importing_a_layer_loads_nothing_above_it(module: str, absent: tuple[str
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
     assert not set(out) & set(absent), f"importing {module} loaded {sorted(set(out) & set(absent))}"
+
+
+def _loaded(code: str) -> tuple[set[str], set[str]]:
+    """The project parts and the top-level third-party modules ``code`` loads, fresh."""
+    report = (
+        "import sys\n"
+        "print(' '.join(sorted({m.split('.')[1] for m in sys.modules "
+        "if m.startswith('sandbox.')})))\n"
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\n{report}"], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    return set(out[0].split()), set(out[1].split())
+
+
+def test_import_star_of_the_sdk_loads_only_the_sdk_and_the_wire() -> None:
+    """``from sandbox.sdk import *`` loads the SDK, the wire and the leaves the wire rests on
+    (paths, private files, errors), never the harness, host, audio, call core or numpy."""
+    parts, modules = _loaded("from sandbox.sdk import *")
+    assert parts <= {"sdk", "wire"} | ALLOWED["wire"], sorted(parts)
+    assert not modules & {"numpy", "webrtcvad", "sounddevice"}, sorted(modules)
 
 
 def test_the_driver_is_still_reachable_from_the_sdk() -> None:
