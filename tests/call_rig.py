@@ -8,9 +8,9 @@ from typing import Any
 from google.protobuf.message import Message
 
 from sandbox.call.core import CallCore
-from sandbox.call.effects import Effect, SendFrame
+from sandbox.call.effects import Effect, PlayoutEffect, SendFrame
 from sandbox.call.played import UnitPlayed, WordPlayed
-from sandbox.call.ports import deliver
+from sandbox.call.ports import play
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.wire import pb
@@ -48,7 +48,8 @@ class Rig:
             self.effects.append(effect)
             if isinstance(effect, SendFrame):
                 self.sent.append(effect.env)
-            deliver(effect, self.now, self.sim, None)
+            elif isinstance(effect, PlayoutEffect):
+                play(effect, self.now, self.sim)
         return batch
 
     def start(self) -> list[Effect]:

@@ -1,7 +1,10 @@
 """What the call core asks of the world. The host carries each out; the core does no I/O.
 
-What the user should be told comes out structured (a protocol violation with its code, a
-stalled turn with how long it waited); the words are the UI's.
+Each effect is for one port (see the unions at the end): a frame for the brain's link
+(:data:`WireEffect`), a command for the playout clock (:data:`PlayoutEffect`), a change for
+the recognizer (:data:`ListenEffect`), or something for the screen and the record
+(:data:`ScreenEffect`). What the user should be told comes out structured (a protocol
+violation with its code, a stalled turn with how long it waited); the words are the UI's.
 """
 
 from __future__ import annotations
@@ -212,27 +215,20 @@ Notice = (
 )
 """The effects that are only for the user to read."""
 
-Effect = (
-    SendFrame
-    | OpenUnit
-    | SpeakText
-    | CloseUnit
-    | CutPlayout
-    | PausePlayout
-    | ResumePlayout
-    | ToApp
-    | ListenWith
-    | ProtocolViolation
-    | FrameDropped
-    | BrainError
-    | BrainStalled
-    | StepForUnknownTurn
-    | ConfigApplied
-    | ConfigRejected
-    | AppFrameRefused
-    | UnitChanged
-    | CallerShown
-    | CallerIdle
-    | StateChanged
-    | CallEnded
-)
+# The effects by the port that carries each out: the host routes every effect to exactly one
+# (``sandbox.call.ports``), and a port is handed nothing but its own.
+
+WireEffect = SendFrame
+"""For the brain's link: an envelope to send."""
+
+PlayoutEffect = OpenUnit | SpeakText | CloseUnit | CutPlayout | PausePlayout | ResumePlayout
+"""For the playout clock (:class:`~sandbox.call.ports.Playout`)."""
+
+ListenEffect = ListenWith
+"""For the recognizer (:class:`~sandbox.call.ports.Listening`)."""
+
+ScreenEffect = Notice | ToApp | UnitChanged | CallerShown | CallerIdle | StateChanged | CallEnded
+"""For the screen and the record: what the user is shown, and the app's RTVI frames."""
+
+Effect = WireEffect | PlayoutEffect | ListenEffect | ScreenEffect
+"""Everything the core asks of the world, in the order it must happen."""

@@ -2,20 +2,22 @@
 
 Both the simulated playout and the audio engine's speech output implement
 :class:`Playout`; the audio engine implements :class:`Listening`. The host carries each
-of the core's effects to the one port it concerns, once.
+of the core's effects to the one port it concerns, once: a port is handed only its own
+kind (:data:`~sandbox.call.effects.PlayoutEffect` to :func:`play`,
+:data:`~sandbox.call.effects.ListenEffect` to :func:`listen`).
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, assert_never
 
 from sandbox.call.effects import (
     CloseUnit,
     CutPlayout,
-    Effect,
-    ListenWith,
+    ListenEffect,
     OpenUnit,
     PausePlayout,
+    PlayoutEffect,
     ResumePlayout,
     SpeakText,
 )
@@ -57,9 +59,8 @@ class Listening(Protocol):
         """Transcribe in ``language`` (an iso code) and close turns at ``patience`` 0..10."""
 
 
-def deliver(effect: Effect, now: int, playout: Playout, listening: Listening | None) -> None:
-    """Carry one of the core's effects to the port it concerns; the others concern no port
-    (frames, things to show) and are left to the host."""
+def play(effect: PlayoutEffect, now: int, playout: Playout) -> None:
+    """Carry one playout effect out on ``playout``."""
     match effect:
         case OpenUnit(speech_id=sid, voice=voice, language=language):
             playout.open_unit(sid, voice, language, now)
@@ -73,6 +74,10 @@ def deliver(effect: Effect, now: int, playout: Playout, listening: Listening | N
             playout.pause(now)
         case ResumePlayout():
             playout.resume(now)
-        case ListenWith(language=language, patience=patience):
-            if listening is not None:
-                listening.listen_with(language, patience)
+        case _:
+            assert_never(effect)
+
+
+def listen(effect: ListenEffect, listening: Listening) -> None:
+    """Carry one recognizer effect out on ``listening``."""
+    listening.listen_with(effect.language, effect.patience)

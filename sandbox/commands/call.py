@@ -17,7 +17,7 @@ from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.engine import AudioEngine
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.call.core import CallCore
-from sandbox.call.effects import BrainStalled, CallerShown, Effect
+from sandbox.call.effects import BrainStalled, CallerShown, ScreenEffect
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, load_script
 from sandbox.caller.script_runner import ScriptRunner, play_through
@@ -139,7 +139,7 @@ class LiveTranscript:
 
     def __post_init__(self) -> None:
         self.host.on_frame.append(self._frame)
-        self.host.on_effect.append(self._effect)
+        self.host.on_screen.append(self._effect)
 
     def _frame(self, record: FrameRecord) -> None:
         if record.dir == "out" and record.type == "finalize":
@@ -151,7 +151,7 @@ class LiveTranscript:
             for entry in transcript({"frames": [record.as_json()]}):
                 self._print(entry)
 
-    def _effect(self, effect: Effect) -> None:
+    def _effect(self, effect: ScreenEffect) -> None:
         if isinstance(effect, CallerShown) and effect.kind == "backchannel":
             self._print(CallerBackchannel(effect.text, effect.resumed))
         elif isinstance(effect, BrainStalled):

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from google.protobuf.message import Message
 
 from sandbox.call.core import CallCore
-from sandbox.call.effects import Effect, SendFrame
+from sandbox.call.effects import Effect, PlayoutEffect, SendFrame
 from sandbox.call.played import UnitPlayed, WordPlayed
-from sandbox.call.ports import deliver
+from sandbox.call.ports import play
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.units import MAX_CHUNK_CHARS
@@ -73,7 +73,8 @@ class _Drive:
         for effect in batch:
             if isinstance(effect, SendFrame):
                 self.sent.append(effect.env)
-            deliver(effect, self.now, self.playout, None)
+            elif isinstance(effect, PlayoutEffect):
+                play(effect, self.now, self.playout)
         if self.core.watermark < self.watermark:
             raise InvariantBroken(
                 rules.DEAD_TURN_STOPS,

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
-from typing import Protocol
+from typing import Protocol, assert_never
 
 from websockets.exceptions import ConnectionClosed
 
@@ -28,9 +28,17 @@ from sandbox.audio.listener import (
     TurnCommitted,
 )
 from sandbox.call.core import CallCore
-from sandbox.call.effects import CallEnded, Effect, SendFrame, UnitChanged
+from sandbox.call.effects import (
+    CallEnded,
+    Effect,
+    ListenEffect,
+    PlayoutEffect,
+    ScreenEffect,
+    UnitChanged,
+    WireEffect,
+)
 from sandbox.call.played import ClauseUnsaid, UnitUnspoken, WordPlayed
-from sandbox.call.ports import Listening, Playout, deliver
+from sandbox.call.ports import Listening, Playout, listen, play
 from sandbox.host.warp import WarpClock, brain_owes
 from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
@@ -82,6 +90,9 @@ class CallHost:
     recorder: Recorder
     relay: bool = False
     clock: Callable[[], float] = time.monotonic
+    #: The screen's port: what the user is shown (the app, a transcript printer).
+    on_screen: list[Callable[[ScreenEffect], None]] = field(default_factory=list)
+    #: Watchers of every effect, whatever its port, in the order carried out (benches, tests).
     on_effect: list[Callable[[Effect], None]] = field(default_factory=list)
     on_frame: list[Callable[[FrameRecord], None]] = field(default_factory=list)
     #: The recognizer, told of settings that change how the caller is heard (real audio).
@@ -350,12 +361,22 @@ class CallHost:
     async def _carry(self, effects: list[Effect]) -> None:
         now = self.now()
         for effect in effects:
-            if isinstance(effect, SendFrame):
+            if not isinstance(effect, WireEffect | UnitChanged):
+                # A frame is recorded as it crosses; a redraw's reason is in the frames.
+                self.recorder.event(now, _kind(effect), asdict(effect))
+            # Each effect to its one port, in the order the core returned them.
+            if isinstance(effect, WireEffect):
                 await self._send(effect.env)
+            elif isinstance(effect, PlayoutEffect):
+                play(effect, now, self.playout)
+            elif isinstance(effect, ListenEffect):
+                if self.listening is not None:  # a simulated call has no recognizer
+                    listen(effect, self.listening)
+            elif isinstance(effect, ScreenEffect):
+                for show in self.on_screen:
+                    show(effect)
             else:
-                deliver(effect, now, self.playout, self.listening)
-                if not isinstance(effect, UnitChanged):  # a redraw; the frames say why
-                    self.recorder.event(now, _kind(effect), asdict(effect))
+                assert_never(effect)
             for listener in self.on_effect:
                 listener(effect)
         # The call record's findings are worked out over the whole call so far, longer the

@@ -14,7 +14,7 @@ import signal
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, assert_never
 
 from rich.text import Text
 from textual import on
@@ -188,7 +188,7 @@ class SandboxApp(PlainApp[Path | None]):
         elif isinstance(effect, ToApp):
             self.app_pane.show("brain", effect.type, effect.data, effect.id)
         else:
-            return  # a unit's redraw, or what concerns no pane (frames, playout)
+            assert_never(effect)
         self.status.show(watermark=host.core.watermark, config=host.core.settings.describe())
 
     def on_call_frames(self, message: CallFrames) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.message import Message
 
-from sandbox.call.effects import Effect
+from sandbox.call.effects import ScreenEffect
 from sandbox.host.session import CallHost
 
 
@@ -27,9 +27,10 @@ class CallStarted(Message):
 
 
 class CallEffect(Message):
-    """The core asked for something (``t_ms`` on the host's clock when it was carried out)."""
+    """The core showed something on the screen (``t_ms`` on the host's clock when it was
+    carried out)."""
 
-    def __init__(self, effect: Effect, t_ms: int) -> None:
+    def __init__(self, effect: ScreenEffect, t_ms: int) -> None:
         super().__init__()
         self.effect = effect
         self.t_ms = t_ms

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from sandbox.call.core import CallCore
-from sandbox.call.effects import Effect, UnitChanged
+from sandbox.call.effects import ScreenEffect, UnitChanged
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallNotPlaced, CallOptions, open_call
@@ -113,7 +113,7 @@ class CallRunner:
         self.host = host
         if host.recorder.writer is not None:  # told from the writer's thread; posting is safe
             host.recorder.writer.on_failure = lambda words: self._post(RecordingStopped(words))
-        host.on_effect.append(lambda effect: self._effect(effect, host))
+        host.on_screen.append(lambda effect: self._effect(effect, host))
         host.on_frame.append(self._frame)
         self._post(CallStarted(host))
         try:
@@ -127,7 +127,7 @@ class CallRunner:
             path = self._write(host.core, host.recorder, host.now())
         return path
 
-    def _effect(self, effect: Effect, host: CallHost) -> None:
+    def _effect(self, effect: ScreenEffect, host: CallHost) -> None:
         """Post an effect to the app. A unit's redraw is posted once until the app draws it,
         so a flood of chunks is one redraw, not one message per chunk."""
         if isinstance(effect, UnitChanged):
