@@ -69,11 +69,18 @@ def pick_devices(
     return DeviceChoice(found, tuple(picks), None)
 
 
+#: What a microphone file may be (read with soundfile); a speaker file is always written as WAV.
+_MIC_FILE_SUFFIXES = (".wav", ".flac", ".ogg", ".oga")
+
+
 def is_file(spec: str | None, *, speaker: bool = False) -> bool:
-    """Whether a --mic or --speaker value names a WAV file (or, for a speaker, none)."""
+    """Whether a --mic value names an audio file (WAV, FLAC, OGG), or a --speaker value a
+    WAV file or none."""
     if spec is None:
         return False
-    return spec.lower().endswith(".wav") or (speaker and spec.lower() == "none")
+    if speaker:
+        return spec.lower().endswith(".wav") or spec.lower() == "none"
+    return spec.lower().endswith(_MIC_FILE_SUFFIXES)
 
 
 def _is_file(direction: Direction, spec: str | None) -> bool:

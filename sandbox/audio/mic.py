@@ -1,17 +1,19 @@
-"""Where caller audio comes from: a PortAudio input device, or a WAV file played in real time."""
+"""Where caller audio comes from: a PortAudio input device, or an audio file played in real
+time."""
 
 from __future__ import annotations
 
 import threading
 import time
-import wave
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+import soundfile
 
 from sandbox.audio.devices import require_sounddevice
+from sandbox.audio.resample import as_int16
 from sandbox.audio.sinks import Block
 from sandbox.errors import UserError
 
@@ -73,6 +75,17 @@ class DeviceMic:
             self._stream = None
 
 
+def read_caller_audio(path: Path) -> tuple[Block, int]:
+    """A caller's audio file as int16 mono samples and their rate: any WAV (PCM, float,
+    WAVE_FORMAT_EXTENSIBLE), FLAC or OGG that libsndfile reads, at any rate, its channels
+    mixed down. The rate is kept: the listener resamples whatever rate a source gives."""
+    try:
+        data, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
+    except (OSError, RuntimeError, TypeError) as exc:  # libsndfile's errors are RuntimeErrors
+        raise UserError(f"cannot read {path} as a WAV microphone: {exc}") from None
+    return as_int16(data.mean(axis=1)), int(rate)
+
+
 class WavMic:
     """A WAV file spoken into the call in real time: silence until :meth:`begin`, then the
     file, then silence again (so its last turn can close); ``ended`` is set once the file's
@@ -80,16 +93,7 @@ class WavMic:
 
     def __init__(self, path: Path, clock: Callable[[], float] = time.monotonic) -> None:
         """Reads the whole file now so a bad file is an error before the call starts."""
-        try:
-            with wave.open(str(path), "rb") as wav:
-                if wav.getsampwidth() != 2:
-                    raise UserError(f"{path}: only 16-bit PCM WAV files can be a microphone")
-                self._rate = wav.getframerate()
-                channels = wav.getnchannels()
-                data = np.frombuffer(wav.readframes(wav.getnframes()), dtype=np.int16)
-        except (OSError, wave.Error, EOFError) as exc:
-            raise UserError(f"cannot read {path} as a WAV microphone: {exc}") from None
-        self.samples: Block = data.reshape(-1, channels)[:, 0].copy() if channels > 1 else data
+        self.samples, self._rate = read_caller_audio(path)
         self.ended = threading.Event()
         self._clock = clock
         self._begun = threading.Event()
