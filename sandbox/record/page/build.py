@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 from importlib import resources
+from string import Template
 from typing import Any
 
 from sandbox.record.page.data import page_data
@@ -30,13 +31,11 @@ def session_page(store: SessionStore, row: SessionRow) -> str:
 def page_html(data: dict[str, Any], title: str, audio: str = "") -> str:
     """The template filled: ``title`` as text, ``audio`` as the element it is, ``data`` as
     the JSON the page's script reads."""
-    template = resources.files("sandbox.record.page").joinpath("page.html").read_text("utf-8")
+    page = resources.files("sandbox.record.page").joinpath("page.html").read_text("utf-8")
     # No text may end the data's <script> element ("</script>") or open a comment in it
     # ("<!--" then "<script>" swallows the page's own script): json_text writes every "<"
     # as "\u003c", so none of these can be spelt in the embedded JSON.
     payload = json_text(data, html=True)
-    return (
-        template.replace("{{TITLE}}", html.escape(title))
-        .replace("{{AUDIO}}", audio)
-        .replace("{{DATA}}", payload)
-    )
+    # One pass: what fills a placeholder is never read again, so no text (a scene's title, a
+    # brain's words in the data) can spell another placeholder and be filled in turn.
+    return Template(page).substitute(TITLE=html.escape(title), AUDIO=audio, DATA=payload)
