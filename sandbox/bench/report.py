@@ -8,6 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rich import box
+from rich.table import Table
+
 from sandbox.bench.backchannels import BackchannelFigures
 from sandbox.bench.bargein import BargeInFigures
 from sandbox.bench.device_report import device_lines, device_targets
@@ -18,6 +21,7 @@ from sandbox.bench.heard import HeardFigures
 from sandbox.bench.models import MemoryFigures
 from sandbox.bench.rtf import RtfFigures
 from sandbox.bench.turns import TurnFigures
+from sandbox.record.table_text import table_lines
 
 #: End of speech -> UserMessage may exceed the window that closed the turn by this much.
 WINDOW_SLACK_MS = 150
@@ -254,25 +258,17 @@ def table(result: dict[str, Any]) -> str:
         ),
     }
     header = ("measure", "measured", "target", "peer", "")
-    rows = [header]
+    rows = Table(*header, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for label, key, unit in _ROWS:
         peer = PEER.get(key)
-        rows.append(
-            (
-                label,
-                _value(result.get(key), unit),
-                _target(result["targets"].get(key), unit),
-                "" if peer is None else _value(peer, unit),
-                notes.get(key, ""),
-            )
+        rows.add_row(
+            label,
+            _value(result.get(key), unit),
+            _target(result["targets"].get(key), unit),
+            "" if peer is None else _value(peer, unit),
+            notes.get(key, ""),
         )
-    widths = [max(len(str(r[i])) for r in rows) for i in range(4)]
-    lines = [
-        "  ".join(str(cell).ljust(width) for cell, width in zip(row[:4], widths, strict=True))
-        + (f"  {row[4]}" if row[4] else "")
-        for row in rows
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines = table_lines(rows)
     if "device_runs" in result:
         lines += ["", *device_lines(result)]
     return "\n".join(line.rstrip() for line in lines)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from rich.table import Table
+
 from sandbox.load.run import LoadRun
 from sandbox.load.tally import percentile
+from sandbox.record.table_text import table_lines
 
 #: Flagged calls named in the table; --json has them all.
 _LISTED = 10
@@ -45,8 +48,10 @@ def summary_lines(run: LoadRun) -> list[str]:
     turns_per_s = len(tally.first_chunk_ms) / wall if wall > 0 else 0.0
     rows.append(("brain throughput", f"{per_s:.1f} calls/s, {turns_per_s:.1f} answers/s"))
     rows.append(("wall time", f"{wall:.1f} s"))
-    width = max(len(name) for name, _ in rows)
-    lines = [f"  {name:<{width}}  {value}" for name, value in rows]
+    table = Table(box=None, show_header=False, pad_edge=False)
+    for row in rows:
+        table.add_row(*row)
+    lines = [f"  {line}" for line in table_lines(table)]
     flagged = tally.flagged
     if flagged:
         lines.append("  calls flagged (call number: session):")
