@@ -15,7 +15,7 @@ import pytest
 from caller_audio import espeak, join, silence, squeezed, word_errors, words, write_wav
 
 from sandbox.audio.echo_path import LaptopEchoPath
-from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.audio.engine import AudioEngine, AudioOptions, EngineHooks
 from sandbox.audio.mic import MicSource
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.stt import Transcriber
@@ -41,8 +41,9 @@ async def audio_call(
     speaker: str | None = None,
     mic: MicSource | None = None,
     aec: bool = True,
+    hooks: EngineHooks | None = None,
 ) -> AsyncIterator[tuple[CallHost, AudioEngine, list[Effect]]]:
-    """A call with the real audio engine; the host runs in the background."""
+    """A call with the real audio engine, ``hooks`` attached; the host runs in the background."""
     engine = AudioEngine(
         AudioOptions(speaker=speaker, aec=aec),
         transcriber=transcriber,
@@ -55,7 +56,7 @@ async def audio_call(
     async with brain_url_for(options) as url:
         host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
         host.on_effect.append(effects.append)
-        engine.attach(host)
+        engine.attach(host, hooks)
         running = asyncio.create_task(host.run())
         try:
             yield host, engine, effects
@@ -127,10 +128,12 @@ async def test_barge_in_stops_the_speaker_and_heard_text_matches_what_it_emitted
     )
     recording = tmp_path / "speaker.wav"
     heard_events: list[object] = []  # what the listener decided, for a failure's message
-    async with audio_call("concierge", transcriber, synthesizer) as (host, engine, effects):
-        loud: list[bool] = []  # per block playout released to the speaker: did it sound
-        engine.release_hooks.append(lambda block, _rate: loud.append(bool(np.any(block))))
-        engine.listener_hooks.append(lambda _now, event: heard_events.append(event))
+    loud: list[bool] = []  # per block playout released to the speaker: did it sound
+    hooks = EngineHooks(
+        released=(lambda block, _rate: loud.append(bool(np.any(block))),),
+        heard=(lambda _now, event: heard_events.append(event),),
+    )
+    async with audio_call("concierge", transcriber, synthesizer, hooks=hooks) as (host, _, effects):
         await until(quiet(host))
         with pulse.record_speaker(recording, rate=16000):
             await asyncio.to_thread(pulse.play_into_mic, question)
@@ -165,8 +168,8 @@ async def test_a_backchannel_pauses_the_bot_which_goes_on_and_the_speaker_plays_
     nod = write_wav(tmp_path / "nod.wav", espeak("okay"))
     recording = tmp_path / "speaker.wav"
     heard: list[object] = []  # what the listener decided, for a failure's message
-    async with audio_call("concierge", transcriber, synthesizer) as (host, engine, effects):
-        engine.listener_hooks.append(lambda _now, event: heard.append(event))
+    hooks = EngineHooks(heard=(lambda _now, event: heard.append(event),))
+    async with audio_call("concierge", transcriber, synthesizer, hooks=hooks) as (host, _, effects):
         await while_playing(host, quiet(host))
         with pulse.record_speaker(recording, rate=16000):
             await asyncio.to_thread(pulse.play_into_mic, question)

@@ -10,7 +10,8 @@ progress, before the call.
 A device that goes away mid-call (unplugged, or dropped by its sound server) stops calling
 back; a watcher notices within :data:`LOST_AFTER_S` and the call goes on without it: a lost
 speaker is closed and playout paces on silently (words still heard on time, as in typed
-mode), a lost microphone is closed (the caller types). ``loss_hooks`` are told in words.
+mode), a lost microphone is closed (the caller types). :attr:`EngineHooks.lost` are told
+in words.
 """
 
 from __future__ import annotations
@@ -93,6 +94,35 @@ class AudioOptions:
 
 
 @dataclass(frozen=True)
+class EngineHooks:
+    """Who else hears of a call's audio, given once, when the engine is attached to the call
+    (:meth:`AudioEngine.attach`): its legs and endpointing steps need the session the dial
+    made. Each callback runs on the engine's thread named, so it must not block."""
+
+    #: Every block playout releases, with its rate (the playout thread).
+    released: tuple[Callable[[Block, int], None], ...] = ()
+    #: Every listener event, with the host time it was decided (the listener thread).
+    heard: tuple[Callable[[int, ListenerEvent], None], ...] = ()
+    #: Every capture block after echo cancellation: (16 kHz float samples, the host time of
+    #: its first sample), the microphone as the call heard it (the listener thread).
+    cleaned: tuple[Callable[[Float32, int], None], ...] = ()
+    #: Every endpointing step (see ``Listener.on_decision``) (the listener thread).
+    decided: tuple[Callable[[int, str, dict[str, Any]], None], ...] = ()
+    #: A device that went away mid-call, in words (the watcher thread).
+    lost: tuple[Callable[[str], None], ...] = ()
+
+    def __add__(self, other: EngineHooks) -> EngineHooks:
+        """Both sets of hooks, this one's told first."""
+        return EngineHooks(
+            self.released + other.released,
+            self.heard + other.heard,
+            self.cleaned + other.cleaned,
+            self.decided + other.decided,
+            self.lost + other.lost,
+        )
+
+
+@dataclass(frozen=True)
 class TurnTiming:
     """The last committed turn, for the latency waterfall (host milliseconds)."""
 
@@ -128,23 +158,12 @@ class AudioEngine:
     speaker_sink: Callable[[int], AudioSink | ClockedSink] | None = None
     #: Mixes a scripted caller's voice into the speaker, after playout (a demo's caller).
     caller_aloud: CallerAloud | None = None
-    #: Also told of every block playout releases (a simulated echo path listens here).
-    release_hooks: list[Callable[[Block, int], None]] = field(default_factory=list)
-    #: Told of every listener event with the host time it was decided (listener thread).
-    listener_hooks: list[Callable[[int, ListenerEvent], None]] = field(default_factory=list)
-    #: Told of every capture block after echo cancellation: (16 kHz float samples, the
-    #: host time of its first sample) — the microphone as the call heard it.
-    capture_hooks: list[Callable[[Float32, int], None]] = field(default_factory=list)
-    #: Told of every endpointing step (see ``Listener.on_decision``), on the listener thread.
-    decision_hooks: list[Callable[[int, str, dict[str, Any]], None]] = field(default_factory=list)
     mic_level_db: float = -120.0
     last_turn: TurnTiming | None = None
     #: Capture blocks taken from the microphone, and those the listener has heard with their
     #: events handed to the call: a caller that stops can wait for its last block to be heard.
     blocks_captured: int = 0
     blocks_heard: int = 0
-    #: Told, in words, of a device that went away mid-call (the watcher's thread).
-    loss_hooks: list[Callable[[str], None]] = field(default_factory=list)
     mic_lost: bool = False
     speaker_lost: bool = False
     _last_block_at: float | None = None
@@ -152,6 +171,7 @@ class AudioEngine:
     _halt: threading.Event = field(default_factory=threading.Event)
     _caller_settled: bool = True
     _link: CallLink | None = None
+    _hooks: EngineHooks = field(default_factory=EngineHooks)
     _echo: EchoCanceller | None = None
     _mic: MicSource | None = None
     _listener: Listener | None = None
@@ -211,7 +231,7 @@ class AudioEngine:
 
             def reference(block: Block) -> None:
                 echo.feed_reference(block, rate)
-                for hook in self.release_hooks:
+                for hook in self._hooks.released:
                     hook(block, rate)
 
             # A reply synthesized: give back what Piper and Whisper freed this turn.
@@ -245,12 +265,13 @@ class AudioEngine:
 
     # ------------------------------------------------------------- running
 
-    def attach(self, link: CallLink) -> None:
-        """Start the speaker and the microphone for this call."""
+    def attach(self, link: CallLink, hooks: EngineHooks | None = None) -> None:
+        """Start the speaker and the microphone for this call; ``hooks`` hear of its audio."""
         if self.transcriber is None:
             raise RuntimeError("load() the engine before attaching it")
         speech = self.playout()
         self._link = link
+        self._hooks = hooks or EngineHooks()
         link.listening = self
         speech.wake = link.wake
         transcribe = in_executor(self.transcriber, self._stt_pool)
@@ -289,11 +310,11 @@ class AudioEngine:
             self._listener.set_language(language)
 
     def _decided(self, t_ms: int, kind: str, data: dict[str, Any]) -> None:
-        for hook in self.decision_hooks:
+        for hook in self._hooks.decided:
             hook(t_ms, kind, data)
 
     def _cleaned(self, samples: Float32, t_ms: int) -> None:
-        for hook in self.capture_hooks:
+        for hook in self._hooks.cleaned:
             hook(samples, t_ms)
 
     def _watch(self) -> None:
@@ -321,7 +342,7 @@ class AudioEngine:
 
     def _lost(self, words: str) -> None:
         log.warning("%s", words)
-        for hook in self.loss_hooks:
+        for hook in self._hooks.lost:
             hook(words)
 
     def _captured(self, block: Block, rate: int) -> None:
@@ -347,7 +368,7 @@ class AudioEngine:
             block, rate, t_ms = item
             for event in listener.feed(block, rate, t_ms, speech.speaking):
                 now = link.now()
-                for hook in self.listener_hooks:
+                for hook in self._hooks.heard:
                     hook(now, event)
                 if isinstance(event, TurnCommitted):
                     self.last_turn = TurnTiming(event.t_end_of_speech)

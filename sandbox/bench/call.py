@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sandbox.audio.echo_path import LaptopEchoPath
-from sandbox.audio.engine import AudioEngine
+from sandbox.audio.engine import AudioEngine, EngineHooks
 from sandbox.audio.listener import ListenerEvent
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.sinks import Block
@@ -75,15 +75,19 @@ async def bench_call(
         transcriber=models.transcriber,
         synthesizers=models.synthesizers(),
     )
-    engine.listener_hooks.append(lambda t_ms, event: log.events.append((t_ms, event)))
     options = CallOptions(settings=Settings(idle_ms=0), builtin=brain)
     async with brain_url_for(options) as url:
         host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
         mic = TimedMic(ScriptMic(echo), host.now)
         engine.mic_source, engine.speaker_sink = mic, mic.script.speaker
-        engine.release_hooks.append(_release_logger(host, log))
         host.on_effect.append(lambda effect: log.effects.append((host.now(), effect)))
-        engine.attach(host)
+        engine.attach(
+            host,
+            EngineHooks(
+                released=(_release_logger(host, log),),
+                heard=(lambda t_ms, event: log.events.append((t_ms, event)),),
+            ),
+        )
         running = asyncio.create_task(host.run())
         try:
             yield BenchCall(host, engine, mic, log)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
-from sandbox.audio.engine import AudioEngine
+from sandbox.audio.engine import AudioEngine, EngineHooks
 from sandbox.audio.sinks import Block
 from sandbox.audio.stt import SAMPLE_RATE
 from sandbox.host.launch import CallOptions, open_call
@@ -15,14 +15,15 @@ from sandbox.host.session import CallHost
 from sandbox.record.legs import MIC, SPEAKER, AudioLeg, leg_path
 
 
-def record_legs(engine: AudioEngine, host: CallHost) -> list[AudioLeg]:
+def record_legs(engine: AudioEngine, host: CallHost) -> tuple[list[AudioLeg], EngineHooks]:
     """Start recording the engine's side of ``host``'s call: both legs, which the caller
-    closes once the engine has stopped, and the endpointing steps.
+    closes once the engine has stopped, and the endpointing steps; the hooks that feed them,
+    for :meth:`AudioEngine.attach`.
 
     Nothing is recorded for a call that is not recorded (the conformance driver's)."""
     writer = host.recorder.writer
     if writer is None:
-        return []
+        return [], EngineHooks()
     session_id = host.core.session_id
     mic = AudioLeg(leg_path(session_id, MIC), SAMPLE_RATE)
     speaker = AudioLeg(leg_path(session_id, SPEAKER), engine.output_rate())
@@ -36,10 +37,8 @@ def record_legs(engine: AudioEngine, host: CallHost) -> list[AudioLeg]:
     def released(block: Block, _rate: int) -> None:
         speaker.add(block, host.now())  # handed to the device now: it starts to play now
 
-    engine.capture_hooks.append(mic.add)
-    engine.release_hooks.append(released)
-    engine.decision_hooks.append(host.recorder.event)
-    return [mic, speaker]
+    hooks = EngineHooks(released=(released,), cleaned=(mic.add,), decided=(host.recorder.event,))
+    return [mic, speaker], hooks
 
 
 @contextlib.asynccontextmanager
@@ -50,8 +49,8 @@ async def audio_call(
     attached; stops the engine and closes the legs when the block ends. A failed dial raises
     :class:`~sandbox.host.launch.CallNotPlaced` before anything starts."""
     host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
-    legs = record_legs(engine, host)
-    engine.attach(host)
+    legs, hooks = record_legs(engine, host)
+    engine.attach(host, hooks)
     try:
         yield host
     finally:

@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sandbox.audio.engine import AudioEngine, TurnTiming
+from sandbox.audio.engine import AudioEngine, EngineHooks, TurnTiming
 from sandbox.call.effects import Effect, SendFrame
 from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities
@@ -102,11 +102,10 @@ class EngineAudio:
                 end_of_speech(turn.end_of_speech_ms)
 
         host.on_effect.append(spoken_turn)
-        self.engine.loss_hooks.append(went_away)
         self._host = host
-        self._legs = record_legs(self.engine, host)
+        self._legs, hooks = record_legs(self.engine, host)
         try:
-            self.engine.attach(host)
+            self.engine.attach(host, hooks + EngineHooks(lost=(went_away,)))
         except UserError as exc:
             raise UserError(f"{exc} ({TYPED_HINT})") from None
         if self.caller is not None:
