@@ -176,12 +176,11 @@ async def _sim_call(
 
 async def _real_call(args: argparse.Namespace, script: Script, hang_up: HangUp) -> dict[str, Any]:
     options = call_options(args, recording="audio")
-    engine = AudioEngine(audio_options(args))
     echo = LaptopEchoPath(ScriptMic.RATE) if args.echo_path else None
     mic = ScriptMic(echo)
-    engine.mic_source = mic
-    if echo is not None:  # the simulated laptop's speaker, on the mic's clock
-        engine.speaker_sink = mic.speaker
+    # With an echo path the speaker is the simulated laptop's, on the mic's clock.
+    speaker = mic.speaker if echo is not None else None
+    engine = AudioEngine(audio_options(args), mic_source=mic, speaker_sink=speaker)
     await asyncio.to_thread(engine.load, lambda words: print(words, file=sys.stderr))
     async with brain_url_for(options) as url:
         hang_up.listen()

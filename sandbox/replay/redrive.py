@@ -149,10 +149,9 @@ async def redrive_audio(
     script, lines = _voiced(original.script, spoken_lines(original.events), row.id)
     # The leg is the microphone as the call heard it, echo already cancelled and noise
     # suppressed: the canceller's second pass would only change what Whisper hears.
-    engine = AudioEngine(AudioOptions(speaker="none", aec=False))
-    await asyncio.to_thread(engine.load, progress)
     mic = ScriptMic()
-    engine.mic_source = mic
+    engine = AudioEngine(AudioOptions(speaker="none", aec=False), mic_source=mic)
+    await asyncio.to_thread(engine.load, progress)
     options = CallOptions(
         brain_url=brain_url,
         builtin=builtin,
