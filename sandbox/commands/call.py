@@ -36,6 +36,7 @@ from sandbox.host.session import CallHost
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
 from sandbox.record.recorder import FrameRecord, Recorder, default_report_path
+from sandbox.record.session_words import outcome_sentence
 from sandbox.record.store import full_disk
 from sandbox.record.transcript import (
     BotUnit,
@@ -240,7 +241,8 @@ def _written(
 def _print_summary(report: dict[str, Any], signalled: int | None) -> None:
     """How the call ended, the script's notes, the call record and where the report is (the
     transcript was printed as the call went)."""
-    print(f"session {report['session_id']} · outcome {report['outcome']} · {report['ended_by']}")
+    ending = outcome_sentence(str(report["outcome"]), str(report["ended_by"]))
+    print(f"session {report['session_id']} · outcome {ending}")
     detail = visible(report["end_detail"])
     if report["ended_by"] == "dial_failed":
         print(f"  the call was never placed: {detail}")

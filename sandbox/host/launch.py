@@ -12,7 +12,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from sandbox.audio.voices import voice_languages
 from sandbox.call.core import DEFAULT_CAPABILITIES, DEFAULT_STALL_MS, CallCore
@@ -22,6 +22,7 @@ from sandbox.errors import UserError
 from sandbox.host.session import BrainLink, CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.record.recorder import Recorder
+from sandbox.record.session_words import SESSION_OPENED, brain_name
 from sandbox.record.store import full_disk, store_path
 from sandbox.record.writer import SessionWriter
 from sandbox.wire.dial import DialError, dial
@@ -157,6 +158,8 @@ def _start_recording(options: CallOptions, recorder: Recorder) -> None:
             started_at=recorder.started_at,
             redrive_of=options.redrive_of,
         )
+        opened = {"brain_name": recorder.brain_name, "settings": asdict(options.settings)}
+        recorder.event(0, SESSION_OPENED, opened)
 
 
 def _room_to_record() -> None:
@@ -184,4 +187,5 @@ def _session(
         capabilities=options.capabilities,
         stall_ms=options.stall_ms,
     )
-    return core, Recorder(session_id, brain_url)
+    name = brain_name(options.brain_url, options.builtin)
+    return core, Recorder(session_id, brain_url, brain_name=name)

@@ -16,6 +16,7 @@ from typing import Any
 from sandbox.call.heard import HeardCursor
 from sandbox.call.units import Fate
 from sandbox.record.recorder import REPORT_VERSION, FrameRecord
+from sandbox.record.session_words import SESSION_OPENED
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent, StoredFrame
 from sandbox.wire.codec import WireError, decode
 from sandbox.wire.plain import describe
@@ -109,6 +110,7 @@ def rebuilt_report(
                     "fatal": bool(f.get("fatal", False)),
                 }
             )
+    named = next((e.data.get("brain_name") for e in events if e.kind == SESSION_OPENED), None)
     for sid, cursor in cursors.items():
         units[sid]["heard"] = cursor.heard
         units[sid]["fate"] = Fate.CRASHED.value if crashed else "in play"
@@ -121,6 +123,7 @@ def rebuilt_report(
         "report_version": REPORT_VERSION,
         "session_id": row.id,
         "brain_url": row.brain_url,
+        "brain_name": str(named or row.brain_url),
         "started_at": _started(row.started_at),
         "outcome": "unfinished",
         "ended_by": "unfinished",

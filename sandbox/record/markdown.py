@@ -18,6 +18,7 @@ from typing import Any
 
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
+from sandbox.record.session_words import outcome_sentence, shown_brain
 from sandbox.record.store import SessionRow
 from sandbox.record.transcript import (
     BotUnit,
@@ -40,9 +41,10 @@ def session_markdown(row: SessionRow, report: dict[str, Any]) -> str:
     started = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.started_at))
     length = f"{row.duration_ms / 1000:.1f} s" if row.duration_ms is not None else "unfinished"
     lines = [
-        f"## Call {row.id[:12]}: {row.status}" + (f" ({row.ended_by})" if row.ended_by else ""),
+        f"## Call {row.id[:12]}: {_md(outcome_sentence(row.status, row.ended_by))}",
         "",
-        f"{started} · {length} · {row.mode} · {row.leg} leg · brain {_code(row.brain_url)}",
+        f"{started} · {length} · {row.mode} · {row.leg} leg · "
+        f"brain {_code(shown_brain(row, report))}",
     ]
     why = row.end_detail or str(report.get("end_detail", ""))  # unfinished: the rebuilt one's
     if why:

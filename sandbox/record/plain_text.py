@@ -37,6 +37,12 @@ def visible(text: str) -> str:
     return CONTROL.sub(_spelt, text)
 
 
+def quoted(text: str) -> str:
+    """``text`` :func:`visible` between single quotes, the same quotes whatever it holds
+    (a repr switches to double quotes for a text with an apostrophe, and escapes it)."""
+    return f"'{visible(text)}'"
+
+
 def _spelt(match: re.Match[str]) -> str:
     char = match.group()
     code = ord(char)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox.record.plain_text import visible
+from sandbox.record.plain_text import quoted, visible
 
 _STATUS = {
     "confirmed": "read back and confirmed",
@@ -47,5 +47,7 @@ def finding_line(finding: dict[str, Any]) -> str:
     """One name or promise finding: ``name_refused: …``, ``promised_unbooked: …``."""
     kind = str(finding.get("kind", "finding"))
     if kind == "name_refused":
-        return visible(f"{kind}: {finding['word']!r} is a form of address, not kept as a name")
+        return (
+            f"{visible(kind)}: {quoted(finding['word'])} is a form of address, not kept as a name"
+        )
     return visible(f"{kind}: {finding.get('detail', '')}")

@@ -63,6 +63,8 @@ class Recorder:
 
     session_id: str
     brain_url: str
+    #: How the brain is shown (see :mod:`sandbox.record.session_words`); None: its URL.
+    brain_name: str | None = None
     started_at: float = field(default_factory=time.time)
     _crossed: FrameLog[FrameRecord] = field(default_factory=FrameLog)
     writer: SessionWriter | None = None
@@ -165,6 +167,7 @@ class Recorder:
             "report_version": REPORT_VERSION,
             "session_id": self.session_id,
             "brain_url": self.brain_url,
+            "brain_name": self.brain_name or self.brain_url,
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started_at)),
             "outcome": ended.outcome if ended else core.outcome(),
             "ended_by": ended.ended_by if ended else "unfinished",

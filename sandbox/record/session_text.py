@@ -8,6 +8,7 @@ from typing import Any
 
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
+from sandbox.record.session_words import outcome_sentence, shown_brain
 from sandbox.record.store import SessionRow
 from sandbox.record.transcript import transcript, transcript_line
 
@@ -18,8 +19,9 @@ def session_text(row: SessionRow, report: dict[str, Any]) -> str:
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at))
     lines = [
         f"session {row.id}",
-        f"  started {started} · {row.mode} · {row.leg} leg · brain {visible(row.brain_url)}",
-        f"  outcome {row.status}" + (f" · {row.ended_by}" if row.ended_by else ""),
+        f"  started {started} · {row.mode} · {row.leg} leg · "
+        f"brain {visible(shown_brain(row, report))}",
+        f"  outcome {outcome_sentence(row.status, row.ended_by)}",
     ]
     why = row.end_detail or str(report.get("end_detail", ""))  # unfinished: the rebuilt one's
     if why:

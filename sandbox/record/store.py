@@ -262,6 +262,16 @@ class SessionStore:
             )
         ]
 
+    def first_event(self, session_id: str, kind: str) -> dict[str, Any] | None:
+        """The data of a session's first event of ``kind`` (None: it has none), without
+        reading the rest of its events."""
+        found = self._db.execute(
+            "SELECT seq, t_ms, kind, data FROM events WHERE session_id = ? AND kind = ? "
+            "ORDER BY seq LIMIT 1",
+            (session_id, kind),
+        ).fetchone()
+        return None if found is None else _event(*found).data
+
     def report(self, session_id: str) -> dict[str, Any] | None:
         """The report the call wrote when it ended, or None if it never ended."""
         row = self._db.execute("SELECT report FROM sessions WHERE id = ?", (session_id,)).fetchone()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox.call.units import Fate
-from sandbox.record.plain_text import visible
+from sandbox.record.plain_text import quoted, visible
 
 Report = dict[str, Any]
 #: A unit cut by its call's process dying, in words (its fate is ``crashed``).
@@ -173,10 +173,10 @@ def transcript_line(entry: Entry) -> str:
         case BrainStall(turn_id=turn, waited_ms=waited):
             return f"  ⚠ {stall_words(turn, waited)}"
         case BotUnit():
-            # repr() quotes the text and escapes what visible() does, and a quote besides.
-            line = f"  bot     [unit {entry.speech_id}, turn {entry.turn_id}] {entry.heard!r}"
+            # Quoted, so the heard text's end shows where the cut fell.
+            line = f"  bot     [unit {entry.speech_id}, turn {entry.turn_id}] {quoted(entry.heard)}"
             if entry.cut:
-                line += f"   {entry.cut_mark}\n          unheard {entry.unheard!r}"
+                line += f"   {entry.cut_mark}\n          unheard {quoted(entry.unheard)}"
                 line += f" ({entry.fate_words})"
             return line
 

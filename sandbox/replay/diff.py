@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.record.plain_text import visible
+from sandbox.record.session_words import ended_by_words
 
 Report = dict[str, Any]
 
@@ -114,23 +115,13 @@ def compare(before: Report, after: Report, findings: list[str], *, ignore_text: 
     return Diff(turns, *history, findings, ignore_text, _ended_early(before, after))
 
 
-#: How a call ended, for the line saying a re-drive stopped early (the report's ``ended_by``).
-_ENDINGS = {
-    "brain_closed": "the brain's connection closed",
-    "brain_error": "the brain sent a fatal Error",
-    "brain_cancel": "the brain cancelled the session",
-    "brain": "the brain hung up",
-    "dial_failed": "the brain could not be reached",
-}
-
-
 def _ended_early(before: Report, after: Report) -> str | None:
     ended_by = after.get("ended_by")
     if ended_by in (None, "caller") or ended_by == before.get("ended_by"):
         return None
     detail = after.get("end_detail") or ""
     at_s = max((int(f["t_ms"]) for f in after["frames"]), default=0) / 1000
-    how = _ENDINGS.get(str(ended_by), str(ended_by)) + (f" ({detail})" if detail else "")
+    how = ended_by_words(str(ended_by)) + (f" ({detail})" if detail else "")
     return f"the re-drive stopped at {at_s:.1f} s: {how}; the turns after it have no answer"
 
 

@@ -35,6 +35,7 @@ from sandbox.call.effects import (
 )
 from sandbox.host.session import CallHost
 from sandbox.record.plain_text import visible
+from sandbox.record.session_words import brain_name
 from sandbox.ui import panes
 from sandbox.ui.keys import HELP_ROWS, KEYS
 from sandbox.ui.latency import LatencyTracker
@@ -160,7 +161,7 @@ class SandboxApp(PlainApp[Path | None]):
             return
         core = message.host.core
         options = self.setup.options
-        brain = options.brain_url or f"the built-in {options.builtin}"
+        brain = brain_name(options.brain_url, options.builtin)
         self.sub_title = visible(f"session {core.session_id} · {brain}")
         self.status.show(capabilities=capability_names(core.capabilities))
 
