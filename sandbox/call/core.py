@@ -173,6 +173,9 @@ class CallCore:
     _brain_ending: bool = False
     _brain_spoke: bool = False  # any frame at all has come from the brain
     _silence_reported: bool = False
+    #: When SessionStart went out, on the host's clock: the core's times are the host's, and
+    #: the session's own waits count from here (the host may start it at any time).
+    _started_ms: int | None = None
     _interrupted: bool = False
     _paused: bool = False  # playout is held while the caller's voice over it is judged
     _state: CallState | None = None
@@ -186,6 +189,7 @@ class CallCore:
     def start(self, now: int) -> list[Effect]:
         """Open the session: SessionStart is the first envelope and mints turn 1."""
         self.turn = 1
+        self._started_ms = now
         self._pending = _Pending(1, now, GREETING_WAIT_MS)
         start = pb.SessionStart(
             turn_id=1,
@@ -567,9 +571,9 @@ class CallCore:
 
     def _silence_due(self) -> int | None:
         """When a brain that has sent nothing since SessionStart is reported, if it is due."""
-        if self._brain_spoke or not self.started or self._silence_reported:
+        if self._brain_spoke or self._started_ms is None or self._silence_reported:
             return None
-        return SILENT_BRAIN_MS
+        return self._started_ms + SILENT_BRAIN_MS
 
     def _open_units(self) -> list[Unit]:
         return [u for u in self.book.unresolved() if u.bracket is Bracket.OPEN]
@@ -586,10 +590,10 @@ class CallCore:
         out: list[Effect] = []
         due = self._silence_due()
         if due is not None and now >= due:
-            # The session's start is time 0 of the core's clock.
             self._silence_reported = True
-            self.stalls.append(StallRecord(now, 1, now))
-            out.append(BrainStalled(1, now))
+            waited = now - (due - SILENT_BRAIN_MS)  # since SessionStart
+            self.stalls.append(StallRecord(now, 1, waited))
+            out.append(BrainStalled(1, waited))
         for unit in self._open_units():
             if now >= unit.last_frame_ms + UNIT_STALL_MS:
                 out += self._time_out(unit, now)

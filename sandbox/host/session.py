@@ -112,15 +112,17 @@ class CallHost:
 
     def __post_init__(self) -> None:
         # The clock starts when the host exists, so the audio engine attached before
-        # run() already speaks the call's time. No running loop raises RuntimeError here,
-        # rather than dropping what threads post later.
+        # run() already speaks the call's time; the core is started on this clock at
+        # whatever it reads then, and counts the session's waits from there. No running
+        # loop raises RuntimeError here, rather than dropping what threads post later.
         if self.warp is not None:
             self.clock = self.warp
         self._t0 = self.clock()
         self._loop = asyncio.get_running_loop()
 
     def now(self) -> int:
-        """Milliseconds since the call started, on the host's clock."""
+        """The call's time in milliseconds: since this host was built. Every time the core
+        is given is on this clock, its start included."""
         return int((self.clock() - self._t0) * 1000)
 
     @property
