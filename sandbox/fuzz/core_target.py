@@ -113,7 +113,8 @@ class _Drive:
         """Let ``ms`` pass, delivering playout progress and timers as they fall due."""
         end = self.now + ms
         for _ in range(MAX_STEPS):
-            due = [d for d in (self.playout.next_deadline(), self.core.next_deadline()) if d]
+            deadlines = (self.playout.next_deadline(), self.core.next_deadline())
+            due = [d for d in deadlines if d is not None]  # 0 is a time: the playout's 'now'
             step = max(min(due), self.now) if due else None
             if step is None or step > end:
                 self.now = end
