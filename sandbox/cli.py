@@ -7,11 +7,15 @@ import contextlib
 import errno
 import importlib
 import logging
+import os
+import select
+import signal
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from sandbox.errors import UserError
 from sandbox.logs import log_path, logging_to_file
@@ -47,8 +51,23 @@ def _load(name: str) -> ModuleType | None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+class CommandParser(argparse.ArgumentParser):
+    """A parser whose unrecognized arguments are refused by the (sub-)command they were
+    given to, with its own usage (argparse leaves them to the top level's, whose usage
+    says nothing of the sub-command's options)."""
+
+    def parse_known_args(
+        self, args: Iterable[str] | None = None, namespace: Any = None
+    ) -> tuple[Any, list[str]]:
+        """Parse, refusing what is left over."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
     """The full argument parser, with every available sub-command."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="sandbox",
         description="A mini Voqalize in your terminal.",
         epilog=f"Every call is recorded while it runs (a killed one too) in {store_path()}; "
@@ -77,7 +96,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command != "brain":  # a brain server logs to its console on purpose
             logging_on.enter_context(logging_to_file())
         limit_malloc_arenas()
-        return _run(module, args)
+        code = _run(module, args)
+        try:
+            sys.stdout.flush()  # now, so a reader that went away is met here, not at exit
+        except BrokenPipeError:
+            return _reader_gone()
+        return code
 
 
 def _run(module: ModuleType, args: argparse.Namespace) -> int:
@@ -90,6 +114,8 @@ def _run(module: ModuleType, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     except (OSError, sqlite3.Error) as exc:
+    except BrokenPipeError as exc:
+        return _reader_gone() if _stdout_closed() else _unexpected(args, exc)
         full = _full(exc)
         if full is None:
             return _unexpected(args, exc)
@@ -101,6 +127,27 @@ def _run(module: ModuleType, args: argparse.Namespace) -> int:
 
 
 def _full(exc: OSError | sqlite3.Error) -> UserError | None:
+def _stdout_closed() -> bool:
+    """Whether the reader of our output has closed its end (``sandbox ... | head``): a
+    pipe's writing end then polls as an error."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll() (Windows), no real stdout
+        return False
+
+
+def _reader_gone() -> int:
+    """The reader went away: stop quietly, as a Unix tool killed by SIGPIPE does (the
+    shell sees 128 + SIGPIPE). What is still buffered goes nowhere, not into an error at
+    exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
+
+
     """A full disk, in words naming the folder it holds; None for any other failure."""
     if isinstance(exc, sqlite3.Error):
         return full_disk(data_dir()) if is_full(exc) else None

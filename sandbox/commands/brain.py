@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import logging
 import signal
 from collections.abc import Callable
@@ -83,6 +84,11 @@ async def _serve(
     try:
         server = await serve(brain, host=host, port=port)
     except OSError as exc:
+        if exc.errno == errno.EADDRNOTAVAIL:
+            raise UserError(
+                f"cannot listen on {host}:{port}: {host} is not an address of this machine. "
+                "Use one of its own (127.0.0.1: this machine only; 0.0.0.0: every interface)."
+            ) from None
         raise UserError(
             f"cannot listen on {host}:{port}: {exc.strerror or exc}. "
             "Is another brain already running there? Pick another with --port."

@@ -10,6 +10,7 @@ is shown as the author's error and the previous class goes on serving.
 
 from __future__ import annotations
 
+import gc
 import os
 import weakref
 from collections.abc import Callable
@@ -55,6 +56,7 @@ class Reloader:
         except UserError as exc:
             return f"{exc}\nStill serving the previous {old}: fix the file and save it again."
         moved = kept = 0
+        gc.collect()  # a brain whose call ended lingers in reference cycles: count live ones
         for brain in list(self._live):
             try:
                 brain.__class__ = self.current.cls

@@ -7,8 +7,9 @@ import asyncio
 import textwrap
 
 from sandbox.check import ScenarioResult, Status, check_brain
-from sandbox.commands.options import RELAY_HELP
-from sandbox.host.launch import check_relay_url
+from sandbox.commands.options import BRAIN_HELP, RELAY_HELP, brain_choice
+from sandbox.harness.builtin import brain_url_for
+from sandbox.host.launch import CallOptions, check_relay_url
 from sandbox.record.plain_text import json_text, visible
 
 HELP = "run the conformance suite against a running brain and print what it breaks"
@@ -17,7 +18,7 @@ HELP = "run the conformance suite against a running brain and print what it brea
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sandbox check``."""
     parser.add_argument(
-        "url", metavar="URL", help="the brain to dial, e.g. ws://127.0.0.1:8765/brain"
+        "url", metavar="URL|NAME", help=f"{BRAIN_HELP}, e.g. ws://127.0.0.1:8765/brain"
     )
     parser.add_argument("--relay", action="store_true", help=RELAY_HELP)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -25,9 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the suite; exit 0 only if no scenario failed and at least one was exercised."""
-    if args.relay:
-        check_relay_url(args.url)
-    results = asyncio.run(check_brain(args.url, relay=args.relay))
+    url, builtin = brain_choice(args.url, "URL")
+    if args.relay and url:
+        check_relay_url(url)
+    results = asyncio.run(_check(CallOptions(brain_url=url, builtin=builtin, relay=args.relay)))
     ok = passed(results)
     if args.json:
         doc = {"brain_url": args.url, "passed": ok, "scenarios": [r.as_json() for r in results]}
@@ -35,6 +37,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(summary(args.url, results))
     return 0 if ok else 1
+
+
+async def _check(brain: CallOptions) -> list[ScenarioResult]:
+    async with brain_url_for(brain) as url:
+        return await check_brain(url, relay=brain.relay)
 
 
 def passed(results: list[ScenarioResult]) -> bool:

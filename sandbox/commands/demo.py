@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from sandbox.call.units import Unit
+from sandbox.commands.options import BRAIN_HELP, brain_choice
 from sandbox.demo.headless import scene_options
 from sandbox.demo.scene import SHIPPED, Scene, load_scene
 
@@ -30,7 +31,9 @@ ON_THE_CLOCK = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """--brain, --scene, --speaker, --silent, --auto, --list."""
     parser.add_argument(
-        "--brain", metavar="URL", help="play the scenes against this brain instead of theirs"
+        "--brain",
+        metavar="URL|NAME",
+        help=f"play the scenes against this brain instead of theirs: {BRAIN_HELP}",
     )
     parser.add_argument(
         "--scene",
@@ -70,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
     names = args.scene or list(SHIPPED)
     scenes = [load_scene(name) for name in names]  # every mistake before anything starts
+    url, builtin = brain_choice(args.brain) if args.brain else (None, None)
     if args.list:
         for scene in scenes:
             print(f"{scene.name:<12} {scene.title}")
@@ -79,8 +83,11 @@ def run(args: argparse.Namespace) -> int:
     models = _Models()
     for index, scene in enumerate(scenes):
         audio, caller, recording = _frontend(args, scene, models)
+        options = scene_options(scene, url, recording)
+        if builtin is not None:  # the brain named, rather than the scene's own
+            options = replace(options, builtin=builtin)
         app = DemoApp(
-            CallSetup(scene_options(scene, args.brain, recording), audio),
+            CallSetup(options, audio),
             scene,
             number=f"{index + 1} of {len(scenes)}",
             auto=args.auto,

@@ -6,15 +6,18 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import sys
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 from sandbox.caller.script import load_script
-from sandbox.commands.options import RELAY_HELP
+from sandbox.commands.options import BRAIN_HELP, RELAY_HELP, brain_choice
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
-from sandbox.host.launch import check_relay_url
+from sandbox.harness.builtin import brain_url_for
+from sandbox.host.launch import CallOptions, check_relay_url
 from sandbox.load.cost import RuntimeCost
 from sandbox.load.one_call import Target
 from sandbox.load.run import KEEP_CHOICES, LoadPlan, LoadRun, run_load
@@ -31,7 +34,7 @@ _LOG_EVERY_S = 5.0
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sandbox load``."""
-    parser.add_argument("--brain", metavar="URL", help="the brain to dial (a running one)")
+    parser.add_argument("--brain", metavar="URL|NAME", help=BRAIN_HELP)
     parser.add_argument(
         "--script", type=Path, metavar="FILE.toml", help="caller script (TOML) every call plays"
     )
@@ -83,20 +86,23 @@ def run(args: argparse.Namespace) -> int:
     if not args.brain or not args.script:
         raise UserError(
             "name the brain and the caller: sandbox load --brain ws://127.0.0.1:8765/brain "
-            "--script call.toml (`sandbox brain echo` serves one to try)"
+            "--script call.toml (or --brain echo: a built-in brain served for the run)"
         )
     plan = _plan(args)
     if args.json:  # refused now, not after the whole run
         clear_the_way([args.json], force=args.force)
-    if args.relay:
-        check_relay_url(args.brain)
+    url, builtin = brain_choice(args.brain)
+    if args.relay and url:
+        check_relay_url(url)
+    brain = CallOptions(brain_url=url, builtin=builtin, relay=args.relay)
     target = Target(
-        args.brain, load_script(args.script), record=plan.keep != "none", realtime=args.realtime
+        url or "", load_script(args.script), record=plan.keep != "none", realtime=args.realtime
     )
     cost = RuntimeCost.start()
     load = LoadRun(plan)
-    asyncio.run(_run(plan, target, args.relay, load))
-    print(f"sandbox load: {plan.calls} calls to {args.brain}, {plan.concurrency} at a time")
+    asyncio.run(_run(plan, target, brain, load))
+    named = url or f"the built-in {builtin} brain"
+    print(f"sandbox load: {plan.calls} calls to {named}, {plan.concurrency} at a time")
     for line in summary_lines(load):
         print(line)
     if args.json:
@@ -118,10 +124,10 @@ def run(args: argparse.Namespace) -> int:
 def _plan(args: argparse.Namespace) -> LoadPlan:
     if args.calls < 1:
         raise UserError("--calls must be at least 1")
-    concurrency = args.concurrency or min(args.calls, 200)
-    if concurrency < 1:
+    if args.concurrency is not None and args.concurrency < 1:
         raise UserError("--concurrency must be at least 1")
-    if args.ramp < 0:
+    concurrency = args.concurrency or min(args.calls, 200)
+    if not math.isfinite(args.ramp) or args.ramp < 0:  # inf would never start the last call
         raise UserError("--ramp is a number of seconds, 0 or more")
     if args.max_failures is not None and args.max_failures < 1:
         raise UserError("--max-failures must be at least 1")
@@ -129,9 +135,10 @@ def _plan(args: argparse.Namespace) -> LoadPlan:
     return LoadPlan(args.calls, min(concurrency, args.calls), args.ramp, args.max_failures, keep)
 
 
-async def _run(plan: LoadPlan, target: Target, relay: bool, load: LoadRun) -> None:
-    async with _progress(load):
-        await run_load(plan, target, relay=relay, run=load)
+async def _run(plan: LoadPlan, target: Target, brain: CallOptions, load: LoadRun) -> None:
+    """The run, against the brain named (a built-in one served for it)."""
+    async with brain_url_for(brain) as url, _progress(load):
+        await run_load(plan, replace(target, brain_url=url), relay=brain.relay, run=load)
 
 
 @contextlib.asynccontextmanager

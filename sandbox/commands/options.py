@@ -4,22 +4,50 @@ from __future__ import annotations
 
 import argparse
 
+from websockets.exceptions import InvalidURI
+from websockets.uri import parse_uri
+
 from sandbox.audio.engine import AudioOptions
+from sandbox.brains.registry import BRAINS
 from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, idle_error, patience_error
 from sandbox.errors import UserError
-from sandbox.host.launch import CallOptions, check_init, check_relay_url
+from sandbox.host.launch import BUILTIN_BRAIN, CallOptions, check_init, check_relay_url
 from sandbox.wire import pb
 from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_by_name
 
 #: --relay's help, for every command that dials a brain.
 RELAY_HELP = "dial as the Cortex relay leg, one socket for many calls (the URL must end in /agent)"
+#: What names a brain besides a URL, for every command that dials one.
+BRAIN_NAMES = ("builtin", *BRAINS)
+#: --brain's help, for every command that dials a brain.
+BRAIN_HELP = (
+    f"the brain to dial: a WebSocket URL, or a built-in brain by name ({', '.join(BRAIN_NAMES)}; "
+    f"builtin is the {BUILTIN_BRAIN})"
+)
+
+
+def brain_choice(spec: str | None, option: str = "--brain") -> tuple[str | None, str]:
+    """The brain ``spec`` names: the URL to dial (None: serve a built-in one for the call)
+    and which built-in. ``builtin`` (or nothing) is the default brain, a built-in's name is
+    that brain, anything else must be a WebSocket URL: a UserError naming ``option``
+    otherwise, before anything is dialed or stored."""
+    if spec is None or spec == "builtin":
+        return None, BUILTIN_BRAIN
+    if spec in BRAINS:
+        return None, spec
+    try:
+        parse_uri(spec)
+    except InvalidURI:
+        raise UserError(
+            f"{option}: {spec!r} is neither a built-in brain ({', '.join(BRAIN_NAMES)}) nor a "
+            "WebSocket URL (ws://host:port/path or wss://host/path)"
+        ) from None
+    return spec, BUILTIN_BRAIN
 
 
 def add_call_options(parser: argparse.ArgumentParser) -> None:
     """--brain, --relay, --voice, --patience, --idle-ms, --init."""
-    parser.add_argument(
-        "--brain", metavar="URL", help="brain to dial (default: built-in concierge)"
-    )
+    parser.add_argument("--brain", metavar="URL|NAME", help=f"{BRAIN_HELP} (default: builtin)")
     parser.add_argument("--relay", action="store_true", help=RELAY_HELP)
     parser.add_argument("--voice", default="joe", help="starting voice (default: joe)")
     parser.add_argument(
@@ -80,8 +108,9 @@ def call_options(args: argparse.Namespace, recording: str) -> CallOptions:
         raise UserError(str(exc)) from None
     if args.patience is not None and patience_error(args.patience):
         raise UserError(f"--patience: {patience_error(args.patience)}")
-    if args.relay and args.brain:
-        check_relay_url(args.brain)
+    brain_url, builtin = brain_choice(args.brain)
+    if args.relay and brain_url:
+        check_relay_url(brain_url)
     if args.idle_ms < 0:
         raise UserError("--idle-ms must be 0 (off) or a positive number of milliseconds")
     if idle_error(args.idle_ms):
@@ -94,7 +123,8 @@ def call_options(args: argparse.Namespace, recording: str) -> CallOptions:
         idle_ms=args.idle_ms,
     )
     return CallOptions(
-        brain_url=args.brain,
+        brain_url=brain_url,
+        builtin=builtin,
         relay=args.relay,
         init=check_init(args.init),
         settings=settings,

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sandbox.audio.sinks import DeviceSink
-from sandbox.commands.sessions import span_seconds
+from sandbox.commands.options import BRAIN_HELP, brain_choice
+from sandbox.commands.sessions import OUTCOME_HELP, OUTCOMES, span_seconds
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
 from sandbox.host.launch import CallNotPlaced
@@ -45,9 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--silent", action="store_true", help="replay without sound")
     parser.add_argument(
         "--brain",
-        metavar="URL",
-        help="re-drive: play the session's caller side against this brain ('builtin' for the "
-        "built-in concierge) and print the diff; exit 0 same, 1 changed, 2 a wire rule broken",
+        metavar="URL|NAME",
+        help="re-drive: play the session's caller side against this brain and print the diff; "
+        f"exit 0 same, 1 changed, 2 a wire rule broken. {BRAIN_HELP}",
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="re-drive: the diff as JSON")
     parser.add_argument("--force", action="store_true", help=f"--json: {FORCE_HELP}")
@@ -70,13 +71,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--all", action="store_true", help="re-drive every saved call (not the re-drives)"
     )
     parser.add_argument("--since", metavar="SPAN", help="--all: only the last SPAN (7d, 12h)")
-    parser.add_argument("--outcome", help="--all: only sessions with this outcome")
+    parser.add_argument(
+        "--outcome", choices=OUTCOMES, metavar="OUTCOME", help=f"--all: {OUTCOME_HELP}"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Open the session, start the speaker if there is sound to play, run the app; or with
     --brain, re-drive it and print the diff."""
     many = args.all or len(args.ids) > 1
+    if args.brain:  # a brain that is neither a name nor a URL is refused before anything runs
+        args.dialed = brain_choice(args.brain)
     if args.json is not None:
         if not args.brain or many:
             raise UserError("--json writes one re-drive's diff: name one session and --brain URL")
@@ -163,7 +168,7 @@ async def _redrive_many(args: argparse.Namespace) -> int:
 async def _redrive_one(args: argparse.Namespace, session_id: str) -> Redrive:
     from sandbox.replay.redrive import redrive, redrive_audio
 
-    brain = None if args.brain == "builtin" else str(args.brain)
+    brain, builtin = args.dialed
     try:
         if args.audio == "real":
 
@@ -171,10 +176,18 @@ async def _redrive_one(args: argparse.Namespace, session_id: str) -> Redrive:
                 print(words, file=sys.stderr, flush=True)
 
             return await redrive_audio(
-                session_id, brain, ignore_text=args.ignore_text, progress=progress
+                session_id,
+                brain,
+                builtin=builtin,
+                ignore_text=args.ignore_text,
+                progress=progress,
             )
         return await redrive(
-            session_id, brain, ignore_text=args.ignore_text, realtime=args.realtime
+            session_id,
+            brain,
+            builtin=builtin,
+            ignore_text=args.ignore_text,
+            realtime=args.realtime,
         )
     except CallNotPlaced as failed:
         raise UserError(

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sandbox.call.outcome import COMPLETED, NO_ANSWER, NOT_A_CONVERSATION, NOT_REACHED
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
 from sandbox.record.export import session_report
@@ -26,6 +27,11 @@ from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rat
 
 HELP = "list, show, export or remove the calls the session store kept"
 
+#: What ``--outcome`` picks: a call's outcome, or ``unfinished`` for one that never ended.
+OUTCOMES = (COMPLETED, NOT_A_CONVERSATION, NO_ANSWER, NOT_REACHED, "unfinished")
+#: ``--outcome``'s help, for every command that filters saved sessions.
+OUTCOME_HELP = f"only sessions with this outcome ({', '.join(OUTCOMES)})"
+
 _SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -33,23 +39,28 @@ _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Sub-verbs of ``sandbox sessions``."""
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
-    listing = verbs.add_parser("list", help="sessions, newest first")
+    listing = _verb(verbs, "list", "sessions, newest first")
     listing.add_argument("--brain", help="only sessions whose brain URL contains this")
-    listing.add_argument("--outcome", help="only this outcome (completed, unfinished, ...)")
+    listing.add_argument("--outcome", choices=OUTCOMES, metavar="OUTCOME", help=OUTCOME_HELP)
     listing.add_argument("--since", metavar="SPAN", help="only the last SPAN (30m, 12h, 7d)")
     listing.add_argument("--json", action="store_true", help="one JSON object per session")
-    show = verbs.add_parser("show", help="one session: its index, transcript and errors")
+    show = _verb(verbs, "show", "one session: its index, transcript and errors")
     show.add_argument("id", help="a session id or a unique prefix of one")
     show.add_argument("--json", action="store_true", help="print the session's report JSON")
-    export_arguments(verbs.add_parser("export", help=EXPORT_HELP))
-    script = verbs.add_parser(
-        "script", help="print the session's caller side as a caller script (TOML)"
-    )
+    export_arguments(_verb(verbs, "export", EXPORT_HELP))
+    script = _verb(verbs, "script", "print the session's caller side as a caller script (TOML)")
     script.add_argument("id", help="a session id or a unique prefix of one")
-    remove = verbs.add_parser("rm", help="remove one session")
+    remove = _verb(verbs, "rm", "remove one session")
     remove.add_argument("id", help="a session id or a unique prefix of one")
-    prune = verbs.add_parser("prune", help="remove sessions older than a span")
+    prune = _verb(verbs, "prune", "remove sessions older than a span")
     prune.add_argument("--older-than", required=True, metavar="SPAN", help="e.g. 30d, 12h")
+
+
+def _verb(
+    verbs: argparse._SubParsersAction[argparse.ArgumentParser], name: str, words: str
+) -> argparse.ArgumentParser:
+    """A sub-verb whose ``--help`` opens with what it does, as ``sandbox sessions`` lists it."""
+    return verbs.add_parser(name, help=words, description=words)
 
 
 #: What ``sandbox sessions export`` (and ``sandbox export``) writes.
