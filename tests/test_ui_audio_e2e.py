@@ -151,7 +151,7 @@ def test_sandbox_run_mic_caller_wav_speaks_after_the_greeting_and_ends_with_the_
         screen = term.wait_for(lambda s: "Call ended" in s, "the call to end", 2 * AUDIO_WAIT_S)
         flat = " ".join(screen.split())
         assert f"Audio: microphone: the file {wav}, speaker " in flat
-        assert "■ Call ended: you ended the call." in flat and "idle ·" not in flat
+        assert "■ Call ended: the caller's audio file ended." in flat and "idle ·" not in flat
         term.keys("C-q")
         screen = term.wait_for(lambda s: "EXIT=" in s, "the app to exit")
         assert "EXIT=0" in screen and "Traceback" not in screen

@@ -492,11 +492,12 @@ class CallCore:
         problem, out = self._apply(config, now)
         return problem, out + self._settle(now)
 
-    def hang_up(self, now: int) -> list[Effect]:
-        """The caller ends the call."""
+    def hang_up(self, now: int, why: str = "") -> list[Effect]:
+        """The caller ends the call; ``why``: what ended it on their side, when it was not
+        the person (their audio file ran out, the demo's scene ended)."""
         if self.ended is not None:
             return []
-        return self._end(now, ended_by="caller", detail="", say_end=True)
+        return self._end(now, ended_by="caller", detail=why, say_end=True)
 
     # --------------------------------------------------------------- playout
 

@@ -16,6 +16,8 @@ from sandbox.host.session import CallHost
 
 #: How often the file's end, and the listener's hearing of it, are looked at.
 _POLL_S = 0.05
+#: Why the call ended, when the file did: the caller's side ran out, not a person hanging up.
+FILE_ENDED = "the caller's audio file ended"
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class FileCaller:
             await asyncio.sleep(_POLL_S)
         await _caught_up(host)
         await runner.settle()
-        host.hang_up()
+        host.hang_up(FILE_ENDED)
 
 
 async def _caught_up(host: CallHost) -> None:

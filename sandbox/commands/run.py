@@ -74,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"sandbox run: {visible(app.problem)}", file=sys.stderr)
     if report is not None:
         print(f"report: {report}")
+    if app.replay_command is not None:
+        print(f"watch it again: {app.replay_command}")
     return 1 if app.problem or app.return_code else 0
 
 

@@ -15,6 +15,8 @@ from sandbox.host.session import CallHost
 #: How long a caption waits for its moment (a cut, the bot going quiet) before it shows.
 CAPTION_WAIT_S = 30.0
 _CUT = (Fate.BARGED, Fate.CANCELLED)
+#: Why a scene's call ended: the scene played out, nobody hung up.
+SCENE_ENDED = "the scene ended"
 
 
 @dataclass
@@ -46,7 +48,7 @@ class Director:
                 await runner.play(item, index)
         if self.host.core.ended is None:
             await runner.settle()
-            self.host.hang_up()
+            self.host.hang_up(SCENE_ENDED)
         return self.captions
 
     async def _caption(self, runner: ScriptRunner, caption: Caption) -> None:

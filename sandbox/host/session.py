@@ -196,9 +196,9 @@ class CallHost:
         self.post(event)
         return await answer
 
-    def hang_up(self) -> None:
-        """The caller ends the call."""
-        self.post(self.core.hang_up)
+    def hang_up(self, why: str = "") -> None:
+        """The caller ends the call (``why``: see :meth:`CallCore.hang_up`)."""
+        self.post(lambda now: self.core.hang_up(now, why))
 
     # ------------------------------------------------------------------ loop
 

@@ -143,6 +143,14 @@ class SandboxApp(PlainApp[Path | None]):
         return self.runner.problem
 
     @property
+    def replay_command(self) -> str | None:
+        """The command that watches the call again, once it was placed and recorded."""
+        host = self.host
+        if host is None or self.setup.options.recording is None:
+            return None
+        return f"sandbox replay {host.core.session_id[:8]}"
+
+    @property
     def _showing(self) -> bool:
         """The panes are up to show what the call does (not yet torn down at exit)."""
         return not self._leaving and self.conversation.is_attached
@@ -248,9 +256,8 @@ class SandboxApp(PlainApp[Path | None]):
             self.conversation.add_line(record_card(message.record))
         if message.report:
             self.conversation.add_line(Text(visible(f"report: {message.report}"), style="bold"))
-        host = self.host
-        if host is not None and self.setup.options.recording is not None:
-            replay = f"sandbox replay {host.core.session_id[:8]}"
+        replay = self.replay_command
+        if replay is not None:
             self.conversation.add_line(Text(f"watch it again: {replay}", style="bold cyan"))
         self.status.show(state=CallState.ENDED)
         say = self.say

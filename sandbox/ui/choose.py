@@ -3,13 +3,16 @@
 Real audio needs PortAudio, a microphone (or ``--mic file.wav``) and a speaker (or
 ``--speaker file.wav`` / ``none``). The banner names the devices picked and what PortAudio
 lists, in the words ``sandbox devices`` uses; when something is missing the app still runs,
-typed, with a banner saying what is missing and how to get audio. A device the user named
-that does not exist is an error in words before the app starts, not a silent fallback.
+typed, with a banner saying what is missing and how to get audio — except a caller's WAV
+file, which needs no device: with no speaker found it plays as with ``--speaker none``, and
+the banner says so. A device the user named that does not exist is an error in words
+before the app starts, not a silent fallback.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from sandbox.audio.device_choice import DeviceChoice, is_file, pick_devices
@@ -27,6 +30,8 @@ HOW_TO_ENABLE = (
     "PulseAudio's virtual devices) and start `sandbox run` again; `sandbox devices` lists "
     "what PortAudio sees."
 )
+#: What a caller's file does on a machine with no speaker.
+NO_SPEAKER = "the file plays all the same, and the bot's replies play silently (--speaker none)."
 #: The banner's reason when the user asked for typed mode.
 ASKED_TYPED = "you asked for typed mode (--typed)"
 
@@ -58,6 +63,12 @@ def choose_audio(
     if typed:
         return TypedAudio(ms_per_word, typed_banner(ASKED_TYPED, ms_per_word))
     choice = pick_devices(options.mic, options.speaker)
+    silent = ""
+    if choice.missing is not None and is_file(options.mic) and options.speaker is None:
+        # A caller's file needs no device: the replies are still paced, just not heard.
+        silent = f" {choice.missing[0].upper()}{choice.missing[1:]}: {NO_SPEAKER}"
+        options = replace(options, speaker="none")
+        choice = pick_devices(options.mic, options.speaker)
     if choice.missing is not None:
         return TypedAudio(ms_per_word, typed_banner(choice.summary, ms_per_word, HOW_TO_ENABLE))
     if not is_file(options.mic):
@@ -65,7 +76,7 @@ def choose_audio(
     mic = WavMic(Path(str(options.mic)))
     caller = FileCaller(mic, mic_delay_ms, end_at_eof)
     engine = AudioEngine(options, mic_source=mic)
-    return EngineAudio(engine, banner=audio_banner(choice), caller=caller)
+    return EngineAudio(engine, banner=audio_banner(choice) + silent, caller=caller)
 
 
 def audio_banner(choice: DeviceChoice) -> str:

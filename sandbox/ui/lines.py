@@ -181,7 +181,7 @@ def ended_words(ended: CallEnded) -> str:
     """Who ended the call and why, in words."""
     detail = ended.detail
     words = {
-        "caller": "you ended the call",
+        "caller": detail or "you ended the call",
         "brain": "the brain hung up",
         "brain_closed": detail or "the brain's connection closed",
         "brain_error": f"the brain ended the session with a fatal error: {detail}",
