@@ -50,7 +50,6 @@ def _load(name: str) -> ModuleType | None:
         raise
 
 
-def build_parser() -> argparse.ArgumentParser:
 class CommandParser(argparse.ArgumentParser):
     """A parser whose unrecognized arguments are refused by the (sub-)command they were
     given to, with its own usage (argparse leaves them to the top level's, whose usage
@@ -66,6 +65,7 @@ class CommandParser(argparse.ArgumentParser):
         return parsed, extras
 
 
+def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with every available sub-command."""
     parser = CommandParser(
         prog="sandbox",
@@ -113,9 +113,9 @@ def _run(module: ModuleType, args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    except (OSError, sqlite3.Error) as exc:
     except BrokenPipeError as exc:
         return _reader_gone() if _stdout_closed() else _unexpected(args, exc)
+    except (OSError, sqlite3.Error) as exc:
         full = _full(exc)
         if full is None:
             return _unexpected(args, exc)
@@ -126,7 +126,6 @@ def _run(module: ModuleType, args: argparse.Namespace) -> int:
     return code
 
 
-def _full(exc: OSError | sqlite3.Error) -> UserError | None:
 def _stdout_closed() -> bool:
     """Whether the reader of our output has closed its end (``sandbox ... | head``): a
     pipe's writing end then polls as an error."""
@@ -148,6 +147,7 @@ def _reader_gone() -> int:
     return 128 + signal.SIGPIPE
 
 
+def _full(exc: OSError | sqlite3.Error) -> UserError | None:
     """A full disk, in words naming the folder it holds; None for any other failure."""
     if isinstance(exc, sqlite3.Error):
         return full_disk(data_dir()) if is_full(exc) else None
