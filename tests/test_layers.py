@@ -150,6 +150,21 @@ def test_importing_a_layer_loads_nothing_above_it(module: str, absent: tuple[str
     assert not set(out) & set(absent), f"importing {module} loaded {sorted(set(out) & set(absent))}"
 
 
+#: Folders whose modules are named for the kind of thing the folder holds, so may repeat a
+#: name found elsewhere (docs/architecture.md, "Names"): a sub-command, a bench figure, the
+#: SDK's public names, a screen or a widget.
+NAMED_BY_KIND = ("commands/", "bench/", "sdk/", "ui/screens/", "ui/widgets/")
+
+
+def test_no_two_packages_hold_a_module_of_the_same_name() -> None:
+    seen: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if path.name != "__init__.py" and not rel.startswith(NAMED_BY_KIND):
+            seen.setdefault(path.name, []).append(rel)
+    assert {name: where for name, where in seen.items() if len(where) > 1} == {}
+
+
 def _loaded(code: str) -> tuple[set[str], set[str]]:
     """The project parts and the top-level third-party modules ``code`` loads, fresh."""
     report = (
