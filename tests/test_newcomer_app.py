@@ -11,7 +11,7 @@ import pytest
 from caller_audio import espeak, join, silence, write_wav
 from ui_tmux import sandbox_in_tmux, sandbox_run
 
-from sandbox.wire.tokens import HOME_ENV
+from sandbox.paths import HOME_ENV
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 #: Models loading, the greeting and the caller's line in real time, Whisper.
