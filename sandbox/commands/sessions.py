@@ -21,7 +21,7 @@ from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import session_page
 from sandbox.record.plain_text import json_text, visible
 from sandbox.record.session_text import session_text
-from sandbox.record.session_words import SESSION_OPENED
+from sandbox.record.session_words import recorded_brain
 from sandbox.record.store import Removed, SessionRow, SessionStore
 from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
 
@@ -195,17 +195,11 @@ def _list(store: SessionStore, args: argparse.Namespace) -> int:
         print(
             f"{row.id[:12]:<12}  {started:<16}  {length:>7}  {row.status:<18}  {row.mode:<5}  "
             f"{_count(row.caller_turns):>5}  {_count(row.units):>5}  {_count(row.cuts):>4}  "
-            f"{_count(row.errors):>6}  {visible(_listed_brain(store, row))}"
+            f"{_count(row.errors):>6}  {visible(recorded_brain(store, row))}"
         )
         if row.outcome == "not_reached" and row.end_detail:
             print(f"{'':<12}  why: {visible(row.end_detail)}")
     return 0
-
-
-def _listed_brain(store: SessionStore, row: SessionRow) -> str:
-    """The brain's recorded name (one event read, not the session's report)."""
-    opened = store.first_event(row.id, SESSION_OPENED)
-    return str(opened.get("brain_name") or row.brain_url) if opened else row.brain_url
 
 
 def _count(value: int | None) -> str:

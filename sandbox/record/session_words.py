@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox.record.store import SessionRow
+from sandbox.record.store import SessionRow, SessionStore
 
 #: The session's first stored event: its brain's name (``brain_name``) and the settings it
 #: started with (``settings``), which a replay shows until a Config changes them.
@@ -32,6 +32,13 @@ def builtin_brain(name: str) -> str:
 def brain_name(brain_url: str | None, builtin: str) -> str:
     """The brain a call dials: the user's URL, or ``builtin`` served for the call."""
     return brain_url or builtin_brain(builtin)
+
+
+def recorded_brain(store: SessionStore, row: SessionRow) -> str:
+    """The brain of a stored session by the name it opened with (one event read, not its
+    report), or (a session from an older build) the URL it dialed. Not escaped."""
+    opened = store.first_event(row.id, SESSION_OPENED)
+    return str(opened.get("brain_name") or row.brain_url) if opened else row.brain_url
 
 
 def shown_brain(row: SessionRow, report: dict[str, Any]) -> str:

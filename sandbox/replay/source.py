@@ -9,6 +9,7 @@ import numpy.typing as npt
 
 from sandbox.errors import UserError
 from sandbox.record.legs import MIC, SPEAKER, leg_path, read_leg
+from sandbox.record.session_words import recorded_brain
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent
 from sandbox.replay.timeline import PROCESS_STOPPED, Replayer
 
@@ -24,6 +25,7 @@ class Recording:
     replayer: Replayer
     legs: dict[str, Leg]
     no_audio: str | None
+    brain: str  # the brain by its recorded name (see sandbox.record.session_words)
 
     @property
     def duration_ms(self) -> int:
@@ -46,6 +48,7 @@ def open_recording(session: str, store: SessionStore | None = None) -> Recording
             end = max([f.t_ms for f in frames] + [e.t_ms for e in events], default=0)
             events.append(StoredEvent(len(events), end, PROCESS_STOPPED, {}))
         replayer = Replayer(frames, events)
+        brain = recorded_brain(store, row)
     finally:
         if own:
             store.close()
@@ -58,4 +61,4 @@ def open_recording(session: str, store: SessionStore | None = None) -> Recording
             legs = {leg: read_leg(leg_path(row.id, leg)) for leg in (MIC, SPEAKER)}
         except UserError as exc:
             no_audio = str(exc)
-    return Recording(row, replayer, legs, no_audio)
+    return Recording(row, replayer, legs, no_audio, brain)

@@ -34,9 +34,10 @@ from sandbox.call.settings import Settings
 from sandbox.call.units import Bracket, Fate, Unit
 from sandbox.record.call_record import SPEECH_UNSAID
 from sandbox.record.export import frame_record
-from sandbox.record.plain_text import visible
+from sandbox.record.plain_text import quoted, visible
 from sandbox.record.record_text import finding_line, value_line
 from sandbox.record.recorder import FrameRecord
+from sandbox.record.session_words import SESSION_OPENED
 from sandbox.record.store import StoredEvent, StoredFrame
 
 #: Notices by the kind the host stored them under.
@@ -106,6 +107,8 @@ class Changes:
     units: list[int] = field(default_factory=list)
     entries: list[int | Shown] = field(default_factory=list)
     frames: list[FrameRecord] = field(default_factory=list)
+    #: Every moment passed, in order, for what follows the call besides the panes.
+    moments: list[Moment] = field(default_factory=list)
 
 
 class Replayer:
@@ -130,6 +133,7 @@ class Replayer:
             self.view, self._next = View(), 0
         changes = Changes()
         while self._next < len(self.moments) and self.moments[self._next].t_ms <= t_ms:
+            changes.moments.append(self.moments[self._next])
             _apply(self.view, self.moments[self._next], changes)
             self._next += 1
         self.t_ms = t_ms
@@ -248,8 +252,8 @@ def _event(view: View, event: StoredEvent, changes: Changes) -> None:
             changes.units.append(sid)
         if kind == "clause_unsaid":
             said = str(data.get("text", ""))
-            note = f"{SPEECH_UNSAID}: unit {sid} could not say {said!r}: {reason}"
-            shown = RecordNote(visible(note))
+            note = f"{SPEECH_UNSAID}: unit {sid} could not say {quoted(said)}: {visible(reason)}"
+            shown = RecordNote(note)
     elif kind == "state_changed":
         view.state = str(data.get("state", view.state))
     elif kind == "caller_shown":
@@ -264,6 +268,8 @@ def _event(view: View, event: StoredEvent, changes: Changes) -> None:
         settings = Settings(**_settings(data.get("settings", {})))
         view.settings = settings.describe()
         shown = ConfigApplied(settings)
+    elif kind == SESSION_OPENED:  # the settings the call started with, as the live status
+        view.settings = Settings(**_settings(data.get("settings", {}))).describe()
     elif kind in _NOTICES:
         shown = _NOTICES[kind](**data)
     elif kind == "entity_heard":
