@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import logging
 import sys
-import wave
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+import soundfile
 from numpy.typing import NDArray
 
 from sandbox.audio.devices import require_sounddevice
@@ -137,10 +137,10 @@ class WavSink:
             self._new = NewFile(path)
         except OSError as exc:
             raise UserError(f"cannot write audio to {path}: {exc.strerror or exc}") from None
-        self._file = wave.open(self._new.file, "wb")  # noqa: SIM115 - closed by close()
-        self._file.setnchannels(1)
-        self._file.setsampwidth(2)
-        self._file.setframerate(sample_rate)
+        # Closed by close(); the file under it is NewFile's to close when it publishes.
+        self._file = soundfile.SoundFile(
+            self._new.file, "w", sample_rate, 1, "PCM_16", format="WAV", closefd=False
+        )
 
     @property
     def sample_rate(self) -> int:
@@ -149,7 +149,8 @@ class WavSink:
 
     def write(self, block: Block) -> None:
         """Append the block."""
-        self._file.writeframes(block.astype("<i2").tobytes())
+        # The raw buffer: half the cost of write()'s checks, a block every 20 ms.
+        self._file.buffer_write(np.ascontiguousarray(block, dtype=np.int16), dtype="int16")
 
     def close(self) -> None:
         """Finish the file's header and put the file in its place."""

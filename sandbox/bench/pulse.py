@@ -27,11 +27,11 @@ import shutil
 import subprocess
 import sys
 import time
-import wave
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import soundfile
 from numpy.typing import NDArray
 
 SPEAKER = "spk"
@@ -183,9 +183,8 @@ def record_speaker(path: Path, rate: int = 22050) -> Iterator[Path]:
 
 def read_wav(path: Path) -> tuple[NDArray[np.int16], int]:
     """A mono 16-bit WAV file's samples and rate."""
-    with wave.open(str(path), "rb") as wav:
-        data = wav.readframes(wav.getnframes())
-        return np.frombuffer(data, "<i2").astype(np.int16), wav.getframerate()
+    samples, rate = soundfile.read(path, dtype="int16")
+    return samples, rate
 
 
 def _start_daemon() -> bool:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import io
 import shutil
 import subprocess
-import wave
 
 import numpy as np
+import soundfile
 
 from sandbox.audio.sinks import Block
 from sandbox.errors import UserError
@@ -36,10 +36,8 @@ def speak(text: str, *, voice: str = CALLER_VOICE, wpm: int = CALLER_WPM) -> tup
     )
     if result.returncode != 0:
         raise UserError(f"espeak-ng failed: {result.stderr.decode(errors='replace').strip()}")
-    with wave.open(io.BytesIO(result.stdout)) as reader:
-        rate = reader.getframerate()
-        # espeak streams to stdout with a placeholder length: read what is there.
-        samples = np.frombuffer(reader.readframes(10**9), dtype=np.int16)
+    # espeak streams to stdout with a placeholder length: libsndfile reads what is there.
+    samples, rate = soundfile.read(io.BytesIO(result.stdout), dtype="int16")
     loud = np.flatnonzero(np.abs(samples) > 300)
     trimmed = samples[loud[0] : loud[-1] + 1] if len(loud) else samples
     return trimmed.copy(), rate

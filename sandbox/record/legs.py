@@ -16,12 +16,12 @@ import os
 import queue
 import shutil
 import threading
-import wave
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+import soundfile
 
 from sandbox.errors import UserError
 from sandbox.paths import data_dir
@@ -193,9 +193,6 @@ def at_rate(samples: npt.NDArray[np.int16], rate: int, target: int) -> npt.NDArr
 
 
 def _write_wav(path: Path, rate: int, frames: npt.NDArray[np.int16]) -> Path:
-    with NewFile(path) as out, wave.open(out, "wb") as wav:
-        wav.setnchannels(frames.shape[1])
-        wav.setsampwidth(2)
-        wav.setframerate(rate)
-        wav.writeframes(np.ascontiguousarray(frames).tobytes())
+    with NewFile(path) as out:
+        soundfile.write(out, frames, rate, "PCM_16", format="WAV", closefd=False)  # NewFile closes
     return path
