@@ -99,6 +99,20 @@ def test_the_page_opens_offline_and_its_audio_is_the_call(
 
 
 @pytest.mark.audio
+def test_the_page_has_one_play_control(
+    browser: webdriver.Chrome, audio_page: tuple[Path, SessionRow]
+) -> None:
+    page, _row = audio_page
+    browser.get(page.as_uri())
+    until(lambda: audio_state(browser)["ready"] >= 1, "the audio's metadata", 10)
+    # The page's button plays the sound; the browser's own audio bar would be a second one.
+    assert browser.execute_script("return document.getElementById('audio').controls") is False
+    assert not browser.find_element(By.ID, "audio").is_displayed()
+    assert browser.find_element(By.ID, "play").is_displayed()
+    assert console_errors(browser) == []
+
+
+@pytest.mark.audio
 def test_clicking_a_unit_or_a_frame_seeks_the_audio_there(
     browser: webdriver.Chrome, audio_page: tuple[Path, SessionRow]
 ) -> None:

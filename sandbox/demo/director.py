@@ -11,12 +11,13 @@ from sandbox.caller.script import Script
 from sandbox.caller.script_runner import Caller, ScriptRunner
 from sandbox.demo.scene import Caption, Scene
 from sandbox.host.session import CallHost
+from sandbox.record.session_words import CAPTION_SHOWN, SCENE_PLAYED
 
 #: How long a caption waits for its moment (a cut, the bot going quiet) before it shows.
 CAPTION_WAIT_S = 30.0
-_CUT = (Fate.BARGED, Fate.CANCELLED)
 #: Why a scene's call ended: the scene played out, nobody hung up.
 SCENE_ENDED = "the scene ended"
+_CUT = (Fate.BARGED, Fate.CANCELLED)
 
 
 @dataclass
@@ -37,6 +38,9 @@ class Director:
     async def run(self) -> list[str]:
         """Every item in order, then hang up once the bot is quiet; the captions shown."""
         runner = ScriptRunner(self.host, Script(self.scene.steps), caller=self.caller)
+        # Recorded, so the saved session (its replay, its page) keeps the scene's narration.
+        named = {"name": self.scene.name, "title": self.scene.title}
+        self.host.recorder.event(self.host.now(), SCENE_PLAYED, named)
         index = 0
         for item in self.scene.items:
             if self.host.core.ended is not None:
@@ -60,6 +64,7 @@ class Director:
             return
         text = fill(caption.text, self._focus(), self._caller_said())
         self.captions.append(text)
+        self.host.recorder.event(self.host.now(), CAPTION_SHOWN, {"text": text})
         self.show(text)
 
     def _cut_landed(self) -> bool:

@@ -24,8 +24,11 @@ def session_page(store: SessionStore, row: SessionRow) -> str:
     audio = ""
     if row.mode == "audio":
         uri = opus_data_uri(mixed_legs(row.id, int(data["session"]["duration_ms"])))
-        audio = f'<audio id="audio" controls preload="auto" src="{uri}"></audio>'
-    return page_html(data, f"Voqalize Sandbox · call {row.id[:12]} · {row.status}", audio)
+        # No controls of its own: the page's play button is the one way to play it.
+        audio = f'<audio id="audio" preload="auto" src="{uri}"></audio>'
+    scene = data["scene"]
+    what = f"{scene['title']} · call {row.id[:12]}" if scene else f"call {row.id[:12]}"
+    return page_html(data, f"Voqalize Sandbox · {what} · {row.status}", audio)
 
 
 def page_html(data: dict[str, Any], title: str, audio: str = "") -> str:

@@ -21,7 +21,13 @@ from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import MIC, SPEAKER, leg_path, read_leg
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
-from sandbox.record.store import SessionRow, SessionStore
+from sandbox.record.session_words import (
+    CAPTION_SHOWN,
+    SCENE_PLAYED,
+    outcome_sentence,
+    shown_brain,
+)
+from sandbox.record.store import SessionRow, SessionStore, StoredEvent
 from sandbox.record.transcript import BotUnit, CallerLine, FloorTaken, IdleNudge, transcript
 
 #: One waveform point per this many milliseconds.
@@ -63,13 +69,14 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
     data = {
         "session": {
             "id": row.id,
-            "brain": row.brain_url,
+            "brain": shown_brain(row, report),
             "mode": row.mode,
             "leg": row.leg,
             "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at)),
             "duration_ms": duration,
             "outcome": row.status,
             "ended_by": row.ended_by or "",
+            "ending": outcome_sentence(row.status, row.ended_by),
             "end_detail": row.end_detail or str(report.get("end_detail", "")),
             "counts": {
                 "caller turns": row.caller_turns,
@@ -79,6 +86,7 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
             },
         },
         "entries": entries,
+        "scene": _scene(events),
         # The call record in words; none for a call cut short or from an older build.
         "record": record_lines(report["record"]) if "record" in report else [],
         "markers": _markers(frames, events),
@@ -120,6 +128,20 @@ def _unit(
         "fate": unit.fate_words,
         "cut": unit.cut_mark,
     }
+
+
+def _scene(events: list[StoredEvent]) -> dict[str, Any] | None:
+    """A demo scene's title and its captions with the moment each was shown; None when
+    the session was no scene."""
+    scene = next((e.data for e in events if e.kind == SCENE_PLAYED), None)
+    if scene is None:
+        return None
+    captions = [
+        {"t_ms": e.t_ms, "text": str(e.data.get("text", ""))}
+        for e in events
+        if e.kind == CAPTION_SHOWN
+    ]
+    return {"title": str(scene.get("title", "")), "captions": captions}
 
 
 def _markers(frames: list[Any], events: list[Any]) -> list[dict[str, Any]]:
