@@ -9,6 +9,7 @@ from types import ModuleType
 import pulse as _pulse
 import pytest
 import small_disk as _small_disk
+from report_check import check_saved_reports
 
 from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
@@ -43,8 +44,10 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A data dir of the test's own (keys, the session store, logs); its path."""
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A data dir of the test's own (keys, the session store, logs); its path. Every
+    report the test saved there must then validate against ``sandbox schema report``."""
     folder = tmp_path / "home"
     monkeypatch.setenv(HOME_ENV, str(folder))
-    return folder
+    yield folder
+    check_saved_reports(folder)

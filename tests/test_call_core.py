@@ -283,7 +283,7 @@ def test_turn_step_recorded_with_counts_absent_not_zero() -> None:
     step = pb.TurnStep(turn_id=1, kind="model", name="m", start_ms=0, duration_ms=90)
     step.counts["output_tokens"] = 0
     rig.brain(step)
-    recorded = rig.core.steps[0].step
+    recorded = rig.core.ledger.steps[0].step
     assert recorded["counts"] == {"output_tokens": 0}  # a zero, not "not reported"
     assert recorded["start_ms"] == 0 and recorded["duration_ms"] == 90  # numbers, kept
     assert "first_output_ms" not in recorded
@@ -296,14 +296,14 @@ def test_a_turn_step_is_never_answered_even_for_a_turn_never_minted() -> None:
     effects = rig.brain(pb.TurnStep(turn_id=99, kind="tool", name="lookup"))
     assert rig.sent[sent:] == [] and rig.errors() == []
     assert StepForUnknownTurn(99, "tool", "lookup") in effects
-    (step,) = rig.core.steps
+    (step,) = rig.core.ledger.steps
     assert step.turn_id == 99 and not step.known_turn
 
 
 def test_turn_steps_skipped_without_the_capability() -> None:
     rig = started(capabilities=(pb.CAPABILITY_SPEECH_CANCEL,))
     rig.brain(pb.TurnStep(turn_id=1, kind="tool"))
-    assert rig.core.steps == [] and rig.errors() == []
+    assert rig.core.ledger.steps == [] and rig.errors() == []
 
 
 def test_voqalize_only_frames_from_a_brain_are_protocol_errors() -> None:
@@ -371,7 +371,7 @@ def test_a_greeting_the_playout_could_not_speak_is_a_silent_failure_with_its_rea
 def test_non_fatal_brain_error_is_shown_and_the_call_goes_on() -> None:
     rig = started()
     rig.brain(pb.Error(code=pb.ERROR_CODE_INTERNAL, message="tool failed", fatal=False))
-    assert rig.core.ended is None and rig.core.errors[0].dir == "in"
+    assert rig.core.ended is None and rig.core.ledger.errors[0].dir == "in"
 
 
 def state_of(rig: Rig) -> CallState:
@@ -408,10 +408,10 @@ def test_a_stall_is_recorded_where_it_happened() -> None:
     rig.caller("hello?")
     asked_at = rig.now
     rig.advance(9_990)
-    assert rig.core.stalls == [] and state_of(rig) is CallState.THINKING
+    assert rig.core.ledger.stalls == [] and state_of(rig) is CallState.THINKING
     rig.advance(20)
-    assert [(s.turn_id, s.waited_ms) for s in rig.core.stalls] == [(2, 10_000)]
-    assert rig.core.stalls[0].t_ms == asked_at + 10_000
+    assert [(s.turn_id, s.waited_ms) for s in rig.core.ledger.stalls] == [(2, 10_000)]
+    assert rig.core.ledger.stalls[0].t_ms == asked_at + 10_000
     assert state_of(rig) is CallState.LISTENING
 
 
@@ -420,8 +420,8 @@ def test_a_backchannel_is_recorded_never_a_turn() -> None:
     rig.say(1, 1, "Our opening hours are on your screen now.")
     rig.advance(300)
     rig.take(rig.core.backchannel("uh huh", rig.now))
-    assert [(b.t_ms, b.text) for b in rig.core.backchannels] == [(rig.now, "uh huh")]
-    assert rig.core.caller_lines == [] and rig.interruptions() == []
+    assert [(b.t_ms, b.text) for b in rig.core.ledger.backchannels] == [(rig.now, "uh huh")]
+    assert rig.core.ledger.caller_lines == [] and rig.interruptions() == []
 
 
 def test_hang_up_finalizes_everything_and_sends_end() -> None:
@@ -503,8 +503,8 @@ def test_a_resumed_fragment_is_a_new_turn_and_no_text_reaches_the_brain_twice() 
         (3, "two on Friday"),
     ]
     assert rig.interruptions() == [2]  # the fragment's answer dies
-    assert rig.core.caller_lines == ["I'd like to book a table for", "two on Friday"]
-    assert rig.core.caller_closes[3] == "confident"
+    assert rig.core.ledger.caller_lines == ["I'd like to book a table for", "two on Friday"]
+    assert rig.core.ledger.caller_closes[3] == "confident"
 
 
 def test_an_arm_added_within_the_version_is_skipped_not_refused() -> None:

@@ -52,7 +52,7 @@ def test_a_brain_that_never_sends_a_frame_is_reported_on_turn_1() -> None:
     rig.start()
     rig.advance(SILENT_BRAIN_MS)
     assert rig.of(BrainStalled) == [BrainStalled(1, SILENT_BRAIN_MS)]
-    assert [(s.turn_id, s.t_ms) for s in rig.core.stalls] == [(1, SILENT_BRAIN_MS)]
+    assert [(s.turn_id, s.t_ms) for s in rig.core.ledger.stalls] == [(1, SILENT_BRAIN_MS)]
 
 
 def test_a_brain_that_speaks_at_all_is_not_reported_silent() -> None:
@@ -60,7 +60,7 @@ def test_a_brain_that_speaks_at_all_is_not_reported_silent() -> None:
     rig.start()
     rig.brain(pb.RTVIFrame(type=pb.RTVI_TYPE_SERVER_MESSAGE, data="{}"))
     rig.advance(SILENT_BRAIN_MS * 2)
-    assert rig.core.stalls == []
+    assert rig.core.ledger.stalls == []
 
 
 def test_a_chunk_over_the_limit_is_dropped_and_the_unit_goes_on() -> None:
@@ -92,8 +92,8 @@ def test_errors_stop_at_the_limit_and_are_counted() -> None:
     rig.say(2, 2, "Done.")
     for _ in range(MAX_ERRORS + 50):
         rig.chunk(2, "after the end")  # each a PROTOCOL error
-    assert len(rig.errors()) == len(rig.core.errors) == MAX_ERRORS
-    assert rig.core.errors_uncounted == 50
+    assert len(rig.errors()) == len(rig.core.ledger.errors) == MAX_ERRORS
+    assert rig.core.ledger.errors_uncounted == 50
     assert "the last error this call records" in rig.errors()[-1].message
     rig.advance(1_000)
     assert rig.core.unit(2).fate is Fate.PLAYED  # type: ignore[union-attr]

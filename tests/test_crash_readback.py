@@ -35,7 +35,7 @@ from sandbox.call.played import WordPlayed
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.units import Fate
 from sandbox.paths import HOME_ENV
-from sandbox.record.export import session_report
+from sandbox.record.export import session_report_json
 from sandbox.record.store import SessionStore
 from sandbox.replay.source import open_recording
 from sandbox.ui.lines import unit_state
@@ -305,14 +305,14 @@ def test_a_session_whose_recording_stopped_is_not_called_a_crash(home: Path) -> 
     )
     assert died.returncode == 0
     with SessionStore() as store:
-        (unit,) = session_report(store, store.find(sid))["units"]
+        (unit,) = session_report_json(store, store.find(sid))["units"]
     assert (unit["heard"], unit["fate"]) == ("One two", "crashed")
     db = sqlite3.connect(home / "sessions.db")
     with db:
         db.execute("UPDATE sessions SET recording_stopped = 'the disk is full'")
     db.close()
     with SessionStore() as store:
-        report = session_report(store, store.find(sid))
+        report = session_report_json(store, store.find(sid))
     (unit,) = report["units"]
     assert (unit["heard"], unit["fate"]) == ("One two", "in play")
     assert report["end_detail"].startswith("the recording stopped before the call ended")

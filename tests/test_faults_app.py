@@ -20,7 +20,7 @@ from ui_tmux import Terminal, sandbox_run
 
 from sandbox.cli import main
 from sandbox.paths import HOME_ENV
-from sandbox.record.export import frame_record, session_report
+from sandbox.record.export import frame_record, session_report_json
 from sandbox.record.store import SessionRow, SessionStore
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
@@ -45,7 +45,7 @@ def only_session() -> tuple[SessionRow, dict[str, Any], list[str]]:
     with SessionStore() as store:
         (row,) = store.sessions()
         frames = [frame_record(f).type for f in store.frames(row.id)]
-        return row, session_report(store, row), frames
+        return row, session_report_json(store, row), frames
 
 
 def stored_frames() -> list[str]:

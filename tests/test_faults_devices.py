@@ -19,7 +19,7 @@ from private_pulse import PrivatePulse, private_pulse
 from ui_tmux import Terminal, sandbox_run
 
 from sandbox.paths import HOME_ENV
-from sandbox.record.export import frame_record, session_report
+from sandbox.record.export import frame_record, session_report_json
 from sandbox.record.store import SessionStore
 
 pytestmark = [
@@ -68,7 +68,7 @@ def session_kept_everything(lost: str) -> None:
     in the words the app showed."""
     with SessionStore() as store:
         (row,) = store.sessions()
-        report = session_report(store, row)
+        report = session_report_json(store, row)
         frames = [frame_record(f).type for f in store.frames(row.id)]
         losses = [e.data for e in store.events(row.id) if e.kind == "device_lost"]
     assert row.status == "completed" and report["ended_by"] == "caller"

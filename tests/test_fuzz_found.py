@@ -12,7 +12,7 @@ import pytest
 
 from sandbox.caller.script import parse_script
 from sandbox.errors import UserError
-from sandbox.record.export import session_report
+from sandbox.record.export import session_report_json
 from sandbox.record.store import SessionStore, StoreError
 from sandbox.replay.timeline import RecordNote, Replayer
 
@@ -81,6 +81,6 @@ def test_a_start_time_out_of_range_does_not_keep_the_frames_from_reading(
     tmp_path: Path,
 ) -> None:
     with SessionStore(_store_with(tmp_path, report=None, started_at=1e20)) as store:
-        report = session_report(store, store.find(SESSION[:8]))
+        report = session_report_json(store, store.find(SESSION[:8]))
     assert report["started_at"] == ""
     assert report["outcome"] == "unfinished"

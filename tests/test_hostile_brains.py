@@ -209,10 +209,10 @@ async def test_a_brain_silent_after_the_upgrade_is_reported_within_5_s() -> None
     async with serve_hostile("silent") as url:
         host = await open_call(CallOptions(brain_url=url), url, SimPlayout(ms_per_word=10))
         running = asyncio.create_task(host.run())
-        assert await host.wait_for(lambda: bool(host.core.stalls), 6)
+        assert await host.wait_for(lambda: bool(host.core.ledger.stalls), 6)
         host.hang_up()
         await running
-    (stall,) = host.core.stalls
+    (stall,) = host.core.ledger.stalls
     assert stall.turn_id == 1 and stall.t_ms <= ANSWER_WITHIN_MS
     assert host.core.units == []
 

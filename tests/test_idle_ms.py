@@ -62,7 +62,7 @@ def test_an_idle_timeout_longer_than_the_stall_limit_is_never_a_stall() -> None:
     rig.advance(12_000)
     assert nudges(rig) == [(2, 1, 12_000)]
     rig.advance(DEFAULT_STALL_MS)  # the idle turn's wait lapses, silently
-    assert rig.of(BrainStalled) == [] and rig.core.stalls == []
+    assert rig.of(BrainStalled) == [] and rig.core.ledger.stalls == []
     rig.advance(2_000)
     assert nudges(rig)[-1] == (3, 2, 24_000)
 

@@ -12,11 +12,11 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hostile_text_brain import FATAL, HOSTILE, SaysHostileText, hostile_text_brain
 from markdown_it import MarkdownIt
+from report_check import bare_report
 
 from sandbox.call.core import CallCore
 from sandbox.call.settings import Capabilities, Settings
@@ -30,6 +30,7 @@ from sandbox.record import transcript as transcript_module
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import DATA_OPEN, page_html
 from sandbox.record.plain_text import CONTROL, json_text, visible
+from sandbox.record.report import Report
 from sandbox.record.transcript import WireError, transcript_line
 from sandbox.wire import pb
 from sandbox.wire.codec import envelope
@@ -92,13 +93,13 @@ def test_a_brain_errors_terminal_escapes_are_printed_spelt_out() -> None:
     assert "\\x1b[2J\\x1b]0;owned\\x07" in line and "\\u202eevil" in line
 
 
-def _report(caller: str, message: str) -> dict[str, Any]:
-    return {
-        "frames": [
+def _report(caller: str, message: str) -> Report:
+    return bare_report(
+        [
             {"t_ms": 1, "dir": "out", "type": "user_message", "turn_id": 2, "text": caller},
             {"t_ms": 2, "dir": "in", "type": "error", "code": "INTERNAL", "message": message},
         ]
-    }
+    )
 
 
 def test_a_carriage_return_cannot_forge_a_markdown_list_item() -> None:
@@ -112,7 +113,7 @@ def test_a_carriage_return_cannot_forge_a_markdown_list_item() -> None:
 
 def test_a_code_span_holds_any_backticks() -> None:
     row = printers._row(["ws://x/``a`", "", "", *[""] * 11])
-    summary = session_markdown(row, {"frames": []})
+    summary = session_markdown(row, bare_report())
     code = [
         c for t in MarkdownIt().parse(summary) for c in t.children or () if c.type == "code_inline"
     ]

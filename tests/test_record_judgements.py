@@ -20,6 +20,7 @@ from sandbox.judges.readback import (
     judge,
 )
 from sandbox.record.call_record import Heard, build
+from sandbox.record.report import record_json
 
 PHONE_LINE = "my number is oh seven seven double four five six seven eight nine zero"
 READ_BACK = "Thanks. That's 07744 567890, is that right?"
@@ -107,7 +108,9 @@ def test_the_floor_at_its_edges(lines: list[str], below: bool) -> None:
 
 
 def test_below_the_floor_the_record_says_why_and_skips_the_summary() -> None:
-    record = build(Heard((CallerTurn(2, "hi there"),), (), (), 2, True, "not_a_conversation"))
+    record = record_json(
+        build(Heard((CallerTurn(2, "hi there"),), (), (), 2, True, "not_a_conversation"))
+    )
     assert record["below_floor"] is True
     assert record["floor"].startswith("1 caller line and 2 words: below the floor")
     assert record["summary"].startswith("skipped: ")
@@ -168,7 +171,7 @@ def test_an_invented_name_and_the_caller_are_flagged_a_form_of_address_is_not() 
         ended=True,
         outcome="completed",
     )
-    record = build(heard)
+    record = record_json(build(heard))
     assert record["caller_name"] == "John"
     assert [a["name"] for a in record["addressed_as"]] == ["John", "Sarah"]
     kinds = [(f["kind"], f["speech_id"]) for f in record["findings"]]
@@ -200,7 +203,7 @@ def test_a_promise_is_unbooked_without_a_tool_step_on_its_turn() -> None:
             ended=True,
             outcome="completed",
         )
-        return [f["kind"] for f in build(heard)["findings"]]
+        return [f["kind"] for f in record_json(build(heard))["findings"]]
 
     assert findings(()) == ["promised_unbooked"]
     assert findings(((2, "model"),)) == ["promised_unbooked"]  # a model call books nothing

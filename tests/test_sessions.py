@@ -24,9 +24,10 @@ from sandbox.audio.stt import Transcriber
 from sandbox.brains.echo import Echo
 from sandbox.caller.script import parse_script
 from sandbox.paths import HOME_ENV
-from sandbox.record.export import frame_record, session_report
+from sandbox.record.export import frame_record, session_report, session_report_json
 from sandbox.record.legs import leg_path, read_leg
 from sandbox.record.markdown import session_markdown
+from sandbox.record.report import report_from_json, report_json
 from sandbox.record.store import SCHEMA_VERSION, SessionStore, StoreError, connect, store_path
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.sdk import serve
@@ -110,7 +111,7 @@ def test_kill_9_mid_call_leaves_an_unfinished_session_that_reads_back(
     with SessionStore() as store:
         (row,) = store.sessions()
         assert row.status == "unfinished"
-        report = session_report(store, row)
+        report = session_report_json(store, row)
     assert report["outcome"] == "unfinished"
     assert report["caller_turns"] == ["What are your opening hours?"]
     assert [u["speech_id"] for u in report["units"]] == [1, 2]
@@ -181,7 +182,7 @@ async def test_the_verbs_name_sessions_by_prefix(home: Path, tmp_path: Path) -> 
     assert "bot     [unit 2, turn 2] 'Our opening'" in shown.stdout  # barged as it streamed
     out = tmp_path / "export.json"
     assert _cli(home, "sessions", "export", sid[:8], "--json", str(out)).returncode == 0
-    assert json.loads(out.read_text()) == host.recorder.report(host.core)
+    assert json.loads(out.read_text()) == report_json(host.recorder.report(host.core))
     missing = _cli(home, "sessions", "show", "zzz")
     assert missing.returncode == 1 and "no session 'zzz'" in missing.stderr
     assert "Traceback" not in missing.stderr
@@ -214,9 +215,9 @@ async def test_a_session_exports_as_markdown_heard_truth_first(home: Path, tmp_p
     assert printed.stdout == text
     with SessionStore() as store:
         row = store.find(sid)
-    report = host.recorder.report(host.core)
+    report = report_json(host.recorder.report(host.core))
     report["units"][0]["generated"] = report["units"][0]["heard"] = "*not bold* | [a](b) ~x~"
-    assert r"\*not bold\* \| \[a\](b) \~x\~" in session_markdown(row, report)
+    assert r"\*not bold\* \| \[a\](b) \~x\~" in session_markdown(row, report_from_json(report))
 
 
 def test_an_ambiguous_prefix_names_the_candidates(home: Path) -> None:

@@ -3,21 +3,16 @@ they happened among the turns, in every text view (``sandbox call``, Markdown)."
 
 from __future__ import annotations
 
-from typing import Any
+import msgspec
+from report_check import bare_report
 
+from sandbox.record.report import BackchannelReport, StallReport, UnitReport
 from sandbox.record.transcript import transcript, transcript_line
 
-REPORT: dict[str, Any] = {
-    "units": [
-        {
-            "speech_id": 1,
-            "turn_id": 2,
-            "generated": "Our hours are nine to five.",
-            "heard": "Our hours are nine to five.",
-            "fate": "played",
-        },
-    ],
-    "frames": [
+HOURS = "Our hours are nine to five."
+REPORT = bare_report(
+    units=(UnitReport(1, 2, HOURS, HOURS, HOURS, False, "played", 6, 6, ()),),
+    frames=[
         {"t_ms": 100, "dir": "out", "type": "user_message", "turn_id": 2, "text": "hours?"},
         {"t_ms": 130, "dir": "in", "type": "speech_start", "speech_id": 1, "turn_id": 2},
         {"t_ms": 900, "dir": "out", "type": "user_message", "turn_id": 3, "text": "break"},
@@ -32,9 +27,9 @@ REPORT: dict[str, Any] = {
         {"t_ms": 2000, "dir": "out", "type": "user_message", "turn_id": 4, "text": "hello?"},
         {"t_ms": 13_000, "dir": "out", "type": "end"},
     ],
-    "backchannels": [{"t_ms": 400, "text": "uh huh", "resumed": False}],
-    "stalls": [{"t_ms": 12_000, "turn_id": 4, "waited_ms": 10_000}],
-}
+    backchannels=(BackchannelReport(400, "uh huh", False),),
+    stalls=(StallReport(12_000, 4, 10_000),),
+)
 
 
 def test_errors_backchannels_and_stalls_stand_where_they_happened() -> None:
@@ -50,5 +45,5 @@ def test_errors_backchannels_and_stalls_stand_where_they_happened() -> None:
 
 
 def test_a_stall_after_the_last_frame_is_still_shown() -> None:
-    cut_short = {**REPORT, "frames": REPORT["frames"][:5]}
+    cut_short = msgspec.structs.replace(REPORT, frames=REPORT.frames[:5])
     assert transcript_line(transcript(cut_short)[-1]).startswith("  ⚠ the brain has not")

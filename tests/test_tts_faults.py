@@ -26,6 +26,7 @@ from sandbox.call.played import ClauseUnsaid, Played, UnitPlayed, WordPlayed
 from sandbox.call.units import Fate
 from sandbox.paths import HOME_ENV
 from sandbox.record.call_record import SPEECH_UNSAID, build, heard_from
+from sandbox.record.report import record_json
 from sandbox.record.store import SessionStore
 from sandbox.replay.timeline import RecordNote, Replayer
 from sandbox.wire import pb
@@ -228,7 +229,7 @@ def test_the_core_tells_the_brain_and_finalizes_what_played() -> None:
     rig.take(core.word_played(8, "unit.", rig.now))
     rig.take(core.unit_played(8, rig.now))
     assert rig.finalizes() == [(7, WELL), (8, "Later unit.")]
-    findings = build(heard_from(core))["findings"]
+    findings = record_json(build(heard_from(core)))["findings"]
     assert [f for f in findings if f["kind"] == SPEECH_UNSAID] == [
         {
             "kind": SPEECH_UNSAID,

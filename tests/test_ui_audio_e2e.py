@@ -100,13 +100,13 @@ async def test_a_muted_microphone_lets_nothing_through(pulse: ModuleType, tmp_pa
         # in order: anything of the muted words would be there before these.
         await wait_until(
             pilot,
-            lambda: len(words(" ".join(core.caller_lines))) >= 4,
+            lambda: len(words(" ".join(core.ledger.caller_lines))) >= 4,
             "the words said after unmuting",
             AUDIO_WAIT_S,
         )
-        assert word_errors(HELLO, " ".join(core.caller_lines)) <= 2, core.caller_lines
+        assert word_errors(HELLO, " ".join(core.ledger.caller_lines)) <= 2, core.ledger.caller_lines
         await say(pilot, "hello")  # typing still works beside a live microphone
-        await wait_until(pilot, lambda: core.caller_lines[-1] == "hello", "the typed turn")
+        await wait_until(pilot, lambda: core.ledger.caller_lines[-1] == "hello", "the typed turn")
 
 
 @pytest.mark.slow  # its kind in CI: the caller-WAV run in tmux below

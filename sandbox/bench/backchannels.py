@@ -185,7 +185,7 @@ async def _one_trial(
 ) -> BackchannelTrial | None:
     host, log = call.host, call.log
     turn = host.core.turn + 1
-    skips = host.core.alignment_skips
+    skips = host.core.ledger.alignment_skips
     host.caller_turn(LONG_REPLY_QUESTIONS[(index - 1) % len(LONG_REPLY_QUESTIONS)], typed=True)
 
     def reply_heard() -> bool:
@@ -202,7 +202,7 @@ async def _one_trial(
     units = [u for u in host.core.units if u.turn_id == turn]
     barged = first_event(log.events, BargeIn, onset) is not None
     kept = bool(units) and not barged and all(u.fate is Fate.PLAYED for u in units)
-    whole = host.core.alignment_skips == skips and all(
+    whole = host.core.ledger.alignment_skips == skips and all(
         released[u.speech_id] == list(range(len(released[u.speech_id]))) for u in units
     )
     return BackchannelTrial(

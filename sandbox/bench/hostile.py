@@ -274,7 +274,7 @@ def main() -> int:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     _took, host = asyncio.run(_one_call("huge_chunk"))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    errors = [e.message for e in host.core.errors]
+    errors = [e.message for e in host.core.ledger.errors]
     print(f"10 MB chunk: peak RSS {peak:.0f} MB (before the call {before:.0f} MB); {errors[0]}")
     for per_second in (0, 10_000):
         rate = "flat out" if not per_second else f"{per_second:,} a second"

@@ -283,7 +283,7 @@ async def _sample(
                 file_mb=memory["RssFile"],
                 shmem_mb=memory["RssShmem"],
                 frames_in_flight=backlog + host.backlog,
-                units_in_flight=len(host.core.book.unresolved()),
+                units_in_flight=len(host.core.in_play),
                 tasks=len(asyncio.all_tasks()),
                 threads=threading.active_count(),
                 quiet=calm,
@@ -331,7 +331,7 @@ async def _call(
 
 def _quiet(host: CallHost) -> bool:
     """The call listens and no unit is in play."""
-    return host.core.state is CallState.LISTENING and not host.core.book.unresolved()
+    return host.core.state is CallState.LISTENING and not host.core.in_play
 
 
 async def measure_soak(minutes: float, audio: str, progress: Progress) -> SoakFigures:
@@ -401,7 +401,7 @@ def _figures(
         warm_up_s=warm,
         turns_answered=len(watch.turns),
         barge_ins=frames["out interruption"],
-        backchannels=len(watch.host.core.backchannels),
+        backchannels=len(watch.host.core.ledger.backchannels),
         idle_nudges=frames["out user_idle"],
         rss_start_mb=early[0].rss_mb,
         rss_end_mb=late[-1].rss_mb,

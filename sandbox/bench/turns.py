@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sandbox.audio.endpointer import windows_for
@@ -86,7 +87,7 @@ class TurnFigures:
 
 
 def turn_run(
-    said: str, voice_end_ms: float, log: CallLog, closes: dict[int, str]
+    said: str, voice_end_ms: float, log: CallLog, closes: Mapping[int, str]
 ) -> TurnRun | None:
     """The turn of a line whose voice ended at ``voice_end_ms``, from the call's log."""
     sent = log.first_after("user_message", voice_end_ms)
@@ -130,7 +131,7 @@ async def measure_turns(models: Models, runs: int, progress: Progress) -> TurnFi
             assert end is not None
             await until(sent_after(call.log, "user_message", end), TURN_WAIT_S)
             await until(listening(call.host))
-            run = turn_run(line.text, end, call.log, call.host.core.caller_closes)
+            run = turn_run(line.text, end, call.log, call.host.core.ledger.caller_closes)
             if run is None:
                 progress(f"  turn {index}/{runs}: no UserMessage for {line.text!r}")
                 continue

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from sandbox.call import outcome as outcomes
 from sandbox.call.effects import (
@@ -42,6 +41,14 @@ from sandbox.call.effects import (
     UnitChanged,
 )
 from sandbox.call.idle import IdleTimer
+from sandbox.call.ledger import (
+    BackchannelRecord,
+    Ledger,
+    LedgerView,
+    StallRecord,
+    StepRecord,
+    WireErrorRecord,
+)
 from sandbox.call.rtvi import app_frame_problem, brain_frame_problem, rtvi_name
 from sandbox.call.settings import Capabilities, Settings, merged, validate
 from sandbox.call.units import Bracket, Fate, Unit, UnitBook, WireRuleBroken
@@ -67,61 +74,13 @@ SILENT_BRAIN_MS = 4_000
 UNIT_STALL_MS = 4_000
 #: The most errors one call records, either way. Past it a violation is still dropped but
 #: no Error goes back, and a brain's non-fatal Error is not shown; both are counted
-#: (``CallCore.errors_uncounted``), so a brain repeating one mistake thousands of times a
+#: (``CallCore.ledger.errors_uncounted``), so a brain repeating one mistake thousands of times a
 #: second cannot grow the call, its record or the screen without bound.
 MAX_ERRORS = 200
 #: The most of a brain's Error message the call keeps (its record, the screen, the end's
 #: detail), the rest counted in words: the wire bounds it only by the message size, and
 #: thirty 15 MB messages kept whole made a 740 MB call and a 90 MB report.
 MAX_ERROR_CHARS = 4096
-
-
-@dataclass(frozen=True)
-class WireErrorRecord:
-    """One error either side reported, for the call's record."""
-
-    t_ms: int
-    dir: str  # "out": Voqalize told the brain; "in": the brain told Voqalize
-    code: str
-    message: str
-    fatal: bool
-
-
-@dataclass(frozen=True)
-class StepRecord:
-    """One TurnStep, recorded beside its turn. Counts left out stay absent, not zero."""
-
-    t_ms: int
-    turn_id: int
-    kind: str
-    #: The step's own bytes: a call keeps every step to its end, and these take ~0.1 KB
-    #: where its fields as a dict take ~1.1 KB.
-    raw: bytes
-    known_turn: bool = True  # False: it named a turn this session never minted
-
-    @property
-    def step(self) -> dict[str, Any]:
-        """The step's fields as plain values (see :func:`_step_fields`)."""
-        return _step_fields(pb.TurnStep.FromString(self.raw))
-
-
-@dataclass(frozen=True)
-class StallRecord:
-    """The user was told the brain had not answered ``turn_id`` after ``waited_ms``."""
-
-    t_ms: int
-    turn_id: int
-    waited_ms: int
-
-
-@dataclass(frozen=True)
-class BackchannelRecord:
-    """A backchannel over the bot ("uh huh"): never a turn, but part of the conversation.
-    ``resumed``: the bot paused for it, then went on."""
-
-    t_ms: int
-    text: str
-    resumed: bool = False
 
 
 @dataclass
@@ -157,15 +116,9 @@ class CallCore:
     turn: int = 0
     watermark: int = 0
     book: UnitBook = field(default_factory=UnitBook)
-    steps: list[StepRecord] = field(default_factory=list)
-    errors: list[WireErrorRecord] = field(default_factory=list)
-    caller_lines: list[str] = field(default_factory=list)
-    backchannels: list[BackchannelRecord] = field(default_factory=list)
-    stalls: list[StallRecord] = field(default_factory=list)
-    caller_closes: dict[int, str] = field(default_factory=dict)
-    alignment_skips: int = 0
-    errors_uncounted: int = 0  # errors past MAX_ERRORS: dropped, not recorded
     ended: CallEnded | None = None
+    #: The call's record, appended here only; read through ``ledger``.
+    _ledger: Ledger = field(default_factory=Ledger)
 
     _pending: _Pending | None = None
     _caller_active: bool = False
@@ -207,6 +160,16 @@ class CallCore:
             raise RuntimeError("not_placed() is for a call that never started")
         self.ended = CallEnded(self.verdict(("dial_failed", reason)).word, "dial_failed", reason)
         return [self.ended]
+
+    @property
+    def ledger(self) -> LedgerView:
+        """The call's record so far, read-only (see :mod:`sandbox.call.ledger`)."""
+        return self._ledger
+
+    @property
+    def in_play(self) -> list[Unit]:
+        """Units still in play (opened, queued or playing), oldest first."""
+        return self.book.unresolved()
 
     @property
     def units(self) -> list[Unit]:
@@ -366,7 +329,7 @@ class CallCore:
         # recorded with that flag, and shown, but nothing goes back to the brain.
         known = 0 < msg.turn_id <= self.turn
         raw = msg.SerializeToString()
-        self.steps.append(StepRecord(now, msg.turn_id, msg.kind, raw, known_turn=known))
+        self._ledger.add_step(StepRecord(now, msg.turn_id, msg.kind, raw, known_turn=known))
         return [] if known else [StepForUnknownTurn(msg.turn_id, msg.kind, msg.name)]
 
     def _on_error(self, msg: pb.Error, now: int) -> list[Effect]:
@@ -374,7 +337,7 @@ class CallCore:
             return []
         code = pb.ErrorCode.Name(msg.code) if msg.code in pb.ErrorCode.values() else str(msg.code)
         message = shortened(msg.message, MAX_ERROR_CHARS)
-        self.errors.append(WireErrorRecord(now, "in", code, message, msg.fatal))
+        self._ledger.add_error(WireErrorRecord(now, "in", code, message, msg.fatal))
         told = BrainError(code.removeprefix("ERROR_CODE_"), message, msg.fatal)
         if not msg.fatal:
             # The brain owning up to a failure while it owes an answer is its answer: the
@@ -408,7 +371,7 @@ class CallCore:
         ``resumed``: the bot paused for it and then went on."""
         if self.ended is not None:
             return []
-        self.backchannels.append(BackchannelRecord(now, text, resumed))
+        self._ledger.add_backchannel(BackchannelRecord(now, text, resumed))
         return [CallerShown("backchannel", text, None, resumed)]
 
     def caller_over_bot(self, now: int) -> list[Effect]:
@@ -462,8 +425,7 @@ class CallCore:
         out += self._land_stt_language()
         self._interrupted = False
         self.turn += 1
-        self.caller_lines.append(text)
-        self.caller_closes[self.turn] = "typed" if typed else closed_by
+        self._ledger.add_caller_line(self.turn, text, "typed" if typed else closed_by)
         self._pending = _Pending(self.turn, now, self.stall_ms)
         self._idle.caller_spoke()
         out.append(SendFrame(envelope(pb.UserMessage(turn_id=self.turn, text=text))))
@@ -507,7 +469,7 @@ class CallCore:
         if unit is None or unit.fate is not None:
             return []  # a word racing a cut lands after the unit's heard text is fixed
         if not unit.cursor.played(word):
-            self.alignment_skips += 1
+            self._ledger.skip_alignment()
         return [UnitChanged(speech_id)]
 
     def unit_played(self, speech_id: int, now: int) -> list[Effect]:
@@ -593,7 +555,7 @@ class CallCore:
         if due is not None and now >= due:
             self._silence_reported = True
             waited = now - (due - SILENT_BRAIN_MS)  # since SessionStart
-            self.stalls.append(StallRecord(now, 1, waited))
+            self._ledger.add_stall(StallRecord(now, 1, waited))
             out.append(BrainStalled(1, waited))
         for unit in self._open_units():
             if now >= unit.last_frame_ms + UNIT_STALL_MS:
@@ -602,7 +564,7 @@ class CallCore:
         if pend is not None and not pend.warned and now >= pend.due_ms:
             pend.warned = True
             if pend.turn_id > 1 and not pend.idle:
-                self.stalls.append(StallRecord(now, pend.turn_id, now - pend.since_ms))
+                self._ledger.add_stall(StallRecord(now, pend.turn_id, now - pend.since_ms))
                 out.append(BrainStalled(pend.turn_id, now - pend.since_ms))
         # The idle wait only runs while the floor is silent (see _settle), so a due one fires.
         fired = self._idle.fire(now)
@@ -649,7 +611,7 @@ class CallCore:
         greeting = [u for u in self.units if u.turn_id == 1 and u.has_text]
         unsaid = next((u.unspoken for u in greeting if u.fate is Fate.UNSPOKEN), None)
         # A fatal Error ends the call: the brain's first is its last.
-        fatal = next((e for e in self.errors if e.dir == "in" and e.fatal), None)
+        fatal = next((e for e in self._ledger.errors if e.dir == "in" and e.fatal), None)
         refused = fatal is not None and fatal.code == "ERROR_CODE_VERSION"
         unreached = None
         if not self.started:
@@ -657,7 +619,7 @@ class CallCore:
             unreached = f"the dial failed: {detail}" if dialed else "the brain was never dialed"
         return outcomes.decide(
             outcomes.Facts(
-                caller_lines=self.caller_lines,
+                caller_lines=self._ledger.caller_lines,
                 unreached=unreached,
                 refusal=fatal.message if fatal is not None and refused else None,
                 greeting_unsaid=None if any(u.heard for u in greeting) else unsaid,
@@ -677,7 +639,7 @@ class CallCore:
             return f"it sent a fatal {fatal.code.removeprefix('ERROR_CODE_')} Error: {detail}"
         if ended_by == "brain_cancel":
             return "it cancelled the call" + (f": {detail}" if detail else "")
-        stall = next(iter(self.stalls), None)
+        stall = next(iter(self._ledger.stalls), None)
         if stall is None:
             return None
         if stall.turn_id == 1:
@@ -816,10 +778,10 @@ class CallCore:
     def _error_out(self, now: int, code: int, message: str) -> list[Effect]:
         if self._errors_full():
             return []
-        if len(self.errors) == MAX_ERRORS - 1:
+        if self._ledger.error_count == MAX_ERRORS - 1:
             message += " (the last error this call records; later ones are only counted)"
         name = pb.ErrorCode.Name(code)
-        self.errors.append(WireErrorRecord(now, "out", name, message, False))
+        self._ledger.add_error(WireErrorRecord(now, "out", name, message, False))
         err = pb.Error(code=code, message=message, fatal=False)  # type: ignore[arg-type]
         return [
             SendFrame(envelope(err)),
@@ -828,9 +790,9 @@ class CallCore:
 
     def _errors_full(self) -> bool:
         """MAX_ERRORS are recorded: count this one and drop it."""
-        if len(self.errors) < MAX_ERRORS:
+        if self._ledger.error_count < MAX_ERRORS:
             return False
-        self.errors_uncounted += 1
+        self._ledger.leave_error_uncounted()
         return True
 
     def _state_effects(self) -> list[Effect]:
@@ -846,19 +808,6 @@ def shortened(text: str, chars: int) -> str:
     if len(text) <= chars:
         return text
     return f"{text[:chars]}… [{len(text) - chars:,} more characters]"
-
-
-def _step_fields(step: pb.TurnStep) -> dict[str, Any]:
-    """A TurnStep as plain values: numbers stay numbers, a zero start is kept (it means the
-    start), and a field with presence that was not sent stays absent, as do counts not
-    reported ("absent is not zero")."""
-    out: dict[str, Any] = {}
-    for desc in step.DESCRIPTOR.fields:
-        if desc.has_presence and not step.HasField(desc.name):
-            continue
-        value = getattr(step, desc.name)
-        out[desc.name] = dict(value) if desc.message_type is not None else value
-    return out
 
 
 def _with_stt_language(settings: Settings, language: int) -> Settings:

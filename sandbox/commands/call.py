@@ -6,12 +6,10 @@ import argparse
 import asyncio
 import contextlib
 import errno
-import json
 import signal
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.engine import AudioEngine
@@ -36,6 +34,7 @@ from sandbox.host.session import CallHost
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
 from sandbox.record.recorder import FrameRecord, Recorder, default_report_path
+from sandbox.record.report import Report
 from sandbox.record.session_words import outcome_sentence
 from sandbox.record.store import full_disk
 from sandbox.record.transcript import (
@@ -43,7 +42,7 @@ from sandbox.record.transcript import (
     BrainStall,
     CallerBackchannel,
     Entry,
-    transcript,
+    frame_entry,
     transcript_line,
 )
 
@@ -95,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     _print_summary(report, hang_up.caught)
     if hang_up.caught is not None:
         return 128 + hang_up.caught
-    return 0 if report["outcome"] != "not_reached" else 1
+    return 0 if report.report.outcome != "not_reached" else 1
 
 
 @dataclass
@@ -144,12 +143,13 @@ class LiveTranscript:
 
     def _frame(self, record: FrameRecord) -> None:
         if record.dir == "out" and record.type == "finalize":
-            unit = self.host.core.book.get(int(record.fields.get("speech_id", 0)))
+            unit = self.host.core.unit(int(record.fields.get("speech_id", 0)))
             if unit is not None:  # its heard text is fixed: the Finalize says so
                 fate = unit.fate.value if unit.fate else "in play"
                 self._print(BotUnit(unit.speech_id, unit.turn_id, unit.generated, unit.heard, fate))
         elif record.type in _READ:  # read as the report's transcript reads it, one at a time
-            for entry in transcript({"frames": [record.as_json()]}):
+            entry = frame_entry(record.as_json())
+            if entry is not None:
                 self._print(entry)
 
     def _effect(self, effect: ScreenEffect) -> None:
@@ -164,7 +164,7 @@ class LiveTranscript:
 
 async def _sim_call(
     args: argparse.Namespace, script: Script, ms_per_word: int, hang_up: HangUp
-) -> dict[str, Any]:
+) -> Written:
     options = call_options(args, recording="sim")
     async with brain_url_for(options) as url:
         hang_up.listen()
@@ -175,7 +175,7 @@ async def _sim_call(
         return await _play(args, host, ScriptRunner(host, script), hang_up)
 
 
-async def _real_call(args: argparse.Namespace, script: Script, hang_up: HangUp) -> dict[str, Any]:
+async def _real_call(args: argparse.Namespace, script: Script, hang_up: HangUp) -> Written:
     options = call_options(args, recording="audio")
     echo = LaptopEchoPath(ScriptMic.RATE) if args.echo_path else None
     mic = ScriptMic(echo)
@@ -195,17 +195,15 @@ async def _real_call(args: argparse.Namespace, script: Script, hang_up: HangUp) 
 
 async def _play(
     args: argparse.Namespace, host: CallHost, runner: ScriptRunner, hang_up: HangUp
-) -> dict[str, Any]:
+) -> Written:
     stopped: list[str] = []
     if host.recorder.writer is not None:  # told from the writer's thread
         host.recorder.writer.on_failure = lambda words: _recording_stopped(words, stopped)
     LiveTranscript(host)
     hang_up.attach(host)
     await play_through(host, runner)
-    report = _written(args, host.core, host.recorder, host.now(), script_notes=runner.notes)
-    if stopped:
-        report["_recording_stopped"] = stopped[0]
-    return report
+    written = _written(args, host.core, host.recorder, host.now(), script_notes=runner.notes)
+    return replace(written, recording_stopped=stopped[0]) if stopped else written
 
 
 def _recording_stopped(words: str, stopped: list[str]) -> None:
@@ -213,52 +211,63 @@ def _recording_stopped(words: str, stopped: list[str]) -> None:
     print(f"sandbox call: {words}", file=sys.stderr, flush=True)
 
 
+@dataclass(frozen=True)
+class Written:
+    """A finished call's report and where it went: ``unwritten`` says why the file is
+    missing (a full disk); ``recording_stopped``, why the store holds the call in part."""
+
+    report: Report
+    path: Path
+    unwritten: str | None = None
+    recording_stopped: str | None = None
+
+
 def _written(
     args: argparse.Namespace,
     core: CallCore,
     recorder: Recorder,
     duration_ms: int = 0,
-    **extra: Any,
-) -> dict[str, Any]:
+    script_notes: list[str] | None = None,
+) -> Written:
     """Finish the session and export its report (a call never placed has one too). A
     report that cannot be written (a full disk) is still the call's: it is printed, and
-    ``_unwritten`` says why the file is missing."""
+    ``unwritten`` says why the file is missing."""
     path: Path = args.report or default_report_path(core.session_id, recorder.started_at)
     try:
-        recorder.write(path, core, duration_ms, **extra)
+        recorder.write(path, core, duration_ms, script_notes)
     except OSError as exc:
         report = recorder.final_report
         if report is None:  # the session itself could not be finished: not the disk's doing
             raise
         full = exc.errno == errno.ENOSPC
         unwritten = str(full_disk(path.parent)) if full else f"{exc.strerror or exc}"
-        return {**report, "_path": str(path), "_unwritten": unwritten}
-    written: dict[str, Any] = json.loads(path.read_text())
-    written["_path"] = str(path)
-    return written
+        return Written(report, path, unwritten)
+    assert recorder.final_report is not None  # write() finished the session
+    return Written(recorder.final_report, path)
 
 
-def _print_summary(report: dict[str, Any], signalled: int | None) -> None:
+def _print_summary(written: Written, signalled: int | None) -> None:
     """How the call ended, the script's notes, the call record and where the report is (the
     transcript was printed as the call went)."""
-    ending = outcome_sentence(str(report["outcome"]), str(report["ended_by"]))
-    print(f"session {report['session_id']} · outcome {ending}")
-    detail = visible(report["end_detail"])
-    if report["ended_by"] == "dial_failed":
+    report = written.report
+    ending = outcome_sentence(report.outcome, report.ended_by)
+    print(f"session {report.session_id} · outcome {ending}")
+    detail = visible(report.end_detail)
+    if report.ended_by == "dial_failed":
         print(f"  the call was never placed: {detail}")
     elif detail:
         print(f"  the call ended: {detail}")
     if signalled is not None:
         name = signal.Signals(signalled).name
         print(f"  hung up on {name}{' (Ctrl-C)' if signalled == signal.SIGINT else ''}")
-    for note in report.get("script_notes", []):
+    for note in report.script_notes or ():
         print(f"  note: {visible(note)}")
     print("the call record:")
-    for line in record_lines(report["record"]):
+    for line in record_lines(report.record) if report.record else ():
         print(f"  {line}")
-    if "_recording_stopped" in report:
-        print(f"  the session store holds the call only in part: {report['_recording_stopped']}")
-    if "_unwritten" in report:
-        print(f"report: not written to {report['_path']}: {report['_unwritten']}")
+    if written.recording_stopped is not None:
+        print(f"  the session store holds the call only in part: {written.recording_stopped}")
+    if written.unwritten is not None:
+        print(f"report: not written to {written.path}: {written.unwritten}")
     else:
-        print(f"report: {report['_path']}")
+        print(f"report: {written.path}")

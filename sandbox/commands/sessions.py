@@ -15,7 +15,7 @@ from typing import Any
 from sandbox.call.outcome import COMPLETED, NO_ANSWER, NOT_A_CONVERSATION, NOT_REACHED
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
-from sandbox.record.export import session_report
+from sandbox.record.export import session_report, session_report_json
 from sandbox.record.legs import EXPORTED_LEGS, export_legs
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import session_page
@@ -102,11 +102,10 @@ def run(args: argparse.Namespace) -> int:
             return 0
         row = store.find(args.id)
         if args.verb == "show":
-            report = session_report(store, row)
             if args.json:
-                print(json_text(report, indent=2))
+                print(json_text(session_report_json(store, row), indent=2))
             else:
-                print(session_text(row, report))
+                print(session_text(row, session_report(store, row)))
         elif args.verb == "export":
             export_session(store, row, args)
         elif args.verb == "script":
@@ -131,7 +130,7 @@ def export_session(store: SessionStore, row: SessionRow, args: argparse.Namespac
         )
     clear_the_way(_destinations(args), force=args.force)
     if args.json is not None:
-        _write(args.json, json.dumps(session_report(store, row), indent=2))
+        _write(args.json, json.dumps(session_report_json(store, row), indent=2))
     if args.wav is not None:
         for path in export_legs(row.id, args.wav):
             print(f"wrote {path}")
@@ -210,3 +209,5 @@ def _row_json(row: SessionRow) -> dict[str, Any]:
     out = {name: getattr(row, name) for name in SessionRow.__dataclass_fields__}
     out["outcome"] = row.status
     return out
+
+

@@ -27,7 +27,6 @@ import json
 import random
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from markdown_it import MarkdownIt
 from textual.message import Message
@@ -39,6 +38,15 @@ from sandbox.fuzz.guard import InvariantBroken
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import DATA_OPEN, page_html
 from sandbox.record.plain_text import CONTROL, visible
+from sandbox.record.report import (
+    REPORT_VERSION,
+    BackchannelReport,
+    CallRecord,
+    Report,
+    UnitReport,
+    ValueHeard,
+    ValueReadBack,
+)
 from sandbox.record.session_text import session_text
 from sandbox.record.store import SessionRow
 from sandbox.ui.plain_app import PlainApp
@@ -144,40 +152,53 @@ def _row(t: list[str]) -> SessionRow:
     )
 
 
-def _report(t: list[str]) -> dict[str, Any]:
+def _report(t: list[str]) -> Report:
     """A report whose every string a brain or a caller could have written is from ``t``."""
-    frames = [
+    frames = (
         {"t_ms": 10, "dir": "out", "type": "user_message", "turn_id": 2, "text": t[3]},
         {"t_ms": 20, "dir": "in", "type": "speech_start", "speech_id": 1, "turn_id": 2},
         {"t_ms": 30, "dir": "in", "type": "error", "code": t[4], "message": t[5], "fatal": True},
         {"t_ms": 40, "dir": "out", "type": "error", "code": "PROTOCOL", "message": t[6]},
-    ]
-    unit = {"speech_id": 1, "turn_id": 2, "generated": f"{t[7]} and the rest", "heard": t[7]}
-    record = {
-        "outcome": "completed",
-        "reason": t[8],
-        "below_floor": False,
-        "floor": "",
-        "caller_name": t[9],
-        "readbacks": [{"turn": 2, "kind": "phone", "value": t[10], "status": "confirmed"}],
-        "entities": [{"turn": 2, "kind": "date", "value": t[11]}],
-        "findings": [
+    )
+    generated = f"{t[7]} and the rest"
+    record = CallRecord(
+        outcome="completed",
+        reason=t[8],
+        below_floor=False,
+        floor="",
+        caller_lines=1,
+        caller_words=1,
+        summary="allowed",
+        caller_name=t[9],
+        entities=(ValueHeard(2, "date", t[11], t[11]),),
+        readbacks=(ValueReadBack(2, "phone", t[10], t[10], "confirmed", 1, 3),),
+        addressed_as=(),
+        findings=(
             {"kind": "promised_unbooked", "detail": t[12]},
             {"kind": "name_refused", "word": t[13]},
-        ],
-    }
-    return {
-        "session_id": "0123456789abcdef",
-        "outcome": "completed",
-        "ended_by": "brain_error",
-        "end_detail": t[1],
-        "frames": frames,
-        "units": [{**unit, "fate": "barged"}],
-        "backchannels": [{"t_ms": 25, "text": t[11], "resumed": True}],
-        "stalls": [],
-        "record": record,
-        "_path": "report.json",
-    }
+        ),
+    )
+    return Report(
+        report_version=REPORT_VERSION,
+        session_id="0123456789abcdef",
+        brain_url=t[0],
+        started_at="",
+        outcome="completed",
+        ended_by="brain_error",
+        end_detail=t[1],
+        settings="",
+        watermark=2,
+        caller_turns=(t[3],),
+        turn_closes={},
+        units=(UnitReport(1, 2, generated, generated, t[7], True, "barged", 1, 4, ()),),
+        steps=(),
+        errors=(),
+        backchannels=(BackchannelReport(25, t[11], True),),
+        stalls=(),
+        alignment_skips=0,
+        record=record,
+        frames=frames,
+    )
 
 
 def _terminal_output(texts: list[str]) -> str:

@@ -37,8 +37,9 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from sandbox.call.core import DEFAULT_CAPABILITIES, WireErrorRecord
+from sandbox.call.core import DEFAULT_CAPABILITIES
 from sandbox.call.effects import CallEnded
+from sandbox.call.ledger import WireErrorRecord
 from sandbox.call.settings import Settings
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.caller.script import Script, Step
@@ -47,6 +48,7 @@ from sandbox.harness.inproc import open_inproc_call
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.record.recorder import FrameRecord
+from sandbox.record.report import report_json
 from sandbox.sdk.brain import Brain
 
 #: Fast enough for quick tests, slow enough that a barge-in lands mid-reply.
@@ -249,7 +251,7 @@ class VoqalizeDriver:
     @property
     def errors(self) -> list[WireErrorRecord]:
         """Errors either side reported (``dir`` "out": Voqalize told the brain)."""
-        return self._live().core.errors
+        return list(self._live().core.ledger.errors)
 
     @property
     def ended(self) -> CallEnded | None:
@@ -262,8 +264,10 @@ class VoqalizeDriver:
         return self._live().core.session_id
 
     def report(self) -> dict[str, Any]:
-        """The call's record, in the shape ``sandbox call --report`` writes."""
-        return self._live().recorder.report(self._live().core, script_notes=self._notes())
+        """The call's report as the JSON object ``sandbox call --report`` writes (a brain
+        author's test reads it by key, as a script reads the file)."""
+        report = self._live().recorder.report(self._live().core, script_notes=self._notes())
+        return report_json(report)
 
     # ---------------------------------------------------------------- internals
 

@@ -58,7 +58,7 @@ MAX_HOLD_S = 10.0
 
 def brain_owes(core: CallCore) -> bool:
     """Whether the brain owes the call something right now (rules 1 and 2 of the module doc)."""
-    return core.awaiting_brain or any(u.bracket is Bracket.OPEN for u in core.book.unresolved())
+    return core.awaiting_brain or any(u.bracket is Bracket.OPEN for u in core.in_play)
 
 
 def hold_for(gaps_s: Iterable[float]) -> float:

@@ -16,7 +16,6 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script
@@ -28,6 +27,7 @@ from sandbox.host.warp import WarpClock
 from sandbox.load.call_result import CRASHED, CallResult, classify
 from sandbox.load.frame_latency import LatencyWatch
 from sandbox.load.shared_relay import SharedRelay
+from sandbox.record.report import Report
 
 log = logging.getLogger(__name__)
 
@@ -102,16 +102,16 @@ async def _played(index: int, host: CallHost, target: Target, watch: LatencyWatc
     return _result(report, result, runner.notes)
 
 
-def _result(report: dict[str, Any], result: CallResult, notes: list[str]) -> CallResult:
+def _result(report: Report, result: CallResult, notes: list[str]) -> CallResult:
     """Fill in how the call ended and classify what went wrong."""
-    codes = [str(e["code"]) for e in report["errors"] if e["dir"] == "in"]
-    result.outcome = str(report["outcome"])
-    result.ended_by = str(report["ended_by"])
-    result.detail = str(report["end_detail"])
+    codes = [e.code for e in report.errors if e.dir == "in"]
+    result.outcome = report.outcome
+    result.ended_by = report.ended_by
+    result.detail = report.end_detail
     result.errors = classify(
         result.ended_by,
         codes,
-        stalled=bool(report.get("stalls")),
+        stalled=bool(report.stalls),
         gave_up=any("gave up waiting" in note for note in notes),
     )
     return result

@@ -1,12 +1,12 @@
 """The call record: what a call leaves behind, judged on what the caller heard.
 
 Built from the session as the core holds it — caller lines, each bot unit's *heard* text
-(its Finalize prefix, never the generated text), the TurnSteps — into one JSON-able dict
-under the report's ``record`` key: the outcome kept distinct (with the reason when the
-call was not reached), the thin-call floor, the values spoken aloud and their read-backs,
-the names, and the promises. :class:`RecordTracker` gives the same findings as events while
-the call runs, each once, the moment it is decided, so the session store holds them as
-they happened.
+(its Finalize prefix, never the generated text), the TurnSteps — into the report's
+``record`` (a :class:`~sandbox.record.report.CallRecord`): the outcome kept distinct (with
+the reason when the call was not reached), the thin-call floor, the values spoken aloud
+and their read-backs, the names, and the promises. :class:`RecordTracker` gives the same
+findings as events while the call runs, each once, the moment it is decided, so the
+session store holds them as they happened.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from sandbox.call.floor import measure
 from sandbox.judges import names, promises
 from sandbox.judges.entities import Value, values
 from sandbox.judges.readback import BotLine, CallerTurn, judge
+from sandbox.record.report import AddressedAs, CallRecord, ValueHeard, ValueReadBack
 
 #: What a finding's ``kind`` is, in the record and as a stored event.
 NAME_NOT_FROM_CALLER = "name_not_from_caller"
@@ -51,16 +52,17 @@ def heard_from(core: CallCore) -> Heard:
     """What the record needs from a running or finished call."""
     ended = core.ended
     verdict = core.verdict()
+    ledger = core.ledger
     return Heard(
         callers=tuple(
             CallerTurn(turn, text)
-            for turn, text in zip(core.caller_closes, core.caller_lines, strict=True)
+            for turn, text in zip(ledger.caller_closes, ledger.caller_lines, strict=True)
         ),
         bot=tuple(
             BotLine(u.speech_id, u.turn_id, u.generated, u.heard, u.fate is not None)
             for u in core.units
         ),
-        steps=tuple((s.turn_id, s.kind) for s in core.steps),
+        steps=tuple((s.turn_id, s.kind) for s in ledger.steps),
         turn=core.turn,
         ended=ended is not None,
         outcome=ended.outcome if ended else verdict.word,
@@ -73,7 +75,7 @@ def heard_from(core: CallCore) -> Heard:
     )
 
 
-def build(heard: Heard) -> dict[str, Any]:
+def build(heard: Heard) -> CallRecord:
     """The record of the call ``heard`` describes (see the module doc)."""
     floor = measure([c.text for c in heard.callers])
     events = list(_findings(heard))
@@ -83,29 +85,29 @@ def build(heard: Heard) -> dict[str, Any]:
     caller_name = next(
         (n for n in (names.introduced(c.text) for c in heard.callers) if n is not None), None
     )
-    return {
-        "outcome": heard.outcome,
-        "reason": heard.reason,
-        "below_floor": floor.below,
-        "floor": floor.why,
-        "caller_lines": floor.lines,
-        "caller_words": floor.words,
-        "summary": (
+    return CallRecord(
+        outcome=heard.outcome,
+        reason=heard.reason,
+        below_floor=floor.below,
+        floor=floor.why,
+        caller_lines=floor.lines,
+        caller_words=floor.words,
+        summary=(
             f"skipped: {floor.why}; nothing summarises a call this thin"
             if floor.below
             else "allowed"
         ),
-        "caller_name": caller_name,
-        "entities": entities,
-        "readbacks": readbacks,
-        "addressed_as": [
-            {"name": word, "speech_id": unit.speech_id}
+        caller_name=caller_name,
+        entities=tuple(ValueHeard(**data) for data in entities),
+        readbacks=tuple(ValueReadBack(**data) for data in readbacks),
+        addressed_as=tuple(
+            AddressedAs(word, unit.speech_id)
             for unit in heard.bot
             for word in names.addressed_as(unit.heard)
             if not names.is_form_of_address(word)
-        ],
-        "findings": found,
-    }
+        ),
+        findings=tuple(found),
+    )
 
 
 def _findings(heard: Heard) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -191,7 +193,7 @@ class RecordTracker:
         """The findings decided since the last update (none when nothing that decides one
         has changed: a caller line, a unit's Finalize, a new turn, the end)."""
         mark = (
-            len(core.caller_lines),
+            len(core.ledger.caller_lines),
             sum(u.fate is not None for u in core.units),
             core.turn,
             core.ended is not None,

@@ -1,11 +1,13 @@
-"""A stored session as the report JSON (the same keys ``sandbox call --report`` writes).
+"""A stored session's report (a :class:`~sandbox.record.report.Report`, the same keys
+``sandbox call --report`` writes).
 
 A call that reached its end stored its report with its index, and that is the export. A
 call cut short (the process was killed) has only its frames and events: the report is
 rebuilt from them — each unit's generated text from its chunks, its heard text from its
 Finalize or, for the unit in play at the crash, from the words played — with outcome
 ``unfinished``. Frames are re-decoded from their raw bytes by this build, so a frame an
-older build could not read is read now.
+older build could not read is read now. A stored report this build cannot read as a
+whole (written by an older build, or damaged) is completed from the rebuilt one.
 """
 
 from __future__ import annotations
@@ -15,7 +17,16 @@ from typing import Any
 
 from sandbox.call.heard import HeardCursor
 from sandbox.call.units import Fate
-from sandbox.record.recorder import REPORT_VERSION, FrameRecord
+from sandbox.record.recorder import FrameRecord
+from sandbox.record.report import (
+    REPORT_VERSION,
+    ErrorReport,
+    Report,
+    ReportError,
+    UnitReport,
+    report_from_json,
+    report_json,
+)
 from sandbox.record.session_words import SESSION_OPENED
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent, StoredFrame
 from sandbox.wire.codec import WireError, decode
@@ -33,19 +44,36 @@ def frame_record(frame: StoredFrame) -> FrameRecord:
     return FrameRecord(frame.t_ms, frame.dir, arm, fields)
 
 
-def session_report(store: SessionStore, row: SessionRow) -> dict[str, Any]:
+def session_report(store: SessionStore, row: SessionRow) -> Report:
     """The session's report: the one it wrote at its end, or one rebuilt from what it
-    recorded (see :func:`rebuilt_report`)."""
+    recorded (see :func:`rebuilt_report`); a stored one this build cannot read whole has
+    its gaps filled from the rebuilt one."""
     stored = store.report(row.id)
     if stored is not None:
-        return stored
+        try:
+            return report_from_json(stored)
+        except ReportError:
+            pass
     frames = [frame_record(f) for f in store.frames(row.id)]
-    return rebuilt_report(row, frames, store.events(row.id), crashed=store.crashed(row))
+    rebuilt = rebuilt_report(row, frames, store.events(row.id), crashed=store.crashed(row))
+    if stored is None:
+        return rebuilt
+    try:
+        return report_from_json({**report_json(rebuilt), **stored})
+    except ReportError:
+        return rebuilt  # what it holds is no report at all: what was recorded stands
+
+
+def session_report_json(store: SessionStore, row: SessionRow) -> dict[str, Any]:
+    """The session's report as a JSON object to write out: the one the call stored, as it
+    stored it, or the rebuilt one's (see :func:`session_report`)."""
+    stored = store.report(row.id)
+    return stored if stored is not None else report_json(session_report(store, row))
 
 
 def rebuilt_report(
     row: SessionRow, frames: list[FrameRecord], events: list[StoredEvent], *, crashed: bool
-) -> dict[str, Any]:
+) -> Report:
     """The report of a call that has not ended, from its frames and events in time order.
 
     Each unit's generated text is its chunks, and its heard text its Finalize's; a unit with
@@ -60,7 +88,7 @@ def rebuilt_report(
     cursors: dict[int, HeardCursor] = {}  # the units not finalized yet
     closed: set[int] = set()  # units whose bracket the brain closed
     callers: list[str] = []
-    errors: list[dict[str, Any]] = []
+    errors: list[ErrorReport] = []
     steps: list[dict[str, Any]] = []
     watermark = 0
     moments: list[tuple[int, bool, FrameRecord | StoredEvent]] = [
@@ -102,13 +130,13 @@ def rebuilt_report(
             steps.append({"t_ms": frame.t_ms, **f})
         elif frame.type == "error":
             errors.append(
-                {
-                    "t_ms": frame.t_ms,
-                    "dir": frame.dir,
-                    "code": str(f.get("code", "")),
-                    "message": str(f.get("message", "")),
-                    "fatal": bool(f.get("fatal", False)),
-                }
+                ErrorReport(
+                    frame.t_ms,
+                    frame.dir,
+                    str(f.get("code", "")),
+                    str(f.get("message", "")),
+                    bool(f.get("fatal", False)),
+                )
             )
     named = next((e.data.get("brain_name") for e in events if e.kind == SESSION_OPENED), None)
     for sid, cursor in cursors.items():
@@ -119,25 +147,25 @@ def rebuilt_report(
         unit["interrupted"] = unit["fate"] != "in play" and unit["heard"] != unit["generated"]
         unit["words_heard"] = len(unit["heard"].split())
         unit["words_total"] = len(unit["generated"].split())
-    return {
-        "report_version": REPORT_VERSION,
-        "session_id": row.id,
-        "brain_url": row.brain_url,
-        "brain_name": str(named or row.brain_url),
-        "started_at": _started(row.started_at),
-        "outcome": "unfinished",
-        "ended_by": "unfinished",
-        "end_detail": _unended(row, crashed),
-        "settings": "",
-        "watermark": watermark,
-        "caller_turns": callers,
-        "turn_closes": {},
-        "units": list(units.values()),
-        "steps": steps,
-        "errors": errors,
-        "alignment_skips": 0,
-        "frames": [frame.as_json() for frame in frames],
-    }
+    return Report(
+        report_version=REPORT_VERSION,
+        session_id=row.id,
+        brain_url=row.brain_url,
+        brain_name=str(named or row.brain_url),
+        started_at=_started(row.started_at),
+        outcome="unfinished",
+        ended_by="unfinished",
+        end_detail=_unended(row, crashed),
+        settings="",
+        watermark=watermark,
+        caller_turns=tuple(callers),
+        turn_closes={},
+        units=tuple(UnitReport(**unit) for unit in units.values()),
+        steps=tuple(steps),
+        errors=tuple(errors),
+        alignment_skips=0,
+        frames=tuple(frame.as_json() for frame in frames),
+    )
 
 
 def _unended(row: SessionRow, crashed: bool) -> str:
@@ -177,5 +205,5 @@ def _unit(speech_id: int, turn_id: int) -> dict[str, Any]:
         "generated": "",
         "heard": "",
         "fate": "in play",
-        "discarded": [],
+        "discarded": (),
     }

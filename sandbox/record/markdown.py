@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
 
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
+from sandbox.record.report import Report
 from sandbox.record.session_words import outcome_sentence, shown_brain
 from sandbox.record.store import SessionRow
 from sandbox.record.transcript import (
@@ -36,7 +36,7 @@ _SPECIAL = re.compile(r"([\\`*_~|<>\[\]#&!])")
 _TICKS = re.compile(r"`+")
 
 
-def session_markdown(row: SessionRow, report: dict[str, Any]) -> str:
+def session_markdown(row: SessionRow, report: Report) -> str:
     """The session ``row`` (with its report) as Markdown."""
     started = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.started_at))
     length = f"{row.duration_ms / 1000:.1f} s" if row.duration_ms is not None else "unfinished"
@@ -46,7 +46,7 @@ def session_markdown(row: SessionRow, report: dict[str, Any]) -> str:
         f"{started} · {length} · {row.mode} · {row.leg} leg · "
         f"brain {_code(shown_brain(row, report))}",
     ]
-    why = row.end_detail or str(report.get("end_detail", ""))  # unfinished: the rebuilt one's
+    why = row.end_detail or report.end_detail  # unfinished: the rebuilt one's
     if why:
         lines.append(f"Why it ended: {_md(why)}")
     lines += ["", "### Transcript (what the caller heard)", ""]
@@ -72,10 +72,10 @@ def session_markdown(row: SessionRow, report: dict[str, Any]) -> str:
             case BrainStall(turn_id=turn, waited_ms=waited):
                 lines.append(f"- *⚠ no answer to turn {turn} after {waited / 1000:.0f} s*")
     cut = [u for u in units if u.cut]
-    record = report.get("record")  # a call cut short, or from an older build, has none
+    record = report.record or None  # a call cut short, or from an older build, has none
     lines += ["", "### Heard truth", ""]
-    if record is not None and record["below_floor"]:
-        lines.append(f"Not summarised: {_md(record['floor'])}.")
+    if record is not None and record.below_floor:
+        lines.append(f"Not summarised: {_md(record.floor)}.")
     else:
         lines.append(
             f"{len(units)} unit{'s' if len(units) != 1 else ''}, {len(cut)} cut. "

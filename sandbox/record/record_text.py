@@ -3,9 +3,11 @@ sessions show``, the Markdown export, the app's record card, replay)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sandbox.record.plain_text import quoted, visible
+from sandbox.record.report import CallRecord
 
 _STATUS = {
     "confirmed": "read back and confirmed",
@@ -15,35 +17,35 @@ _STATUS = {
 }
 
 
-def record_lines(record: dict[str, Any]) -> list[str]:
+def record_lines(record: CallRecord) -> list[str]:
     """``record`` (a report's ``record``) as lines of plain text, most important first;
     the caller's and the brain's words in them :func:`visible`."""
-    lines = [f"outcome {record['outcome']}" + (f": {record['reason']}" if record["reason"] else "")]
-    if record["below_floor"]:
-        lines.append(f"below the floor: {record['floor']}; summary skipped")
-    if record.get("caller_name"):
-        lines.append(f"the caller's name: {record['caller_name']}")
-    for entry in record["readbacks"]:
-        lines.append(value_line(entry))
-    told = {(r["turn"], r["kind"], r["value"]) for r in record["readbacks"]}
-    for entry in record["entities"]:
-        if (entry["turn"], entry["kind"], entry["value"]) not in told:
-            lines.append(f"{entry['kind']} {entry['value']} (turn {entry['turn']})")
-    lines += [finding_line(f) for f in record["findings"]]
+    lines = [f"outcome {record.outcome}" + (f": {record.reason}" if record.reason else "")]
+    if record.below_floor:
+        lines.append(f"below the floor: {record.floor}; summary skipped")
+    if record.caller_name:
+        lines.append(f"the caller's name: {record.caller_name}")
+    for back in record.readbacks:
+        lines.append(_value_words(back.kind, back.value, back.turn, back.status))
+    told = {(r.turn, r.kind, r.value) for r in record.readbacks}
+    for value in record.entities:
+        if (value.turn, value.kind, value.value) not in told:
+            lines.append(f"{value.kind} {value.value} (turn {value.turn})")
+    lines += [finding_line(f) for f in record.findings]
     return [visible(line) for line in lines]
 
 
-def value_line(entry: dict[str, Any]) -> str:
-    """One value's read-back: ``phone 07700900123 (turn 2): read back and confirmed``
-    (:func:`visible`, as every line here)."""
-    status = entry["status"]
-    return visible(
-        f"{entry['kind']} {entry['value']} (turn {entry['turn']}): "
-        f"{_STATUS.get(status, status)} [{status}]"
-    )
+def value_line(entry: Mapping[str, Any]) -> str:
+    """One value's read-back from its stored event: ``phone 07700900123 (turn 2): read
+    back and confirmed`` (:func:`visible`, as every line here)."""
+    return visible(_value_words(entry["kind"], entry["value"], entry["turn"], entry["status"]))
 
 
-def finding_line(finding: dict[str, Any]) -> str:
+def _value_words(kind: str, value: str, turn: int, status: str) -> str:
+    return f"{kind} {value} (turn {turn}): {_STATUS.get(status, status)} [{status}]"
+
+
+def finding_line(finding: Mapping[str, Any]) -> str:
     """One name or promise finding: ``name_refused: …``, ``promised_unbooked: …``."""
     kind = str(finding.get("kind", "finding"))
     if kind == "name_refused":

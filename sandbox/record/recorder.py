@@ -4,23 +4,31 @@ written to the store while the call runs (raw bytes for frames), so nothing is l
 
 from __future__ import annotations
 
-import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sandbox.call.core import CallCore, shortened
-from sandbox.call.units import MAX_CHUNK_CHARS
+from sandbox.call.units import MAX_CHUNK_CHARS, Unit
 from sandbox.private_files import PRIVATE_MODE, private_folder, write_file
 from sandbox.record.call_record import RecordTracker, build, heard_from
 from sandbox.record.frame_log import FrameLog
+from sandbox.record.report import (
+    REPORT_VERSION,
+    BackchannelReport,
+    ErrorReport,
+    Report,
+    StallReport,
+    UnitReport,
+    report_json,
+    report_text,
+)
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import pb
 from sandbox.wire.plain import describe
 
-#: Version of the report layout, so a reader can refuse one it does not know.
-REPORT_VERSION = 1
 #: The most of one text field a frame's record keeps for the report and the screen (the
 #: store keeps the frame's bytes, whole but for a frame cut as below): a 10 MB chunk must
 #: not make a 30 MB report. The longest chunk the call takes
@@ -70,7 +78,7 @@ class Recorder:
     writer: SessionWriter | None = None
     tracker: RecordTracker = field(default_factory=RecordTracker)
     #: The report the call ended with, once it has.
-    final_report: dict[str, Any] | None = None
+    final_report: Report | None = None
     #: Messages from the brain that were no envelope, past MALFORMED_KEPT: counted only.
     malformed_unkept: int = 0
     _malformed_kept: int = 0
@@ -121,28 +129,31 @@ class Recorder:
         for kind, data in self.tracker.update(core):
             self.writer.event(t_ms, kind, data)
 
-    def finish(self, core: CallCore, duration_ms: int, **extra: Any) -> dict[str, Any]:
-        """The call is over: its report, which the stored session keeps with its index."""
+    def finish(
+        self, core: CallCore, duration_ms: int, script_notes: Sequence[str] | None = None
+    ) -> Report:
+        """The call is over: its report, which the stored session keeps with its index.
+        ``script_notes``: what a scripted caller noted, kept in the report."""
         self.follow(core, duration_ms)  # what only the end decides (a read-back never answered)
         if self.malformed_unkept:
             unkept = {"count": self.malformed_unkept, "kept": MALFORMED_KEPT}
             self.event(duration_ms, "malformed_unkept", unkept)
-        report = self.report(core, **extra)
+        report = self.report(core, script_notes)
         self.final_report = report
         if self.writer is not None:
             ended = core.ended
             cut = [u for u in core.units if u.fate is not None and u.heard != u.generated]
             self.writer.finish(
                 SessionEnd(
-                    outcome=report["outcome"],
-                    ended_by=report["ended_by"],
-                    end_detail=report["end_detail"],
+                    outcome=report.outcome,
+                    ended_by=report.ended_by,
+                    end_detail=report.end_detail,
                     duration_ms=duration_ms if ended else 0,
-                    caller_turns=len(core.caller_lines),
+                    caller_turns=len(report.caller_turns),
                     units=len(core.units),
                     cuts=len(cut),
-                    errors=len(core.errors),
-                    report=report,
+                    errors=len(report.errors),
+                    report=report_json(report),
                 )
             )
             self.writer = None
@@ -160,75 +171,74 @@ class Recorder:
         self._stored += 1
         return record
 
-    def report(self, core: CallCore, **extra: Any) -> dict[str, Any]:
-        """The call's record as one JSON-able dict."""
+    def report(self, core: CallCore, script_notes: Sequence[str] | None = None) -> Report:
+        """The call's report, built from the core's ledger and units (see
+        :mod:`sandbox.record.report`)."""
         ended = core.ended
-        return {
-            "report_version": REPORT_VERSION,
-            "session_id": self.session_id,
-            "brain_url": self.brain_url,
-            "brain_name": self.brain_name or self.brain_url,
-            "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started_at)),
-            "outcome": ended.outcome if ended else core.outcome(),
-            "ended_by": ended.ended_by if ended else "unfinished",
-            "end_detail": ended.detail if ended else "",
-            "settings": core.settings.describe(),
-            "watermark": core.watermark,
-            "caller_turns": list(core.caller_lines),
-            "turn_closes": {str(turn): how for turn, how in core.caller_closes.items()},
-            "units": [
-                {
-                    "speech_id": u.speech_id,
-                    "turn_id": u.turn_id,
-                    "generated": u.generated,
-                    "relayed": u.relayed,
-                    "heard": u.heard,
-                    "interrupted": u.heard != u.generated,
-                    "fate": u.fate.value if u.fate else "in play",
-                    "words_heard": u.cursor.words_heard,
-                    "words_total": u.cursor.words_total,
-                    "discarded": list(u.discarded),
-                    "dropped_chars": u.dropped_chars,
-                }
-                for u in core.units
-            ],
-            "steps": [
+        ledger = core.ledger
+        return Report(
+            report_version=REPORT_VERSION,
+            session_id=self.session_id,
+            brain_url=self.brain_url,
+            brain_name=self.brain_name or self.brain_url,
+            started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started_at)),
+            outcome=ended.outcome if ended else core.outcome(),
+            ended_by=ended.ended_by if ended else "unfinished",
+            end_detail=ended.detail if ended else "",
+            settings=core.settings.describe(),
+            watermark=core.watermark,
+            caller_turns=tuple(ledger.caller_lines),
+            turn_closes={str(turn): how for turn, how in ledger.caller_closes.items()},
+            units=tuple(_unit_report(u) for u in core.units),
+            steps=tuple(
                 {"t_ms": s.t_ms, **s.step, **({} if s.known_turn else {"unknown_turn": True})}
-                for s in core.steps
-            ],
-            "errors": [
-                {
-                    "t_ms": e.t_ms,
-                    "dir": e.dir,
-                    "code": e.code,
-                    "message": e.message,
-                    "fatal": e.fatal,
-                }
-                for e in core.errors
-            ],
-            "backchannels": [
-                {"t_ms": b.t_ms, "text": b.text, "resumed": b.resumed} for b in core.backchannels
-            ],
-            "stalls": [
-                {"t_ms": s.t_ms, "turn_id": s.turn_id, "waited_ms": s.waited_ms}
-                for s in core.stalls
-            ],
-            "alignment_skips": core.alignment_skips,
-            "errors_uncounted": core.errors_uncounted,
-            "malformed_unkept": self.malformed_unkept,
-            "record": build(heard_from(core)),
-            "frames": [f.as_json() for f in self.frames],
-            **extra,
-        }
+                for s in ledger.steps
+            ),
+            errors=tuple(
+                ErrorReport(e.t_ms, e.dir, e.code, e.message, e.fatal) for e in ledger.errors
+            ),
+            backchannels=tuple(
+                BackchannelReport(b.t_ms, b.text, b.resumed) for b in ledger.backchannels
+            ),
+            stalls=tuple(StallReport(s.t_ms, s.turn_id, s.waited_ms) for s in ledger.stalls),
+            alignment_skips=ledger.alignment_skips,
+            errors_uncounted=ledger.errors_uncounted,
+            malformed_unkept=self.malformed_unkept,
+            record=build(heard_from(core)),
+            frames=tuple(f.as_json() for f in self.frames),
+            **({} if script_notes is None else {"script_notes": tuple(script_notes)}),
+        )
 
-    def write(self, path: Path, core: CallCore, duration_ms: int = 0, **extra: Any) -> Path:
+    def write(
+        self,
+        path: Path,
+        core: CallCore,
+        duration_ms: int = 0,
+        script_notes: Sequence[str] | None = None,
+    ) -> Path:
         """Finish the session and export its report to ``path``, atomically (a crash
         mid-write leaves the previous file whole)."""
-        report = self.finish(core, duration_ms, **extra)
+        report = self.finish(core, duration_ms, script_notes)
         private_folder(path.parent)
-        text = json.dumps(report, indent=2, ensure_ascii=False)
-        write_file(path, text, mode=PRIVATE_MODE)  # what the caller said
+        write_file(path, report_text(report), mode=PRIVATE_MODE)  # what the caller said
         return path
+
+
+def _unit_report(unit: Unit) -> UnitReport:
+    """One unit as the report keeps it."""
+    return UnitReport(
+        speech_id=unit.speech_id,
+        turn_id=unit.turn_id,
+        generated=unit.generated,
+        relayed=unit.relayed,
+        heard=unit.heard,
+        interrupted=unit.heard != unit.generated,
+        fate=unit.fate.value if unit.fate else "in play",
+        words_heard=unit.cursor.words_heard,
+        words_total=unit.cursor.words_total,
+        discarded=tuple(unit.discarded),
+        dropped_chars=unit.dropped_chars,
+    )
 
 
 def _record(crossed: tuple[int, str, bytes]) -> FrameRecord:

@@ -11,8 +11,7 @@ name is recorded once, when the session opens (a ``session_opened`` event, and t
 
 from __future__ import annotations
 
-from typing import Any
-
+from sandbox.record.report import Report
 from sandbox.record.store import SessionRow, SessionStore
 
 #: The session's first stored event: its brain's name (``brain_name``) and the settings it
@@ -41,10 +40,10 @@ def recorded_brain(store: SessionStore, row: SessionRow) -> str:
     return str(opened.get("brain_name") or row.brain_url) if opened else row.brain_url
 
 
-def shown_brain(row: SessionRow, report: dict[str, Any]) -> str:
+def shown_brain(row: SessionRow, report: Report) -> str:
     """The brain of a stored session as a reader sees it: its recorded name, or (a session
     from an older build) the URL it dialed. Not escaped: the caller makes it visible."""
-    return str(report.get("brain_name") or row.brain_url)
+    return report.brain_name or row.brain_url
 
 
 #: Who ended a call, in words (the report's ``ended_by``), as a stored session tells it.

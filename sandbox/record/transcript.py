@@ -8,12 +8,11 @@ One walk over the report's frames for every text view of a finished call: the su
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sandbox.call.units import Fate
 from sandbox.record.plain_text import quoted, visible
+from sandbox.record.report import Fields, Report, UnitReport
 
-Report = dict[str, Any]
 #: A unit cut by its call's process dying, in words (its fate is ``crashed``).
 CRASHED_WORDS = "cut by a crash: the call's process stopped"
 
@@ -106,51 +105,46 @@ Entry = CallerLine | IdleNudge | FloorTaken | BotUnit | CallerBackchannel | Wire
 def transcript(report: Report) -> list[Entry]:
     """The report's conversation, in the order its frames crossed; backchannels and stall
     notices (not frames) stand where their time puts them."""
-    units = {int(u["speech_id"]): u for u in report.get("units", [])}
+    units = {u.speech_id: u for u in report.units}
     asides = sorted(
-        [
-            (int(b["t_ms"]), CallerBackchannel(str(b["text"]), bool(b["resumed"])))
-            for b in report.get("backchannels", [])
-        ]
-        + [
-            (int(s["t_ms"]), BrainStall(int(s["turn_id"]), int(s["waited_ms"])))
-            for s in report.get("stalls", [])
-        ],
+        [(b.t_ms, CallerBackchannel(b.text, b.resumed)) for b in report.backchannels or ()]
+        + [(s.t_ms, BrainStall(s.turn_id, s.waited_ms)) for s in report.stalls or ()],
         key=lambda pair: pair[0],
     )
     out: list[Entry] = []
-    for frame in report.get("frames", []):  # a report cut short has fewer keys
+    for frame in report.frames:
         while asides and asides[0][0] <= int(frame["t_ms"]):
             out.append(asides.pop(0)[1])
-        kind, sent = frame["type"], frame["dir"] == "out"
-        if kind == "error":
-            code = str(frame.get("code", "")).removeprefix("ERROR_CODE_")
-            out.append(
-                WireError(
-                    frame["dir"], code, str(frame.get("message", "")), bool(frame.get("fatal"))
-                )
-            )
-        elif sent and kind == "user_message":
-            out.append(CallerLine(int(frame.get("turn_id", 0)), str(frame.get("text", ""))))
-        elif sent and kind == "user_idle":
-            out.append(IdleNudge(int(frame.get("turn_id", 0)), int(frame.get("level", 0))))
-        elif sent and kind == "interruption":
-            out.append(FloorTaken(int(frame.get("through_turn", 0))))
-        elif not sent and kind == "speech_start":
+        if frame["dir"] == "in" and frame["type"] == "speech_start":
             unit = units.get(int(frame.get("speech_id", 0)))
             if unit is not None:
                 out.append(_bot_unit(unit))
+            continue
+        entry = frame_entry(frame)
+        if entry is not None:
+            out.append(entry)
     return out + [aside for _, aside in asides]
 
 
-def _bot_unit(unit: dict[str, Any]) -> BotUnit:
-    return BotUnit(
-        int(unit["speech_id"]),
-        int(unit["turn_id"]),
-        str(unit["generated"]),
-        str(unit["heard"]),
-        str(unit["fate"]),
-    )
+def frame_entry(frame: Fields) -> Entry | None:
+    """What one frame (as the report keeps it) says in the conversation, if it says
+    anything without the units: a caller line, an idle nudge, a barge-in or an error."""
+    kind, sent = frame["type"], frame["dir"] == "out"
+    if kind == "error":
+        code = str(frame.get("code", "")).removeprefix("ERROR_CODE_")
+        message = str(frame.get("message", ""))
+        return WireError(frame["dir"], code, message, bool(frame.get("fatal")))
+    if sent and kind == "user_message":
+        return CallerLine(int(frame.get("turn_id", 0)), str(frame.get("text", "")))
+    if sent and kind == "user_idle":
+        return IdleNudge(int(frame.get("turn_id", 0)), int(frame.get("level", 0)))
+    if sent and kind == "interruption":
+        return FloorTaken(int(frame.get("through_turn", 0)))
+    return None
+
+
+def _bot_unit(unit: UnitReport) -> BotUnit:
+    return BotUnit(unit.speech_id, unit.turn_id, unit.generated, unit.heard, unit.fate)
 
 
 def transcript_line(entry: Entry) -> str:

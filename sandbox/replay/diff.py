@@ -1,6 +1,6 @@
 """Before and after: two runs of the same caller side, compared turn by turn on heard truth.
 
-Both runs are reports (the keys ``sandbox call --report`` writes). Caller turns are matched
+Both runs are :class:`~sandbox.record.report.Report` values. Caller turns are matched
 in order; under each, the units that answered it are compared on what was generated, what
 was heard and whether it was cut. The heard history is what a heard-truth brain would hold
 at the end (the caller's lines and what was heard of each unit, in wire order); it changing
@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.record.plain_text import visible
+from sandbox.record.report import Report
 from sandbox.record.session_words import ended_by_words
-
-Report = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -116,21 +115,21 @@ def compare(before: Report, after: Report, findings: list[str], *, ignore_text: 
 
 
 def _ended_early(before: Report, after: Report) -> str | None:
-    ended_by = after.get("ended_by")
-    if ended_by in (None, "caller") or ended_by == before.get("ended_by"):
+    ended_by = after.ended_by
+    if ended_by == "caller" or ended_by == before.ended_by:
         return None
-    detail = after.get("end_detail") or ""
-    at_s = max((int(f["t_ms"]) for f in after["frames"]), default=0) / 1000
-    how = ended_by_words(str(ended_by)) + (f" ({detail})" if detail else "")
+    detail = after.end_detail
+    at_s = max((int(f["t_ms"]) for f in after.frames), default=0) / 1000
+    how = ended_by_words(ended_by) + (f" ({detail})" if detail else "")
     return f"the re-drive stopped at {at_s:.1f} s: {how}; the turns after it have no answer"
 
 
 def _sides(report: Report) -> dict[int, list[tuple[int, UnitSide]]]:
     """Units by the turn they answered: (speech id, side)."""
     out: dict[int, list[tuple[int, UnitSide]]] = {}
-    for unit in report["units"]:
-        side = UnitSide(unit["generated"], unit["heard"], bool(unit["interrupted"]))
-        out.setdefault(int(unit["turn_id"]), []).append((int(unit["speech_id"]), side))
+    for unit in report.units:
+        side = UnitSide(unit.generated, unit.heard, unit.interrupted)
+        out.setdefault(unit.turn_id, []).append((unit.speech_id, side))
     return out
 
 
@@ -145,7 +144,7 @@ def _turns(report: Report) -> list[_Turn]:
     unit_turn: dict[int, int] = {}
     first_chunk: dict[int, int] = {}
     lines: list[tuple[str, int]] = [("(greeting)", 1)]
-    for frame in report["frames"]:
+    for frame in report.frames:
         kind, sent = frame["type"], frame["dir"] == "out"
         if sent and kind in ("session_start", "user_message"):
             turn = int(frame.get("turn_id", 0))
@@ -169,9 +168,9 @@ def _turns(report: Report) -> list[_Turn]:
 
 def _history(report: Report) -> list[tuple[str, str]]:
     """What a heard-truth brain holds at the end: caller lines and heard text, in wire order."""
-    heard = {int(u["speech_id"]): u["heard"] for u in report["units"]}
+    heard = {u.speech_id: u.heard for u in report.units}
     out: list[tuple[str, str]] = []
-    for frame in report["frames"]:
+    for frame in report.frames:
         if frame["dir"] == "out" and frame["type"] == "user_message":
             out.append(("user", str(frame.get("text", ""))))
         elif frame["dir"] == "in" and frame["type"] == "speech_start":

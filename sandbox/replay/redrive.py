@@ -26,7 +26,6 @@ import asyncio
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from sandbox.audio.engine import AudioEngine, AudioOptions
 from sandbox.audio.script_mic import ScriptMic
@@ -44,6 +43,7 @@ from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock, hold_for, work_gaps
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import MIC, leg_path, read_leg
+from sandbox.record.report import Report
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent
 from sandbox.replay.caller_audio import SpokenLine, cut_clips, spoken_lines
 from sandbox.replay.caller_script import (
@@ -77,7 +77,7 @@ class _Original:
     row: SessionRow
     events: list[StoredEvent]
     script: Script
-    report: dict[str, Any]
+    report: Report
     #: The quiet the brain's side of the link needs before the warp clock skips (warp.py).
     hold_s: float
     #: The caller's settings the original started with, as far as they show (the idle wait).

@@ -165,8 +165,9 @@ class CallRunner:
             ) from None
         finally:
             # The record exists the moment the call ends, even if its export failed.
-            if recorder.final_report is not None:
-                self.record = record_lines(recorder.final_report["record"])
+            report = recorder.final_report
+            if report is not None and report.record:
+                self.record = record_lines(report.record)
 
 
 def _starting(options: CallOptions) -> str:

@@ -77,7 +77,7 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
             "outcome": row.status,
             "ended_by": row.ended_by or "",
             "ending": outcome_sentence(row.status, row.ended_by),
-            "end_detail": row.end_detail or str(report.get("end_detail", "")),
+            "end_detail": row.end_detail or report.end_detail,
             "counts": {
                 "caller turns": row.caller_turns,
                 "units": row.units,
@@ -88,7 +88,7 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
         "entries": entries,
         "scene": _scene(events),
         # The call record in words; none for a call cut short or from an older build.
-        "record": record_lines(report["record"]) if "record" in report else [],
+        "record": record_lines(report.record) if report.record else [],
         "markers": _markers(frames, events),
         "frames": [
             {"t_ms": f.t_ms, "dir": f.dir, "type": f.type, "fields": _fields(f.fields)}

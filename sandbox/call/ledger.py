@@ -1,0 +1,206 @@
+"""The call's ledger: what a call leaves on record, appended by the core, read by the rest.
+
+:class:`~sandbox.call.core.CallCore` appends to its :class:`Ledger` as the call runs and
+hands everyone else a :class:`LedgerView`: the same facts, read-only. Each read returns a
+fresh, immutable snapshot, so no reader can change the call's record nor see it move
+under them. The report (``sandbox.record.report``) is built from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from sandbox.wire import pb
+
+
+@dataclass(frozen=True)
+class WireErrorRecord:
+    """One error either side reported, for the call's record."""
+
+    t_ms: int
+    dir: str  # "out": Voqalize told the brain; "in": the brain told Voqalize
+    code: str
+    message: str
+    fatal: bool
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One TurnStep, recorded beside its turn. Counts left out stay absent, not zero."""
+
+    t_ms: int
+    turn_id: int
+    kind: str
+    #: The step's own bytes: a call keeps every step to its end, and these take ~0.1 KB
+    #: where its fields as a dict take ~1.1 KB.
+    raw: bytes
+    known_turn: bool = True  # False: it named a turn this session never minted
+
+    @property
+    def step(self) -> dict[str, Any]:
+        """The step's fields as plain values (see :func:`step_fields`)."""
+        return step_fields(pb.TurnStep.FromString(self.raw))
+
+
+@dataclass(frozen=True)
+class StallRecord:
+    """The user was told the brain had not answered ``turn_id`` after ``waited_ms``."""
+
+    t_ms: int
+    turn_id: int
+    waited_ms: int
+
+
+@dataclass(frozen=True)
+class BackchannelRecord:
+    """A backchannel over the bot ("uh huh"): never a turn, but part of the conversation.
+    ``resumed``: the bot paused for it, then went on."""
+
+    t_ms: int
+    text: str
+    resumed: bool = False
+
+
+class LedgerView(Protocol):
+    """The call's record as everyone outside the core reads it: snapshots, never handles."""
+
+    @property
+    def steps(self) -> Sequence[StepRecord]:
+        """Every TurnStep the brain sent, in order."""
+
+    @property
+    def errors(self) -> Sequence[WireErrorRecord]:
+        """Every error recorded either way, in order (at most ``MAX_ERRORS``)."""
+
+    @property
+    def caller_lines(self) -> Sequence[str]:
+        """Each committed caller turn's text, in order."""
+
+    @property
+    def caller_closes(self) -> Mapping[int, str]:
+        """How each caller turn (by its turn id) was closed: "typed", "confident", ..."""
+
+    @property
+    def backchannels(self) -> Sequence[BackchannelRecord]:
+        """Every backchannel heard over the bot."""
+
+    @property
+    def stalls(self) -> Sequence[StallRecord]:
+        """Every time the user was told the brain had not answered."""
+
+    @property
+    def alignment_skips(self) -> int:
+        """Words the playout reported that did not match the unit's text."""
+
+    @property
+    def errors_uncounted(self) -> int:
+        """Errors past ``MAX_ERRORS``: dropped, not recorded."""
+
+
+@dataclass
+class Ledger:
+    """The append side, which only the core holds. Reads are copies (see the module doc):
+    a test comparing ``ledger.stalls == []`` and a reader keeping one both stay correct."""
+
+    _steps: list[StepRecord] = field(default_factory=list)
+    _errors: list[WireErrorRecord] = field(default_factory=list)
+    _caller_lines: list[str] = field(default_factory=list)
+    _caller_closes: dict[int, str] = field(default_factory=dict)
+    _backchannels: list[BackchannelRecord] = field(default_factory=list)
+    _stalls: list[StallRecord] = field(default_factory=list)
+    _alignment_skips: int = 0
+    _errors_uncounted: int = 0
+
+    # ------------------------------------------------------------- appending
+
+    def add_step(self, step: StepRecord) -> None:
+        """A TurnStep crossed."""
+        self._steps.append(step)
+
+    def add_error(self, error: WireErrorRecord) -> None:
+        """An error was told either way."""
+        self._errors.append(error)
+
+    def add_caller_line(self, turn_id: int, text: str, closed_by: str) -> None:
+        """The caller committed ``text`` as turn ``turn_id``, closed as ``closed_by``."""
+        self._caller_lines.append(text)
+        self._caller_closes[turn_id] = closed_by
+
+    def add_backchannel(self, backchannel: BackchannelRecord) -> None:
+        """A backchannel was heard over the bot."""
+        self._backchannels.append(backchannel)
+
+    def add_stall(self, stall: StallRecord) -> None:
+        """The user was told the brain is slow."""
+        self._stalls.append(stall)
+
+    def skip_alignment(self) -> None:
+        """A played word did not match its unit's text."""
+        self._alignment_skips += 1
+
+    def leave_error_uncounted(self) -> None:
+        """An error past the limit was dropped."""
+        self._errors_uncounted += 1
+
+    # --------------------------------------------------------------- reading
+
+    @property
+    def steps(self) -> Sequence[StepRecord]:
+        """See :class:`LedgerView`."""
+        return list(self._steps)
+
+    @property
+    def errors(self) -> Sequence[WireErrorRecord]:
+        """See :class:`LedgerView`."""
+        return list(self._errors)
+
+    @property
+    def error_count(self) -> int:
+        """How many errors are recorded (the core's limit reads it on every error)."""
+        return len(self._errors)
+
+    @property
+    def caller_lines(self) -> Sequence[str]:
+        """See :class:`LedgerView`."""
+        return list(self._caller_lines)
+
+    @property
+    def caller_closes(self) -> Mapping[int, str]:
+        """See :class:`LedgerView`."""
+        return MappingProxyType(dict(self._caller_closes))
+
+    @property
+    def backchannels(self) -> Sequence[BackchannelRecord]:
+        """See :class:`LedgerView`."""
+        return list(self._backchannels)
+
+    @property
+    def stalls(self) -> Sequence[StallRecord]:
+        """See :class:`LedgerView`."""
+        return list(self._stalls)
+
+    @property
+    def alignment_skips(self) -> int:
+        """See :class:`LedgerView`."""
+        return self._alignment_skips
+
+    @property
+    def errors_uncounted(self) -> int:
+        """See :class:`LedgerView`."""
+        return self._errors_uncounted
+
+
+def step_fields(step: pb.TurnStep) -> dict[str, Any]:
+    """A TurnStep as plain values: numbers stay numbers, a zero start is kept (it means the
+    start), and a field with presence that was not sent stays absent, as do counts not
+    reported ("absent is not zero")."""
+    out: dict[str, Any] = {}
+    for desc in step.DESCRIPTOR.fields:
+        if desc.has_presence and not step.HasField(desc.name):
+            continue
+        value = getattr(step, desc.name)
+        out[desc.name] = dict(value) if desc.message_type is not None else value
+    return out

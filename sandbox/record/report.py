@@ -1,0 +1,193 @@
+"""The call's report: one typed, immutable value, and the one place it becomes JSON and back.
+
+A :class:`Report` is what a call leaves on file: ``sandbox call --report`` writes it, the
+session store keeps it beside the session, and every reader (the text views, the page,
+the re-drive's comparison, the load tally) takes it as this value, never as a dict. Its
+JSON keys are the ones users' scripts read; they do not change. A key that older builds
+did not write (``stalls``, ``record``...) is :data:`~msgspec.UNSET` when such a report is
+read back, and stays absent when it is written again, so an old session still loads and
+still exports as it was. ``sandbox schema report`` prints :func:`report_schema`.
+
+msgspec keeps the value, its JSON and its schema one definition (the keys are the fields,
+in order); the encoders below are the only ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+#: Version of the report layout, so a reader can refuse one it does not know.
+REPORT_VERSION = 1
+
+#: A frame or TurnStep as the report keeps it: its fields by their wire names, whose set
+#: depends on the frame's type (see ``sandbox.wire.plain.describe``).
+Fields = Mapping[str, Any]
+
+
+class UnitReport(msgspec.Struct, frozen=True):
+    """One unit of the bot's speech: what the brain generated, what was relayed to the
+    playout and what the caller heard of it."""
+
+    speech_id: int
+    turn_id: int
+    generated: str
+    relayed: str
+    heard: str
+    interrupted: bool
+    fate: str
+    words_heard: int
+    words_total: int
+    discarded: tuple[str, ...]
+    dropped_chars: int | UnsetType = UNSET  # absent: rebuilt, or an older build's
+
+
+class ErrorReport(msgspec.Struct, frozen=True):
+    """An error either side reported (``dir`` "out": Voqalize told the brain)."""
+
+    t_ms: int
+    dir: str
+    code: str
+    message: str
+    fatal: bool
+
+
+class BackchannelReport(msgspec.Struct, frozen=True):
+    """A backchannel over the bot; ``resumed``: the bot paused, then went on."""
+
+    t_ms: int
+    text: str
+    resumed: bool
+
+
+class StallReport(msgspec.Struct, frozen=True):
+    """The user was told the brain had not answered ``turn_id`` after ``waited_ms``."""
+
+    t_ms: int
+    turn_id: int
+    waited_ms: int
+
+
+class ValueHeard(msgspec.Struct, frozen=True):
+    """A value the caller said aloud (a phone number, a date...)."""
+
+    turn: int
+    kind: str
+    value: str
+    said: str
+
+
+class ValueReadBack(msgspec.Struct, frozen=True):
+    """A value and how the bot read it back (``status``: confirmed, corrected...)."""
+
+    turn: int
+    kind: str
+    value: str
+    said: str
+    status: str
+    speech_id: int | None
+    reply_turn: int | None
+
+
+class AddressedAs(msgspec.Struct, frozen=True):
+    """A name the bot called the caller, in unit ``speech_id``."""
+
+    name: str
+    speech_id: int
+
+
+class CallRecord(msgspec.Struct, frozen=True):
+    """What the call leaves behind, judged on what the caller heard (see
+    :mod:`sandbox.record.call_record`)."""
+
+    outcome: str
+    reason: str
+    below_floor: bool
+    floor: str
+    caller_lines: int
+    caller_words: int
+    summary: str
+    caller_name: str | None
+    entities: tuple[ValueHeard, ...]
+    readbacks: tuple[ValueReadBack, ...]
+    addressed_as: tuple[AddressedAs, ...]
+    #: Each finding's fields depend on its ``kind`` (name_refused, promised_unbooked...).
+    findings: tuple[Fields, ...]
+
+
+# Fields are given by name (kw_only): their order is the JSON's, and a key added later
+# (UNSET when an older report lacks it) may sit between two older ones.
+class Report(msgspec.Struct, frozen=True, kw_only=True):
+    """One call's report: how it ended, the caller's turns, each bot unit's generated and
+    heard text, the TurnSteps, the errors, the call record, and every frame as it crossed
+    (``t_ms``, ``dir``, ``type``, then the body's fields), in order."""
+
+    report_version: int
+    session_id: str
+    brain_url: str
+    #: How the brain is shown (see :mod:`sandbox.record.session_words`).
+    brain_name: str | UnsetType = UNSET
+    started_at: str
+    outcome: str
+    ended_by: str
+    end_detail: str
+    settings: str
+    watermark: int
+    caller_turns: tuple[str, ...]
+    #: How each caller turn closed, by its turn id as a string ("confident", "typed"...).
+    turn_closes: Mapping[str, str] | UnsetType = UNSET
+    units: tuple[UnitReport, ...]
+    steps: tuple[Fields, ...]
+    errors: tuple[ErrorReport, ...]
+    backchannels: tuple[BackchannelReport, ...] | UnsetType = UNSET
+    stalls: tuple[StallReport, ...] | UnsetType = UNSET
+    alignment_skips: int
+    errors_uncounted: int | UnsetType = UNSET
+    malformed_unkept: int | UnsetType = UNSET
+    record: CallRecord | UnsetType = UNSET  # none for a call cut short
+    frames: tuple[Fields, ...]
+    script_notes: tuple[str, ...] | UnsetType = UNSET  # a scripted caller's notes
+
+
+class ReportError(ValueError):
+    """A stored or given report is not one this build can read."""
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    """The report as a JSON object (plain dicts and lists, as a reader of its file gets),
+    keys in their order."""
+    return _plain(report)
+
+
+def record_json(record: CallRecord) -> dict[str, Any]:
+    """The call record as the report file's ``record`` holds it."""
+    return _plain(record)
+
+
+def _plain(value: msgspec.Struct) -> dict[str, Any]:
+    # Through the encoder, so tuples come back as the lists a reader of the file sees.
+    out: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(value))
+    return out
+
+
+def report_text(report: Report) -> str:
+    """The report as the JSON text a report file holds (indented, UTF-8 as is)."""
+    return msgspec.json.format(msgspec.json.encode(report).decode(), indent=2)
+
+
+def report_from_json(data: object) -> Report:
+    """The report a JSON object (as :func:`report_json` gives, or an older build wrote)
+    holds; :class:`ReportError` says what is wrong with one that holds none."""
+    try:
+        return msgspec.convert(data, Report)
+    except msgspec.ValidationError as exc:
+        raise ReportError(f"not a report: {exc}") from None
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema (2020-12) every report validates against."""
+    schema: dict[str, Any] = msgspec.json.schema(Report)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
