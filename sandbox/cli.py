@@ -36,6 +36,7 @@ COMMANDS = (
     "load",
     "brain",
     "keys",
+    "schema",
     "devices",
     "bench",
 )

@@ -1,0 +1,153 @@
+"""The call's report: one typed value built from the core's read-only ledger, its JSON both
+ways with the keys users' scripts read, and its published schema (``sandbox schema report``)."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import jsonschema
+from brain_process import sandbox_command, sandbox_env
+from msgspec import UNSET
+from report_check import saved_reports
+from session_rig import recorded_call
+
+from sandbox.call.core import CallCore
+from sandbox.record.export import session_report, session_report_json
+from sandbox.record.report import report_from_json, report_json, report_schema
+from sandbox.record.store import SessionStore
+
+#: The report's keys, in order, as every build has written them since it had each.
+KEYS = [
+    "report_version",
+    "session_id",
+    "brain_url",
+    "brain_name",
+    "started_at",
+    "outcome",
+    "ended_by",
+    "end_detail",
+    "settings",
+    "watermark",
+    "caller_turns",
+    "turn_closes",
+    "units",
+    "steps",
+    "errors",
+    "backchannels",
+    "stalls",
+    "alignment_skips",
+    "errors_uncounted",
+    "malformed_unkept",
+    "record",
+    "frames",
+]
+UNIT_KEYS = [
+    "speech_id",
+    "turn_id",
+    "generated",
+    "relayed",
+    "heard",
+    "interrupted",
+    "fate",
+    "words_heard",
+    "words_total",
+    "discarded",
+    "dropped_chars",
+]
+#: Keys a report written before they existed lacks.
+LATER_KEYS = ["brain_name", "turn_closes", "backchannels", "stalls", "errors_uncounted"]
+LATER_KEYS += ["malformed_unkept", "record"]
+
+
+async def test_a_saved_call_report_validates_and_reads_back_as_the_same_value(home: Path) -> None:
+    host = await recorded_call()
+    report = host.recorder.final_report
+    assert report is not None
+    with SessionStore() as store:
+        (row,) = store.sessions()
+        stored = store.report(row.id)
+        assert stored is not None
+        assert report_from_json(stored) == report == session_report(store, row)
+    jsonschema.validate(stored, report_schema())
+    assert list(stored) == KEYS and list(stored["units"][0]) == UNIT_KEYS
+    assert report_json(report) == stored
+    assert [where for where, _ in saved_reports(home)] == [f"stored report of {row.id}"]
+
+
+def test_sandbox_schema_report_prints_the_schema_reports_are_checked_against(home: Path) -> None:
+    result = subprocess.run(
+        sandbox_command("schema", "report"),
+        capture_output=True, text=True, env=sandbox_env(home), timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    assert printed == report_schema()
+    jsonschema.Draft202012Validator.check_schema(printed)
+    assert set(printed["$defs"]["Report"]["required"]) == set(KEYS) - set(LATER_KEYS)
+
+
+async def test_a_report_from_an_older_build_loads_and_exports_as_it_was(home: Path) -> None:
+    host = await recorded_call()
+    session_id = host.core.session_id
+    with SessionStore() as store:
+        older = report_json(session_report(store, store.find(session_id)))
+    for key in LATER_KEYS:
+        del older[key]
+    for unit in older["units"]:
+        del unit["dropped_chars"]
+    db = sqlite3.connect(home / "sessions.db")
+    with db:
+        db.execute("UPDATE sessions SET report = ? WHERE id = ?", (json.dumps(older), session_id))
+    db.close()
+    with SessionStore() as store:
+        row = store.find(session_id)
+        report = session_report(store, row)
+        assert report.record is UNSET and report.stalls is UNSET
+        assert report.units[0].dropped_chars is UNSET
+        assert session_report_json(store, row) == older
+    assert report_json(report) == older  # written again, it lacks what it lacked
+    shown = subprocess.run(
+        sandbox_command("sessions", "show", session_id[:8]),
+        capture_output=True, text=True, env=sandbox_env(home), timeout=60,
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    assert "What are your opening hours?" in shown.stdout
+
+
+def test_no_module_outside_the_call_core_reads_more_of_it_than_its_record() -> None:
+    """Outside ``sandbox/call/`` a core (a name or attribute called ``core``) is read only
+    through its read-only surface — the ledger, values and read-only queries — and fed
+    events through its public methods; nothing assigns to it."""
+    read_only = {"ledger", "units", "unit", "in_play", "started", "ended", "state"}
+    read_only |= {"outcome", "verdict", "awaiting_brain", "next_deadline", "session_id"}
+    read_only |= {"settings", "capabilities", "caps", "watermark", "turn", "init", "stall_ms"}
+    events = {
+        name
+        for name, member in inspect.getmembers(CallCore, inspect.isfunction)
+        if not name.startswith("_") and name not in read_only
+    }
+    root = Path(__file__).parent.parent / "sandbox"
+    broken = []
+    for path in sorted(root.rglob("*.py")):
+        if path.relative_to(root).parts[0] == "call":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Attribute) or not _is_core(node.value):
+                continue
+            where = f"{path.relative_to(root.parent)}:{node.lineno} core.{node.attr}"
+            if node.attr not in read_only | events:
+                broken.append(f"{where} is not part of the core's read-only record")
+            elif not isinstance(node.ctx, ast.Load):
+                broken.append(f"{where} is assigned outside the core")
+    assert broken == []
+
+
+def _is_core(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "core") or (
+        isinstance(node, ast.Attribute) and node.attr == "core"
+    )
