@@ -115,7 +115,8 @@ class CallCore:
 
     turn: int = 0
     watermark: int = 0
-    book: UnitBook = field(default_factory=UnitBook)
+    #: The units, in the order they opened: read through ``units``, ``unit`` and ``in_play``.
+    _book: UnitBook = field(default_factory=UnitBook)
     ended: CallEnded | None = None
     #: The call's record, appended here only; read through ``ledger``.
     _ledger: Ledger = field(default_factory=Ledger)
@@ -169,12 +170,12 @@ class CallCore:
     @property
     def in_play(self) -> list[Unit]:
         """Units still in play (opened, queued or playing), oldest first."""
-        return self.book.unresolved()
+        return self._book.unresolved()
 
     @property
     def units(self) -> list[Unit]:
         """Every unit the brain opened, in the order they opened."""
-        return self.book.units
+        return self._book.units
 
     @property
     def started(self) -> bool:
@@ -246,7 +247,7 @@ class CallCore:
         if self._brain_ending:
             raise WireRuleBroken(f"SpeechStart {sid} after the brain's End; frame dropped")
         settings = self.settings
-        unit = self.book.open(sid, turn, settings.voice, settings.tts_language, minted=self.turn)
+        unit = self._book.open(sid, turn, settings.voice, settings.tts_language, minted=self.turn)
         unit.last_frame_ms = now
         if self._pending is not None and turn >= self._pending.turn_id:
             self._pending = None
@@ -261,23 +262,23 @@ class CallCore:
         once every unit has its Finalize, so it always ends in bounded time."""
         self._brain_ending = True
         out: list[Effect] = []
-        for unit in self.book.unresolved():
+        for unit in self._book.unresolved():
             if unit.bracket is Bracket.OPEN:
-                self.book.end(unit.speech_id)
+                self._book.end(unit.speech_id)
                 out += self._on_closed(unit)
         return out + self._flush() + self._maybe_finish(now)
 
     def _on_speech_chunk(self, msg: pb.SpeechChunk, now: int) -> list[Effect]:
         sid = msg.speech_id
-        unit = self.book.get(sid)
+        unit = self._book.get(sid)
         if unit is not None:
             unit.last_frame_ms = now
-        if self.book.chunk(sid, msg.text):
+        if self._book.chunk(sid, msg.text):
             return [SpeakText(sid, msg.text), UnitChanged(sid)]
-        return [UnitChanged(sid)] if self.book.get(sid) is not None else []
+        return [UnitChanged(sid)] if self._book.get(sid) is not None else []
 
     def _on_speech_end(self, msg: pb.SpeechEnd, now: int) -> list[Effect]:
-        unit = self.book.end(msg.speech_id)
+        unit = self._book.end(msg.speech_id)
         if unit is None or unit.fate is not None:
             return []
         return self._on_closed(unit) + self._flush()
@@ -293,14 +294,14 @@ class CallCore:
         if pb.CAPABILITY_SPEECH_CANCEL not in self.capabilities:
             # Not honoured here: the unit plays out and reports its full text (an id never
             # opened is still a broken rule).
-            self.book.named_by_cancel(msg.speech_id)
+            self._book.named_by_cancel(msg.speech_id)
             return []
-        if self.book.cancel(msg.speech_id) is None:
+        if self._book.cancel(msg.speech_id) is None:
             return []  # its one Finalize has gone, or is already owed by the first cancel
         # Today the cut is the whole floor: every unit still playing, queued or open.
         out: list[Effect] = []
         in_play = False
-        for other in self.book.unresolved():
+        for other in self._book.unresolved():
             in_play = in_play or other.has_text
             if other.bracket is Bracket.OPEN:
                 other.bracket = Bracket.CANCELLED
@@ -379,7 +380,7 @@ class CallCore:
         then decide). The wire sees nothing unless it turns out to be a barge-in."""
         if self.ended is not None or self._paused:
             return []
-        if not any(u.has_text for u in self.book.unresolved()):
+        if not any(u.has_text for u in self._book.unresolved()):
             return []  # nothing is audible: there is nothing to hold
         self._paused = True
         self._idle.caller_spoke()
@@ -465,7 +466,7 @@ class CallCore:
 
     def word_played(self, speech_id: int, word: str, now: int) -> list[Effect]:
         """The playout clock released one word of a unit: it counts as heard."""
-        unit = self.book.get(speech_id)
+        unit = self._book.get(speech_id)
         if unit is None or unit.fate is not None:
             return []  # a word racing a cut lands after the unit's heard text is fixed
         if not unit.cursor.played(word):
@@ -474,7 +475,7 @@ class CallCore:
 
     def unit_played(self, speech_id: int, now: int) -> list[Effect]:
         """All of a closed unit's audio has been released."""
-        unit = self.book.get(speech_id)
+        unit = self._book.get(speech_id)
         closed = (Bracket.ENDED, Bracket.TIMED_OUT)
         if unit is None or unit.fate is not None or unit.bracket not in closed:
             return []
@@ -489,7 +490,7 @@ class CallCore:
         """The playout could not speak a unit: what of it played stays heard, nothing more
         will be, and ``reason`` is kept for the record (an unheard greeting is a silent
         failure, and the record says why)."""
-        unit = self.book.get(speech_id)
+        unit = self._book.get(speech_id)
         if unit is None or unit.fate is not None:
             return []
         unit.unspoken = reason
@@ -501,7 +502,7 @@ class CallCore:
         there. What played before it stays heard and is its Finalize once that audio is out;
         later units play. The brain is told at once, with a non-fatal INTERNAL Error naming
         the unit: the fault is Voqalize's, the text was the brain's to send."""
-        unit = self.book.get(speech_id)
+        unit = self._book.get(speech_id)
         if unit is None or unit.fate is not None or unit.unspoken:
             return []
         unit.unspoken = f"could not say {text!r}: {reason}"
@@ -539,7 +540,7 @@ class CallCore:
         return self._started_ms + SILENT_BRAIN_MS
 
     def _open_units(self) -> list[Unit]:
-        return [u for u in self.book.unresolved() if u.bracket is Bracket.OPEN]
+        return [u for u in self._book.unresolved() if u.bracket is Bracket.OPEN]
 
     def _unit_stall_due(self) -> int | None:
         """When the next open unit left silent is closed, if one is open."""
@@ -590,7 +591,7 @@ class CallCore:
             return CallState.PAUSED
         if self._caller_active:
             return CallState.INTERRUPTED if self._interrupted else CallState.CALLER_SPEAKING
-        in_play = self.book.unresolved()
+        in_play = self._book.unresolved()
         if any(u.has_text for u in in_play):
             return CallState.SPEAKING
         if self._answer_owed or in_play:
@@ -648,17 +649,17 @@ class CallCore:
 
     def unit(self, speech_id: int) -> Unit | None:
         """A unit by its brain-minted id."""
-        return self.book.get(speech_id)
+        return self._book.get(speech_id)
 
     # -------------------------------------------------------------- internals
 
     def _seal(self, unit: Unit, fate: Fate) -> list[Effect]:
-        return [UnitChanged(unit.speech_id)] if self.book.seal(unit, fate) else []
+        return [UnitChanged(unit.speech_id)] if self._book.seal(unit, fate) else []
 
     def _flush(self) -> list[Effect]:
         """Send every Finalize the book says is due, in its order."""
         out: list[Effect] = []
-        for fin in self.book.flush():
+        for fin in self._book.flush():
             out += [SendFrame(envelope(fin)), UnitChanged(fin.speech_id)]
         return out
 
@@ -670,7 +671,7 @@ class CallCore:
         Otherwise only when something is in flight or an answer is still owed, so a
         caller who resumes is not answered twice; the optional greeting is exempt.
         """
-        in_flight = self.book.unresolved()
+        in_flight = self._book.unresolved()
         owed = self._pending is not None and self._pending.turn_id > 1
         if self.turn <= self.watermark or not (in_flight or owed or taken):
             return []
@@ -695,7 +696,7 @@ class CallCore:
         voice, a unit with text in play) and whether its wait is held (a unit is in play, or
         an answer to the caller or the greeting is owed; an unanswered idle turn holds
         nothing: see :mod:`sandbox.call.idle`); and the status line hears of a new state."""
-        in_play = self.book.unresolved()
+        in_play = self._book.unresolved()
         sounding = self._caller_active or any(u.has_text for u in in_play)
         self._idle.settle(now, sounding=sounding, held=self._answer_owed or bool(in_play))
         return self._state_effects()
@@ -720,13 +721,13 @@ class CallCore:
         return out + self._on_closed(unit) + self._flush()
 
     def _maybe_finish(self, now: int) -> list[Effect]:
-        if self._brain_ending and not self.book.unresolved():
+        if self._brain_ending and not self._book.unresolved():
             return self._end(now, ended_by="brain", detail="")
         return []
 
     def _end(self, now: int, *, ended_by: str, detail: str, say_end: bool = False) -> list[Effect]:
         out: list[Effect] = []
-        left = self.book.unresolved()
+        left = self._book.unresolved()
         if any(u.has_text for u in left):
             out.append(self._cut("end"))
         for unit in left:
