@@ -2,8 +2,8 @@
 
 :class:`~sandbox.call.core.CallCore` appends to its :class:`Ledger` as the call runs and
 hands everyone else a :class:`LedgerView`: the same facts, read-only. Each read returns a
-fresh, immutable snapshot, so no reader can change the call's record nor see it move
-under them. The report (``sandbox.record.report``) is built from it.
+fresh copy typed read-only (``Sequence``, ``Mapping``), so no reader can change the call's
+record nor see it move under them. The report (``sandbox.record.report``) is built from it.
 """
 
 from __future__ import annotations
