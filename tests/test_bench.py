@@ -61,6 +61,7 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
     "heard_exact_fraction": (int, float),
     "heard_max_word_error": int,
     "echo_replies": int,
+    "echo_fed_s": float,
     "self_interruptions": (int, float),  # a pause that resumed counts as half
     "onset_to_silence_ms": (int, float),
     "backchannel_resumed_fraction": (int, float),
@@ -113,6 +114,7 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
     assert 0 <= figures["heard_max_word_error"] < 20
     assert figures["echo_replies"] == SMALLEST["replies"]
     assert 0 <= figures["self_interruptions"] <= figures["echo_replies"]
+    assert figures["echo_fed_s"] > 0  # the bot's voice reached the microphone through the echo
     assert figures["patience_window_ms"] in figures["patience_windows_ms"].values()
     assert figures["end_of_speech_to_user_message_ms"] > 0
     assert figures["first_chunk_to_first_audio_ms"] > 0
@@ -439,7 +441,7 @@ def _figures(*, decision_ms: float, self_interruptions: int) -> Figures:
         ),
         greeting=GreetingFigures((GreetingTrial(500.0, True, 120.0),)),
         heard=HeardFigures((Cut("r", True, 1.0, "a b", "a b", "a b", "a b"),)),
-        echo=EchoFigures(20, self_interruptions, 0, 0, 0, 0, 0, 120.0),
+        echo=EchoFigures(20, self_interruptions, 0, 0, 0, 0, 0, 120.0, 90.0),
         rtf=RtfFigures(0.3, 0.1, {"1.1s": 580.0}),
         memory=MemoryFigures(after_load_mb=290.0, after_warm_up_mb=350.0, peak_mb=650.0),
     )

@@ -49,6 +49,8 @@ class ScriptMic:
         self._echo_in: np.ndarray = np.zeros(0, dtype=np.float32)  # released audio at 16 kHz
         self._resampler: StreamResampler | None = None
         self.delivered_ms = 0  # how much capture audio has gone out
+        #: Capture time that carried the bot's echo: proof the echo path is being fed.
+        self.echoed_ms = 0
         self._line_ends: deque[tuple[int, threading.Event]] = deque()
         self._queued_ms = 0
         self._speaker: _DuplexSpeaker | None = None
@@ -118,6 +120,7 @@ class ScriptMic:
                 self._line_ends.popleft()[1].set()
         if self._echo is not None:
             out += self._echo.step(np.pad(echo_in, (0, size - len(echo_in))))
+            self.echoed_ms += BLOCK_MS if np.any(echo_in) else 0
         return np.clip(out, -1.0, 1.0)
 
 

@@ -70,16 +70,20 @@ async def bench_call(
 ) -> AsyncIterator[BenchCall]:
     """A call with the real engine (AEC on, no speaker) to a built-in brain, idle nudges off."""
     log = CallLog()
+    script = ScriptMic(echo)
+    # The speaker is the mic's own (duplex) one, given before playout() builds the sink: what
+    # the bot plays is what the echo path feeds back into the microphone.
     engine = AudioEngine(
         models.engine_options(),
         transcriber=models.transcriber,
         synthesizers=models.synthesizers(),
+        speaker_sink=script.speaker,
     )
     options = CallOptions(settings=Settings(idle_ms=0), builtin=brain)
     async with brain_url_for(options) as url:
         host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
-        mic = TimedMic(ScriptMic(echo), host.now)
-        engine.mic_source, engine.speaker_sink = mic, mic.script.speaker
+        mic = TimedMic(script, host.now)
+        engine.mic_source = mic
         host.on_effect.append(lambda effect: log.effects.append((host.now(), effect)))
         engine.attach(
             host,

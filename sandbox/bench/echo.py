@@ -36,6 +36,7 @@ class EchoFigures:
     backchannels: int
     spoken_turns: int
     audio_s: float  # seconds of bot audio released, greeting included
+    echoed_s: float  # seconds of microphone audio that carried the bot's echo
 
     @property
     def self_interruptions(self) -> float:
@@ -76,4 +77,5 @@ async def measure_echo(models: Models, replies: int, progress: Progress) -> Echo
             backchannels=sum(isinstance(e, Backchannel) for e in events),
             spoken_turns=sum(isinstance(e, TurnCommitted) for e in events),
             audio_s=round(sum(bool(loud) for _t, loud in log.releases) * block_s, 1),
+            echoed_s=round(call.mic.script.echoed_ms / 1000, 1),
         )

@@ -133,6 +133,7 @@ def result(figures: Figures, extra: dict[str, Any]) -> dict[str, Any]:
         "heard_aligned_word_errors": heard.errors("aligned"),
         "heard_aligned_mismatches": heard.aligned_examples(),
         "echo_replies": echo.replies,
+        "echo_fed_s": echo.echoed_s,
         "self_interruptions": echo.self_interruptions,
         "echo_interruptions": echo.interruptions,
         "echo_pauses": echo.pauses,
