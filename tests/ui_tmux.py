@@ -8,11 +8,13 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 WIDTH, HEIGHT = 160, 45
+#: ``sandbox`` as the tests start it: this Python, the checkout's package.
+SANDBOX = (sys.executable, "-m", "sandbox.cli")
 
 
 class Terminal:
@@ -65,13 +67,16 @@ def sandbox_run(
 
 
 @contextlib.contextmanager
-def sandbox_in_tmux(args: list[str], env: Mapping[str, str]) -> Iterator[Terminal]:
-    """``sandbox ARGS`` in a fresh tmux server; prints ``EXIT=<code>`` when it ends."""
+def sandbox_in_tmux(
+    args: list[str], env: Mapping[str, str], program: Sequence[str] = SANDBOX
+) -> Iterator[Terminal]:
+    """``sandbox ARGS`` in a fresh tmux server; prints ``EXIT=<code>`` when it ends.
+    ``program``: how sandbox is started (default: this Python's, from the checkout)."""
     socket = f"sandbox-test-{os.getpid()}-{time.monotonic_ns()}"
     # COLUMNS and LINES as the window is: inherited ones (80x24) would shrink the app.
     variables = {**env, "COLUMNS": str(WIDTH), "LINES": str(HEIGHT)}
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in variables.items())
-    run = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "sandbox.cli", *args])
+    run = " ".join(shlex.quote(a) for a in [*program, *args])
     command = f"env {assignments} {run}; echo EXIT=$?; sleep 60"
     terminal = Terminal(socket, "sandbox")
     terminal.tmux(
