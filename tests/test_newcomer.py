@@ -22,16 +22,15 @@ import os
 import re
 import shutil
 import site
-import socket
 import subprocess
 import sys
-import time
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 from ui_tmux import Terminal, sandbox_in_tmux
 
+from sandbox.load.echo_process import LISTEN_WAIT_S, free_port, wait_listening
 from sandbox.paths import HOME_ENV
 
 REPO = Path(__file__).resolve().parent.parent
@@ -124,18 +123,6 @@ def _guide_brain() -> str:
     return block.group(1)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
-
-
 def test_a_newcomer_walks_the_readme(venv: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
 
@@ -149,16 +136,13 @@ def test_a_newcomer_walks_the_readme(venv: Path, tmp_path: Path) -> None:
 
     # A brain from the guide, served as the guide says, and one call to it.
     (tmp_path / "mymodule.py").write_text(_guide_brain())
-    port = _free_port()
+    port = free_port()
     brain = subprocess.Popen(
         [venv / "bin" / "sandbox", "brain", "mymodule:Greeter", "--port", str(port)],
         cwd=tmp_path, env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 30
-        while not _listening(port):
-            assert brain.poll() is None and time.monotonic() < deadline, "the brain did not serve"
-            time.sleep(0.1)
+        assert wait_listening(brain, port, LISTEN_WAIT_S), "sandbox brain did not serve"
         (tmp_path / "call.toml").write_text(CALLER)
         url = f"ws://127.0.0.1:{port}/brain"
         called = _sandbox(venv, home, "call", "--brain", url, "--script", "call.toml", cwd=tmp_path)
