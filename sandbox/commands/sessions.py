@@ -209,5 +209,3 @@ def _row_json(row: SessionRow) -> dict[str, Any]:
     out = {name: getattr(row, name) for name in SessionRow.__dataclass_fields__}
     out["outcome"] = row.status
     return out
-
-
