@@ -4,16 +4,16 @@ fuzz target reads it): its index, its transcript and its call record."""
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
+from sandbox.record.report import Report
 from sandbox.record.session_words import outcome_sentence, shown_brain
 from sandbox.record.store import SessionRow
 from sandbox.record.transcript import transcript, transcript_line
 
 
-def session_text(row: SessionRow, report: dict[str, Any]) -> str:
+def session_text(row: SessionRow, report: Report) -> str:
     """The session as ``sessions show`` prints it; what a brain or a caller wrote (the
     end's detail, a close reason, the URL) is shown :func:`visible`."""
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at))
@@ -23,14 +23,14 @@ def session_text(row: SessionRow, report: dict[str, Any]) -> str:
         f"brain {visible(shown_brain(row, report))}",
         f"  outcome {outcome_sentence(row.status, row.ended_by)}",
     ]
-    why = row.end_detail or str(report.get("end_detail", ""))  # unfinished: the rebuilt one's
+    why = row.end_detail or report.end_detail  # unfinished: the rebuilt one's
     if why:
         lines.append(f"  why: {visible(why)}")
     if row.recording_stopped:
         lines.append(f"  {visible(row.recording_stopped)}")
     lines.append("")
     lines += [transcript_line(entry) for entry in transcript(report)]
-    if "record" in report:  # a call cut short, or recorded by an older build, has none
+    if report.record:  # a call cut short, or recorded by an older build, has none
         lines += ["", "the call record:"]
-        lines += [f"  {line}" for line in record_lines(report["record"])]
+        lines += [f"  {line}" for line in record_lines(report.record)]
     return "\n".join(lines)
