@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_rig import sandbox_cli
 from ui_tmux import sandbox_run
 from waiting import until
 
@@ -70,16 +71,6 @@ class Killed:
 
     session_id: str
     delay_s: float
-
-
-def _cli(home: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sandbox.cli", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, HOME_ENV: str(home)},
-        timeout=timeout,
-    )
 
 
 def _query(home: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
@@ -151,7 +142,7 @@ def _reads_back_what_was_committed(home: Path, killed: Killed) -> dict[str, Any]
         home, "SELECT id FROM sessions WHERE id = ? AND outcome IS NULL", killed.session_id
     )
     assert open_rows, f"{killed}: the session was closed, not killed"
-    shown = _cli(home, "sessions", "show", killed.session_id, "--json")
+    shown = sandbox_cli(home, "sessions", "show", killed.session_id, "--json")
     assert shown.returncode == 0, shown.stderr
     report: dict[str, Any] = json.loads(shown.stdout)
     assert report["outcome"] == "unfinished" and report["ended_by"] == "unfinished"
@@ -170,7 +161,7 @@ def _reads_back_what_was_committed(home: Path, killed: Killed) -> dict[str, Any]
 def _redrives(home: Path, killed: list[Killed]) -> None:
     """One ``sandbox replay ID ID… --brain builtin``: every killed call's report is read and
     re-driven (or refused in words when the kill came before the caller said anything)."""
-    again = _cli(home, "replay", *(k.session_id for k in killed), "--brain", "builtin")
+    again = sandbox_cli(home, "replay", *(k.session_id for k in killed), "--brain", "builtin")
     log = home / "logs" / "sandbox.log"
     told = again.stderr + (log.read_text()[-4000:] if log.exists() else "")
     assert "Traceback" not in again.stderr and again.returncode in (0, 1, 2), told
@@ -204,13 +195,13 @@ def test_a_sim_call_killed_at_20_random_moments_reads_back_what_was_committed(
         r for r in reports if any(u["fate"] == "crashed" and u["interrupted"] for u in r["units"])
     )
     sid = cut["session_id"]
-    shown = _cli(home, "sessions", "show", sid).stdout
+    shown = sandbox_cli(home, "sessions", "show", sid).stdout
     assert "(cut by a crash: the call's process stopped)" in shown, shown
     assert "outcome unfinished" in shown and "why: the call's process stopped" in shown
-    markdown = _cli(home, "export", sid, "--md", "-").stdout
+    markdown = sandbox_cli(home, "export", sid, "--md", "-").stdout
     assert "cut by a crash: the call's process stopped)" in markdown, markdown
     page = tmp_path / "call.html"
-    assert _cli(home, "export", sid, "--html", str(page)).returncode == 0
+    assert sandbox_cli(home, "export", sid, "--html", str(page)).returncode == 0
     assert "cut by a crash: the call's process stopped" in page.read_text()
     # The replay's panes, at the end of the recording: the unit cut, and a closing note.
     recording = open_recording(sid)
