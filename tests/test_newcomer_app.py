@@ -50,6 +50,7 @@ def test_a_caller_file_plays_with_no_speaker_and_its_end_ends_the_call(tmp_path:
         assert "EXIT=0" in term.wait_for(lambda s: "EXIT=" in s, "the app to exit")
 
 
+@pytest.mark.slow  # CI plays demo scenes in the app in tests/test_demo.py
 def test_a_demo_scene_ends_the_call_as_the_scene_ending(tmp_path: Path) -> None:
     args = ["demo", "--scene", "backchannel", "--silent"]
     with sandbox_in_tmux(args, {HOME_ENV: str(tmp_path / "home")}) as term:

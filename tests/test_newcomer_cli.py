@@ -174,6 +174,7 @@ def _lines(process: subprocess.Popen[str]) -> Iterator[str]:
         yield line.rstrip("\n")
 
 
+@pytest.mark.slow  # CI runs --reload end to end in tests/test_brain_reload*.py
 def test_reload_counts_only_calls_still_in_progress(tmp_path: Path) -> None:
     brain = tmp_path / "greeter.py"
     brain.write_text(RELOADED.format(word="Hello."))
