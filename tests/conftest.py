@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +15,29 @@ from report_check import check_saved_reports
 from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
 from sandbox.paths import HOME_ENV
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``-n``), the tests that play or record sound run on one worker,
+    one after another: they measure timings that other audio work beside them would skew."""
+    for item in items:
+        if item.get_closest_marker("audio") or "pulse" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("devices"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def worker_devices() -> Iterator[None]:
+    """Under pytest-xdist, this worker's own virtual devices, made ready and routed to before
+    any test runs: an app a test starts without asking for sound then plays into them, never
+    into the devices another worker records."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield
+        return
+    try:
+        _pulse.ensure()
+    except _pulse.PulseUnavailable:
+        pass  # no sound here at all: the tests that need it say so themselves
+    yield
 
 
 @pytest.fixture(scope="session")

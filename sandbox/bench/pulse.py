@@ -34,9 +34,12 @@ import numpy as np
 import soundfile
 from numpy.typing import NDArray
 
-SPEAKER = "spk"
-MIC_FEED = "micfeed"
-MIC = "vmic"
+#: Parallel test workers (pytest-xdist) each get devices of their own, so no worker's sound
+#: reaches another's recording; a plain run (and the bench) uses the names the README gives.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+SPEAKER = f"spk{_WORKER}"
+MIC_FEED = f"micfeed{_WORKER}"
+MIC = f"vmic{_WORKER}"
 
 _LOCK = Path("/tmp/voqalize-sandbox-pulse.lock")
 _keepalive: list[subprocess.Popen[bytes]] = []

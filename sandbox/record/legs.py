@@ -86,6 +86,7 @@ class AudioLeg:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         self._file = os.fdopen(fd, "r+b")
         mulaw.write_header(self._file, STORED_RATE, 0)
+        self._file.flush()  # a call killed before the first batch still leaves a readable leg
         self.path = path
         self.sample_rate = sample_rate
         self.failure: str | None = None
