@@ -97,7 +97,14 @@ async def serve(
     pem = public_key_pem if public_key_pem is not None else load_or_create_keys().public_pem
     host_of = _Host(brain_factory, pem)
     server = await ws_serve(
-        host_of.handle, host, port, process_request=host_of.check, compression=None
+        host_of.handle,
+        host,
+        port,
+        process_request=host_of.check,
+        compression=None,
+        # A peer that does not answer a close holds a stop this long, not websockets' 10 s
+        # (asyncio.run waits on each cancelled handler again after our own bounded close).
+        close_timeout=CLOSE_TIMEOUT_S,
     )
     bound = server.sockets[0].getsockname()[1] if server.sockets else port
     _LOG.info("brain server listening on ws://%s:%d", host, bound)
@@ -105,6 +112,9 @@ async def serve(
         _LOG.warning("brain server on %r: %s", host, NOT_LOOPBACK)
     return BrainServer(server, host, int(bound))
 
+
+#: How long closing one connection waits for the peer's answer.
+CLOSE_TIMEOUT_S = 2.0
 
 #: What binding beyond loopback means, said wherever it happens.
 NOT_LOOPBACK = (
