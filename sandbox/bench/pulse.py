@@ -36,10 +36,10 @@ from numpy.typing import NDArray
 
 #: Parallel test workers (pytest-xdist) each get devices of their own, so no worker's sound
 #: reaches another's recording; a plain run (and the bench) uses the names the README gives.
-_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
-SPEAKER = f"spk{_WORKER}"
-MIC_FEED = f"micfeed{_WORKER}"
-MIC = f"vmic{_WORKER}"
+WORKER_TAG = os.environ.get("PYTEST_XDIST_WORKER", "")
+SPEAKER = f"spk{WORKER_TAG}"
+MIC_FEED = f"micfeed{WORKER_TAG}"
+MIC = f"vmic{WORKER_TAG}"
 
 _LOCK = Path("/tmp/voqalize-sandbox-pulse.lock")
 _keepalive: list[subprocess.Popen[bytes]] = []
