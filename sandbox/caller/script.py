@@ -25,6 +25,9 @@ silence_ms = 9000                 # silent 9 s after the bot stops speaking, so 
 end = true                        # hang up once the bot's answer has played out
 ```
 
+A step that mints a turn may carry ``expect``, and the script an ``[expect]`` table, checked
+by ``sandbox test`` (see :mod:`sandbox.caller.expect`).
+
 ``end = "now"`` hangs up at once, over whatever the bot is saying.
 """
 
@@ -32,10 +35,11 @@ from __future__ import annotations
 
 import json
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from sandbox.caller.expect import EndExpect, StepExpect, parse_end_expect, parse_step_expect
 from sandbox.errors import UserError
 
 #: The simulated speaking rate when the script does not set one (~170 words a minute).
@@ -66,6 +70,8 @@ class Step:
     then: str = ""
     pause_ms: int = 0
     now: bool = False
+    #: What the step's answer must be (``sandbox test``); None: nothing is checked.
+    expect: StepExpect | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,13 @@ class Script:
 
     steps: tuple[Step, ...]
     ms_per_word: int | None = None
+    #: What the whole call must come to (the ``[expect]`` table); None: nothing is checked.
+    expect: EndExpect | None = None
+
+    @property
+    def expects(self) -> bool:
+        """Whether the script checks anything at all."""
+        return self.expect is not None or any(s.expect is not None for s in self.steps)
 
 
 def parse_step(index: int, raw: Any) -> Step:
@@ -81,6 +94,15 @@ def parse_step(index: int, raw: Any) -> Step:
     where = f"step {index + 1}"
     if not isinstance(raw, dict):
         raise UserError(f'{where}: expected a table like `say = "..."`')
+    if "expect" not in raw:
+        return _action(where, raw)
+    action = {k: v for k, v in raw.items() if k != "expect"}
+    step = _action(where, action)
+    return replace(step, expect=parse_step_expect(where, step.kind, raw["expect"]))
+
+
+def _action(where: str, raw: dict[str, Any]) -> Step:
+    """What the caller does in a step (its ``expect`` aside)."""
     kinds = [k for k in KINDS if k in raw]
     if len(kinds) != 1:
         raise UserError(f"{where}: give exactly one of {', '.join(KINDS)} (got {sorted(raw)})")
@@ -147,7 +169,12 @@ def parse_script(text: str, source: str = "script") -> Script:
     rate = data.get("ms_per_word")
     if rate is not None and (not _whole(rate) or rate <= 0):
         raise UserError(f"{source}: ms_per_word must be a positive whole number")
-    return Script(tuple(parse_step(i, raw) for i, raw in enumerate(steps)), rate)
+    expect = data.get("expect")
+    return Script(
+        tuple(parse_step(i, raw) for i, raw in enumerate(steps)),
+        rate,
+        None if expect is None else parse_end_expect(source, expect),
+    )
 
 
 def load_script(path: Path) -> Script:
