@@ -174,3 +174,10 @@ def test_the_plugin_is_registered_for_pytest_and_this_suite_has_no_scripts() -> 
     assert "pytest>=8" in project["optional-dependencies"]["test"]
     # Installed, the plugin collects test_*.toml wherever pytest looks: none in our tests.
     assert not list((REPO / "tests").rglob("test_*.toml"))
+
+
+def test_the_readmes_script_passes_against_the_echo_brain(home: Path, tmp_path: Path) -> None:
+    script = tmp_path / "test_readme.toml"
+    script.write_text(code_block("Testing a brain with caller scripts", "toml"))
+    done = sandbox_cli(home, "test", str(script), "--brain", "echo")
+    assert done.returncode == 0, done.stdout + done.stderr
