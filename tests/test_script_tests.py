@@ -8,6 +8,7 @@ import shutil
 import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import tomli_w
@@ -70,7 +71,16 @@ def test_sandbox_test_passes_the_examples_scripts(home: Path, tmp_path: Path) ->
     suite = ET.parse(junit).getroot().find("testsuite")
     assert suite is not None
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "0", "0")
-    assert json.loads(results.read_text())["exit_status"] == 0
+    written = json.loads(results.read_text())
+    assert written["exit_status"] == 0
+    answers = {s["path"].rsplit("/", 1)[-1]: s["answers"] for s in written["scripts"]}
+    first, second = answers["test_answers.toml"]
+    assert first["step"] == 1 and first["heard"] == "You said: What are your opening hours?"
+    assert 0 <= first["reply_ms"] <= 1500 and not first["interrupted"]
+    assert second["heard"] == "You said: My name is Ada."
+    cut, barge_in = answers["test_barge_in.toml"]
+    assert cut["interrupted"] and cut["heard"] == "You said: Tell"
+    assert barge_in["heard"] == "You said: Sorry, one more thing"
 
 
 def test_a_failed_expectation_fails_sandbox_test_with_what_was_heard(
@@ -181,3 +191,24 @@ def test_the_readmes_script_passes_against_the_echo_brain(home: Path, tmp_path: 
     script.write_text(code_block("Testing a brain with caller scripts", "toml"))
     done = sandbox_cli(home, "test", str(script), "--brain", "echo")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.audio
+def test_a_script_runs_with_real_audio_at_the_devices(
+    pulse: ModuleType, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in pulse.env().items():
+        monkeypatch.setenv(name, value)
+    script = tmp_path / "test_voice.toml"
+    script.write_text(
+        '[[step]]\nsay = "What are your opening hours?"\n'
+        'expect = { heard_contains = "opening hours", reply_within_ms = 5000, no_errors = true }\n'
+        '[[step]]\nsay = "Thank you."\nexpect = { heard_contains = "nine o\'clock" }\n'
+    )
+    done = sandbox_cli(home, "test", str(script), "--brain", "echo", "--audio", "real")
+    assert done.returncode == 1, done.stdout + done.stderr
+    # Whisper heard the caller's voice, the echo brain said it back, and only that fails.
+    assert "  step 2 (say): expected heard_contains 'nine o'clock'; heard 'You said" in (
+        done.stdout
+    )
+    assert "step 1" not in done.stdout

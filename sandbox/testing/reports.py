@@ -5,6 +5,7 @@ control nothing) and is data to the XML writer, never markup."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,7 @@ def run_json(run: Run, root: Path) -> dict[str, Any]:
                 "failures": [
                     {"where": f.where, "expected": f.expected, "got": f.got} for f in r.failures
                 ],
+                "answers": [{"step": step, **asdict(got)} for step, got in r.answers],
             }
             for r in run.results
         ],

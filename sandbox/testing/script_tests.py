@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from sandbox.audio.engine import AudioEngine, AudioOptions
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.brains import make_brain
 from sandbox.call.sim_playout import SimPlayout
-from sandbox.caller.expect import Failure, answer, check_end, check_step
+from sandbox.caller.expect import Answer, Failure, answer, check_end, check_step
 from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, load_script
 from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.caller.voice_caller import InjectedVoice
@@ -56,6 +56,8 @@ class ScriptResult:
     #: Why the brain could not be reached, if it could not.
     unreachable: str | None = None
     session_id: str | None = None
+    #: The answer to each step that minted a turn, by step number (for the JSON file).
+    answers: tuple[tuple[int, Answer], ...] = ()
 
     @property
     def status(self) -> str:
@@ -182,31 +184,41 @@ def _judged(
     rule_breaks = tuple(
         visible(f"{f.rule.section}: {f.detail}") for f in WireLog(host.recorder.frames).findings
     )
+    answers = answers_of(runner, report)
     return ScriptResult(
         path,
         time.monotonic() - started,
-        tuple(judge(script, runner, report)),
+        tuple(judge(script, runner.notes, answers, report)),
         rule_breaks,
         session_id=report.session_id,
+        answers=tuple(sorted(answers.items())),
     )
 
 
-def judge(script: Script, runner: ScriptRunner, report: Report) -> list[Failure]:
+def answers_of(runner: ScriptRunner, report: Report) -> dict[int, Answer]:
+    """The answer to each step that minted a turn, by the step's number."""
+    starts = sorted(mark.at_ms for mark in runner.marks)
+    answers = {}
+    for mark in runner.marks:
+        after = [t for t in starts if t > mark.at_ms]
+        answers[mark.index] = answer(mark, after[0] if after else None, report, runner.first_audio)
+    return answers
+
+
+def judge(
+    script: Script, notes: Sequence[str], answers: Mapping[int, Answer], report: Report
+) -> list[Failure]:
     """Every failure of a played script: its notes (a step it could not carry out), each
     step's expectations on its answer, then the script's own on the whole call."""
-    failures = [Failure("script", "every step played", visible(note)) for note in runner.notes]
-    marks = {mark.index: mark for mark in runner.marks}
-    starts = sorted(mark.at_ms for mark in runner.marks)
+    failures = [Failure("script", "every step played", visible(note)) for note in notes]
     for index, step in enumerate(script.steps, start=1):
         if step.expect is None:
             continue
         where = f"step {index} ({step.kind})"
-        mark = marks.get(index)
-        if mark is None:
+        got = answers.get(index)
+        if got is None:
             failures.append(Failure(where, "its answer", "the step was never played"))
             continue
-        after = [t for t in starts if t > mark.at_ms]
-        got = answer(mark, after[0] if after else None, report, runner.first_audio)
         failures += check_step(where, step.expect, got)
     if script.expect is not None:
         failures += check_end(script.expect, report)
