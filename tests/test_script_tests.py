@@ -17,6 +17,8 @@ from hostile_text_brain import HOSTILE, hostile_text_brain
 from readme import code_block
 
 from sandbox.brains.hostile import hostile_process
+from sandbox.errors import UserError
+from sandbox.testing.script_tests import find_scripts
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "brain"
@@ -212,3 +214,20 @@ def test_a_script_runs_with_real_audio_at_the_devices(
         done.stdout
     )
     assert "step 1" not in done.stdout
+
+
+def test_scripts_are_found_where_pytest_would_look(tmp_path: Path) -> None:
+    for name in ("a/test_one.toml", "test_two.toml", ".venv/lib/test_x.toml", "a/one.toml"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    (tmp_path / "node_modules" / "test_y.toml").parent.mkdir()
+    (tmp_path / "node_modules" / "test_y.toml").write_text("")
+    found = find_scripts([tmp_path, tmp_path / "a" / "one.toml"])
+    assert [p.relative_to(tmp_path).as_posix() for p in found] == [
+        "a/test_one.toml",
+        "test_two.toml",
+        "a/one.toml",
+    ]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(UserError, match="no caller scripts"):
+        find_scripts([tmp_path / "empty"])

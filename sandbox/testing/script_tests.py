@@ -42,6 +42,8 @@ BrainSpec = str | Callable[[], Brain]
 #: Scripts played at once with simulated audio (a real voice has one microphone).
 SIM_AT_ONCE = 3
 PASSED, FAILED, BROKEN = "passed", "failed", "broken"
+#: Folders never searched for scripts, as pytest's ``norecursedirs`` (hidden ones too).
+_NOT_SEARCHED = frozenset({"node_modules", "venv", "build", "dist", "__pycache__"})
 
 
 @dataclass(frozen=True)
@@ -96,13 +98,23 @@ def find_scripts(paths: Sequence[Path]) -> list[Path]:
         if path.is_file():
             found.append(path)
         elif path.is_dir():
-            found += sorted(p for p in path.rglob("test_*.toml") if p.is_file())
+            found += sorted(
+                p
+                for p in path.rglob("test_*.toml")
+                if p.is_file() and not _skipped(p.relative_to(path).parts[:-1])
+            )
         else:
             raise UserError(f"{path}: no such file or folder")
     if not found:
         where = ", ".join(str(p) for p in paths)
         raise UserError(f"no caller scripts (test_*.toml) under {where}")
     return found
+
+
+def _skipped(folders: Sequence[str]) -> bool:
+    """A folder pytest would not look in either: hidden, a virtualenv, a build's output
+    (an installed package's own test files are not this brain's scripts)."""
+    return any(f.startswith(".") or f in _NOT_SEARCHED for f in folders)
 
 
 async def run_scripts(
