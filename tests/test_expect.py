@@ -164,7 +164,7 @@ def test_an_answer_is_the_units_of_the_steps_turns_and_its_errors() -> None:
         ErrorReport(t_ms=1200, dir="in", code="INTERNAL", message="boom", fatal=False),
         ErrorReport(t_ms=3000, dir="in", code="INTERNAL", message="later", fatal=False),
     )
-    mark = StepMark(1, "say", "hours?", at_ms=1000, turn_end_ms=1000, turns=[1])
+    mark = StepMark(1, "say", at_ms=1000, turn_end_ms=1000, turns=[1])
     got = answer(mark, 2500, _report(units, errors), {1: 50, 2: 1400, 3: 2800})
     assert got == Answer(
         heard="We open at",

@@ -108,7 +108,6 @@ class StepMark:
 
     index: int  # from 1, as notes and failures name steps
     kind: str
-    said: str
     #: When the caller began the step (its voice, its typing, its silence).
     at_ms: int
     #: When the caller's turn ended: the line committed or spoken out, the idle turn sent.

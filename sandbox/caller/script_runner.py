@@ -142,7 +142,7 @@ class ScriptRunner:
         if step.kind in ("say", "type"):
             await self.settle(index)
             self._spoke()
-            mark = self._mark(step, index)
+            mark = self._mark(step.kind, index)
             if step.kind == "type":
                 self.host.caller_turn(step.text, typed=True)
             elif step.then:
@@ -150,14 +150,15 @@ class ScriptRunner:
             else:
                 await self._caller.say(step.text)
             mark.turn_end_ms = self.host.now()
-        elif step.kind in ("barge_in", "backchannel"):
+        elif step.kind == "barge_in":
             await self.until_words(step.after_words, index)
-            if step.kind == "barge_in":
-                self._spoke()
-                mark = self._mark(step, index)
-            await self._caller.over_bot(step.text, barge_in=step.kind == "barge_in")
-            if step.kind == "barge_in":
-                mark.turn_end_ms = self.host.now()
+            self._spoke()
+            mark = self._mark(step.kind, index)
+            await self._caller.over_bot(step.text, barge_in=True)
+            mark.turn_end_ms = self.host.now()
+        elif step.kind == "backchannel":
+            await self.until_words(step.after_words, index)
+            await self._caller.over_bot(step.text, barge_in=False)
         elif step.kind == "rtvi":
             self.host.from_app(step.rtvi_type, step.rtvi_data, step.rtvi_id)
         elif step.kind == "silence_ms":
@@ -173,15 +174,14 @@ class ScriptRunner:
         if not await self._until("the bot to finish", self._listening, index):
             return
         if index:
-            self._mark(Step("silence_ms", ms=ms), index)
+            self._mark("silence_ms", index)
         since = self._quiet_since if self._quiet_since is not None else self.host.now()
         await self.host.sleep(ms - (self.host.now() - since))
 
-    def _mark(self, step: Step, index: int) -> StepMark:
+    def _mark(self, kind: str, index: int) -> StepMark:
         """The step starts now; its turns and its answer are told apart from here on."""
-        assert step.kind in EXPECTING_KINDS
-        said = f"{step.text} {step.then}".strip()
-        mark = StepMark(index, step.kind, said, self.host.now())
+        assert kind in EXPECTING_KINDS
+        mark = StepMark(index, kind, self.host.now())
         self.marks.append(mark)
         return mark
 
