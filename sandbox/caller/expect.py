@@ -141,7 +141,7 @@ def parse_step_expect(where: str, kind: str, raw: object) -> StepExpect:
         )
     table = _table(where, raw, STEP_KEYS)
     within = table.get("reply_within_ms")
-    if within is not None and (not _whole(within) or within <= 0):
+    if within is not None and (not whole(within) or within <= 0):
         raise UserError(f"{where}: expect.reply_within_ms is a positive whole number of ms")
     return StepExpect(
         heard_contains=_phrases(where, table, "heard_contains"),
@@ -214,7 +214,8 @@ def _check_items(where: str, value: object, item: type[msgspec.Struct] | None) -
             raise UserError(f"{where}: unknown key(s) {', '.join(unknown)}; use {', '.join(names)}")
 
 
-def _whole(value: object) -> bool:
+def whole(value: object) -> bool:
+    """A TOML integer: ``true`` is an int to Python, never a count to a script."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -39,7 +39,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from sandbox.caller.expect import EndExpect, StepExpect, parse_end_expect, parse_step_expect
+from sandbox.caller.expect import (
+    EndExpect,
+    StepExpect,
+    parse_end_expect,
+    parse_step_expect,
+    whole,
+)
 from sandbox.errors import UserError
 
 #: The simulated speaking rate when the script does not set one (~170 words a minute).
@@ -115,10 +121,10 @@ def _action(where: str, raw: dict[str, Any]) -> Step:
         if not isinstance(value, str) or not value.strip():
             raise UserError(f"{where}: {kind} needs the caller's words as a non-empty string")
         after = raw.get("after_words", 2 if kind != "say" else 0)
-        if not _whole(after) or after < 0:
+        if not whole(after) or after < 0:
             raise UserError(f"{where}: after_words must be a whole number ≥ 0")
         then, pause = raw.get("then", ""), raw.get("pause_ms", 0)
-        if not isinstance(then, str) or not _whole(pause) or pause < 0:
+        if not isinstance(then, str) or not whole(pause) or pause < 0:
             raise UserError(f"{where}: then is the rest of the line, pause_ms whole ms ≥ 0")
         return Step(kind, text=value, after_words=after, then=then, pause_ms=pause)
     if kind == "rtvi":
@@ -136,7 +142,7 @@ def _action(where: str, raw: dict[str, Any]) -> Step:
             ) from None
         return Step(kind, rtvi_type=value["type"], rtvi_data=data, rtvi_id=rid)
     if kind == "silence_ms":
-        if not _whole(value) or value < 0:
+        if not whole(value) or value < 0:
             raise UserError(f"{where}: silence_ms must be a whole number of milliseconds ≥ 0")
         return Step(kind, ms=value)
     if value is not True and value != "now":
@@ -144,11 +150,6 @@ def _action(where: str, raw: dict[str, Any]) -> Step:
             f'{where}: write `end = true` (once the answer has played out) or `end = "now"`'
         )
     return Step(kind, now=value == "now")
-
-
-def _whole(value: object) -> bool:
-    """A TOML integer: ``true`` is an int to Python, never a count to a script."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def toml_steps(text: str, source: str) -> tuple[dict[str, Any], list[Any]]:
@@ -167,7 +168,7 @@ def parse_script(text: str, source: str = "script") -> Script:
     """Parse a caller script; a mistake is a UserError naming the step and the fix."""
     data, steps = toml_steps(text, source)
     rate = data.get("ms_per_word")
-    if rate is not None and (not _whole(rate) or rate <= 0):
+    if rate is not None and (not whole(rate) or rate <= 0):
         raise UserError(f"{source}: ms_per_word must be a positive whole number")
     expect = data.get("expect")
     return Script(
