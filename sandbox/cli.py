@@ -29,6 +29,7 @@ COMMANDS = (
     "run",
     "demo",
     "call",
+    "test",
     "sessions",
     "replay",
     "export",

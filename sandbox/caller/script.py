@@ -25,6 +25,9 @@ silence_ms = 9000                 # silent 9 s after the bot stops speaking, so 
 end = true                        # hang up once the bot's answer has played out
 ```
 
+A step that mints a turn may carry ``expect``, and the script an ``[expect]`` table, checked
+by ``sandbox test`` (see :mod:`sandbox.caller.expect`).
+
 ``end = "now"`` hangs up at once, over whatever the bot is saying.
 """
 
@@ -32,10 +35,17 @@ from __future__ import annotations
 
 import json
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from sandbox.caller.expect import (
+    EndExpect,
+    StepExpect,
+    parse_end_expect,
+    parse_step_expect,
+    whole,
+)
 from sandbox.errors import UserError
 
 #: The simulated speaking rate when the script does not set one (~170 words a minute).
@@ -66,6 +76,8 @@ class Step:
     then: str = ""
     pause_ms: int = 0
     now: bool = False
+    #: What the step's answer must be (``sandbox test``); None: nothing is checked.
+    expect: StepExpect | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +86,13 @@ class Script:
 
     steps: tuple[Step, ...]
     ms_per_word: int | None = None
+    #: What the whole call must come to (the ``[expect]`` table); None: nothing is checked.
+    expect: EndExpect | None = None
+
+    @property
+    def expects(self) -> bool:
+        """Whether the script checks anything at all."""
+        return self.expect is not None or any(s.expect is not None for s in self.steps)
 
 
 def parse_step(index: int, raw: Any) -> Step:
@@ -81,6 +100,15 @@ def parse_step(index: int, raw: Any) -> Step:
     where = f"step {index + 1}"
     if not isinstance(raw, dict):
         raise UserError(f'{where}: expected a table like `say = "..."`')
+    if "expect" not in raw:
+        return _action(where, raw)
+    action = {k: v for k, v in raw.items() if k != "expect"}
+    step = _action(where, action)
+    return replace(step, expect=parse_step_expect(where, step.kind, raw["expect"]))
+
+
+def _action(where: str, raw: dict[str, Any]) -> Step:
+    """What the caller does in a step (its ``expect`` aside)."""
     kinds = [k for k in KINDS if k in raw]
     if len(kinds) != 1:
         raise UserError(f"{where}: give exactly one of {', '.join(KINDS)} (got {sorted(raw)})")
@@ -93,10 +121,10 @@ def parse_step(index: int, raw: Any) -> Step:
         if not isinstance(value, str) or not value.strip():
             raise UserError(f"{where}: {kind} needs the caller's words as a non-empty string")
         after = raw.get("after_words", 2 if kind != "say" else 0)
-        if not _whole(after) or after < 0:
+        if not whole(after) or after < 0:
             raise UserError(f"{where}: after_words must be a whole number ≥ 0")
         then, pause = raw.get("then", ""), raw.get("pause_ms", 0)
-        if not isinstance(then, str) or not _whole(pause) or pause < 0:
+        if not isinstance(then, str) or not whole(pause) or pause < 0:
             raise UserError(f"{where}: then is the rest of the line, pause_ms whole ms ≥ 0")
         return Step(kind, text=value, after_words=after, then=then, pause_ms=pause)
     if kind == "rtvi":
@@ -114,7 +142,7 @@ def parse_step(index: int, raw: Any) -> Step:
             ) from None
         return Step(kind, rtvi_type=value["type"], rtvi_data=data, rtvi_id=rid)
     if kind == "silence_ms":
-        if not _whole(value) or value < 0:
+        if not whole(value) or value < 0:
             raise UserError(f"{where}: silence_ms must be a whole number of milliseconds ≥ 0")
         return Step(kind, ms=value)
     if value is not True and value != "now":
@@ -122,11 +150,6 @@ def parse_step(index: int, raw: Any) -> Step:
             f'{where}: write `end = true` (once the answer has played out) or `end = "now"`'
         )
     return Step(kind, now=value == "now")
-
-
-def _whole(value: object) -> bool:
-    """A TOML integer: ``true`` is an int to Python, never a count to a script."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def toml_steps(text: str, source: str) -> tuple[dict[str, Any], list[Any]]:
@@ -145,9 +168,14 @@ def parse_script(text: str, source: str = "script") -> Script:
     """Parse a caller script; a mistake is a UserError naming the step and the fix."""
     data, steps = toml_steps(text, source)
     rate = data.get("ms_per_word")
-    if rate is not None and (not _whole(rate) or rate <= 0):
+    if rate is not None and (not whole(rate) or rate <= 0):
         raise UserError(f"{source}: ms_per_word must be a positive whole number")
-    return Script(tuple(parse_step(i, raw) for i, raw in enumerate(steps)), rate)
+    expect = data.get("expect")
+    return Script(
+        tuple(parse_step(i, raw) for i, raw in enumerate(steps)),
+        rate,
+        None if expect is None else parse_end_expect(source, expect),
+    )
 
 
 def load_script(path: Path) -> Script:

@@ -12,9 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sandbox.call.effects import CallState, Effect, SendFrame, StateChanged
+from sandbox.call.effects import CallState, Effect, SendFrame, StateChanged, UnitChanged
+from sandbox.caller.expect import EXPECTING_KINDS, StepMark
 from sandbox.caller.script import Script, Step
 from sandbox.host.session import CallHost
+from sandbox.wire import pb
 
 #: How long the bot must have been quiet before the caller speaks again.
 SETTLE_MS = 400
@@ -68,8 +70,13 @@ class ScriptRunner:
     caller: Caller | None = None  # default: a TextCaller on the host
     step_timeout_s: float = STEP_TIMEOUT_S
     notes: list[str] = field(default_factory=list)
+    #: Each step that mints a turn, as it played: when, and the turns it minted.
+    marks: list[StepMark] = field(default_factory=list)
+    #: When each unit's first word reached the output, by speech id (call time).
+    first_audio: dict[int, int] = field(default_factory=dict)
     _quiet_since: int | None = None
     _words_at_turn: int = 0
+    _words_seen: int = 0
 
     def __post_init__(self) -> None:
         self.host.on_effect.append(self._watch)
@@ -84,6 +91,25 @@ class ScriptRunner:
             "user_idle",
         ):
             self._words_at_turn = self.host.words_played
+            self._minted(effect.env)
+        elif isinstance(effect, UnitChanged) and self.host.words_played != self._words_seen:
+            # A word was released just now (a unit also changes when its text grows).
+            self._words_seen = self.host.words_played
+            self.first_audio.setdefault(effect.speech_id, self.host.now())
+
+    def _minted(self, env: pb.Envelope) -> None:
+        """A turn went out: it belongs to the latest step that mints its kind of turn (a
+        line is committed after its step began; an idle turn only during a silence)."""
+        idle = env.WhichOneof("body") == "user_idle"
+        for mark in reversed(self.marks):
+            if (mark.kind == "silence_ms") == idle:
+                if idle and mark is not self.marks[-1]:
+                    return  # an idle turn after the silence's step is over: no step's
+                turn = env.user_idle.turn_id if idle else env.user_message.turn_id
+                mark.turns.append(turn)
+                if idle:
+                    mark.turn_end_ms = self.host.now()
+                return
 
     async def run(self) -> None:
         """Play every step, then hang up once the bot is quiet (unless the call ended)."""
@@ -116,17 +142,23 @@ class ScriptRunner:
         if step.kind in ("say", "type"):
             await self.settle(index)
             self._spoke()
+            mark = self._mark(step.kind, index)
             if step.kind == "type":
                 self.host.caller_turn(step.text, typed=True)
             elif step.then:
                 await self._caller.resume(step.text, step.pause_ms, step.then)
             else:
                 await self._caller.say(step.text)
-        elif step.kind in ("barge_in", "backchannel"):
+            mark.turn_end_ms = self.host.now()
+        elif step.kind == "barge_in":
             await self.until_words(step.after_words, index)
-            if step.kind == "barge_in":
-                self._spoke()
-            await self._caller.over_bot(step.text, barge_in=step.kind == "barge_in")
+            self._spoke()
+            mark = self._mark(step.kind, index)
+            await self._caller.over_bot(step.text, barge_in=True)
+            mark.turn_end_ms = self.host.now()
+        elif step.kind == "backchannel":
+            await self.until_words(step.after_words, index)
+            await self._caller.over_bot(step.text, barge_in=False)
         elif step.kind == "rtvi":
             self.host.from_app(step.rtvi_type, step.rtvi_data, step.rtvi_id)
         elif step.kind == "silence_ms":
@@ -141,8 +173,17 @@ class ScriptRunner:
         idle wait counts: a silence over the bot's reply would never let idle fire."""
         if not await self._until("the bot to finish", self._listening, index):
             return
+        if index:
+            self._mark("silence_ms", index)
         since = self._quiet_since if self._quiet_since is not None else self.host.now()
         await self.host.sleep(ms - (self.host.now() - since))
+
+    def _mark(self, kind: str, index: int) -> StepMark:
+        """The step starts now; its turns and its answer are told apart from here on."""
+        assert kind in EXPECTING_KINDS
+        mark = StepMark(index, kind, self.host.now())
+        self.marks.append(mark)
+        return mark
 
     def _spoke(self) -> None:
         # The core hears of it on its next event; until then the bot is not "quiet".

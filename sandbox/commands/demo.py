@@ -8,9 +8,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from sandbox.call.units import Unit
-from sandbox.commands.options import BRAIN_HELP, brain_choice
+from sandbox.commands.options import BRAIN_HELP
 from sandbox.demo.headless import scene_options
 from sandbox.demo.scene import SHIPPED, Scene, load_scene
+from sandbox.harness.builtin import brain_choice
 
 if TYPE_CHECKING:
     from sandbox.audio.engine import AudioEngine

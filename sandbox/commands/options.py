@@ -4,45 +4,21 @@ from __future__ import annotations
 
 import argparse
 
-from websockets.exceptions import InvalidURI
-from websockets.uri import parse_uri
-
 from sandbox.audio.engine import AudioOptions
-from sandbox.brains.registry import BRAINS
 from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, idle_error, patience_error
 from sandbox.errors import UserError
+from sandbox.harness.builtin import BRAIN_NAMES, brain_choice
 from sandbox.host.launch import BUILTIN_BRAIN, CallOptions, check_init, check_relay_url
 from sandbox.wire import pb
 from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_by_name
 
 #: --relay's help, for every command that dials a brain.
 RELAY_HELP = "dial as the Cortex relay leg, one socket for many calls (the URL must end in /agent)"
-#: What names a brain besides a URL, for every command that dials one.
-BRAIN_NAMES = ("builtin", *BRAINS)
 #: --brain's help, for every command that dials a brain.
 BRAIN_HELP = (
     f"the brain to dial: a WebSocket URL, or a built-in brain by name ({', '.join(BRAIN_NAMES)}; "
     f"builtin is the {BUILTIN_BRAIN})"
 )
-
-
-def brain_choice(spec: str | None, option: str = "--brain") -> tuple[str | None, str]:
-    """The brain ``spec`` names: the URL to dial (None: serve a built-in one for the call)
-    and which built-in. ``builtin`` (or nothing) is the default brain, a built-in's name is
-    that brain, anything else must be a WebSocket URL: a UserError naming ``option``
-    otherwise, before anything is dialed or stored."""
-    if spec is None or spec == "builtin":
-        return None, BUILTIN_BRAIN
-    if spec in BRAINS:
-        return None, spec
-    try:
-        parse_uri(spec)
-    except InvalidURI:
-        raise UserError(
-            f"{option}: {spec!r} is neither a built-in brain ({', '.join(BRAIN_NAMES)}) nor a "
-            "WebSocket URL (ws://host:port/path or wss://host/path)"
-        ) from None
-    return spec, BUILTIN_BRAIN
 
 
 def add_call_options(parser: argparse.ArgumentParser) -> None:

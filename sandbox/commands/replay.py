@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sandbox.audio.sinks import DeviceSink
-from sandbox.commands.options import BRAIN_HELP, brain_choice
+from sandbox.commands.options import BRAIN_HELP
 from sandbox.commands.sessions import OUTCOME_HELP, OUTCOMES, span_seconds
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
+from sandbox.harness.builtin import brain_choice
 from sandbox.host.launch import CallNotPlaced
 from sandbox.record.store import SessionStore
 from sandbox.replay.diff import side_by_side

@@ -5,9 +5,37 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
+from websockets.exceptions import InvalidURI
+from websockets.uri import parse_uri
+
 from sandbox.brains import make_brain
-from sandbox.host.launch import CallOptions
+from sandbox.brains.registry import BRAINS
+from sandbox.errors import UserError
+from sandbox.host.launch import BUILTIN_BRAIN, CallOptions
 from sandbox.sdk import serve
+from sandbox.sdk.server import BrainFactory
+
+#: What names a brain besides a URL, for every command that dials one.
+BRAIN_NAMES = ("builtin", *BRAINS)
+
+
+def brain_choice(spec: str | None, option: str = "--brain") -> tuple[str | None, str]:
+    """The brain ``spec`` names: the URL to dial (None: serve a built-in one for the call)
+    and which built-in. ``builtin`` (or nothing) is the default brain, a built-in's name is
+    that brain, anything else must be a WebSocket URL: a UserError naming ``option``
+    otherwise, before anything is dialed or stored."""
+    if spec is None or spec == "builtin":
+        return None, BUILTIN_BRAIN
+    if spec in BRAINS:
+        return None, spec
+    try:
+        parse_uri(spec)
+    except InvalidURI:
+        raise UserError(
+            f"{option}: {spec!r} is neither a built-in brain ({', '.join(BRAIN_NAMES)}) nor a "
+            "WebSocket URL (ws://host:port/path or wss://host/path)"
+        ) from None
+    return spec, BUILTIN_BRAIN
 
 
 @contextlib.asynccontextmanager
@@ -16,8 +44,16 @@ async def brain_url_for(options: CallOptions) -> AsyncIterator[str]:
     if options.brain_url:
         yield options.brain_url
         return
-    server = await serve(make_brain(options.builtin), host="127.0.0.1", port=0)
+    async with serving(make_brain(options.builtin), relay=options.relay) as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def serving(factory: BrainFactory, *, relay: bool = False) -> AsyncIterator[str]:
+    """``factory``'s brains served on loopback while the block runs: their URL (the relay
+    leg's with ``relay``)."""
+    server = await serve(factory, host="127.0.0.1", port=0)
     try:
-        yield server.relay_url if options.relay else server.url()
+        yield server.relay_url if relay else server.url()
     finally:
         await server.close()

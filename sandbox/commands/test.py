@@ -1,0 +1,72 @@
+"""``sandbox test``: run caller scripts (``test_*.toml``) as tests against a brain."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from pathlib import Path
+
+from sandbox.commands.options import BRAIN_HELP
+from sandbox.harness.builtin import brain_choice
+from sandbox.testing.reports import shown_path, write_reports
+from sandbox.testing.script_tests import PASSED, ScriptResult, find_scripts, run_scripts
+
+HELP = "run caller scripts (test_*.toml) with expectations against a brain, as tests"
+_MARKS = {"passed": "PASS", "failed": "FAIL", "broken": "BROKEN"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``sandbox test``."""
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        default=[Path()],
+        metavar="PATH",
+        help="scripts, or folders searched for test_*.toml (default: the current folder)",
+    )
+    parser.add_argument("--brain", metavar="URL|NAME", help=f"{BRAIN_HELP} (default: builtin)")
+    parser.add_argument(
+        "--audio",
+        choices=("sim", "real"),
+        default="sim",
+        help="sim: text turns, simulated playout, three scripts at once (default); real: "
+        "each line spoken into the microphone path, one script at a time",
+    )
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML for CI")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run every script; exit 0 all passed, 1 an expectation failed, 2 the brain could not
+    be reached or broke a rule of the wire."""
+    brain_choice(args.brain)  # a wrong name is refused before anything runs
+    scripts = find_scripts(args.paths)
+    root = Path.cwd()
+    started = time.monotonic()
+    # Each script is printed as it finishes; the files keep the order they were found in.
+    run_ = asyncio.run(
+        run_scripts(scripts, args.brain or "builtin", args.audio, lambda r: _print(r, root))
+    )
+    write_reports(run_, root, args.junit, args.json)
+    counts = {status: sum(r.status == status for r in run_.results) for status in _MARKS}
+    print(
+        f"{counts['passed']} passed, {counts['failed']} failed, {counts['broken']} broken "
+        f"in {time.monotonic() - started:.1f} s"
+    )
+    return run_.exit_status
+
+
+def _print(result: ScriptResult, root: Path) -> None:
+    """One line for the script, then each reason it did not pass."""
+    print(
+        f"{_MARKS[result.status]:<6} {shown_path(result.path, root)}  {result.seconds:.1f} s",
+        flush=True,
+    )
+    if result.status == PASSED:
+        return
+    for problem in result.problems:
+        print(f"  {problem}")
+    if result.session_id is not None:
+        print(f"  session {result.session_id}", flush=True)

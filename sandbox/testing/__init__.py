@@ -1,0 +1,1 @@
+"""Caller scripts run as tests: ``sandbox test``'s runner, its JUnit file, the pytest plugin."""

@@ -1,0 +1,244 @@
+"""Running caller scripts as tests against one brain: each script is a real call over the
+real WebSocket, its expectations judged once it has ended (:mod:`sandbox.caller.expect`).
+
+A script *fails* when an expectation does not hold or a step could not be carried out (the
+script's notes); it is *broken* when the brain could not be reached or a rule of the wire
+was broken (the conformance checker's findings on the call's frames), whatever its
+expectations said: 0, 1 and 2 as an exit status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.audio.script_mic import ScriptMic
+from sandbox.brains import make_brain
+from sandbox.call.sim_playout import SimPlayout
+from sandbox.caller.expect import Answer, Failure, answer, check_end, check_step
+from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, load_script
+from sandbox.caller.script_runner import ScriptRunner, play_through
+from sandbox.caller.voice_caller import InjectedVoice
+from sandbox.check.wirelog import WireLog
+from sandbox.errors import UserError
+from sandbox.harness.builtin import brain_choice, serving
+from sandbox.host.audio_call import audio_call
+from sandbox.host.launch import CallNotPlaced, CallOptions, open_call
+from sandbox.host.session import CallHost
+from sandbox.host.warp import WarpClock
+from sandbox.record.plain_text import visible
+from sandbox.record.report import Report
+from sandbox.sdk import Brain
+
+#: What names the brain under test: a WebSocket URL, a built-in brain's name, or a factory
+#: of brains served in-process for the run (a pytest fixture's own brain class).
+BrainSpec = str | Callable[[], Brain]
+#: Scripts played at once with simulated audio (a real voice has one microphone).
+SIM_AT_ONCE = 3
+PASSED, FAILED, BROKEN = "passed", "failed", "broken"
+#: Folders never searched for scripts, as pytest's ``norecursedirs`` (hidden ones too).
+_NOT_SEARCHED = frozenset({"node_modules", "venv", "build", "dist", "__pycache__"})
+
+
+@dataclass(frozen=True)
+class ScriptResult:
+    """One script's run: its failed expectations, or why it could not be judged."""
+
+    path: Path
+    seconds: float
+    failures: tuple[Failure, ...] = ()
+    #: Rules of the wire the brain broke in the call, in words (each makes it broken).
+    rule_breaks: tuple[str, ...] = ()
+    #: Why the brain could not be reached, if it could not.
+    unreachable: str | None = None
+    session_id: str | None = None
+    #: The answer to each step that minted a turn, by step number (for the JSON file).
+    answers: tuple[tuple[int, Answer], ...] = ()
+
+    @property
+    def status(self) -> str:
+        """passed, failed (an expectation), or broken (the brain unreachable, a wire rule)."""
+        if self.unreachable is not None or self.rule_breaks:
+            return BROKEN
+        return FAILED if self.failures else PASSED
+
+    @property
+    def problems(self) -> list[str]:
+        """Every reason it did not pass, one line each, safe to print."""
+        lines = [f"wire rule broken: {rule}" for rule in self.rule_breaks]
+        if self.unreachable is not None:
+            lines.insert(0, f"the brain could not be reached: {visible(self.unreachable)}")
+        return lines + [str(f) for f in self.failures]
+
+
+@dataclass(frozen=True)
+class Run:
+    """Every script's result, in the order the scripts were found."""
+
+    results: tuple[ScriptResult, ...] = field(default_factory=tuple)
+
+    @property
+    def exit_status(self) -> int:
+        """0 every script passed, 1 an expectation failed, 2 a script was broken."""
+        statuses = {r.status for r in self.results}
+        return 2 if BROKEN in statuses else 1 if FAILED in statuses else 0
+
+
+def find_scripts(paths: Sequence[Path]) -> list[Path]:
+    """Every ``test_*.toml`` under ``paths`` (a file named is taken as it is), sorted; a
+    UserError when a path is missing or nothing is found."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_file():
+            found.append(path)
+        elif path.is_dir():
+            found += sorted(
+                p
+                for p in path.rglob("test_*.toml")
+                if p.is_file() and not _skipped(p.relative_to(path).parts[:-1])
+            )
+        else:
+            raise UserError(f"{path}: no such file or folder")
+    if not found:
+        where = ", ".join(str(p) for p in paths)
+        raise UserError(f"no caller scripts (test_*.toml) under {where}")
+    return found
+
+
+def _skipped(folders: Sequence[str]) -> bool:
+    """A folder pytest would not look in either: hidden, a virtualenv, a build's output
+    (an installed package's own test files are not this brain's scripts)."""
+    return any(f.startswith(".") or f in _NOT_SEARCHED for f in folders)
+
+
+async def run_scripts(
+    paths: Iterable[Path],
+    brain: BrainSpec,
+    audio: str = "sim",
+    done: Callable[[ScriptResult], None] | None = None,
+) -> Run:
+    """Run every script against ``brain`` (three at once in sim, one at a time with real
+    audio); ``done`` is told of each result as it comes."""
+    scripts = list(paths)
+    gate = asyncio.Semaphore(SIM_AT_ONCE if audio == "sim" else 1)
+    models = await _loaded_models() if audio == "real" else None
+
+    async with brain_url(brain) as url:
+
+        async def one(path: Path) -> ScriptResult:
+            async with gate:
+                result = await run_script(path, url, models)
+            if done is not None:
+                done(result)
+            return result
+
+        results = await asyncio.gather(*(one(path) for path in scripts))
+    return Run(tuple(results))
+
+
+@contextlib.asynccontextmanager
+async def brain_url(brain: BrainSpec) -> AsyncIterator[str]:
+    """The URL to dial for ``brain``: its own, or a built-in or given brain served on
+    loopback for as long as the block runs."""
+    if isinstance(brain, str):
+        url, builtin = brain_choice(brain)
+        if url is not None:
+            yield url
+            return
+        brain = make_brain(builtin)
+    async with serving(brain) as url:
+        yield url
+
+
+async def run_script(path: Path, url: str, models: AudioEngine | None = None) -> ScriptResult:
+    """One script as one call to ``url``, judged; with real audio through an engine of its
+    own on ``models``' loaded models (an engine serves one call), its caller's voice
+    spoken into the microphone path."""
+    started = time.monotonic()
+    try:
+        script = load_script(path)
+    except UserError as exc:  # the author's script, not the brain: this one fails, others run
+        failure = Failure("script", "a caller script that reads", visible(str(exc)))
+        return ScriptResult(path, time.monotonic() - started, (failure,))
+    options = CallOptions(brain_url=url, recording="sim" if models is None else "audio")
+    try:
+        if models is None:
+            rate = script.ms_per_word or DEFAULT_MS_PER_WORD
+            host = await open_call(options, url, SimPlayout(ms_per_word=rate), warp=WarpClock())
+            runner = ScriptRunner(host, script)
+            await play_through(host, runner)
+            return _judged(path, started, script, host, runner)
+        mic = ScriptMic()
+        engine = AudioEngine(
+            AudioOptions(),
+            transcriber=models.transcriber,
+            synthesizers=models.synthesizers,
+            mic_source=mic,
+        )
+        async with audio_call(options, url, engine) as host:
+            runner = ScriptRunner(host, script, caller=InjectedVoice(mic))
+            await play_through(host, runner)
+            return _judged(path, started, script, host, runner)
+    except CallNotPlaced as failed:
+        return ScriptResult(path, time.monotonic() - started, unreachable=str(failed))
+
+
+def _judged(
+    path: Path, started: float, script: Script, host: CallHost, runner: ScriptRunner
+) -> ScriptResult:
+    report = host.recorder.finish(host.core, host.now(), runner.notes)
+    rule_breaks = tuple(
+        visible(f"{f.rule.section}: {f.detail}") for f in WireLog(host.recorder.frames).findings
+    )
+    answers = answers_of(runner, report)
+    return ScriptResult(
+        path,
+        time.monotonic() - started,
+        tuple(judge(script, runner.notes, answers, report)),
+        rule_breaks,
+        session_id=report.session_id,
+        answers=tuple(sorted(answers.items())),
+    )
+
+
+def answers_of(runner: ScriptRunner, report: Report) -> dict[int, Answer]:
+    """The answer to each step that minted a turn, by the step's number."""
+    starts = sorted(mark.at_ms for mark in runner.marks)
+    answers = {}
+    for mark in runner.marks:
+        after = [t for t in starts if t > mark.at_ms]
+        answers[mark.index] = answer(mark, after[0] if after else None, report, runner.first_audio)
+    return answers
+
+
+def judge(
+    script: Script, notes: Sequence[str], answers: Mapping[int, Answer], report: Report
+) -> list[Failure]:
+    """Every failure of a played script: its notes (a step it could not carry out), each
+    step's expectations on its answer, then the script's own on the whole call."""
+    failures = [Failure("script", "every step played", visible(note)) for note in notes]
+    for index, step in enumerate(script.steps, start=1):
+        if step.expect is None:
+            continue
+        where = f"step {index} ({step.kind})"
+        got = answers.get(index)
+        if got is None:
+            failures.append(Failure(where, "its answer", "the step was never played"))
+            continue
+        failures += check_step(where, step.expect, got)
+    if script.expect is not None:
+        failures += check_end(script.expect, report)
+    return failures
+
+
+async def _loaded_models() -> AudioEngine:
+    """An engine whose models (Whisper, the default voice) are loaded once for the run."""
+    engine = AudioEngine(AudioOptions())
+    await asyncio.to_thread(engine.load, lambda words: print(words, file=sys.stderr))
+    return engine
