@@ -4,9 +4,15 @@ reports them; first of each wins, absent stays absent."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from sandbox.call.played import AudioMark
 from sandbox.call.waterfall import STAGES, HeardTiming, from_start, in_order
+from sandbox.record.latency_text import percentile
 from tests.call_rig import Rig
+from tests.cli_rig import sandbox_cli
+from tests.session_rig import recorded_call
 
 
 def _spoken_turn(rig: Rig, text: str, heard: HeardTiming) -> None:
@@ -111,3 +117,39 @@ def test_an_unknown_stage_from_a_playout_is_ignored_and_stages_read_in_order() -
         "user_message",
         "first_sample",
     ]
+
+
+async def test_a_sim_call_stores_each_turns_timeline_in_order_and_prints_its_table(
+    home: Path,
+) -> None:
+    host = await recorded_call()
+    sid = host.core.session_id
+    shown = sandbox_cli(home, "sessions", "show", sid, "--json")
+    assert shown.returncode == 0, shown.stderr
+    turns = json.loads(shown.stdout)["turns"]
+    # The question and the barge-in both got an answer: each timeline runs from its
+    # UserMessage through the first chunk to the first sample, in order, on one clock.
+    assert [t["turn_id"] for t in turns] == [2, 3]
+    for turn in turns:
+        timeline = turn["timeline"]
+        assert list(timeline) == ["user_message", "first_chunk", "first_sample"]
+        times = list(timeline.values())
+        assert times == sorted(times) and times[0] > 0
+    table = sandbox_cli(home, "sessions", "show", sid, "--latency")
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("turn"))
+    assert header.split() == ["turn", "user", "message", "first", "chunk", "first", "sample"]
+    rows = {line.split()[0]: line.split()[1:] for line in lines if line[:6].strip()}
+    for turn in turns:
+        offsets = from_start(turn["timeline"])
+        assert rows[str(turn["turn_id"])] == [str(ms) for ms in offsets.values()]
+    assert {"p50", "p90"} <= set(rows)
+    assert "mappingproxy" not in table.stdout and "{" not in table.stdout
+
+
+def test_percentiles_are_values_that_were_measured() -> None:
+    assert percentile([300, 100, 200], 0.5) == 200
+    assert percentile([300, 100, 200], 0.9) == 300
+    assert percentile([7], 0.9) == 7
+    assert percentile(list(range(1, 11)), 0.9) == 9
