@@ -70,3 +70,17 @@ def from_start(timeline: Mapping[str, int]) -> dict[str, int]:
         return {}
     start = next(iter(ordered.values()))
     return {stage: at - start for stage, at in ordered.items()}
+
+
+def turn_at(
+    timelines: Mapping[int, Mapping[str, int]], t_ms: int
+) -> tuple[int | None, dict[str, int]]:
+    """The waterfall as it stood at ``t_ms`` (a replay's playhead): the latest caller turn
+    whose first stage had happened, with only its stages up to then; (None, {}) before the
+    first turn."""
+    found: tuple[int | None, dict[str, int]] = (None, {})
+    for turn_id, timeline in sorted(timelines.items()):
+        so_far = {stage: at for stage, at in in_order(timeline).items() if at <= t_ms}
+        if so_far:
+            found = (turn_id, so_far)
+    return found

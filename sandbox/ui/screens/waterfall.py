@@ -33,7 +33,7 @@ class WaterfallScreen(ModalScreen[None]):
     def __init__(self, turn_id: int | None, timeline: Mapping[str, int]) -> None:
         super().__init__()
         self.view = WaterfallView(id="waterfall")
-        self._turn = (turn_id, dict(timeline))
+        self.turn_id, self.timeline = turn_id, dict(timeline)
 
     def compose(self) -> ComposeResult:
         """The waterfall in a bordered box."""
@@ -43,4 +43,4 @@ class WaterfallScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         """Draw the turn."""
         self.query_one(Vertical).border_title = "latency waterfall"
-        self.view.show(*self._turn)
+        self.view.show(self.turn_id, self.timeline)
