@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from call_rig import Rig
+from cli_rig import sandbox_cli
+from session_rig import recorded_call
+
 from sandbox.call.played import AudioMark
 from sandbox.call.waterfall import STAGES, HeardTiming, from_start, in_order
 from sandbox.record.latency_text import percentile
-from tests.call_rig import Rig
-from tests.cli_rig import sandbox_cli
-from tests.session_rig import recorded_call
 
 
 def _spoken_turn(rig: Rig, text: str, heard: HeardTiming) -> None:
