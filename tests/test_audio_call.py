@@ -24,6 +24,7 @@ from sandbox.audio.voices import default_voice
 from sandbox.call.effects import CallState, Effect, PausePlayout, ResumePlayout, SendFrame
 from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
+from sandbox.call.waterfall import STAGES
 from sandbox.caller.espeak_voice import speak
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallOptions, open_call
@@ -266,3 +267,19 @@ async def test_the_bots_own_echo_does_not_cut_it_with_aec_on(
         )
     assert sent(effects, "interruption") == []
     assert all(u.fate is Fate.PLAYED for u in host.core.units)
+
+
+async def test_a_spoken_turn_keeps_its_latency_waterfall_in_stage_order(
+    pulse: ModuleType, transcriber: Transcriber, synthesizer: Synthesizer, tmp_path: Path
+) -> None:
+    wav = caller_wav(tmp_path, "What time do you open tomorrow")
+    async with audio_call("echo", transcriber, synthesizer) as (host, _engine, _effects):
+        await until(quiet(host))  # the greeting played out
+        await asyncio.to_thread(pulse.play_into_mic, wav)
+        await until(lambda: len(host.core.units) == 2 and host.core.units[1].fate is not None)
+    (timeline,) = host.core.ledger.timelines.values()
+    # Every stage up to the first sample released, on the call's one clock, in order; the
+    # speaker's own delay is there only where the sound server reported one.
+    assert list(timeline)[:7] == list(STAGES)[:7]
+    assert set(timeline) <= set(STAGES)
+    assert list(timeline.values()) == sorted(timeline.values())

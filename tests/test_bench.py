@@ -245,7 +245,7 @@ def _um(turn_id: int, text: str) -> SendFrame:
 
 def test_a_turn_is_timed_from_the_voice_end_to_its_user_message() -> None:
     log = CallLog()
-    log.events.append((1900, TurnCommitted("Book a table.", "confident", 1120, 1890)))
+    log.events.append((1900, TurnCommitted("Book a table.", "confident", 1120, 1700, 1890)))
     log.effects.append((1905, _um(2, "Book a table.")))
     log.releases += [(1500, 0.0), (1980, 0.0), (2040, 20.0), (2060, 20.0)]
     run = turn_run("Book a table.", 1000.0, log, {2: "confident"})

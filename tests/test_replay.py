@@ -28,6 +28,7 @@ from sandbox.replay.leg_player import LegPlayer
 from sandbox.replay.source import open_recording
 from sandbox.replay.timeline import Replayer
 from sandbox.ui.replay_app import ReplayApp
+from sandbox.ui.screens.waterfall import WaterfallScreen
 from sandbox.ui.widgets.conversation import Line
 
 SnapCompare = Callable[..., bool]
@@ -218,3 +219,30 @@ def test_a_damaged_leg_replays_silently_and_says_why(home: Path) -> None:
     assert recording.legs == {} and recording.no_audio is not None
     assert "cannot be read" in recording.no_audio and "mic.wav" in recording.no_audio
     assert len(recording.replayer.moments) > 0  # the rest of the session is all there
+
+
+async def test_the_waterfall_at_each_turn_shows_that_turns_stages_up_to_the_playhead() -> None:
+    host = await recorded_call()
+    timelines = host.core.ledger.timelines
+    app = ReplayApp(open_recording(host.core.session_id[:8]), clock=ManualClock())
+    async with app.run_test(size=SIZE) as pilot:
+        for turn_id, timeline in timelines.items():
+            stages = list(timeline.items())
+            (first, at), (last, end) = stages[0], stages[-1]
+            app.go_to(end)
+            await pilot.press("w")
+            shown = app.screen
+            assert isinstance(shown, WaterfallScreen)
+            assert (shown.turn_id, shown.timeline) == (turn_id, dict(timeline))
+            assert f"turn {turn_id}" in str(shown.view.render())
+            await pilot.press("w")  # closes it
+            assert not isinstance(app.screen, WaterfallScreen)
+            app.go_to(at)  # only as far as the turn had got then
+            await pilot.press("w")
+            assert isinstance(app.screen, WaterfallScreen)
+            assert app.screen.turn_id == turn_id and first in app.screen.timeline
+            assert last not in app.screen.timeline or at == end
+            await pilot.press("escape")
+        app.go_to(0)
+        await pilot.press("w")
+        assert isinstance(app.screen, WaterfallScreen) and app.screen.turn_id is None

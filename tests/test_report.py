@@ -35,6 +35,7 @@ KEYS = [
     "watermark",
     "caller_turns",
     "turn_closes",
+    "turns",
     "units",
     "steps",
     "errors",
@@ -61,7 +62,7 @@ UNIT_KEYS = [
 ]
 #: Keys a report written before they existed lacks.
 LATER_KEYS = ["brain_name", "turn_closes", "backchannels", "stalls", "errors_uncounted"]
-LATER_KEYS += ["malformed_unkept", "record"]
+LATER_KEYS += ["malformed_unkept", "record", "turns"]
 
 
 async def test_a_saved_call_report_validates_and_reads_back_as_the_same_value(home: Path) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, Select
 from ui_brains import in_thread, version_refusing_brain
@@ -38,6 +39,7 @@ from sandbox.call.units import Bracket
 from sandbox.ui.app import SandboxApp
 from sandbox.ui.choose import HOW_TO_ENABLE
 from sandbox.ui.screens.settings import SettingsScreen
+from sandbox.ui.screens.waterfall import WaterfallScreen
 from sandbox.ui.typed_audio import typed_banner
 from sandbox.wire import pb
 
@@ -164,3 +166,37 @@ def test_error_refused_version(snap_compare: SnapCompare) -> None:
 
     with in_thread(version_refusing_brain) as url:
         assert run(snap_compare, clock, refused, brain_url=url)
+
+
+def test_latency_waterfall(snap_compare: SnapCompare) -> None:
+    """f7 over a reply being spoken: the last caller turn's stages on one time axis (typed,
+    on the simulated playout: from its UserMessage to its first sample)."""
+    clock = ManualClock()
+
+    async def waterfall(pilot: Pilot[Any]) -> None:
+        app = await _speaking(pilot, clock)
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: isinstance(app.screen, WaterfallScreen), "the waterfall")
+
+    assert run(snap_compare, clock, waterfall)
+
+
+def test_latency_waterfall_of_a_spoken_turn(snap_compare: SnapCompare) -> None:
+    """A spoken turn's every stage, voice end to the speaker, in the shape a real-audio call
+    keeps them (the times are made up for the picture; figures come from the bench)."""
+    timeline = {
+        "voice_end": 10_240,
+        "window_closed": 10_880,
+        "committed": 10_910,
+        "user_message": 10_912,
+        "first_chunk": 11_020,
+        "first_clause": 11_160,
+        "first_sample": 11_178,
+        "first_speaker": 11_218,
+    }
+
+    class Shown(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(WaterfallScreen(3, timeline))
+
+    assert snap_compare(Shown(), terminal_size=(110, 16))

@@ -274,6 +274,7 @@ class AudioEngine:
         self._hooks = hooks or EngineHooks()
         link.listening = self
         speech.wake = link.wake
+        speech.now_ms = link.now
         transcribe = in_executor(self.transcriber, self._stt_pool)
         self._listener = Listener(transcribe, echo=self._echo)
         self._listener.on_cleaned = self._cleaned

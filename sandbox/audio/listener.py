@@ -23,8 +23,9 @@ What it emits (the host pairs them with the call core):
 * :class:`Backchannel` ``(text, t_onset, t_end, resumed)`` - speech under the bot that never
   took the floor ("mm hmm"); for display and the record only, never a UserMessage. Not emitted
   when Whisper heard nothing. ``resumed``: the bot paused for it, then went on.
-* :class:`TurnCommitted` ``(text, reason, t_end_of_speech, t_committed)`` - one committed turn;
-  ``reason`` is "confident" or "silence" (see :mod:`sandbox.audio.endpointer`).
+* :class:`TurnCommitted` ``(text, reason, t_end_of_speech, t_window_closed, t_committed)`` - one
+  committed turn; ``reason`` is "confident" or "silence" (see :mod:`sandbox.audio.endpointer`),
+  ``t_window_closed`` when the endpointer closed it.
 * :class:`DroppedEmpty` ``(reason)`` - a turn closed but Whisper heard nothing in it (a cough, a
   door): there is no question to answer, so nothing is handed on.
 
@@ -119,6 +120,7 @@ class TurnCommitted:
     text: str
     reason: Reason
     t_end_of_speech: int
+    t_window_closed: int
     t_committed: int
 
 
@@ -387,4 +389,5 @@ class Listener:
             return [backchannel] if text else []
         if not text:
             return [DroppedEmpty(turn.ended.reason)]
-        return [TurnCommitted(text, turn.ended.reason, turn.ended.speech_end, self._now)]
+        ended = turn.ended
+        return [TurnCommitted(text, ended.reason, ended.speech_end, ended.t, self._now)]

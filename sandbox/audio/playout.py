@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sandbox.audio.sinks import AudioSink, Block, ClockedSink, NullSink
+from sandbox.audio.sinks import AudioSink, Block, ClockedSink, DeviceSink, NullSink
 from sandbox.audio.tts import Clip, WordSpan
 
 log = logging.getLogger(__name__)
@@ -299,6 +299,14 @@ class PlayoutClock:
                 self._halt.wait(max(0.0, wait))
         except BaseException as exc:  # kept for stop(); the thread must not die unheard
             self._error = exc
+
+    def output_delay_ms(self) -> int | None:
+        """How long the block being released now takes to reach the speaker, as the sound
+        card reported it on this pull; None where nothing measured it (a paced sink)."""
+        sink = self._sink
+        if isinstance(sink, DeviceSink) and sink.output_delay_s is not None:
+            return round(sink.output_delay_s * 1000)
+        return None
 
     def stalled_s(self) -> float:
         """How long a clocked sink has not pulled, in seconds: 0 before its first pull and

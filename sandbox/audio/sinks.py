@@ -171,6 +171,9 @@ class DeviceSink:
         self._stream: Any = None
         #: How many times the device ran dry (the audio thread was late).
         self.underflows = 0
+        #: From the block being pulled to its first sample at the DAC, as PortAudio timed
+        #: the current callback; None until it reports a time (some hosts report none).
+        self.output_delay_s: float | None = None
 
     @property
     def sample_rate(self) -> int:
@@ -182,9 +185,11 @@ class DeviceSink:
         sd = require_sounddevice()
         sys.setswitchinterval(SWITCH_INTERVAL_S)
 
-        def callback(outdata: Any, frames: int, _time: Any, status: Any) -> None:
+        def callback(outdata: Any, frames: int, times: Any, status: Any) -> None:
             if status.output_underflow:
                 self.underflows += 1
+            dac, current = times.outputBufferDacTime, times.currentTime
+            self.output_delay_s = dac - current if dac >= current > 0 else None
             outdata[:, 0] = pull(frames)
 
         try:

@@ -30,7 +30,15 @@ from sandbox.audio.clauses import take_ready
 from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import Block
 from sandbox.audio.tts import Synthesizer, Trouble
-from sandbox.call.played import ClauseUnsaid, Played, UnitPlayed, UnitUnspoken, WordPlayed
+from sandbox.call.played import (
+    AudioMark,
+    ClauseUnsaid,
+    Played,
+    UnitPlayed,
+    UnitUnspoken,
+    WordPlayed,
+)
+from sandbox.call.waterfall import FIRST_CLAUSE, FIRST_SAMPLE, FIRST_SPEAKER
 from sandbox.errors import UserError
 
 SynthesizerFor = Callable[[int], Synthesizer]
@@ -97,6 +105,9 @@ class SpeechOut:
         self._unspoken: set[int] = set()  # units stopped: their voice or a clause failed
         self.timing = Timing()
         self.wake: Callable[[], None] = lambda: None
+        #: The call's clock in ms, for the waterfall's marks (:class:`AudioMark`); until a
+        #: call sets it, none are made.
+        self.now_ms: Callable[[], int] | None = None
         #: Also told of every word as it is released (the audio thread; return at once).
         self.word_hooks: list[Callable[[WordPlayed], None]] = []
         self.clock = make_clock(
@@ -238,6 +249,7 @@ class SpeechOut:
                     first = job.speech_id not in self.timing.first_audio
                     if first and job.speech_id not in self._awaiting_audio:
                         self._awaiting_audio.append(job.speech_id)
+                        self._mark(job.speech_id, FIRST_CLAUSE)
                 self.clock.enqueue(job.speech_id, clip)
 
     def _unsaid(self, speech_id: int, text: str, reason: str) -> None:
@@ -271,5 +283,15 @@ class SpeechOut:
                 if self._awaiting_audio:
                     sid = self._awaiting_audio.popleft()
                     self.timing.first_audio.setdefault(sid, self._now())
+                    self._mark(sid, FIRST_SAMPLE)
+                    delay = self.clock.output_delay_ms()
+                    if delay is not None:
+                        self._mark(sid, FIRST_SPEAKER, delay)
         if self._on_release_hook is not None:
             self._on_release_hook(block)
+
+    def _mark(self, speech_id: int, stage: str, later_ms: int = 0) -> None:
+        """A waterfall moment of a unit, now (plus ``later_ms``), for the core; under
+        ``_lock``. The word or clip that comes with it wakes the host."""
+        if self.now_ms is not None:
+            self._events.append(AudioMark(speech_id, stage, self.now_ms() + later_ms))

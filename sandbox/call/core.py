@@ -52,6 +52,13 @@ from sandbox.call.ledger import (
 from sandbox.call.rtvi import app_frame_problem, brain_frame_problem, rtvi_name
 from sandbox.call.settings import Capabilities, Settings, merged, validate
 from sandbox.call.units import Bracket, Fate, Unit, UnitBook, WireRuleBroken
+from sandbox.call.waterfall import (
+    FIRST_CHUNK,
+    FIRST_SAMPLE,
+    PLAYOUT_STAGES,
+    USER_MESSAGE,
+    HeardTiming,
+)
 from sandbox.wire import WIRE_VERSION, pb
 from sandbox.wire.catalog import ISO_BY_LANGUAGE, RTVI_TYPE_BY_NAME, VOQALIZE_ARMS
 from sandbox.wire.codec import envelope, unknown_arms
@@ -274,6 +281,8 @@ class CallCore:
         if unit is not None:
             unit.last_frame_ms = now
         if self._book.chunk(sid, msg.text):
+            assert unit is not None  # a relayed chunk is an open unit's
+            self._ledger.mark(unit.turn_id, FIRST_CHUNK, now)
             return [SpeakText(sid, msg.text), UnitChanged(sid)]
         return [UnitChanged(sid)] if self._book.get(sid) is not None else []
 
@@ -407,14 +416,22 @@ class CallCore:
         return out + self._settle(now)
 
     def caller_turn(
-        self, text: str, now: int, *, typed: bool = False, closed_by: str = ""
+        self,
+        text: str,
+        now: int,
+        *,
+        typed: bool = False,
+        closed_by: str = "",
+        heard: HeardTiming | None = None,
     ) -> list[Effect]:
         """A committed caller turn (spoken, or typed as the app's send-text).
 
         ``closed_by`` records how endpointing closed a spoken turn ("confident" or
-        "silence"). Its text reaches the brain once, verbatim: a caller who resumes after a
-        commit starts a new turn, and the Interruption it raises kills the old one, so the
-        brain answers only the latest and never sees one message repeated in another.
+        "silence"), and ``heard`` when the listener heard it end: its waterfall starts
+        there (see :mod:`sandbox.call.waterfall`). Its text reaches the brain once,
+        verbatim: a caller who resumes after a commit starts a new turn, and the
+        Interruption it raises kills the old one, so the brain answers only the latest and
+        never sees one message repeated in another.
         """
         if self.ended is not None:
             return []
@@ -427,6 +444,8 @@ class CallCore:
         self._interrupted = False
         self.turn += 1
         self._ledger.add_caller_line(self.turn, text, "typed" if typed else closed_by)
+        marks = heard.marks() if heard is not None else {}
+        self._ledger.open_timeline(self.turn, {**marks, USER_MESSAGE: now})
         self._pending = _Pending(self.turn, now, self.stall_ms)
         self._idle.caller_spoke()
         out.append(SendFrame(envelope(pb.UserMessage(turn_id=self.turn, text=text))))
@@ -471,7 +490,18 @@ class CallCore:
             return []  # a word racing a cut lands after the unit's heard text is fixed
         if not unit.cursor.played(word):
             self._ledger.skip_alignment()
+        # A playout that reports no samples (the simulated one) starts a word's audio as
+        # the word counts as heard; a real one's own mark came first and stands.
+        self._ledger.mark(unit.turn_id, FIRST_SAMPLE, now)
         return [UnitChanged(speech_id)]
+
+    def audio_mark(self, speech_id: int, stage: str, t_ms: int) -> list[Effect]:
+        """The playout saw a moment of a unit's audio (one of ``PLAYOUT_STAGES``) at
+        ``t_ms``: its turn's waterfall keeps the first of each."""
+        unit = self._book.get(speech_id)
+        if unit is not None and stage in PLAYOUT_STAGES:
+            self._ledger.mark(unit.turn_id, stage, t_ms)
+        return []
 
     def unit_played(self, speech_id: int, now: int) -> list[Effect]:
         """All of a closed unit's audio has been released."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from sandbox.call.waterfall import in_order
 from sandbox.wire import pb
 
 
@@ -92,6 +93,11 @@ class LedgerView(Protocol):
         """Every time the user was told the brain had not answered."""
 
     @property
+    def timelines(self) -> Mapping[int, Mapping[str, int]]:
+        """Each caller turn's latency waterfall by its turn id: stage -> ms on the call's
+        clock, in stage order (see :mod:`sandbox.call.waterfall`)."""
+
+    @property
     def alignment_skips(self) -> int:
         """Words the playout reported that did not match the unit's text."""
 
@@ -111,6 +117,7 @@ class Ledger:
     _caller_closes: dict[int, str] = field(default_factory=dict)
     _backchannels: list[BackchannelRecord] = field(default_factory=list)
     _stalls: list[StallRecord] = field(default_factory=list)
+    _timelines: dict[int, dict[str, int]] = field(default_factory=dict)
     _alignment_skips: int = 0
     _errors_uncounted: int = 0
 
@@ -136,6 +143,17 @@ class Ledger:
     def add_stall(self, stall: StallRecord) -> None:
         """The user was told the brain is slow."""
         self._stalls.append(stall)
+
+    def open_timeline(self, turn_id: int, marks: Mapping[str, int]) -> None:
+        """Caller turn ``turn_id`` was committed: its waterfall starts with ``marks``."""
+        self._timelines[turn_id] = dict(marks)
+
+    def mark(self, turn_id: int, stage: str, t_ms: int) -> None:
+        """``stage`` of caller turn ``turn_id`` happened at ``t_ms``; only its first time
+        counts, and a turn with no timeline (the greeting, an idle turn) keeps none."""
+        timeline = self._timelines.get(turn_id)
+        if timeline is not None:
+            timeline.setdefault(stage, t_ms)
 
     def skip_alignment(self) -> None:
         """A played word did not match its unit's text."""
@@ -181,6 +199,11 @@ class Ledger:
     def stalls(self) -> Sequence[StallRecord]:
         """See :class:`LedgerView`."""
         return list(self._stalls)
+
+    @property
+    def timelines(self) -> Mapping[int, Mapping[str, int]]:
+        """See :class:`LedgerView`."""
+        return MappingProxyType({t: in_order(marks) for t, marks in self._timelines.items()})
 
     @property
     def alignment_skips(self) -> int:

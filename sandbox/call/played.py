@@ -44,4 +44,15 @@ class ClauseUnsaid:
     reason: str
 
 
-Played = WordPlayed | UnitPlayed | UnitUnspoken | ClauseUnsaid
+@dataclass(frozen=True)
+class AudioMark:
+    """A moment of a unit's audio on its way out, for its turn's latency waterfall:
+    ``stage`` is one of :data:`~sandbox.call.waterfall.PLAYOUT_STAGES` and ``t_ms`` when it
+    happened on the call's clock (the playout's threads see it before the host drains it)."""
+
+    speech_id: int
+    stage: str
+    t_ms: int
+
+
+Played = WordPlayed | UnitPlayed | UnitUnspoken | ClauseUnsaid | AudioMark

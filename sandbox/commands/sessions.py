@@ -16,6 +16,7 @@ from sandbox.call.outcome import COMPLETED, NO_ANSWER, NOT_A_CONVERSATION, NOT_R
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
 from sandbox.record.export import session_report, session_report_json
+from sandbox.record.latency_text import latency_lines
 from sandbox.record.legs import EXPORTED_LEGS, export_legs
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import session_page
@@ -47,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show = _verb(verbs, "show", "one session: its index, transcript and errors")
     show.add_argument("id", help="a session id or a unique prefix of one")
     show.add_argument("--json", action="store_true", help="print the session's report JSON")
+    show.add_argument(
+        "--latency",
+        action="store_true",
+        help="print each caller turn's latency waterfall as a table, with p50/p90 per stage",
+    )
     export_arguments(_verb(verbs, "export", EXPORT_HELP))
     script = _verb(verbs, "script", "print the session's caller side as a caller script (TOML)")
     script.add_argument("id", help="a session id or a unique prefix of one")
@@ -104,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         if args.verb == "show":
             if args.json:
                 print(json_text(session_report_json(store, row), indent=2))
+            elif args.latency:
+                print("\n".join(latency_lines(session_report(store, row))))
             else:
                 print(session_text(row, session_report(store, row)))
         elif args.verb == "export":

@@ -37,8 +37,9 @@ from sandbox.call.effects import (
     UnitChanged,
     WireEffect,
 )
-from sandbox.call.played import ClauseUnsaid, UnitUnspoken, WordPlayed
+from sandbox.call.played import AudioMark, ClauseUnsaid, UnitUnspoken, WordPlayed
 from sandbox.call.ports import Listening, Playout, listen, play
+from sandbox.call.waterfall import HeardTiming
 from sandbox.host.warp import WarpClock, brain_owes
 from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
@@ -160,7 +161,12 @@ class CallHost:
             case Backchannel(text=text, resumed=resumed):
                 self.post_threadsafe(lambda now: core.backchannel(text, now, resumed=resumed))
             case TurnCommitted(text=text, reason=reason):
-                self.post_threadsafe(lambda now: core.caller_turn(text, now, closed_by=reason))
+                timing = HeardTiming(
+                    event.t_end_of_speech, event.t_window_closed, event.t_committed
+                )
+                self.post_threadsafe(
+                    lambda now: core.caller_turn(text, now, closed_by=reason, heard=timing)
+                )
             case DroppedEmpty():
                 self.post_threadsafe(core.caller_quiet)
 
@@ -334,6 +340,8 @@ class CallHost:
                 elif isinstance(played, UnitUnspoken):
                     self.recorder.event(now, "unit_unspoken", asdict(played))
                     effects += self.core.unit_unspoken(played.speech_id, played.reason, now)
+                elif isinstance(played, AudioMark):
+                    effects += self.core.audio_mark(played.speech_id, played.stage, played.t_ms)
                 elif isinstance(played, ClauseUnsaid):
                     self.recorder.event(now, "clause_unsaid", asdict(played))
                     sid, text, why = played.speech_id, played.text, played.reason

@@ -21,6 +21,7 @@ from sandbox.record.report import (
     ErrorReport,
     Report,
     StallReport,
+    TurnReport,
     UnitReport,
     report_json,
     report_text,
@@ -189,6 +190,7 @@ class Recorder:
             watermark=core.watermark,
             caller_turns=tuple(ledger.caller_lines),
             turn_closes={str(turn): how for turn, how in ledger.caller_closes.items()},
+            turns=tuple(TurnReport(t, dict(marks)) for t, marks in ledger.timelines.items()),
             units=tuple(_unit_report(u) for u in core.units),
             steps=tuple(
                 {"t_ms": s.t_ms, **s.step, **({} if s.known_turn else {"unknown_turn": True})}

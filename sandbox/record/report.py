@@ -45,6 +45,15 @@ class UnitReport(msgspec.Struct, frozen=True):
     dropped_chars: int | UnsetType = UNSET  # absent: rebuilt, or an older build's
 
 
+class TurnReport(msgspec.Struct, frozen=True):
+    """One caller turn's latency waterfall: each stage it reached (see
+    :data:`sandbox.call.waterfall.STAGES`) -> ms on the call's clock, in stage order; a
+    stage it did not reach, or that was not measured, is absent."""
+
+    turn_id: int
+    timeline: Mapping[str, int]
+
+
 class ErrorReport(msgspec.Struct, frozen=True):
     """An error either side reported (``dir`` "out": Voqalize told the brain)."""
 
@@ -139,6 +148,8 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     caller_turns: tuple[str, ...]
     #: How each caller turn closed, by its turn id as a string ("confident", "typed"...).
     turn_closes: Mapping[str, str] | UnsetType = UNSET
+    #: Each caller turn's latency waterfall, in turn order.
+    turns: tuple[TurnReport, ...] | UnsetType = UNSET
     units: tuple[UnitReport, ...]
     steps: tuple[Fields, ...]
     errors: tuple[ErrorReport, ...]

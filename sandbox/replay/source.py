@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from sandbox.errors import UserError
+from sandbox.record.export import session_report
 from sandbox.record.legs import MIC, SPEAKER, leg_path, read_leg
 from sandbox.record.session_words import recorded_brain
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent
@@ -26,6 +28,9 @@ class Recording:
     legs: dict[str, Leg]
     no_audio: str | None
     brain: str  # the brain by its recorded name (see sandbox.record.session_words)
+    #: Each caller turn's latency waterfall, from the session's report (none recorded by
+    #: an older build, or by a call cut short).
+    timelines: Mapping[int, Mapping[str, int]]
 
     @property
     def duration_ms(self) -> int:
@@ -49,6 +54,7 @@ def open_recording(session: str, store: SessionStore | None = None) -> Recording
             events.append(StoredEvent(len(events), end, PROCESS_STOPPED, {}))
         replayer = Replayer(frames, events)
         brain = recorded_brain(store, row)
+        turns = session_report(store, row).turns or ()
     finally:
         if own:
             store.close()
@@ -61,4 +67,5 @@ def open_recording(session: str, store: SessionStore | None = None) -> Recording
             legs = {leg: read_leg(leg_path(row.id, leg)) for leg in (MIC, SPEAKER)}
         except UserError as exc:
             no_audio = str(exc)
-    return Recording(row, replayer, legs, no_audio, brain)
+    timelines = {turn.turn_id: turn.timeline for turn in turns}
+    return Recording(row, replayer, legs, no_audio, brain, timelines)

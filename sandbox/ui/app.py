@@ -56,6 +56,7 @@ from sandbox.ui.runner import CallRunner, CallSetup
 from sandbox.ui.screens.help import HelpScreen
 from sandbox.ui.screens.rtvi import AppFrame, RtviScreen
 from sandbox.ui.screens.settings import SettingsScreen
+from sandbox.ui.screens.waterfall import WaterfallScreen
 from sandbox.ui.widgets.app_pane import app_frame_of
 from sandbox.ui.widgets.conversation import ConversationPane
 from sandbox.ui.widgets.status import capability_names
@@ -321,6 +322,15 @@ class SandboxApp(PlainApp[Path | None]):
     def action_filter_wire(self) -> None:
         """Focus the wire pane's filter box."""
         self.wire.focus_filter()
+
+    def action_waterfall(self) -> None:
+        """Open the last caller turn's latency waterfall, as the call's ledger has it."""
+        host = self.host
+        if self._in_form() or host is None:
+            return
+        timelines = host.core.ledger.timelines
+        turn_id = max(timelines, default=None)
+        self.push_screen(WaterfallScreen(turn_id, timelines.get(turn_id or 0, {})))
 
     def action_end_call(self) -> None:
         """Hang up; the report is written and its path shown."""

@@ -32,6 +32,10 @@ KEYS = (
         "send an RTVI message from the app to the brain (ui-event, client-message, ...)",
     ),
     Key("f6", "filter_wire", "filter", "Filter the wire", "filter the wire pane by frame type"),
+    Key(
+        "f7", "waterfall", "waterfall", "Last turn's latency waterfall",
+        "draw the last caller turn's stages, voice end to first audio, on one time axis",
+    ),
     Key("f10", "end_call", "end call", "End the call", "hang up; the report is written"),
     Key("ctrl+q", "quit", "quit", "Quit", "end the call if it is live, then quit"),
 )  # fmt: skip
@@ -47,6 +51,10 @@ REPLAY_KEYS = (
     Key("plus", "speed(1)", "faster", "Faster", "step the speed up (to 4x)"),
     Key("m", "toggle_leg('mic')", "mic", "Caller's leg", "mute or unmute the caller's leg"),
     Key("s", "toggle_leg('speaker')", "bot", "Bot's leg", "mute or unmute the bot's leg"),
+    Key(
+        "w", "waterfall", "waterfall", "This turn's latency waterfall",
+        "draw the latency waterfall of the caller turn at the playhead",
+    ),
     Key("ctrl+q", "quit", "quit", "Quit", "leave the replay"),
 )  # fmt: skip
 

@@ -19,6 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Header, ListView
 
 from sandbox.call.effects import ToApp
+from sandbox.call.waterfall import turn_at
 from sandbox.record.legs import MIC, SPEAKER
 from sandbox.record.plain_text import visible
 from sandbox.replay.leg_player import LegPlayer
@@ -29,6 +30,7 @@ from sandbox.ui.keys import REPLAY_KEYS
 from sandbox.ui.latency import LatencyTracker
 from sandbox.ui.lines import record_note, shown_text
 from sandbox.ui.plain_app import PlainApp
+from sandbox.ui.screens.waterfall import WaterfallScreen
 from sandbox.ui.widgets.app_pane import app_frame_of
 from sandbox.ui.widgets.conversation import ConversationPane, UnitLine
 from sandbox.ui.widgets.timeline import TimelineStrip
@@ -182,6 +184,14 @@ class ReplayApp(PlainApp[None]):
                 self.go_to(start)
                 # The panes were redrawn from the start: keep the unit selected.
                 self.call_after_refresh(self.conversation.highlight_unit, speech_id)
+
+    def action_waterfall(self) -> None:
+        """Open the latency waterfall of the caller turn at the playhead, as far as it had
+        got by then; close it if it is open."""
+        if isinstance(self.screen, WaterfallScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(WaterfallScreen(*turn_at(self.recording.timelines, self.t_ms)))
 
     @on(ConversationPane.UnitSelected)
     def _mark_unit(self, message: ConversationPane.UnitSelected) -> None:

@@ -17,10 +17,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sandbox.call.waterfall import STAGES, VOICE_END, from_start, in_order
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import MIC, SPEAKER, leg_path, read_leg
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
+from sandbox.record.report import Report
 from sandbox.record.session_words import (
     CAPTION_SHOWN,
     SCENE_PLAYED,
@@ -90,6 +92,7 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
         # The call record in words; none for a call cut short or from an older build.
         "record": record_lines(report.record) if report.record else [],
         "markers": _markers(frames, events),
+        "waterfalls": _waterfalls(report),
         "frames": [
             {"t_ms": f.t_ms, "dir": f.dir, "type": f.type, "fields": _fields(f.fields)}
             for f in frames
@@ -128,6 +131,31 @@ def _unit(
         "fate": unit.fate_words,
         "cut": unit.cut_mark,
     }
+
+
+def _waterfalls(report: Report) -> list[dict[str, Any]]:
+    """Each caller turn's latency waterfall: its text, when its first stage happened on the
+    call's clock (a click seeks there), whether it counts from the caller's voice end, and
+    each stage it reached with its ms after that first stage."""
+    said = {e.turn_id: e.text for e in transcript(report) if isinstance(e, CallerLine)}
+    out = []
+    for turn in report.turns or ():
+        ordered = in_order(turn.timeline)
+        if not ordered:
+            continue
+        out.append(
+            {
+                "turn": turn.turn_id,
+                "text": said.get(turn.turn_id, ""),
+                "t_ms": next(iter(ordered.values())),
+                "voiced": VOICE_END in ordered,
+                "stages": [
+                    {"stage": stage, "label": STAGES[stage], "ms": ms}
+                    for stage, ms in from_start(ordered).items()
+                ],
+            }
+        )
+    return out
 
 
 def _scene(events: list[StoredEvent]) -> dict[str, Any] | None:

@@ -1,0 +1,86 @@
+"""A caller turn's latency waterfall: the moments from the caller's voice ending to the
+reply's first audio, each on the call's one clock (milliseconds since the call's start).
+
+The core keeps one timeline per caller turn in its ledger (stage name -> ms), marking each
+stage the first time it happens: the listener's moments come in with the committed turn
+(:class:`HeardTiming`), the wire's as the core sends and receives, and the playout's as the
+playout reports them (:class:`~sandbox.call.played.AudioMark`). A stage that did not happen,
+or that this kind of call cannot see (a typed turn has no voice end, a simulated playout no
+synthesis, a speaker whose delay is not measured), stays absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+VOICE_END = "voice_end"
+WINDOW_CLOSED = "window_closed"
+COMMITTED = "committed"
+USER_MESSAGE = "user_message"
+FIRST_CHUNK = "first_chunk"
+FIRST_CLAUSE = "first_clause"
+FIRST_SAMPLE = "first_sample"
+FIRST_SPEAKER = "first_speaker"
+
+#: Every stage, in the order a turn goes through them, with how each reads.
+STAGES: Mapping[str, str] = {
+    VOICE_END: "caller voice end (VAD)",
+    WINDOW_CLOSED: "window closed",
+    COMMITTED: "turn committed",
+    USER_MESSAGE: "UserMessage sent",
+    FIRST_CHUNK: "first SpeechChunk received",
+    FIRST_CLAUSE: "first clause synthesized",
+    FIRST_SAMPLE: "first sample released",
+    FIRST_SPEAKER: "first audio at the speaker",
+}
+
+#: The stages a playout reports (see :class:`~sandbox.call.played.AudioMark`).
+PLAYOUT_STAGES = (FIRST_CLAUSE, FIRST_SAMPLE, FIRST_SPEAKER)
+
+
+@dataclass(frozen=True)
+class HeardTiming:
+    """When the listener heard a spoken turn end: the caller's voice stopped (VAD), the
+    endpointer's window closed on it, and its transcript was committed."""
+
+    voice_end_ms: int
+    window_closed_ms: int
+    committed_ms: int
+
+    def marks(self) -> dict[str, int]:
+        """The three as timeline stages."""
+        return {
+            VOICE_END: self.voice_end_ms,
+            WINDOW_CLOSED: self.window_closed_ms,
+            COMMITTED: self.committed_ms,
+        }
+
+
+def in_order(timeline: Mapping[str, int]) -> dict[str, int]:
+    """The timeline's stages in :data:`STAGES` order (unknown names are left out)."""
+    return {stage: timeline[stage] for stage in STAGES if stage in timeline}
+
+
+def from_start(timeline: Mapping[str, int]) -> dict[str, int]:
+    """Each stage's ms after the turn's first one: its voice end, or (a typed or simulated
+    turn, which has none) the first stage it has."""
+    ordered = in_order(timeline)
+    if not ordered:
+        return {}
+    start = next(iter(ordered.values()))
+    return {stage: at - start for stage, at in ordered.items()}
+
+
+def turn_at(
+    timelines: Mapping[int, Mapping[str, int]], t_ms: int
+) -> tuple[int | None, dict[str, int]]:
+    """The waterfall as it stood at ``t_ms`` (a replay's playhead): the latest caller turn
+    whose first stage had happened, with only its stages up to then; (None, {}) before the
+    first turn."""
+    found: tuple[int | None, dict[str, int]] = (None, {})
+    for turn_id, timeline in sorted(timelines.items()):
+        so_far = {stage: at for stage, at in in_order(timeline).items() if at <= t_ms}
+        if so_far:
+            found = (turn_id, so_far)
+    return found

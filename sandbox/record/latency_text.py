@@ -1,0 +1,57 @@
+"""A session's latency waterfalls as a plain table, as ``sandbox sessions show --latency``
+prints it: one row per caller turn, one column per stage, each cell the stage's ms after the
+turn's caller voice end, then the p50 and p90 of each stage over the turns that reached it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from rich.table import Table
+
+from sandbox.call.waterfall import STAGES, from_start
+from sandbox.record.report import Report
+from sandbox.record.table_text import table_lines
+
+#: A stage the turn did not reach, or that was not measured.
+ABSENT = "-"
+
+
+def percentile(values: Sequence[int], fraction: float) -> int:
+    """The nearest-rank percentile of ``values`` (not empty): the smallest value at least
+    ``fraction`` of them are no greater than, so it is always one that was measured."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def latency_lines(report: Report) -> list[str]:
+    """The table's lines, or one line saying there is nothing to show."""
+    turns = report.turns or ()
+    rows = [(turn.turn_id, from_start(turn.timeline)) for turn in turns]
+    rows = [(turn_id, marks) for turn_id, marks in rows if marks]
+    if not rows:
+        return ["no caller turn has a latency timeline (an older build's session, or none)"]
+    stages = [s for s in STAGES if any(s in marks for _, marks in rows)]
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    table.add_column("turn", justify="right")
+    for stage in stages:
+        table.add_column(stage.replace("_", " "), justify="right")
+    for turn_id, marks in rows:
+        table.add_row(str(turn_id), *(_ms(marks.get(stage)) for stage in stages))
+    table.add_row()  # a blank line between the turns and their percentiles
+    for name, fraction in (("p50", 0.5), ("p90", 0.9)):
+        cells = []
+        for stage in stages:
+            values = [marks[stage] for _, marks in rows if stage in marks]
+            cells.append(_ms(percentile(values, fraction) if values else None))
+        table.add_row(name, *cells)
+    head = (
+        "latency: ms after each turn's caller voice end (a turn with none, typed or "
+        "simulated, counts from its first stage); - not reached or not measured"
+    )
+    legend = [f"  {stage.replace('_', ' ')}: {words}" for stage, words in STAGES.items()]
+    return [head, "", *table_lines(table), "", "stages:", *legend]
+
+
+def _ms(value: int | None) -> str:
+    return ABSENT if value is None else str(value)
