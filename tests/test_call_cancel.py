@@ -151,3 +151,24 @@ def test_a_cancel_for_a_refused_unit_gets_the_tables_protocol_error() -> None:
     rig.cancel(5)
     assert len(rig.errors()) == 2 and "never opened" in rig.errors()[1].message
     assert rig.core.ended is None
+
+
+def test_a_unit_cancelled_before_any_text_does_not_hold_back_the_next() -> None:
+    rig = started()
+    rig.open(7, 2)
+    rig.cancel(7)  # nothing to silence, but its empty slot must leave playout's queue
+    assert any(isinstance(e, CutPlayout) for e in rig.effects)
+    rig.advance(100)
+    rig.say(8, 2, "Right away.")
+    rig.advance(3000)
+    assert rig.finalizes() == [(7, ""), (8, "Right away.")]
+
+
+def test_a_barge_in_over_a_unit_with_no_text_yet_does_not_silence_the_next_turn() -> None:
+    rig = started()
+    rig.open(7, 2)
+    rig.advance(500)
+    rig.caller("actually, make it four")  # turn 3: turn 2's empty unit is barged
+    rig.say(8, 3, "Right away.")
+    rig.advance(3000)
+    assert rig.finalizes() == [(7, ""), (8, "Right away.")]

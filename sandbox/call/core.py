@@ -308,15 +308,13 @@ class CallCore:
         if self._book.cancel(msg.speech_id) is None:
             return []  # its one Finalize has gone, or is already owed by the first cancel
         # Today the cut is the whole floor: every unit still playing, queued or open.
-        out: list[Effect] = []
-        in_play = False
+        # The cut goes even when no unit has text yet: a unit opened with none stays queued
+        # in playout and would hold every later unit back (the caller would hear no more).
+        out: list[Effect] = [self._cut("cancel")]
         for other in self._book.unresolved():
-            in_play = in_play or other.has_text
             if other.bracket is Bracket.OPEN:
                 other.bracket = Bracket.CANCELLED
             out += self._seal(other, Fate.CANCELLED)
-        if in_play:
-            out.insert(0, self._cut("cancel"))
         return out + self._flush()
 
     def _on_request(self, msg: pb.Request, now: int) -> list[Effect]:
@@ -710,7 +708,7 @@ class CallCore:
         self._pending = None
         self._interrupted = True
         out: list[Effect] = [SendFrame(envelope(pb.Interruption(through_turn=through)))]
-        if any(u.has_text for u in in_flight):
+        if in_flight:  # also a unit with no text yet: queued in playout, it holds later ones
             out.append(self._cut("barge-in"))
         for unit in in_flight:
             out += self._seal(unit, Fate.BARGED)
