@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 from dataclasses import fields
 
+from sandbox.caller.expect import EndExpect, StepExpect
 from sandbox.caller.script import KINDS, Script, Step, parse_script
 from sandbox.errors import UserError
 from sandbox.fuzz.draw import Draw
 from sandbox.fuzz.guard import InvariantBroken
 
-_KEYS = (*KINDS, "then", "pause_ms", "after_words", "ms_per_word", "other")
+_KEYS = (*KINDS, "then", "pause_ms", "after_words", "ms_per_word", "expect", "other")
 _VALUES = (
     '"What are your opening hours?"',
     '""',
@@ -42,8 +43,14 @@ _VALUES = (
     "{ type = 5 }",
     "{ data = 1 }",
     '"""two\nlines"""',
+    '{ heard_contains = ["hours"], reply_within_ms = 800 }',
+    '{ heard_contains = "hours", interrupted = 1 }',
+    "{ reply_within_ms = -5, no_errors = true }",
+    '{ generated_contains = [1], heard_not_contains = ["", "  "] }',
+    '{ outcome = "completed", record = { caller_name = "Ada" } }',
+    '{ record = { readbacks = [{ kind = "phone" }] }, bogus = 1 }',
 )
-_HEADS = ("[[step]]", "[[step]]", "[[step]]", "[step]", "[[other]]", "step = 5", "")
+_HEADS = ("[[step]]", "[[step]]", "[[step]]", "[step]", "[[other]]", "step = 5", "[expect]", "")
 _EXPECTED_TYPES: dict[str, type | tuple[type, ...]] = {
     "kind": str,
     "text": str,
@@ -55,6 +62,7 @@ _EXPECTED_TYPES: dict[str, type | tuple[type, ...]] = {
     "then": str,
     "pause_ms": int,
     "now": bool,
+    "expect": (StepExpect, type(None)),
 }
 
 
@@ -84,6 +92,8 @@ def _check(script: Script, text: str) -> None:
     rate = script.ms_per_word
     if rate is not None and (type(rate) is not int or rate <= 0):
         raise InvariantBroken("caller scripts", f"ms_per_word {rate!r} from {text!r}")
+    if not isinstance(script.expect, (EndExpect, type(None))):
+        raise InvariantBroken("caller scripts", f"[expect] read as {script.expect!r}: {text!r}")
     for step in script.steps:
         _check_step(step, text)
 
