@@ -37,8 +37,9 @@ from sandbox.bench.figures import Progress, fmt_ms, median
 from sandbox.bench.probe import LEVEL, RATE, DeviceProbe, spoken_line, wait_quiet
 from sandbox.bench.texts import OBJECTIONS
 
-#: The question that starts a reply (the fixed-reply brain answers anything the same way).
-QUESTION = "Hello, could you tell me where my order is?"
+#: The question that starts a reply (the fixed-reply brain answers anything the same way):
+#: no comma, which the app might take for the end of a turn and answer while it goes on.
+QUESTION = "Could you tell me where my order is?"
 #: What callers say over a bot without wanting the floor, and in which voices (the in-process
 #: stage's, at espeak's own pace).
 BACKCHANNELS = ("Mm-hmm.", "Okay.", "Uh-huh.", "Yeah.", "Right.", "I see.", "Sure.")
@@ -210,7 +211,7 @@ async def _trials(
     for index, line in enumerate(lines, start=1):
         if listening is None:
             await wait_quiet(probe, 30.0)
-            listening = probe.received
+            listening = probe.received + question_end  # its reply comes after it
             probe.play(question)
         reply = await _sound_after(probe, listening, REPLY_S + question_end / RATE)
         if reply is None:
