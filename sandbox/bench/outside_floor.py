@@ -45,9 +45,12 @@ QUESTION = "Could you tell me where my order is?"
 BACKCHANNELS = ("Mm-hmm.", "Okay.", "Uh-huh.", "Yeah.", "Right.", "I see.", "Sure.")
 VOICES = ("en-us+m3", "en-us+f3", "en-gb+m1")
 WPM = 175
-#: How far into the reply (seconds at the speaker) the caller speaks, taken in turn: inside
-#: its first sentence, so the reply's own sentence gap is not taken for a pause.
-LEADS_S = (0.6, 1.0, 1.4)
+#: How far into the reply (seconds at the speaker) the caller speaks, taken in turn: past its
+#: "Sure," and inside its first sentence, then at the next moment the bot is sounding (on a
+#: loaded machine a reply can stall between clauses: a line there would be over nothing).
+LEADS_S = (1.0, 1.4, 1.8)
+#: The speaker is sounding when its last sound is this recent.
+SOUNDING_S = 0.02
 #: A 10 ms window of the speaker's recording is silent when no sample is above the level.
 WINDOW = RATE // 100
 #: The bot has stopped once the speaker stays quiet this long (longer than a word's gap).
@@ -221,6 +224,9 @@ async def _trials(
             continue
         lead = LEADS_S[index % len(LEADS_S)]
         await _until_recorded(probe, reply + int(lead * RATE))
+        deadline = time.monotonic() + REPLY_S
+        while probe.quiet_since() > SOUNDING_S and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
         before = len(arrivals.messages)
         _settle_objection(marks, before)
         played_at = probe.play(line.samples)
