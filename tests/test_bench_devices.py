@@ -109,10 +109,10 @@ def test_bench_devices_times_the_app_from_outside_through_the_virtual_devices() 
     assert 0 < result["device_probe_loop_ms"] < 500
     assert "device_end_of_speech_to_user_message_p7_ms" in result["targets"]
     assert "the probe's own loop" in done.stderr
-    # Then over the bot at the speaker (--quick: two backchannels, one barge-in): the
-    # backchannels were heard as such, the objection took the floor.
+    # Then over the bot at the speaker (--quick: an objection, then a backchannel over its
+    # reply): the backchannel was heard as such, the objection took the floor.
     trials = result["device_floor_trials"]
-    assert sorted(t["barge_in"] for t in trials) == [False, False, True]
+    assert [t["barge_in"] for t in trials] == [True, False]
     assert result["device_backchannel_answered_fraction"] == 0
     assert result["device_barge_in_landed_fraction"] == 1
     assert 0 < result["barge_in_onset_to_silence_ms"] < 1000
