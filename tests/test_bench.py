@@ -37,7 +37,14 @@ from sandbox.bench.mic import CallerLine, Spoken, TimedMic
 from sandbox.bench.models import MemoryFigures
 from sandbox.bench.report import Figures, result, table, targets
 from sandbox.bench.rtf import RtfFigures
-from sandbox.bench.runner import FULL, QUICK, QUICK_DEVICE, QUICK_FLOOR, BenchConfig
+from sandbox.bench.runner import (
+    FULL,
+    QUICK,
+    QUICK_DEVICE,
+    QUICK_DEVICE_FLOOR,
+    QUICK_FLOOR,
+    BenchConfig,
+)
 from sandbox.bench.turns import TurnFigures, TurnRun, turn_run
 from sandbox.call.effects import CutPlayout, PausePlayout, SendFrame
 from sandbox.wire import pb
@@ -135,6 +142,7 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
         "greetings": QUICK_FLOOR[2],
         "device_patiences": list(QUICK_DEVICE[0]),
         "device_turns": SMALLEST["turns"],
+        "device_floor": list(QUICK_DEVICE_FLOOR),
         "peer": False,
     }
     # Timed outside the app at the devices: the reply came after the caller's last word.
@@ -160,6 +168,9 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
         "paused_heard_exact_fraction",
         "heard_aligned_exact_fraction",
         "device_end_of_speech_to_user_message_p7_ms",
+        "backchannel_gap_ms",
+        "barge_in_onset_to_silence_ms",
+        "device_backchannel_answered_fraction",
     }
     assert all(isinstance(t["met"], bool) for t in figures["targets"].values())
 

@@ -8,11 +8,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from sandbox.bench.device_report import device_lines, device_result, device_targets
 from sandbox.bench.outside import DeviceFigures, DeviceRun, DeviceTurn
-from sandbox.bench.probe import RATE, SETTLE_CALLBACKS, SampleClock
+from sandbox.bench.outside_floor import (
+    FloorRun,
+    FloorTrial,
+    silence_around,
+    silence_from,
+    sound_ms,
+)
+from sandbox.bench.probe import LEVEL, RATE, SETTLE_CALLBACKS, SampleClock
 from sandbox.brains.fixed import REPLY, FixedReply
 from sandbox.harness import VoqalizeDriver
 from sandbox.paths import HOME_ENV
@@ -81,11 +90,11 @@ def test_device_figures_are_the_medians_their_ratio_to_the_peer_and_the_windows(
 @pytest.mark.slow  # the quick bench in CI runs the same stage
 def test_bench_devices_times_the_app_from_outside_through_the_virtual_devices() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "sandbox.cli", "bench", "--devices", "--patience", "7",
+        [sys.executable, "-m", "sandbox.cli", "bench", "--devices", "--quick", "--patience", "7",
          "--turns", "2", "--json"],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=400,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)
@@ -100,3 +109,89 @@ def test_bench_devices_times_the_app_from_outside_through_the_virtual_devices() 
     assert 0 < result["device_probe_loop_ms"] < 500
     assert "device_end_of_speech_to_user_message_p7_ms" in result["targets"]
     assert "the probe's own loop" in done.stderr
+    # Then over the bot at the speaker (--quick: an objection, then a backchannel over its
+    # reply): the backchannel was heard as such, the objection took the floor.
+    trials = result["device_floor_trials"]
+    assert [t["barge_in"] for t in trials] == [True, False]
+    assert result["device_backchannel_answered_fraction"] == 0
+    assert result["device_barge_in_landed_fraction"] == 1
+    assert 0 < result["barge_in_onset_to_silence_ms"] < 1000
+    assert "backchannel_gap_ms" in result["targets"]
+
+
+def _speaker(*parts: tuple[str, int]) -> npt.NDArray[np.int16]:
+    """Synthetic speaker audio: ("bot", ms) of a 200 Hz tone at speech level, ("quiet", ms)
+    of silence, ("faint", ms) of the tone just under the probe's level."""
+    out = []
+    for kind, ms in parts:
+        t = np.arange(ms * RATE // 1000) / RATE
+        level = {"bot": 8000, "quiet": 0, "faint": LEVEL - 1}[kind]
+        out.append((level * np.sin(2 * np.pi * 200 * t)).astype(np.int16))
+    return np.concatenate(out)
+
+
+def _at(ms: int) -> int:
+    return ms * RATE // 1000
+
+
+def test_the_gap_around_a_backchannel_is_the_longest_silence_overlapping_its_voice() -> None:
+    # The bot speaks, pauses 400 ms for a backchannel voiced over 1000..1450 ms, goes on;
+    # a word gap of 80 ms before and one of 120 ms during the voice do not count.
+    audio = _speaker(
+        ("bot", 800), ("quiet", 80), ("bot", 200), ("quiet", 400), ("bot", 300),
+        ("quiet", 120), ("bot", 500),
+    )  # fmt: skip
+    assert silence_around(audio, _at(1000), _at(1450)) == pytest.approx(400)
+    # A fade under the probe's level is silence; a word played lower but above it is sound.
+    faded = _speaker(("bot", 500), ("faint", 100), ("quiet", 300), ("bot", 500))
+    assert silence_around(faded, _at(450), _at(700)) == pytest.approx(400)
+    ducked = _speaker(("bot", 500), ("quiet", 50), ("bot", 600))
+    assert silence_around(ducked // 8, _at(450), _at(900)) == pytest.approx(50)
+    # No silence at all over the voice: none.
+    assert silence_around(_speaker(("bot", 1000)), _at(200), _at(600)) == 0
+
+
+def test_a_barge_in_silences_the_bot_where_the_speaker_stays_quiet_and_sound_after_counts() -> None:
+    # Objection at 1000 ms; a 100 ms word gap at 1050, the bot stopped at 1180, went on for
+    # 150 ms at 1600 (a comma), then quiet for good.
+    audio = _speaker(
+        ("bot", 1050), ("quiet", 100), ("bot", 30), ("quiet", 420), ("bot", 150),
+        ("quiet", 1000),
+    )  # fmt: skip
+    start = silence_from(audio, _at(1000))
+    assert start == _at(1180)
+    assert sound_ms(audio, start, _at(2500)) == pytest.approx(150)
+    assert silence_from(_speaker(("bot", 2000)), _at(500)) is None
+    # Quiet already at the onset: silent from the onset.
+    assert silence_from(_speaker(("bot", 500), ("quiet", 1000)), _at(700)) == _at(700)
+
+
+def _floor_trial(barge_in: bool, answered: bool, value: float) -> FloorTrial:
+    if barge_in:
+        return FloorTrial("Wait.", "en-us", True, answered, None, value, 0.0)
+    return FloorTrial("Okay.", "en-us", False, answered, value, None, None)
+
+
+def test_floor_figures_are_medians_with_their_targets_and_lines() -> None:
+    floor = FloorRun(
+        (
+            _floor_trial(False, False, 300),
+            _floor_trial(False, False, 500),
+            _floor_trial(False, True, 900),
+            _floor_trial(True, True, 180),
+            _floor_trial(True, True, 200),
+        ),
+        0,
+    )
+    result = device_result(
+        DeviceFigures(25.0, (_run("app (patience 7)", 7, [900], 850),), None, floor)
+    )
+    assert result["backchannel_gap_ms"] == 500
+    assert result["device_backchannel_answered_fraction"] == 0.333
+    assert result["barge_in_onset_to_silence_ms"] == 190
+    assert result["device_barge_in_landed_fraction"] == 1.0
+    bounds = device_targets(result)
+    assert bounds["backchannel_gap_ms"] == ("max", 500)
+    assert bounds["barge_in_onset_to_silence_ms"] == ("max", 200)
+    assert any("silence around a backchannel 500 ms" in line for line in device_lines(result))
+    assert json.loads(json.dumps(result)) == result

@@ -77,3 +77,18 @@ def test_a_cancel_while_paused_cuts_and_ends_the_pause() -> None:
     rig.say(3, 2, "Sorry, let me rephrase.")
     rig.advance(1000)
     assert rig.finalizes()[-1] == (3, "Sorry, let me rephrase.")  # plays: the pause is over
+
+
+def test_a_bid_for_the_floor_read_after_the_bot_went_on_ends_the_heard_text_at_the_cut() -> None:
+    """A short burst lets the bot go on before its transcript is read ("stop." is read
+    later): the words played in between were heard, and the Finalize says so, exactly."""
+    rig = speaking()
+    rig.over_bot()
+    rig.advance(300)  # the voice: nothing plays
+    rig.keep_floor()  # it ended: the bot goes on, its transcript unread
+    rig.advance(100)  # the rest of "at", then "nine"
+    effects = rig.barge_in()  # the transcript was a bid for the floor
+    assert any(isinstance(e, CutPlayout) for e in effects)
+    assert rig.interruptions() == [2]
+    assert rig.finalizes() == [(2, "We open at nine")]
+    assert rig.core.state is CallState.INTERRUPTED

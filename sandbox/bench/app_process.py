@@ -24,6 +24,7 @@ from pathlib import Path
 
 from sandbox.bench import pulse
 from sandbox.brains.fixed import FixedReply
+from sandbox.errors import UserError
 from sandbox.sdk import serve
 
 #: The terminal the app draws on.
@@ -49,6 +50,15 @@ class Arrivals:
     def first_after(self, t: float) -> tuple[float, str] | None:
         """The first UserMessage that arrived after ``t``."""
         return next(((at, text) for at, text in self.messages if at > t), None)
+
+
+async def wait_started(arrivals: Arrivals, who: str, timeout_s: float) -> None:
+    """Until the app has dialled the brain and the call began."""
+    deadline = time.monotonic() + timeout_s
+    while arrivals.started is None:
+        if time.monotonic() > deadline:
+            raise UserError(f"{who} did not dial the brain in {timeout_s:.0f} s")
+        await asyncio.sleep(0.1)
 
 
 def _drain(fd: int) -> None:

@@ -2,7 +2,8 @@
 
 The headline is end of speech → first audio at the default patience (7) and at patience 6,
 whose confident window (600 ms) is the peer's speech timeout; with ``--peer``, each over the
-peer's median on the same devices in the same run.
+peer's median on the same devices in the same run. Then the floor: the silence the caller
+hears around a backchannel, and how soon a barge-in silences the bot, at the speaker.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from sandbox.audio.endpointer import windows_for
 from sandbox.bench.figures import fmt_ms
 from sandbox.bench.outside import DeviceFigures, DeviceRun
+from sandbox.bench.outside_floor import FloorRun
 
 #: The default patience, and the one on the peer's footing (confident window 600 ms).
 DEFAULT_PATIENCE, PEER_FOOTING_PATIENCE = 7, 6
@@ -21,6 +23,12 @@ WINDOW_SLACK_MS = 150
 RATIO_TARGETS: dict[str, tuple[str, float]] = {
     "peer_ratio_end_of_speech_to_first_audio": ("max", 0.85),
     "peer_ratio_end_of_speech_to_first_audio_fast": ("max", 0.75),
+}
+#: The floor at the speaker (issue 31).
+FLOOR_TARGETS: dict[str, tuple[str, float]] = {
+    "backchannel_gap_ms": ("max", 500),
+    "barge_in_onset_to_silence_ms": ("max", 200),
+    "device_backchannel_answered_fraction": ("max", 0),
 }
 
 
@@ -35,6 +43,29 @@ def _run(run: DeviceRun) -> dict[str, Any]:
         "end_of_speech_to_brain_ms": run.to_brain_ms,
         "values_ms": [t.to_first_audio_ms for t in run.turns],
         "brain_values_ms": [t.to_brain_ms for t in run.turns],
+    }
+
+
+def _floor(run: FloorRun) -> dict[str, Any]:
+    return {
+        "backchannel_gap_ms": run.backchannel_gap_ms,
+        "device_backchannel_answered_fraction": run.backchannel_answered_fraction,
+        "barge_in_onset_to_silence_ms": run.onset_to_silence_ms,
+        "barge_in_sound_after_silence_ms": run.sound_after_silence_ms,
+        "device_barge_in_landed_fraction": run.landed_fraction,
+        "device_floor_missed": run.missed,
+        "device_floor_trials": [
+            {
+                "text": t.text,
+                "voice": t.voice,
+                "barge_in": t.barge_in,
+                "answered": t.answered,
+                "gap_ms": t.gap_ms,
+                "onset_to_silence_ms": t.onset_to_silence_ms,
+                "sound_after_silence_ms": t.sound_after_silence_ms,
+            }
+            for t in run.trials
+        ],
     }
 
 
@@ -61,13 +92,15 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
         out["peer_end_of_speech_to_first_audio_ms"] = peer
         out["peer_ratio_end_of_speech_to_first_audio"] = _ratio(ours, peer)
         out["peer_ratio_end_of_speech_to_first_audio_fast"] = _ratio(ours_fast, peer)
+    if figures.floor is not None:
+        out.update(_floor(figures.floor))
     return out
 
 
 def device_targets(figures: dict[str, Any]) -> dict[str, tuple[str, float]]:
     """The bounds of the device keys present in ``figures``."""
     bounds: dict[str, tuple[str, float]] = {
-        k: v for k, v in RATIO_TARGETS.items() if figures.get(k) is not None
+        k: v for k, v in (RATIO_TARGETS | FLOOR_TARGETS).items() if figures.get(k) is not None
     }
     for run in figures.get("device_runs", []):
         patience = run["patience"]
@@ -93,4 +126,15 @@ def device_lines(figures: dict[str, Any]) -> list[str]:
             + (f", {run['missed']} unanswered" if run["missed"] else "")
             + f"); at the brain {fmt_ms(run['end_of_speech_to_brain_ms'])}"
         )
+    if "device_floor_trials" in figures:
+        trials = figures["device_floor_trials"]
+        backs = sum(not t["barge_in"] for t in trials)
+        lines += [
+            f"over the bot, at the speaker ({backs} backchannels, {len(trials) - backs} barge-ins)",
+            f"  silence around a backchannel {fmt_ms(figures['backchannel_gap_ms'])} median; "
+            f"answered as a turn {figures['device_backchannel_answered_fraction']}",
+            f"  barge-in onset → silence {fmt_ms(figures['barge_in_onset_to_silence_ms'])}; "
+            f"bot audio after it {fmt_ms(figures['barge_in_sound_after_silence_ms'])}; "
+            f"became a turn {figures['device_barge_in_landed_fraction']}",
+        ]
     return lines

@@ -21,20 +21,18 @@ from pathlib import Path
 
 import numpy as np
 
-from sandbox.audio.resample import as_float32, as_int16, resample
+from sandbox.audio.endpointer import PATIENCE_DEFAULT
 from sandbox.bench import pulse
-from sandbox.bench.app_process import Arrivals, running_app
+from sandbox.bench.app_process import running_app, wait_started
 from sandbox.bench.figures import Progress, fmt_ms, median
+from sandbox.bench.outside_floor import FloorRun, measure_floor
 from sandbox.bench.peer_process import BEST, ensure_peer, running_peer
-from sandbox.bench.probe import LEVEL, RATE, DeviceProbe, loop_latency_s
-from sandbox.caller.espeak_voice import speak
+from sandbox.bench.probe import RATE, DeviceProbe, loop_latency_s, spoken_line, wait_quiet
 from sandbox.errors import UserError
 
 #: The peer harness's caller line, voice and rate (``pipecat_bench.CALLER_TEXT``).
 CALLER_TEXT = "Hi, I would like to check the status of my order, please."
 CALLER_VOICE, CALLER_WPM = "en-us", 170
-#: The speaker must be this quiet before a turn (the reply's sentence gaps are shorter).
-QUIET_S = 1.5
 #: Longest wait for a reply's first audio; for the app's first call, models load too.
 REPLY_S, FIRST_REPLY_S = 15.0, 60.0
 #: Turns at the start of a run that warm the system up, not counted.
@@ -78,18 +76,8 @@ class DeviceRun:
 
 def caller_line() -> tuple[np.ndarray, int]:
     """The caller's line at the probe's rate, and the index one past its last voiced sample."""
-    samples, rate = speak(CALLER_TEXT, voice=CALLER_VOICE, wpm=CALLER_WPM)
-    line = as_int16(resample(as_float32(samples), rate, RATE))
-    loud = np.flatnonzero(np.abs(line.astype(np.int32)) > LEVEL)
-    return line, int(loud[-1]) + 1
-
-
-async def _quiet(probe: DeviceProbe, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while probe.quiet_since() < QUIET_S:
-        if time.monotonic() > deadline:
-            raise UserError("the virtual speaker never went quiet between turns")
-        await asyncio.sleep(0.1)
+    line, _start, end = spoken_line(CALLER_TEXT, CALLER_VOICE, CALLER_WPM)
+    return line, end
 
 
 async def _turns(
@@ -105,7 +93,7 @@ async def _turns(
     marks: list[tuple[int, int]] = []  # (output index of the voice's end, input index of sound)
     missed = 0
     for index in range(WARMUP + turns):
-        await _quiet(probe, 30.0)
+        await wait_quiet(probe, 30.0)
         listen_from = probe.received
         end = probe.play(line) + voice_end
         wait = FIRST_REPLY_S if index == 0 else REPLY_S
@@ -125,11 +113,11 @@ async def _turns(
             marks.append((end, sound))
             at = (probe.in_clock.at(sound) - probe.out_clock.at(end) - loop_s) * 1000
             progress(f"  {who}: turn {index + 1 - WARMUP}/{turns}: first audio {fmt_ms(at)}")
-    # Offsets are final only now (the least delayed callback of the whole run).
+    # Offsets are final only now (the least delayed callbacks around each moment).
     measured: list[DeviceTurn] = []
     for end, sound in marks:
-        spoken_end = probe.out_clock.at(end) + loop_s / 2  # the probe's own path, split evenly
-        first = probe.in_clock.at(sound) - loop_s / 2
+        spoken_end = probe.out_clock.at_near(end) + loop_s / 2  # the probe's own path, split evenly
+        first = probe.in_clock.at_near(sound) - loop_s / 2
         brain = at_brain(spoken_end)
         measured.append(
             DeviceTurn(
@@ -141,28 +129,29 @@ async def _turns(
 
 
 async def measure_app(
-    probe: DeviceProbe, loop_s: float, patience: int, turns: int, progress: Progress
-) -> DeviceRun:
-    """``sandbox run`` at ``patience``: ``turns`` measured turns."""
+    probe: DeviceProbe,
+    loop_s: float,
+    patience: int,
+    turns: int,
+    progress: Progress,
+    floor: tuple[int, int] = (0, 0),
+) -> tuple[DeviceRun, FloorRun | None]:
+    """``sandbox run`` at ``patience``: ``turns`` measured turns, then ``floor`` =
+    (backchannels, barge-ins) over its replies when any."""
     who = f"app (patience {patience})"
+    floor_run = None
     with tempfile.TemporaryDirectory(prefix="sandbox-bench-") as folder:
         async with running_app(patience, Path(folder) / "report.json") as arrivals:
-            await _started(arrivals, who)
+            await wait_started(arrivals, who, FIRST_REPLY_S)
 
             def at_brain(after: float) -> float | None:
                 found = arrivals.first_after(after - 0.5)
                 return None if found is None else found[0]
 
             measured, missed = await _turns(probe, loop_s, turns, at_brain, progress, who)
-    return DeviceRun(who, patience, tuple(measured), missed)
-
-
-async def _started(arrivals: Arrivals, who: str) -> None:
-    deadline = time.monotonic() + FIRST_REPLY_S
-    while arrivals.started is None:
-        if time.monotonic() > deadline:
-            raise UserError(f"{who} did not dial the brain in {FIRST_REPLY_S:.0f} s")
-        await asyncio.sleep(0.1)
+            if any(floor):
+                floor_run = await measure_floor(probe, loop_s, arrivals, *floor, progress)
+    return DeviceRun(who, patience, tuple(measured), missed), floor_run
 
 
 async def measure_peer(
@@ -188,6 +177,7 @@ class DeviceFigures:
     loop_ms: float
     runs: tuple[DeviceRun, ...]
     peer: DeviceRun | None
+    floor: FloorRun | None = None
 
     def at(self, patience: int) -> DeviceRun | None:
         """The app's run at ``patience``."""
@@ -195,9 +185,15 @@ class DeviceFigures:
 
 
 async def measure_devices(
-    patiences: tuple[int, ...], turns: int, peer: bool, progress: Progress
+    patiences: tuple[int, ...],
+    turns: int,
+    peer: bool,
+    progress: Progress,
+    floor: tuple[int, int] = (0, 0),
 ) -> DeviceFigures:
-    """The app at each of ``patiences`` (and the peer), through the virtual devices."""
+    """The app at each of ``patiences`` (and the peer), through the virtual devices, and
+    ``floor`` = (backchannels, barge-ins) over the app's replies at the default patience
+    (when it is one of ``patiences``)."""
     try:
         await asyncio.to_thread(pulse.ensure)
     except pulse.PulseUnavailable as exc:
@@ -206,15 +202,24 @@ async def measure_devices(
     progress(f"  the probe's own loop (played → recorded): {loop_s * 1000:.0f} ms, taken off")
     runs: list[DeviceRun] = []
     peer_run: DeviceRun | None = None
+    floor_run: FloorRun | None = None
     with DeviceProbe() as probe:
         for patience in (*patiences, None) if peer else patiences:
             if patience is None:
                 run = peer_run = await measure_peer(probe, loop_s, turns, progress)
             else:
-                run = await measure_app(probe, loop_s, patience, turns, progress)
+                # The floor over the replies of the app at the default patience, warmed up.
+                here = floor if patience == PATIENCE_DEFAULT and floor_run is None else (0, 0)
+                run, floor_here = await measure_app(probe, loop_s, patience, turns, progress, here)
+                if floor_here is not None:
+                    floor_run = floor_here
+                    progress(
+                        f"  backchannel gap {fmt_ms(floor_run.backchannel_gap_ms)}, barge-in "
+                        f"onset → silence {fmt_ms(floor_run.onset_to_silence_ms)} (at the speaker)"
+                    )
                 runs.append(run)
             progress(
                 f"  {run.who}: median {fmt_ms(run.first_audio_ms)} "
                 f"(turn at the brain {fmt_ms(run.to_brain_ms)})"
             )
-    return DeviceFigures(round(loop_s * 1000, 1), tuple(runs), peer_run)
+    return DeviceFigures(round(loop_s * 1000, 1), tuple(runs), peer_run, floor_run)

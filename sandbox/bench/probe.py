@@ -13,6 +13,7 @@ microphone or left the speaker.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import statistics
 import threading
@@ -25,7 +26,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sandbox.audio.line_queue import take_into
+from sandbox.audio.resample import as_float32, as_int16, resample
 from sandbox.bench import pulse
+from sandbox.caller.espeak_voice import speak
 from sandbox.errors import UserError
 
 #: The probe's sample rate (the caller lines' own).
@@ -36,14 +39,24 @@ BLOCK = 320
 LEVEL = int(0.005 * 32768)
 #: Callbacks skipped before fitting a stream's offset (start-up bursts).
 SETTLE_CALLBACKS = 10
+#: Callbacks within this many seconds of a moment fit the offset used to time it.
+NEAR_S = 3.0
+#: The speaker must be this quiet before a caller's line (a reply's sentence gaps are shorter).
+QUIET_S = 1.5
 
 
 class SampleClock:
-    """A stream's sample clock: ``offset + index / RATE`` on the monotonic clock."""
+    """A stream's sample clock: ``offset + index / RATE`` on the monotonic clock.
+
+    A stream that drops samples under load (an overrun, an underrun) shifts its offset for
+    good from then on: :meth:`at_near` and :meth:`index_near` fit it over the callbacks of
+    the few seconds around the moment asked about instead of the whole run.
+    """
 
     def __init__(self) -> None:
         self.callbacks = 0
         self.offset = float("inf")
+        self._stamps: list[tuple[int, float]] = []
 
     def stamp(self, index: int, now: float) -> None:
         """A callback at sample ``index`` (for output: its first; for input: one past its
@@ -51,10 +64,26 @@ class SampleClock:
         self.callbacks += 1
         if self.callbacks > SETTLE_CALLBACKS:
             self.offset = min(self.offset, now - index / RATE)
+            self._stamps.append((index, now))
 
     def at(self, index: int) -> float:
         """When sample ``index`` was handed over (output) or had arrived (input)."""
         return self.offset + index / RATE
+
+    def _offset_near(self, near: Callable[[int, float], bool]) -> float:
+        offsets = [now - index / RATE for index, now in self._stamps if near(index, now)]
+        return min(offsets, default=self.offset)
+
+    def at_near(self, index: int) -> float:
+        """:meth:`at`, with the offset fitted within :data:`NEAR_S` of sample ``index``."""
+        span = NEAR_S * RATE
+        return self._offset_near(lambda i, _now: abs(i - index) <= span) + index / RATE
+
+    def index_near(self, t: float) -> int:
+        """The sample handed over (output) or arrived (input) at ``t``, the offset fitted
+        within :data:`NEAR_S` of it."""
+        offset = self._offset_near(lambda _i, now: abs(now - t) <= NEAR_S)
+        return round((t - offset) * RATE)
 
 
 def _open(
@@ -176,6 +205,29 @@ class DeviceProbe:
         """Seconds of silence at the end of the recording so far."""
         with self._lock:
             return (self._received - self._sounded) / RATE
+
+    def recorded(self, start: int, end: int) -> NDArray[np.int16]:
+        """A copy of the recording from input index ``start`` to ``end`` (as far as it goes)."""
+        with self._lock:
+            return self._recorded[max(0, start) : min(end, self._received)].copy()
+
+
+async def wait_quiet(probe: DeviceProbe, timeout_s: float) -> None:
+    """Until the speaker has been quiet for :data:`QUIET_S`."""
+    deadline = time.monotonic() + timeout_s
+    while probe.quiet_since() < QUIET_S:
+        if time.monotonic() > deadline:
+            raise UserError("the virtual speaker never went quiet between turns")
+        await asyncio.sleep(0.1)
+
+
+def spoken_line(text: str, voice: str, wpm: int) -> tuple[NDArray[np.int16], int, int]:
+    """``text`` by espeak-ng at the probe's rate, with the index of its first sample above
+    :data:`LEVEL` and one past its last: where the voice begins and ends."""
+    samples, rate = speak(text, voice=voice, wpm=wpm)
+    line = as_int16(resample(as_float32(samples), rate, RATE))
+    loud = np.flatnonzero(np.abs(line.astype(np.int32)) > LEVEL)
+    return line, int(loud[0]), int(loud[-1]) + 1
 
 
 def loop_latency_s(trials: int = 3, attempts: int = 8) -> float:

@@ -48,6 +48,9 @@ DEVICE_PATIENCES = (7, 6, 0, 10)
 DEVICE_TURNS = 10
 #: (patiences, turns) at the devices for --quick.
 QUICK_DEVICE = ((7,), 3)
+#: (backchannels, barge-ins) over the app's replies at the devices, full and --quick.
+DEVICE_FLOOR = (10, 10)
+QUICK_DEVICE_FLOOR = (1, 1)  # an objection, then a backchannel over its reply: ~25 s
 STAGES = 11
 
 
@@ -66,6 +69,7 @@ class BenchConfig:
     greetings: int = FULL_FLOOR[2]
     device_patiences: tuple[int, ...] = DEVICE_PATIENCES
     device_turns: int = DEVICE_TURNS
+    device_floor: tuple[int, int] = DEVICE_FLOOR
     peer: bool = False
 
     @classmethod
@@ -94,6 +98,7 @@ class BenchConfig:
             greetings=greetings,
             device_patiences=preset_patiences if patiences is None else patiences,
             device_turns=preset_turns if turns is None else turns,
+            device_floor=QUICK_DEVICE_FLOOR if quick else DEVICE_FLOOR,
             peer=peer,
         )
 
@@ -142,10 +147,11 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
     peer = " and the peer" if config.peer else ""
     stage(
         11,
-        f"end of speech → first audio at the devices, outside the app (patience {patiences}{peer})",
+        f"end of speech → first audio at the devices, outside the app (patience {patiences}{peer}),"
+        " then backchannels and barge-ins",
     )
     devices = await measure_devices(
-        config.device_patiences, config.device_turns, config.peer, progress
+        config.device_patiences, config.device_turns, config.peer, progress, config.device_floor
     )
     memory = MemoryFigures(after_load, after_warm_up, peak)
     stages = (turns, first_audio, barge_in, backchannels, greeting, heard, echo, rtf)

@@ -64,7 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--devices",
         action="store_true",
         help="only time end of speech → first audio from outside the app, through PulseAudio "
-        "virtual devices (a full run does this last)",
+        "virtual devices, then the silence around backchannels and how soon barge-ins silence "
+        "the bot (a full run does this last)",
     )
     parser.add_argument(
         "--peer",
@@ -166,7 +167,13 @@ def run(args: argparse.Namespace) -> int:
     if args.devices:
         with _stdout_to_stderr():
             devices = asyncio.run(
-                measure_devices(config.device_patiences, config.device_turns, args.peer, progress)
+                measure_devices(
+                    config.device_patiences,
+                    config.device_turns,
+                    args.peer,
+                    progress,
+                    config.device_floor,
+                )
             )
         figures = device_result(devices)
         bounds = device_targets(figures)
