@@ -1,0 +1,143 @@
+"""The audio turn model: its features against pipecat's reference, the model itself, and the
+end of turn through real parts (VAD, endpointer, Smart Turn, Whisper tiny.en)."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from concurrent.futures import Future
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from sandbox.audio.endpointer import windows_for
+from sandbox.audio.listener import Listener, TurnCommitted
+from sandbox.audio.resample import Float32
+from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
+from sandbox.audio.turn_model import (
+    FRAMES,
+    N_MELS,
+    WINDOW_SAMPLES,
+    TurnModel,
+    fit_window,
+    installed_model,
+    log_mel,
+)
+from sandbox.bench.pause_set import COMPLETE, complete_utterance
+from sandbox.bench.pauses import InlineModels, commits
+
+MODEL = installed_model()
+needs_model = pytest.mark.skipif(
+    MODEL is None, reason="pipecat-ai is not installed (pip install --no-deps pipecat-ai)"
+)
+
+
+def _reference() -> ModuleType:
+    """pipecat's own numpy port of WhisperFeatureExtractor, loaded from its file alone."""
+    assert MODEL is not None
+    path = MODEL.parent.parent / "_whisper_features.py"
+    spec = importlib.util.spec_from_file_location("pipecat_whisper_features", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_fit_window_keeps_the_last_8_s_and_pads_in_front() -> None:
+    short = np.ones(SAMPLE_RATE, dtype=np.float32)
+    fitted = fit_window(short)
+    assert fitted.shape == (WINDOW_SAMPLES,)
+    assert not fitted[:-SAMPLE_RATE].any() and fitted[-SAMPLE_RATE:].all()
+    long = np.arange(WINDOW_SAMPLES + 5, dtype=np.float32)
+    assert fit_window(long)[0] == 5
+
+
+def test_log_mel_shape_and_range() -> None:
+    rng = np.random.default_rng(3)
+    features = log_mel(fit_window((rng.standard_normal(40_000) * 0.1).astype(np.float32)))
+    assert features.shape == (N_MELS, FRAMES) and features.dtype == np.float32
+    assert features.max() - features.min() <= 2.0 + 1e-6  # 8 decades, scaled by 1/4
+    with pytest.raises(ValueError, match="128000"):
+        log_mel(np.zeros(100, dtype=np.float32))
+
+
+@needs_model
+@pytest.mark.parametrize("seconds", [0.5, 3.0, 8.0, 11.0])
+def test_log_mel_matches_pipecats_whisper_features(seconds: float) -> None:
+    rng = np.random.default_rng(int(seconds * 10))
+    audio = (rng.standard_normal(int(seconds * SAMPLE_RATE)) * 0.2).astype(np.float32)
+    audio[: SAMPLE_RATE // 4] = 0  # silence, where the floor and the clamp matter
+    window = fit_window(audio)
+    expected = _reference().compute_whisper_log_mel_features(window)
+    np.testing.assert_allclose(log_mel(window), expected, atol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def model() -> TurnModel:
+    if MODEL is None:
+        pytest.skip("pipecat-ai is not installed")
+    return TurnModel.load(MODEL)
+
+
+@pytest.fixture(scope="module")
+def transcriber() -> Iterator[Transcriber]:
+    yield Transcriber.load()
+
+
+def test_the_model_gives_a_probability_and_times_itself(model: TurnModel) -> None:
+    p = model.probability(np.zeros(SAMPLE_RATE, dtype=np.float32))
+    assert 0.0 <= p <= 1.0 and model.last_ms > 0
+
+
+def test_an_unpunctuated_question_commits_as_fast_as_a_punctuated_one(
+    model: TurnModel, transcriber: Transcriber
+) -> None:
+    """No slow tail, through real parts: "is the studio open on public holidays", spoken flat
+    by espeak-ng, goes through the VAD, the endpointer, Smart Turn and Whisper; it closes in
+    the confident window at the default patience whatever punctuation Whisper gives it."""
+    assert COMPLETE[0] == "is the studio open on public holidays"
+    utterance = complete_utterance(0)
+    committed = commits(InlineModels(transcriber, model), 0, utterance, 7)
+    assert [c.reason for c in committed] == ["confident"]
+    assert "holidays" in committed[0].text.lower()
+    w = windows_for(7)
+    assert committed[0].t_committed - utterance.end_ms <= w.confident_ms + 60  # VAD's tail
+
+
+def test_without_the_model_the_same_question_waits_unless_whisper_punctuates(
+    transcriber: Transcriber,
+) -> None:
+    committed = commits(InlineModels(transcriber, None), 0, complete_utterance(0), 7)
+    assert len(committed) == 1
+    expected = "confident" if committed[0].text.rstrip()[-1:] in ".?!" else "silence"
+    assert committed[0].reason == expected
+
+
+def test_a_listener_hands_a_current_verdict_to_the_endpointer_and_records_it() -> None:
+    """The hook's future answers after the pause began; a verdict is recorded as a decision."""
+    verdicts: list[Future[float]] = []
+
+    def judge(pcm: Float32) -> Future[float]:
+        future: Future[float] = Future()
+        verdicts.append(future)
+        return future
+
+    def transcribe(pcm: Float32, language: str) -> Future[Transcript]:
+        future: Future[Transcript] = Future()
+        future.set_result(Transcript("is the studio open on public holidays"))
+        return future
+
+    listener = Listener(transcribe, judge_turn=judge)
+    decisions: list[str] = []
+    listener.on_decision = lambda _t, kind, _data: decisions.append(kind)
+    utterance = complete_utterance(1).audio  # a real voice, then silence
+    events = []
+    block = SAMPLE_RATE // 50
+    for start in range(0, len(utterance), block):
+        events += listener.feed(utterance[start : start + block], SAMPLE_RATE, start // 16, False)
+        if verdicts and not verdicts[-1].done():
+            verdicts[-1].set_result(0.99)
+    assert "turn_model" in decisions
+    closes = [e.reason for e in events if isinstance(e, TurnCommitted)]
+    assert closes and closes[0] == "confident"
