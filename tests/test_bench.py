@@ -73,6 +73,9 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
     "paused_heard_agrees_fraction": (int, float),
     "heard_aligned_exact_fraction": (int, float),
     "heard_aligned_within_one_fraction": (int, float),
+    "false_cutoff_fraction": (int, float),
+    "early_commit_fraction": (int, float),
+    "turn_model_ms": (int, float),
     "targets": dict,
 }
 
@@ -106,8 +109,8 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
     assert isinstance(figures, dict)
     for key, kind in REQUIRED.items():
         assert isinstance(figures.get(key), kind), (key, figures.get(key))
-    for stage in range(1, 12):
-        assert f"[{stage}/11]" in done.stderr
+    for stage in range(1, 13):
+        assert f"[{stage}/12]" in done.stderr
     assert "models ready" in done.stderr
     assert figures["heard_cuts"] == SMALLEST["cuts"]
     assert 0 <= figures["heard_exact_fraction"] <= 1

@@ -25,7 +25,7 @@ from sandbox.audio.turn_model import (
     log_mel,
 )
 from sandbox.bench.pause_set import COMPLETE, complete_utterance
-from sandbox.bench.pauses import InlineModels, commits
+from sandbox.bench.pauses import InlineModels, commits, pauses_table
 
 MODEL = installed_model()
 needs_model = pytest.mark.skipif(
@@ -141,3 +141,19 @@ def test_a_listener_hands_a_current_verdict_to_the_endpointer_and_records_it() -
     assert "turn_model" in decisions
     closes = [e.reason for e in events if isinstance(e, TurnCommitted)]
     assert closes and closes[0] == "confident"
+
+
+def test_the_pauses_table_says_each_figure() -> None:
+    figures = {
+        "false_cutoff_fraction": 0.0,
+        "false_cutoff_by_patience": {"7": 0.0, "0": 0.5, "10": 0.0},
+        "early_commit_fraction": 0.1,
+        "commit_after_end_ms": {"punctuated": 730.0, "unpunctuated": 740.0, "worst": 1650},
+        "pause_set": {"paused": 48, "complete": 44},
+        "turn_model": True,
+        "turn_model_ms": 95.0,
+    }
+    lines = pauses_table(figures).splitlines()
+    assert lines[0] == "utterances: 48 paused, 44 complete (turn model on)"
+    assert "0: 0.5" in lines[1] and "unpunctuated 740.0 ms" in lines[3]
+    assert lines[4] == "turn model: 95.0 ms a call"

@@ -40,6 +40,7 @@ FIXED_TARGETS: dict[str, tuple[str, float]] = {
     "barge_in_landed_fraction": ("min", 0.95),
     "resume_gap_ms": ("max", 1200),
     "paused_heard_exact_fraction": ("min", 0.95),
+    "false_cutoff_fraction": ("max", 0.05),
     "heard_aligned_exact_fraction": ("min", 0.95),
 }
 #: The peer (Pipecat 1.14.0, fully local with the same models; see DESIGN.md).
@@ -181,6 +182,9 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("  over the peer's, patience 6", "peer_ratio_end_of_speech_to_first_audio_fast", "x"),
     ("end of speech → UserMessage", "end_of_speech_to_user_message_ms", "ms"),
     ("end of speech → first reply audio", "end_of_speech_to_first_audio_ms", "ms"),
+    ("paused callers cut off (patience 7)", "false_cutoff_fraction", "frac"),
+    ("complete turns committed within 300 ms", "early_commit_fraction", "frac"),
+    ("turn model, one inference", "turn_model_ms", "ms"),
     ("first clause → first audio", "first_chunk_to_first_audio_ms", "ms"),
     ("caller onset → silence (pause)", "onset_to_silence_ms", "ms"),
     ("pause decision → silence", "barge_in_decision_to_silence_ms", "ms"),

@@ -30,6 +30,7 @@ from sandbox.bench.greeting import measure_greeting_barge_in
 from sandbox.bench.heard import measure_heard
 from sandbox.bench.models import MemoryFigures, load_models, peak_rss_mb, warm_up
 from sandbox.bench.outside import measure_devices
+from sandbox.bench.pauses import measure_pauses
 from sandbox.bench.report import Figures, result
 from sandbox.bench.rtf import measure_rtf
 from sandbox.bench.soak import rss_mb
@@ -48,7 +49,7 @@ DEVICE_PATIENCES = (7, 6, 0, 10)
 DEVICE_TURNS = 10
 #: (patiences, turns) at the devices for --quick.
 QUICK_DEVICE = ((7,), 3)
-STAGES = 11
+STAGES = 12
 
 
 @dataclass(frozen=True)
@@ -138,10 +139,13 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
     progress(f"  {peak:.0f} MB")
     stage(10, f"heard text at {config.cuts} random cuts (Whisper; word starts aligned by espeak)")
     heard = measure_heard(models, config.cuts, progress, rng)
+    stage(11, "caller pauses: paused and complete utterances through the end of turn")
+    pauses = measure_pauses(models.transcriber, progress, quick=config.quick)
+    progress(f"  false cut-offs {pauses['false_cutoff_fraction']} at the default patience")
     patiences = ", ".join(map(str, config.device_patiences))
     peer = " and the peer" if config.peer else ""
     stage(
-        11,
+        12,
         f"end of speech → first audio at the devices, outside the app (patience {patiences}{peer})",
     )
     devices = await measure_devices(
@@ -157,6 +161,7 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
     }
     elapsed = round(time.monotonic() - started, 1)
     extra = {
+        **pauses,
         **device_result(devices),
         "bench_peak_rss_mb": peak_rss_mb(),
         "config": asdict(config),
