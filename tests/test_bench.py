@@ -497,3 +497,12 @@ def test_backchannel_trials_cover_every_variant_voice_and_level() -> None:
     assert len(labels) >= 10 and "(a cough)" in labels and "Mm-hmm." in labels
     assert len({t.voice for t in lines}) >= 4 and len({t.gain for t in lines}) >= 3
     assert all(t.line.voice_end > t.line.voice_start for t in lines)  # every one is audible
+
+
+def test_the_pause_stage_target_is_judged_when_the_stage_ran() -> None:
+    figures = _figures(decision_ms=17, self_interruptions=0)
+    cut = result(figures, {"false_cutoff_fraction": 0.2})
+    assert cut["targets"]["false_cutoff_fraction"] == {"max": 0.05, "met": False}
+    assert "false_cutoff_fraction" not in result(figures, {})["targets"]
+    row = next(line for line in table(cut).splitlines() if line.startswith("paused callers"))
+    assert row.split()[-4:] == ["20%", "≤", "5%", "✗"]
