@@ -33,7 +33,8 @@ The patience scale (stt.patience, 0..10, default 7) sets both windows and the th
 assembling; 7 is the calibration the deployment runs when patience is unset. Each step waits
 ~25% longer for a confident close and ~20% longer for a silence-forced one (perceived patience
 is roughly logarithmic in time), rounded up to whole 30 ms frames, and asks the turn model
-for more certainty above 7 (less below):
+for more certainty above 7 and less below 5 (Smart Turn's own cut is 0.5; the steps are a
+first calibration, on espeak-ng voices where the model tells little, see the README):
 
 ========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
 patience    0    1    2    3    4    5     6     7     8     9    10
