@@ -156,7 +156,7 @@ class AudioEngine:
 
     options: AudioOptions = field(default_factory=AudioOptions)
     transcriber: Transcriber | None = None
-    #: The audio turn model; loaded with Whisper when installed (see turn_model.py).
+    #: The audio turn model (Smart Turn, shipped in the package); loaded with Whisper.
     turn_model: TurnModel | None = None
     synthesizers: dict[int, Synthesizer] = field(default_factory=dict)
     speech: SpeechOut | None = None
@@ -201,7 +201,7 @@ class AudioEngine:
         if self.transcriber is None:  # an engine built with a loaded one keeps it
             self.transcriber = Transcriber.load(self.options.stt_model, progress=say)
         if self.turn_model is None:
-            self.turn_model = TurnModel.load_installed()
+            self.turn_model = TurnModel.load()
         self.synthesizer_for(default_voice(), say)
         say("models ready")
 
@@ -286,9 +286,9 @@ class AudioEngine:
         link.listening = self
         speech.wake = link.wake
         transcribe = in_executor(self.transcriber, self._stt_pool)
-        if self.turn_model is None:
-            self.turn_model = TurnModel.load_installed()
-        judge = None if self.turn_model is None else judged_in(self.turn_model, self._stt_pool)
+        if self.turn_model is None:  # an engine built with a loaded transcriber only
+            self.turn_model = TurnModel.load()
+        judge = judged_in(self.turn_model, self._stt_pool)
         self._listener = Listener(transcribe, echo=self._echo, judge_turn=judge)
         self._listener.on_cleaned = self._cleaned
         self._listener.on_decision = self._decided

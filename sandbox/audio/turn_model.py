@@ -9,13 +9,13 @@ and the transcript's shape second.
 
 The model
 ---------
-``smart-turn-v3.2-cpu.onnx`` (8.7 MB, int8) ships inside the ``pipecat-ai`` wheel at
-``pipecat/audio/turn/smart_turn/data/``; it is never downloaded at run time. No other package
-on PyPI ships it (the Smart Turn plugins for LiveKit, Vision Agents and Vox fetch it from a
-model hub at run time). ``pipecat-ai`` cannot be a dependency: it pins ``protobuf<7`` and the
-wire needs 7, so it is installed without its dependencies (:data:`INSTALL_HINT`; the model file
-is all that is used). :func:`installed_model` finds the file without importing ``pipecat``;
-without it the endpointer goes by the transcript alone, as before.
+``smart-turn-v3.2-cpu.onnx`` (8.7 MB, int8) ships in this package (``sandbox/audio/models/``,
+with its BSD-2 licence and a provenance note); it is never downloaded at run time. It is taken
+unchanged from the ``pipecat-ai`` 1.14.0 wheel (:data:`SOURCE_WHEEL`, :data:`PATH_IN_WHEEL`,
+checked against :data:`MODEL_SHA256`; ``tools/vendor-turn-model`` extracts it again): no other
+package on PyPI ships it (the Smart Turn plugins for LiveKit, Vision Agents and Vox fetch it
+from a model hub at run time), and ``pipecat-ai`` cannot be a dependency (it pins
+``protobuf<7``; the wire needs 7). onnxruntime comes with faster-whisper and Piper already.
 
 Input: ``input_features``, float32 ``(batch, 80, 800)``: Whisper's log-mel features of exactly
 8 s of 16 kHz audio, the voice at the end and zeros in front when shorter. Output: ``logits``,
@@ -31,7 +31,6 @@ and scaled as ``(x + 4) / 4``. The last frame is dropped, leaving 800.
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from pathlib import Path
 from typing import Any
@@ -52,8 +51,13 @@ N_MELS = 80
 #: Feature frames the model takes: one per hop over the window.
 FRAMES = WINDOW_SAMPLES // HOP
 MODEL_FILE = "smart-turn-v3.2-cpu.onnx"
-#: Where the file sits inside the ``pipecat`` package.
-_MODEL_DIR = ("audio", "turn", "smart_turn", "data")
+#: The shipped model file.
+MODEL_PATH = Path(__file__).parent / "models" / MODEL_FILE
+#: Where the shipped file was taken from: the wheel, and the file's path inside it.
+SOURCE_WHEEL = "pipecat_ai-1.14.0-py3-none-any.whl"
+PATH_IN_WHEEL = f"pipecat/audio/turn/smart_turn/data/{MODEL_FILE}"
+#: The shipped file's sha256 (equal to the file inside :data:`SOURCE_WHEEL`).
+MODEL_SHA256 = "2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f"
 _NORMALIZE_EPS = 1e-7
 _MEL_FLOOR = 1e-10
 _DYNAMIC_RANGE = 8.0
@@ -110,20 +114,6 @@ def log_mel(window: Float32) -> Float32:
     return scaled
 
 
-#: How to install the model, for messages.
-INSTALL_HINT = "pip install --no-deps 'pipecat-ai==1.14.0'"
-
-
-def installed_model() -> Path | None:
-    """The Smart Turn v3.2 file inside the installed ``pipecat-ai``, or None (``pipecat`` is
-    not imported: only its files are read)."""
-    spec = importlib.util.find_spec("pipecat")
-    if spec is None or spec.origin is None:
-        return None
-    path = Path(spec.origin).parent.joinpath(*_MODEL_DIR, MODEL_FILE)
-    return path if path.is_file() else None
-
-
 class TurnModel:
     """A loaded Smart Turn model. Use :meth:`load`; one call at a time per instance."""
 
@@ -133,15 +123,9 @@ class TurnModel:
         self.last_ms = 0.0
 
     @classmethod
-    def load_installed(cls) -> TurnModel | None:
-        """The installed model, loaded; None when ``pipecat-ai`` is not installed (then the
-        endpointer goes by the transcript alone)."""
-        path = installed_model()
-        return None if path is None else cls.load(path)
-
-    @classmethod
-    def load(cls, path: Path) -> TurnModel:
-        """Load the model on one CPU thread (it shares the machine with Whisper)."""
+    def load(cls, path: Path = MODEL_PATH) -> TurnModel:
+        """Load the model (the shipped one by default) on one CPU thread: it shares the
+        machine with Whisper."""
         import onnxruntime as ort  # heavy import: only when a model is loaded
 
         options = ort.SessionOptions()

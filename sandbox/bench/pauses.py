@@ -137,9 +137,7 @@ def measure_pauses(
     """The stage's figures (see the module docstring)."""
     limit = QUICK_ITEMS if quick else None
     paused, complete = paused_set(limit), complete_set(limit)
-    model = TurnModel.load_installed()
-    if model is None:
-        progress("  the turn model is not installed: the transcript decides alone")
+    model = TurnModel.load()
     memo = InlineModels(transcriber, model)
     causes: dict[int, list[str | None]] = {}
     for patience in PATIENCES:
@@ -168,7 +166,6 @@ def measure_pauses(
             "worst": max((ms for ms, _p in after), default=None),
         },
         "pause_set": {"paused": len(paused), "complete": len(complete)},
-        "turn_model": model is not None,
         "turn_model_ms": median(memo.model_ms),
     }
 
@@ -180,8 +177,7 @@ def pauses_table(figures: dict[str, Any]) -> str:
     sizes = figures["pause_set"]
     return "\n".join(
         [
-            f"utterances: {sizes['paused']} paused, {sizes['complete']} complete"
-            f" (turn model {'on' if figures['turn_model'] else 'not installed'})",
+            f"utterances: {sizes['paused']} paused, {sizes['complete']} complete",
             f"false cut-offs: {figures['false_cutoff_fraction']} (by patience: {by})",
             f"complete, committed within {EARLY_MS} ms: {figures['early_commit_fraction']}",
             f"end -> commit: punctuated {after['punctuated']} ms, unpunctuated "
