@@ -61,7 +61,7 @@ def spoken(ep: Endpointer, frames: int = 20) -> Script:
 
 def test_patience_scale_is_monotonic_with_seven_as_the_calibration() -> None:
     scale = [windows_for(p) for p in range(11)]
-    assert scale[7] == Windows(speculate_ms=150, confident_ms=720, silence_ms=1620, threshold=0.5)
+    assert scale[7] == Windows(speculate_ms=150, confident_ms=870, silence_ms=1620, threshold=0.5)
     for low, high in itertools.pairwise(scale):
         assert high.confident_ms > low.confident_ms and high.silence_ms > low.silence_ms
         assert high.threshold >= low.threshold
