@@ -16,10 +16,13 @@ devices).
   worst.
 * ``turn_model_ms``: the median of one turn model call (features and inference), this
   machine.
+* ``pause_stage_s``: how long the stage took (it is part of the full ``sandbox bench``, not of
+  ``--quick``).
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -135,6 +138,7 @@ def measure_pauses(
     transcriber: Transcriber, progress: Progress, *, quick: bool = False
 ) -> dict[str, Any]:
     """The stage's figures (see the module docstring)."""
+    started = time.monotonic()
     limit = QUICK_ITEMS if quick else None
     paused, complete = paused_set(limit), complete_set(limit)
     model = TurnModel.load()
@@ -167,6 +171,7 @@ def measure_pauses(
         },
         "pause_set": {"paused": len(paused), "complete": len(complete)},
         "turn_model_ms": median(memo.model_ms),
+        "pause_stage_s": round(time.monotonic() - started, 1),
     }
 
 
