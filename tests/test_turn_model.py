@@ -26,7 +26,7 @@ from sandbox.audio.turn_model import (
     log_mel,
 )
 from sandbox.bench.pause_set import COMPLETE, complete_utterance
-from sandbox.bench.pauses import InlineModels, commits, pauses_table
+from sandbox.bench.pauses import InlineModels, first_commit, pauses_table
 
 #: Clips and their features by pipecat 1.14.0's own numpy port of WhisperFeatureExtractor
 #: (written by tools/vendor-turn-model from the wheel).
@@ -88,20 +88,20 @@ def test_an_unpunctuated_question_commits_as_fast_as_a_punctuated_one(
     the confident window at the default patience whatever punctuation Whisper gives it."""
     assert COMPLETE[0] == "is the studio open on public holidays"
     utterance = complete_utterance(0)
-    committed = commits(InlineModels(transcriber, model), 0, utterance, 7)
-    assert [c.reason for c in committed] == ["confident"]
-    assert "holidays" in committed[0].text.lower()
+    committed = first_commit(InlineModels(transcriber, model), 0, utterance, 7)
+    assert committed is not None and committed.reason == "confident"
+    assert "holidays" in committed.text.lower()
     w = windows_for(7)
-    assert committed[0].t_committed - utterance.end_ms <= w.confident_ms + 60  # VAD's tail
+    assert committed.t_committed - utterance.end_ms <= w.confident_ms + 60  # VAD's tail
 
 
 def test_without_the_model_the_same_question_waits_unless_whisper_punctuates(
     transcriber: Transcriber,
 ) -> None:
-    committed = commits(InlineModels(transcriber, None), 0, complete_utterance(0), 7)
-    assert len(committed) == 1
-    expected = "confident" if committed[0].text.rstrip()[-1:] in ".?!" else "silence"
-    assert committed[0].reason == expected
+    committed = first_commit(InlineModels(transcriber, None), 0, complete_utterance(0), 7)
+    assert committed is not None
+    expected = "confident" if committed.text.rstrip()[-1:] in ".?!" else "silence"
+    assert committed.reason == expected
 
 
 def test_a_listener_hands_a_current_verdict_to_the_endpointer_and_records_it() -> None:

@@ -94,26 +94,28 @@ class InlineModels:
         return transcribe, judge
 
 
-def commits(
+def first_commit(
     memo: InlineModels,
     item: int,
     utterance: Utterance,
     patience: int,
     decisions: list[tuple[str, dict[str, Any]]] | None = None,
-) -> list[TurnCommitted]:
-    """The turns one utterance commits at ``patience``; the listener's decisions (kind,
-    data) go to ``decisions`` when given."""
+) -> TurnCommitted | None:
+    """The first turn one utterance commits at ``patience`` (the rest of its audio is not fed:
+    nothing after it changes a figure); the listener's decisions (kind, data) go to
+    ``decisions`` when given."""
     transcribe, judge = memo.hooks(item)
     listener = Listener(transcribe, patience=patience, judge_turn=judge)
     if decisions is not None:
         listener.on_decision = lambda _t, kind, data: decisions.append((kind, data))
     block = SAMPLE_RATE * BLOCK_MS // 1000
-    out: list[TurnCommitted] = []
     for start in range(0, len(utterance.audio), block):
         t_ms = start * 1000 // SAMPLE_RATE
         events = listener.feed(utterance.audio[start : start + block], SAMPLE_RATE, t_ms, False)
-        out += [e for e in events if isinstance(e, TurnCommitted)]
-    return out
+        committed = next((e for e in events if isinstance(e, TurnCommitted)), None)
+        if committed is not None:
+            return committed
+    return None
 
 
 def _cut_off(memo: InlineModels, item: int, utterance: Utterance, patience: int) -> str | None:
@@ -122,8 +124,8 @@ def _cut_off(memo: InlineModels, item: int, utterance: Utterance, patience: int)
     None when it was not."""
     assert utterance.pause is not None
     decisions: list[tuple[str, dict[str, Any]]] = []
-    committed = commits(memo, item, utterance, patience, decisions)
-    if not any(c.t_end_of_speech < utterance.pause[1] for c in committed):
+    committed = first_commit(memo, item, utterance, patience, decisions)
+    if committed is None or committed.t_end_of_speech >= utterance.pause[1]:
         return None
     closed = next(i for i, (kind, _data) in enumerate(decisions) if kind == "turn_closed")
     guesses = [data for kind, data in decisions[:closed] if kind == "guess"]
@@ -152,9 +154,9 @@ def measure_pauses(
     offset = len(paused)  # memo keys of the complete set follow the paused set's
     after: list[tuple[float, bool]] = []
     for i, u in enumerate(complete):
-        committed = commits(memo, offset + i, u, DEFAULT_PATIENCE)
-        if committed:
-            after.append((committed[0].t_committed - u.end_ms, looks_complete(committed[0].text)))
+        committed = first_commit(memo, offset + i, u, DEFAULT_PATIENCE)
+        if committed is not None:
+            after.append((committed.t_committed - u.end_ms, looks_complete(committed.text)))
         else:
             progress(f"  no commit for {u.text!r}")
     punctuated = [ms for ms, p in after if p]
