@@ -147,6 +147,22 @@ def test_an_unpunctuated_guess_the_turn_model_calls_finished_closes_as_fast_as_p
     assert closes[1].reason == "confident"
 
 
+@pytest.mark.parametrize("patience", [7, 10])
+def test_a_caller_who_pauses_up_to_840_ms_after_a_finished_sounding_half_is_not_cut_off(
+    patience: int,
+) -> None:
+    """Whisper punctuates "Can somebody call?" and the model agrees, yet the caller goes on
+    ("me back after six"): from the default patience up, both verdicts wait out the pauses
+    callers take to think (see the module docstring for the 870 ms)."""
+    script = spoken(Endpointer(patience))
+    script.until(PauseStarted)
+    script.ep.hint_turn(1.0)
+    script.ep.hint_text("finished")
+    script.play("." * ((840 - windows_for(patience).speculate_ms) // F))
+    assert not any(isinstance(ev, TurnEnded) for ev in script.events)
+    assert isinstance(script.play("####")[0], Resumed)
+
+
 def test_the_turn_model_below_the_threshold_leaves_an_unpunctuated_guess_to_the_max_wait() -> None:
     w = windows_for(7)
     script = spoken(Endpointer(7))
