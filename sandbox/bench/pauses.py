@@ -170,6 +170,8 @@ def measure_pauses(
             "punctuated": median(punctuated),
             "unpunctuated": median(bare),
             "worst": max((ms for ms, _p in after), default=None),
+            # Whisper leaves only a few unpunctuated: their median moves with one of them.
+            "unpunctuated_count": len(bare),
         },
         "pause_set": {"paused": len(paused), "complete": len(complete)},
         "turn_model_ms": median(memo.model_ms),
@@ -188,7 +190,8 @@ def pauses_table(figures: dict[str, Any]) -> str:
             f"false cut-offs: {figures['false_cutoff_fraction']} (by patience: {by})",
             f"complete, committed within {EARLY_MS} ms: {figures['early_commit_fraction']}",
             f"end -> commit: punctuated {after['punctuated']} ms, unpunctuated "
-            f"{after['unpunctuated']} ms, worst {after['worst']} ms",
+            f"{after['unpunctuated']} ms (of {after['unpunctuated_count']}), "
+            f"worst {after['worst']} ms",
             f"turn model: {figures['turn_model_ms']} ms a call",
         ]
     )
