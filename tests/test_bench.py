@@ -113,9 +113,10 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
     assert isinstance(figures, dict)
     for key, kind in REQUIRED.items():
         assert isinstance(figures.get(key), kind), (key, figures.get(key))
-    for stage in range(1, 12):
-        assert f"[{stage}/11]" in done.stderr
+    for stage in range(1, 13):
+        assert f"[{stage}/12]" in done.stderr
     assert "models ready" in done.stderr
+    assert "false_cutoff_fraction" not in figures  # the caller pauses are not in --quick
     assert figures["heard_cuts"] == SMALLEST["cuts"]
     assert 0 <= figures["heard_exact_fraction"] <= 1
     assert 0 <= figures["heard_max_word_error"] < 20
@@ -505,3 +506,12 @@ def test_backchannel_trials_cover_every_variant_voice_and_level() -> None:
     assert len(labels) >= 10 and "(a cough)" in labels and "Mm-hmm." in labels
     assert len({t.voice for t in lines}) >= 4 and len({t.gain for t in lines}) >= 3
     assert all(t.line.voice_end > t.line.voice_start for t in lines)  # every one is audible
+
+
+def test_the_pause_stage_target_is_judged_when_the_stage_ran() -> None:
+    figures = _figures(decision_ms=17, self_interruptions=0)
+    cut = result(figures, {"false_cutoff_fraction": 0.2})
+    assert cut["targets"]["false_cutoff_fraction"] == {"max": 0.05, "met": False}
+    assert "false_cutoff_fraction" not in result(figures, {})["targets"]
+    row = next(line for line in table(cut).splitlines() if line.startswith("paused callers"))
+    assert row.split()[-4:] == ["20%", "≤", "5%", "✗"]

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from sandbox.audio.endpointer import windows_for
 from sandbox.bench.device_report import device_lines, device_result, device_targets
 from sandbox.bench.outside import DeviceFigures, DeviceRun, DeviceTurn
 from sandbox.bench.outside_floor import (
@@ -77,7 +78,8 @@ def test_device_figures_are_the_medians_their_ratio_to_the_peer_and_the_windows(
     assert result["peer_ratio_end_of_speech_to_first_audio_fast"] == 0.73
     bounds = device_targets(result)
     # End of speech -> UserMessage within each patience's confident window + 150 ms.
-    assert bounds["device_end_of_speech_to_user_message_p7_ms"] == ("max", 720 + 150)
+    p7 = windows_for(7).confident_ms + 150
+    assert bounds["device_end_of_speech_to_user_message_p7_ms"] == ("max", p7)
     assert bounds["device_end_of_speech_to_user_message_p0_ms"] == ("max", 150 + 150)
     assert result["device_end_of_speech_to_user_message_p0_ms"] == 350
     assert bounds["peer_ratio_end_of_speech_to_first_audio"] == ("max", 0.85)

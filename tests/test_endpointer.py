@@ -15,9 +15,11 @@ from sandbox.audio.endpointer import (
     PauseStarted,
     Resumed,
     SpeechStarted,
+    TextShape,
     TurnEnded,
     Windows,
     looks_complete,
+    text_shape,
     windows_for,
 )
 
@@ -59,14 +61,15 @@ def spoken(ep: Endpointer, frames: int = 20) -> Script:
 
 def test_patience_scale_is_monotonic_with_seven_as_the_calibration() -> None:
     scale = [windows_for(p) for p in range(11)]
-    assert scale[7] == Windows(speculate_ms=150, confident_ms=720, silence_ms=1620)
+    assert scale[7] == Windows(speculate_ms=150, confident_ms=870, silence_ms=1620, threshold=0.5)
     for low, high in itertools.pairwise(scale):
         assert high.confident_ms > low.confident_ms and high.silence_ms > low.silence_ms
+        assert high.threshold >= low.threshold
     for w in scale:
         assert w.speculate_ms <= w.confident_ms < w.silence_ms
         assert w.confident_ms % F == 0 and w.silence_ms % F == 0
     assert Endpointer().windows == scale[7]
-    assert scale[0] == Windows(speculate_ms=90, confident_ms=150, silence_ms=450)
+    assert scale[0] == Windows(speculate_ms=90, confident_ms=150, silence_ms=450, threshold=0.25)
 
 
 @pytest.mark.parametrize("bad", [-1, 11, 7.5])
@@ -108,22 +111,120 @@ def test_confident_close_after_the_confident_window(patience: int) -> None:
     w = windows_for(patience)
     script = spoken(Endpointer(patience))
     script.until(PauseStarted)
-    script.ep.hint_complete(True)  # the fastest a guess can come: the frame after the pause
+    script.ep.hint_text("finished")  # the fastest a guess can come: the frame after the pause
     end = script.until(TurnEnded)
     earliest = max(w.confident_ms, w.speculate_ms + F)
     assert end == TurnEnded(t=20 * F + earliest, reason="confident", speech_end=20 * F)
 
 
 @pytest.mark.parametrize("patience", [0, 7, 10])
-@pytest.mark.parametrize("hint", [None, False])
-def test_silence_forced_close_without_a_complete_guess(patience: int, hint: bool | None) -> None:
+@pytest.mark.parametrize("hint", [None, "fragment", "open"])
+def test_silence_forced_close_without_a_complete_guess(
+    patience: int, hint: TextShape | None
+) -> None:
     w = windows_for(patience)
     script = spoken(Endpointer(patience))
     script.until(PauseStarted)
     if hint is not None:
-        script.ep.hint_complete(hint)
+        script.ep.hint_text(hint)
     end = script.until(TurnEnded)
     assert end == TurnEnded(t=20 * F + w.silence_ms, reason="silence", speech_end=20 * F)
+
+
+@pytest.mark.parametrize("patience", [0, 7, 10])
+def test_an_unpunctuated_guess_the_turn_model_calls_finished_closes_as_fast_as_punctuation(
+    patience: int,
+) -> None:
+    """No slow tail: "is the studio open on public holidays" with no question mark."""
+    closes = []
+    for shape in ("finished", "open"):
+        script = spoken(Endpointer(patience))
+        script.until(PauseStarted)
+        script.ep.hint_turn(windows_for(patience).threshold)
+        script.ep.hint_text(shape)
+        closes.append(script.until(TurnEnded))
+    assert closes[0] == closes[1]
+    assert closes[1].reason == "confident"
+
+
+@pytest.mark.parametrize("patience", [7, 10])
+def test_a_caller_who_pauses_up_to_840_ms_after_a_finished_sounding_half_is_not_cut_off(
+    patience: int,
+) -> None:
+    """Whisper punctuates "Can somebody call?" and the model agrees, yet the caller goes on
+    ("me back after six"): from the default patience up, both verdicts wait out the pauses
+    callers take to think (see the module docstring for the 870 ms)."""
+    script = spoken(Endpointer(patience))
+    script.until(PauseStarted)
+    script.ep.hint_turn(1.0)
+    script.ep.hint_text("finished")
+    script.play("." * ((840 - windows_for(patience).speculate_ms) // F))
+    assert not any(isinstance(ev, TurnEnded) for ev in script.events)
+    assert isinstance(script.play("####")[0], Resumed)
+
+
+def test_the_turn_model_below_the_threshold_leaves_an_unpunctuated_guess_to_the_max_wait() -> None:
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    script.until(PauseStarted)
+    script.ep.hint_turn(w.threshold - 0.01)
+    script.ep.hint_text("open")
+    assert script.until(TurnEnded) == TurnEnded(20 * F + w.silence_ms, "silence", 20 * F)
+
+
+@pytest.mark.parametrize("probability", [None, 0.0, 1.0])
+def test_a_fragment_waits_whatever_the_turn_model_says(probability: float | None) -> None:
+    """ "I'd like to book the" never closes early, and the model alone (no guess yet) never
+    closes a turn: the commit needs the text anyway."""
+    w = windows_for(7)
+    for shape in ("fragment", None):
+        script = spoken(Endpointer(7))
+        script.until(PauseStarted)
+        if probability is not None:
+            script.ep.hint_turn(probability)
+        if shape is not None:
+            script.ep.hint_text("fragment")
+        assert script.until(TurnEnded) == TurnEnded(20 * F + w.silence_ms, "silence", 20 * F)
+
+
+def test_patience_moves_the_threshold_of_a_pause_already_running() -> None:
+    script = spoken(Endpointer(0))
+    script.until(PauseStarted)
+    script.ep.hint_turn(0.3)  # finished at patience 0 (0.25), not at 7 (0.5)
+    script.ep.hint_text("open")
+    assert script.ep.finished
+    script.ep.set_patience(7)
+    assert not script.ep.finished
+    assert script.until(TurnEnded).reason == "silence"
+
+
+def test_a_resume_forgets_the_turn_models_verdict() -> None:
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    script.until(PauseStarted)
+    script.ep.hint_turn(1.0)
+    script.ep.hint_text("open")
+    script.play("####")  # the caller goes on: both verdicts were about the old pause
+    resumed_end = script.t
+    script.until(PauseStarted)
+    script.ep.hint_text("open")
+    assert script.until(TurnEnded).t == resumed_end + w.silence_ms
+
+
+@pytest.mark.parametrize(
+    ("text", "shape"),
+    [
+        ("Is the studio open on public holidays?", "finished"),
+        ("is the studio open on public holidays", "open"),
+        ("I'd like to book", "open"),
+        ("I'd like to book a table for", "fragment"),
+        ("I'd like to book a table for.", "fragment"),
+        ("I'd like to book a table and...", "fragment"),
+        ("", "fragment"),
+    ],
+)
+def test_text_shape(text: str, shape: TextShape) -> None:
+    assert text_shape(text) == shape
 
 
 def test_a_late_guess_closes_on_the_next_frame() -> None:
@@ -131,7 +232,7 @@ def test_a_late_guess_closes_on_the_next_frame() -> None:
     script = spoken(Endpointer(7))
     script.until(PauseStarted)
     script.play("." * ((w.confident_ms + 300) // F))  # Whisper still busy past the window
-    script.ep.hint_complete(True)
+    script.ep.hint_text("finished")
     assert script.play(".") == [
         TurnEnded(t=script.t, reason="confident", speech_end=20 * F),
     ]
@@ -141,7 +242,7 @@ def test_resuming_discards_the_guess_and_restarts_the_silence_counter() -> None:
     w = windows_for(7)
     script = spoken(Endpointer(7))
     pause = script.until(PauseStarted)
-    script.ep.hint_complete(True)
+    script.ep.hint_text("finished")
     onset = script.t + F
     assert script.play(".###") == [Resumed(onset)]
     script.play("#" * 10)
@@ -174,7 +275,7 @@ def test_set_patience_shortens_a_pause_already_running() -> None:
 def test_set_patience_lengthens_a_pause_already_running() -> None:
     script = spoken(Endpointer(0))
     script.until(PauseStarted)
-    script.ep.hint_complete(True)
+    script.ep.hint_text("finished")
     script.ep.set_patience(10)  # before the 150 ms confident window of patience 0 elapsed
     end = script.until(TurnEnded)
     assert end == TurnEnded(20 * F + windows_for(10).confident_ms, "confident", 20 * F)
@@ -182,7 +283,7 @@ def test_set_patience_lengthens_a_pause_already_running() -> None:
 
 def test_a_hint_outside_a_pause_is_ignored() -> None:
     script = spoken(Endpointer(7))
-    script.ep.hint_complete(True)  # no guess can exist while the caller is talking
+    script.ep.hint_text("finished")  # no guess can exist while the caller is talking
     end = script.until(TurnEnded)
     assert end.reason == "silence"
 
@@ -217,10 +318,14 @@ def test_looks_complete(text: str, complete: bool) -> None:
 @given(
     frames=st.lists(st.booleans(), max_size=400),
     patience=st.integers(0, 10),
-    hints=st.lists(st.booleans(), max_size=400),
+    hints=st.lists(st.sampled_from(["finished", "fragment", "open"]), max_size=400),
+    probabilities=st.lists(st.floats(0.0, 1.0), max_size=400),
 )
 def test_event_grammar_holds_for_any_vad_sequence(
-    frames: list[bool], patience: int, hints: list[bool]
+    frames: list[bool],
+    patience: int,
+    hints: list[TextShape],
+    probabilities: list[float],
 ) -> None:
     """Started, then pauses and resumes, then an end; closes never beat their window."""
     ep = Endpointer(patience)
@@ -228,7 +333,9 @@ def test_event_grammar_holds_for_any_vad_sequence(
     state = "idle"
     for i, voiced in enumerate(frames):
         if state == "paused" and i < len(hints):
-            ep.hint_complete(hints[i])
+            ep.hint_text(hints[i])
+        if state == "paused" and i < len(probabilities):
+            ep.hint_turn(probabilities[i])
         for ev in ep.feed(voiced, i * F):
             if isinstance(ev, SpeechStarted):
                 assert state == "idle" and ev.t <= i * F

@@ -3,35 +3,56 @@
 No clock, no threads, no audio: the host feeds ``(voiced, t_ms)`` for every 30 ms frame, in
 order, and acts on the events returned.
 
-How a turn ends, with the parts we have (a frame VAD and Whisper, no turn-taking model)
----------------------------------------------------------------------------------------
-After ``speculate_ms`` of silence the endpointer emits :class:`PauseStarted`; the host starts a
-*speculative* transcription of the turn so far right then, so Whisper's time (see
-:mod:`sandbox.audio.stt`) runs inside the pause instead of after it. The guess's shape decides
-which of two windows closes the turn:
+How a turn ends: the audio turn model first, the transcript second
+------------------------------------------------------------------
+After ``speculate_ms`` of silence the endpointer emits :class:`PauseStarted`; the host asks
+the audio turn model (:mod:`sandbox.audio.turn_model`, Smart Turn: does the voice *sound*
+finished?) and starts a *speculative* transcription of the turn so far right then, so both run
+inside the pause instead of after it. Their verdicts come back as :meth:`Endpointer.hint_turn`
+(the model's probability) and :meth:`Endpointer.hint_text` (the guess's :func:`text_shape`),
+and decide which of two windows closes the turn. The turn is *finished* when
 
-* it reads like a finished thought (:func:`looks_complete`: terminal punctuation, no trailing
-  "and"/"so"/filler/article) -> the host calls ``hint_complete(True)`` and the turn closes as
-  ``"confident"`` once the silence reaches ``confident_ms``;
-* anything else (no guess yet, a fragment, nothing heard) -> the turn closes as ``"silence"``
-  when the silence reaches ``silence_ms``: the silence-forced close.
+* the transcript does not end on a word that cannot end a sentence (``"fragment"``: a
+  trailing "and", "the", "to", a filler, or Whisper's "..."), and
+* either the model's probability reaches the patience's ``threshold``, or the transcript
+  reads like a finished thought on its own (``"finished"``: terminal punctuation).
+
+A finished turn closes as ``"confident"`` once the silence reaches ``confident_ms``; anything
+else (no verdict yet, a fragment, an unpunctuated guess the model doubts) closes as
+``"silence"`` when the silence reaches ``silence_ms``, the maximum wait: the silence-forced
+close. So a complete question Whisper leaves unpunctuated ("is the studio open on public
+holidays") closes as soon as a punctuated one, because the voice says it is finished, and a
+caller's "I'd like to book the" waits whatever either signal says.
 
 A word (see below) during the pause emits :class:`Resumed`: the guess is stale, the silence
 counter restarts, and the next pause makes a new guess.
 
-The patience scale (stt.patience, 0..10, default 7) sets both windows
--------------------------------------------------------------------------
+The patience scale (stt.patience, 0..10, default 7) sets both windows and the threshold
+--------------------------------------------------------------------------------------
 0 answers as soon as the recognizer can; 10 lets a caller finish a sentence they are still
-assembling; 7 is the calibration the deployment runs when patience is unset. Each step waits
-~25% longer for a confident close and ~20% longer for a silence-forced one (perceived patience
-is roughly logarithmic in time), rounded up to whole 30 ms frames:
+assembling; 7 is the calibration the deployment runs when patience is unset. Up to 7 each step
+waits ~28% longer for a confident close (perceived patience is roughly logarithmic in time),
+above it less, so 10 keeps 1.4 s; the silence-forced close (the maximum wait) grows ~20% a
+step. Windows are rounded up to whole 30 ms frames. The turn model is asked for more
+certainty above 7 and less below 5 (Smart Turn's own cut is 0.5):
 
 ========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
 patience    0    1    2    3    4    5     6     7     8     9    10
 ========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
-confident 150  210  240  300  390  480   600   720   900  1140  1410
+confident 150  210  270  330  420  540   690   870  1080  1260  1410
 silence   450  540  660  780  960 1140  1350  1620  1950  2340  2790
+threshold .25  .30  .35  .40  .45  .50   .50   .50   .60   .70   .80
 ========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
+
+Where 7's confident window comes from: callers pause 400-900 ms mid-sentence to think ("I'd
+like to book … a table for four"), and on the held-apart pause set (``sandbox bench
+--pauses``) neither signal tells such a pause from an end: Whisper punctuates the first half
+("I'd like to book.") and Smart Turn, trained on human voices, scores synthetic voices' pauses
+as high as their ends (AUC ~0.6 on espeak-ng and on Piper). So the window, not the verdicts,
+keeps callers from being cut off: 720 ms cut off 21% of the set, 840 ms 4%, 870 ms 2%, 900 ms
+none. The verdicts still decide *which* window: a fragment or a doubted unpunctuated guess
+waits for the silence-forced close, and a finished one, punctuated or not, closes at the
+confident window (no slow tail).
 
 ``speculate_ms`` is 150 ms: long enough that the gaps inside fluent speech (stop closures,
 most commas) do not each cost a Whisper run, short enough that at patience 7 the guess
@@ -60,6 +81,8 @@ from typing import Literal
 from sandbox.audio.vad import FRAME_MS
 
 Reason = Literal["confident", "silence"]
+#: What a transcript's wording says about the turn (see :func:`text_shape`).
+TextShape = Literal["finished", "fragment", "open"]
 
 ONSET_VOICED = 3
 ONSET_WINDOW = 4
@@ -72,15 +95,18 @@ PATIENCE_MAX = 10
 
 @dataclass(frozen=True)
 class Windows:
-    """Silence, in ms, after which each thing happens."""
+    """Silence, in ms, after which each thing happens, and the turn model's probability at
+    which a turn counts as finished."""
 
     speculate_ms: int
     confident_ms: int
     silence_ms: int
+    threshold: float
 
 
-_CONFIDENT_MS = (150, 210, 240, 300, 390, 480, 600, 720, 900, 1140, 1410)
+_CONFIDENT_MS = (150, 210, 270, 330, 420, 540, 690, 870, 1080, 1260, 1410)
 _SILENCE_MS = (450, 540, 660, 780, 960, 1140, 1350, 1620, 1950, 2340, 2790)
+_THRESHOLD = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8)
 
 
 def windows_for(patience: int) -> Windows:
@@ -88,7 +114,7 @@ def windows_for(patience: int) -> Windows:
     if not isinstance(patience, int) or not 0 <= patience <= PATIENCE_MAX:
         raise ValueError(f"patience must be an integer from 0 to {PATIENCE_MAX}, got {patience!r}")
     speculate = SPECULATE_EAGER_MS if patience == 0 else SPECULATE_MS
-    return Windows(speculate, _CONFIDENT_MS[patience], _SILENCE_MS[patience])
+    return Windows(speculate, _CONFIDENT_MS[patience], _SILENCE_MS[patience], _THRESHOLD[patience])
 
 
 @dataclass(frozen=True)
@@ -137,6 +163,27 @@ _TRAILING_FRAGMENT = frozenset(
 )
 
 
+def _ends_on_fragment(text: str) -> bool:
+    """Whisper's trailing-off mark, or a last word that cannot end a sentence."""
+    stripped = text.strip()
+    if stripped.endswith(("...", "…")):
+        return True
+    words = stripped.rstrip(".?!,;:").split()
+    return bool(words) and words[-1].strip(",;:\"'").lower() in _TRAILING_FRAGMENT
+
+
+def text_shape(text: str) -> TextShape:
+    """What a transcript's wording says: ``"finished"`` (:func:`looks_complete`),
+    ``"fragment"`` (it trails off, or ends on a word that cannot end a sentence, punctuated
+    or not; nothing heard is a fragment too) or ``"open"`` (no punctuation to go by: the
+    turn model decides)."""
+    if looks_complete(text):
+        return "finished"
+    if not text.strip() or _ends_on_fragment(text):
+        return "fragment"
+    return "open"
+
+
 def looks_complete(text: str) -> bool:
     """Whether a transcript reads like a finished thought (the endpointer's confidence cue).
 
@@ -145,10 +192,7 @@ def looks_complete(text: str) -> bool:
     utterance it hears trailing off with ``...`` or no punctuation, which reads as unfinished.
     """
     stripped = text.strip()
-    if not stripped or stripped.endswith(("...", "…")) or stripped[-1] not in ".?!":
-        return False
-    words = stripped.rstrip(".?!").split()
-    return bool(words) and words[-1].strip(",;:\"'").lower() not in _TRAILING_FRAGMENT
+    return bool(stripped) and stripped[-1] in ".?!" and not _ends_on_fragment(stripped)
 
 
 class Endpointer:
@@ -160,7 +204,8 @@ class Endpointer:
         self._recent: deque[tuple[bool, int]] = deque(maxlen=ONSET_WINDOW)
         self._state: Literal["idle", "speaking", "paused"] = "idle"
         self._speech_end = 0
-        self._complete = False
+        self._shape: TextShape | None = None
+        self._probability: float | None = None
 
     @property
     def windows(self) -> Windows:
@@ -171,15 +216,27 @@ class Endpointer:
         """Change patience now; a running pause is judged against the new windows next frame."""
         self._windows = windows_for(patience)
 
-    def hint_complete(self, looks_complete: bool) -> None:
-        """Verdict on the speculative transcript of the current pause (ignored outside one).
-
-        True allows a confident close at ``confident_ms``; False leaves the close to
-        ``silence_ms``. The host must not pass a verdict on a guess made before a
-        :class:`Resumed`.
-        """
+    def hint_text(self, shape: TextShape) -> None:
+        """The speculative transcript's :func:`text_shape` for the current pause (ignored
+        outside one). The host must not pass a verdict on a guess made before a
+        :class:`Resumed`."""
         if self._state == "paused":
-            self._complete = looks_complete
+            self._shape = shape
+
+    def hint_turn(self, probability: float) -> None:
+        """The audio turn model's probability that the caller has finished, for the current
+        pause (ignored outside one; same rule as :meth:`hint_text` for stale verdicts)."""
+        if self._state == "paused":
+            self._probability = probability
+
+    @property
+    def finished(self) -> bool:
+        """Whether the verdicts so far say the turn is finished (see the module docstring)."""
+        if self._shape is None or self._shape == "fragment":
+            return False
+        if self._shape == "finished":
+            return True
+        return self._probability is not None and self._probability >= self._windows.threshold
 
     def feed(self, voiced: bool, t_ms: int) -> list[EndpointEvent]:
         """One frame's VAD decision; ``t_ms`` is the frame's start. Returns what happened."""
@@ -208,7 +265,7 @@ class Endpointer:
             events.append(Resumed(onset))
         self._state = "speaking"
         self._speech_end = max(self._speech_end, voiced_end)
-        self._complete = False
+        self._forget_verdicts()
         return events
 
     def _silence(self, end: int) -> list[EndpointEvent]:
@@ -219,12 +276,16 @@ class Endpointer:
             events.append(PauseStarted(end, self._speech_end))
         if self._state == "paused":
             reason: Reason | None = None
-            if self._complete and silent_ms >= self._windows.confident_ms:
+            if self.finished and silent_ms >= self._windows.confident_ms:
                 reason = "confident"
             elif silent_ms >= self._windows.silence_ms:
                 reason = "silence"
             if reason is not None:
                 events.append(TurnEnded(end, reason, self._speech_end))
                 self._state = "idle"
-                self._complete = False
+                self._forget_verdicts()
         return events
+
+    def _forget_verdicts(self) -> None:
+        self._shape = None
+        self._probability = None

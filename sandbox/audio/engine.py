@@ -31,7 +31,13 @@ import numpy as np
 
 from sandbox.audio.caller_aloud import CallerAloud
 from sandbox.audio.echo_canceller import EchoCanceller
-from sandbox.audio.listener import Listener, ListenerEvent, TurnCommitted, in_executor
+from sandbox.audio.listener import (
+    Listener,
+    ListenerEvent,
+    TurnCommitted,
+    in_executor,
+    judged_in,
+)
 from sandbox.audio.mic import DeviceMic, MicSource
 from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.resample import Float32
@@ -39,6 +45,7 @@ from sandbox.audio.sinks import AudioSink, Block, ClockedSink, DeviceSink, NullS
 from sandbox.audio.speech_out import SpeechOut
 from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
+from sandbox.audio.turn_model import TurnModel
 from sandbox.audio.voices import catalog, default_voice, voice_languages
 from sandbox.call.ports import Listening
 from sandbox.call.settings import Capabilities
@@ -149,6 +156,8 @@ class AudioEngine:
 
     options: AudioOptions = field(default_factory=AudioOptions)
     transcriber: Transcriber | None = None
+    #: The audio turn model (Smart Turn, shipped in the package); loaded with Whisper.
+    turn_model: TurnModel | None = None
     synthesizers: dict[int, Synthesizer] = field(default_factory=dict)
     speech: SpeechOut | None = None
     muted: bool = False
@@ -191,6 +200,8 @@ class AudioEngine:
         say = progress or (lambda _m: None)
         if self.transcriber is None:  # an engine built with a loaded one keeps it
             self.transcriber = Transcriber.load(self.options.stt_model, progress=say)
+        if self.turn_model is None:
+            self.turn_model = TurnModel.load()
         self.synthesizer_for(default_voice(), say)
         say("models ready")
 
@@ -276,7 +287,10 @@ class AudioEngine:
         speech.wake = link.wake
         speech.now_ms = link.now
         transcribe = in_executor(self.transcriber, self._stt_pool)
-        self._listener = Listener(transcribe, echo=self._echo)
+        if self.turn_model is None:  # an engine built with a loaded transcriber only
+            self.turn_model = TurnModel.load()
+        judge = judged_in(self.turn_model, self._stt_pool)
+        self._listener = Listener(transcribe, echo=self._echo, judge_turn=judge)
         self._listener.on_cleaned = self._cleaned
         self._listener.on_decision = self._decided
         speech.start()

@@ -33,10 +33,13 @@ What it emits (the host pairs them with the call core):
 Commits come out in turn order. A caller who resumes right after a commit starts a new turn and
 gets a new TurnCommitted, which the core sends as a new turn (each text reaches the brain once).
 
-Speculation: at each PauseStarted the turn so far is transcribed; the guess decides the
-endpointer's confident/silence window and, if the caller does not resume before the close, *is*
-the committed text (no second Whisper run). At most one transcription runs at a time; turns
-that have closed go first, in order, then the guess for the pause in progress.
+Speculation: at each PauseStarted the audio turn model (a ``judge_turn`` hook, also returning
+a future; give it the same single worker, where it goes ahead of the transcription) hears the
+turn so far, and the turn so far is transcribed; the model's probability and the guess's shape
+decide the endpointer's confident/silence window and, if the caller does not resume before the
+close, the guess *is* the committed text (no second Whisper run). At most one transcription
+runs at a time; turns that have closed go first, in order, then the guess for the pause in
+progress.
 
 Speech that began while the bot held the floor is an *overlap*: it becomes a turn when it
 barges in, or when the bot stops while the caller is still talking (or talks again); if it
@@ -71,14 +74,18 @@ from sandbox.audio.endpointer import (
     Resumed,
     SpeechStarted,
     TurnEnded,
-    looks_complete,
+    text_shape,
 )
 from sandbox.audio.resample import Float32, as_int16
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
+from sandbox.audio.turn_model import TurnModel
 from sandbox.audio.vad import FRAME_MS, FrameVad
 
 #: Whisper hook: (float32 16 kHz audio, ISO language) -> a future transcript.
 TranscribeFn = Callable[[Float32, str], "Future[Transcript]"]
+#: Turn model hook: (float32 16 kHz audio of the turn so far) -> a future probability that
+#: the caller has finished.
+JudgeTurnFn = Callable[[Float32], "Future[float]"]
 
 #: Audio kept from before the onset is detected, so Whisper hears the first consonant.
 PREROLL_MS = 300
@@ -92,6 +99,15 @@ def in_executor(transcriber: Transcriber, executor: Executor) -> TranscribeFn:
 
     def submit(pcm: Float32, language: str) -> Future[Transcript]:
         return executor.submit(transcriber.transcribe, pcm, language=language)
+
+    return submit
+
+
+def judged_in(model: TurnModel, executor: Executor) -> JudgeTurnFn:
+    """The usual turn model hook: run ``model`` on ``executor`` (Whisper's single worker)."""
+
+    def submit(pcm: Float32) -> Future[float]:
+        return executor.submit(model.probability, pcm)
 
     return submit
 
@@ -147,6 +163,7 @@ class _Turn:
     paused: bool = False
     resumed_bot: bool = False  # an overlap the bot paused for and then went on over
     guess: tuple[int, Transcript] | None = None
+    judged: tuple[int, Future[float]] | None = None  # the turn model on this epoch's pause
     ended: TurnEnded | None = None
 
     def has_current_guess(self) -> bool:
@@ -164,8 +181,10 @@ class Listener:
         patience: int = PATIENCE_DEFAULT,
         language: str = "en",
         floor: FloorJudge | None = None,
+        judge_turn: JudgeTurnFn | None = None,
     ) -> None:
         self._transcribe = transcribe
+        self._judge_turn = judge_turn
         self._echo = echo if echo is not None else EchoCanceller(enabled=False)
         #: Told of each block after echo cancellation (16 kHz float) with its time: the
         #: microphone as the call heard it, for the session's recording.
@@ -333,6 +352,8 @@ class Listener:
         if isinstance(ev, PauseStarted):
             turn.paused = True
             self._decided(ev.t, "voice_paused", {"speech_end": ev.speech_end})
+            if self._judge_turn is not None and not turn.overlap:
+                turn.judged = (turn.epoch, self._judge_turn(np.concatenate(turn.audio)))
         elif isinstance(ev, Resumed):
             turn.paused = False
             turn.epoch += 1
@@ -359,22 +380,35 @@ class Listener:
             self._judging = None
             for floor_event in self._floor.heard(judging.result().text, self._now):
                 events += self._on_floor(floor_event)
+        self._take_turn_verdict()
         while True:
             if self._job is not None and self._job[2].done():
                 turn, epoch, future = self._job
                 self._job = None
                 turn.guess = (epoch, future.result())
                 guess = turn.guess[1].text.strip()
-                complete = looks_complete(turn.guess[1].text)
-                self._decided(self._now, "guess", {"text": guess, "complete": complete})
+                shape = text_shape(guess)
+                self._decided(self._now, "guess", {"text": guess, "complete": shape == "finished"})
                 if turn is self._turn and turn.paused and turn.has_current_guess():
-                    self._endpointer.hint_complete(complete)
+                    self._endpointer.hint_text(shape)
             while self._closed and self._closed[0].has_current_guess():
                 events += self._finish(self._closed.popleft())
             if self._job is None:
                 self._job = self._next_job()
             if self._job is None or not self._job[2].done():
                 return events
+
+    def _take_turn_verdict(self) -> None:
+        """Hand the turn model's probability for the pause in progress to the endpointer."""
+        turn = self._turn
+        if turn is None or turn.judged is None or not turn.judged[1].done():
+            return
+        epoch, future = turn.judged
+        turn.judged = None
+        if epoch == turn.epoch and turn.paused:
+            probability = future.result()
+            self._decided(self._now, "turn_model", {"probability": round(probability, 3)})
+            self._endpointer.hint_turn(probability)
 
     def _next_job(self) -> tuple[_Turn, int, Future[Transcript]] | None:
         turn = self._closed[0] if self._closed else self._turn

@@ -19,6 +19,7 @@ from sandbox.bench.first_audio import FirstAudioFigures
 from sandbox.bench.greeting import GreetingFigures
 from sandbox.bench.heard import HeardFigures
 from sandbox.bench.models import MemoryFigures
+from sandbox.bench.pauses import TARGETS as PAUSE_TARGETS
 from sandbox.bench.rtf import RtfFigures
 from sandbox.bench.turns import TurnFigures
 from sandbox.record.table_text import table_lines
@@ -157,6 +158,7 @@ def targets(figures: dict[str, Any]) -> dict[str, dict[str, Any]]:
         figures["patience_window_ms"] + WINDOW_SLACK_MS,
     )
     bounds |= device_targets(figures)
+    bounds |= {key: bound for key, bound in PAUSE_TARGETS.items() if key in figures}
     if figures.get("greeting_barge_in_trials"):  # every one of them
         bounds["greeting_barge_in_landed"] = ("min", figures["greeting_barge_in_trials"])
     out: dict[str, dict[str, Any]] = {}
@@ -181,6 +183,9 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("  over the peer's, patience 6", "peer_ratio_end_of_speech_to_first_audio_fast", "x"),
     ("end of speech → UserMessage", "end_of_speech_to_user_message_ms", "ms"),
     ("end of speech → first reply audio", "end_of_speech_to_first_audio_ms", "ms"),
+    ("paused callers cut off (patience 7)", "false_cutoff_fraction", "frac"),
+    ("complete turns committed within 300 ms", "early_commit_fraction", "frac"),
+    ("turn model, one inference", "turn_model_ms", "ms"),
     ("first clause → first audio", "first_chunk_to_first_audio_ms", "ms"),
     ("caller onset → silence (pause)", "onset_to_silence_ms", "ms"),
     ("pause decision → silence", "barge_in_decision_to_silence_ms", "ms"),

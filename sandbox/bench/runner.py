@@ -30,6 +30,7 @@ from sandbox.bench.greeting import measure_greeting_barge_in
 from sandbox.bench.heard import measure_heard
 from sandbox.bench.models import MemoryFigures, load_models, peak_rss_mb, warm_up
 from sandbox.bench.outside import measure_devices
+from sandbox.bench.pauses import measure_pauses
 from sandbox.bench.report import Figures, result
 from sandbox.bench.rtf import measure_rtf
 from sandbox.bench.soak import rss_mb
@@ -53,7 +54,7 @@ QUICK_DEVICE = ((7,), 3)
 # ~13 s a trial, and the full run must stay under 20 minutes with the pause stage in it.
 DEVICE_FLOOR = (10, 6)
 QUICK_DEVICE_FLOOR = (1, 1)  # an objection, then a backchannel over its reply: ~25 s
-STAGES = 11
+STAGES = 12
 
 
 @dataclass(frozen=True)
@@ -145,10 +146,17 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
     progress(f"  {peak:.0f} MB")
     stage(10, f"heard text at {config.cuts} random cuts (Whisper; word starts aligned by espeak)")
     heard = measure_heard(models, config.cuts, progress, rng)
+    pauses: dict[str, Any] = {}
+    if config.quick:  # CI's quick run stays as quick: `sandbox bench --pauses --quick` has it
+        stage(11, "caller pauses: not in --quick (sandbox bench --pauses)")
+    else:
+        stage(11, "caller pauses: paused and complete utterances through the end of turn")
+        pauses = measure_pauses(models.transcriber, progress)
+        progress(f"  false cut-offs {pauses['false_cutoff_fraction']} at the default patience")
     patiences = ", ".join(map(str, config.device_patiences))
     peer = " and the peer" if config.peer else ""
     stage(
-        11,
+        12,
         f"end of speech → first audio at the devices, outside the app (patience {patiences}{peer}),"
         " then backchannels and barge-ins",
     )
@@ -165,6 +173,7 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
     }
     elapsed = round(time.monotonic() - started, 1)
     extra = {
+        **pauses,
         **device_result(devices),
         "bench_peak_rss_mb": peak_rss_mb(),
         "config": asdict(config),

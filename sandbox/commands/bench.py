@@ -17,6 +17,8 @@ from sandbox.bench.figures import target_lines
 from sandbox.bench.hostile import TARGETS as HOSTILE_TARGETS
 from sandbox.bench.hostile import hostile_table, measure_hostile
 from sandbox.bench.outside import measure_devices
+from sandbox.bench.pauses import TARGETS as PAUSE_TARGETS
+from sandbox.bench.pauses import measure_pauses, pauses_table
 from sandbox.bench.redrive import TARGETS as REDRIVE_TARGETS
 from sandbox.bench.redrive import measure_redrive_bench, redrive_table
 from sandbox.bench.report import table
@@ -104,6 +106,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "smaller)",
     )
     parser.add_argument(
+        "--pauses",
+        action="store_true",
+        help="measure the end of turn instead: a held-apart set of utterances with mid-sentence "
+        "pauses and of complete ones, through the VAD, endpointer, turn model and Whisper "
+        "(--quick: 3 of each)",
+    )
+    parser.add_argument(
         "--soak",
         type=float,
         metavar="MINUTES",
@@ -156,6 +165,12 @@ def run(args: argparse.Namespace) -> int:
         with _stdout_to_stderr():  # Piper's native code prints too
             figures = measure_hostile(progress, quick=args.quick)
         return _print_family(args, figures, HOSTILE_TARGETS, hostile_table)
+    if args.pauses:
+        from sandbox.audio.stt import Transcriber
+
+        with _stdout_to_stderr():
+            figures = measure_pauses(Transcriber.load(), progress, quick=args.quick)
+        return _print_family(args, figures, PAUSE_TARGETS, pauses_table)
     if args.sessions:
         figures = asdict(measure_sessions(args.minutes or 30.0, progress))
         return _print_family(args, figures, SESSION_TARGETS, sessions_table)
