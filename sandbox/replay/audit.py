@@ -1,0 +1,125 @@
+"""``sandbox audit``: each unit's recorded heard text checked against the speaker leg.
+
+For a real-audio session, the speaker leg (what was released to the speaker, sample 0 the
+call's time 0) is cut around each unit: from its first word's play time (its SpeechStart
+when no word played) to :data:`TAIL_MS` past its end, the later of its last word and its
+Finalize (which goes out once its audio is out, or at its cut), and never into the next
+unit's audio. Whisper transcribes each clip, and :mod:`sandbox.judges.heard_truth` compares
+the transcript with the unit's heard text. The result is kept with the session as its one
+``audit`` event, which the exported page reads to mark the units the audit doubted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from sandbox.audio.stt import SAMPLE_RATE, Transcriber
+from sandbox.errors import UserError
+from sandbox.judges.heard_truth import doubted, verdict, words_off
+from sandbox.record.export import frame_record, session_report
+from sandbox.record.legs import SPEAKER, at_rate, leg_path, read_leg
+from sandbox.record.store import SessionRow, SessionStore
+
+#: Audio kept past a unit's end: the last word's tail, and a faded cut, heard out.
+TAIL_MS = 500
+#: The stored event's kind.
+AUDIT_EVENT = "audit"
+
+
+@dataclass(frozen=True)
+class UnitAudit:
+    """One unit: its recorded heard text, what Whisper heard in its clip, how far apart."""
+
+    speech_id: int
+    heard: str
+    transcribed: str
+    words_off: int
+    verdict: str
+    start_ms: int
+    end_ms: int
+
+
+@dataclass(frozen=True)
+class Audit:
+    """A session's audit: every unit in the order the brain opened them."""
+
+    session_id: str
+    units: tuple[UnitAudit, ...]
+
+    @property
+    def passed(self) -> bool:
+        """No unit is more than the tolerated word off."""
+        return not any(doubted(u.words_off) for u in self.units)
+
+    def totals(self) -> dict[str, int | float | None]:
+        """``audit_units``, ``audit_exact_fraction`` and ``audit_max_words_off`` (None
+        when there were no units)."""
+        offs = [u.words_off for u in self.units]
+        return {
+            "audit_units": len(offs),
+            "audit_exact_fraction": round(offs.count(0) / len(offs), 3) if offs else None,
+            "audit_max_words_off": max(offs) if offs else None,
+        }
+
+
+def refusal(row: SessionRow) -> str | None:
+    """Why the session cannot be audited, in words; None when it can."""
+    start = "audit needs a real-audio session's speaker leg; this one"
+    if row.mode != "audio":
+        return f"{start} ran with simulated audio ({row.mode})"
+    if not leg_path(row.id, SPEAKER).is_file():
+        return f"{start} has no speaker leg (recorded without legs, or they were removed)"
+    return None
+
+
+def audit_session(
+    store: SessionStore,
+    row: SessionRow,
+    transcriber: Transcriber,
+    progress: Callable[[str], None] | None = None,
+) -> Audit:
+    """Transcribe the speaker leg around each unit of ``row`` and compare (module doc)."""
+    reason = refusal(row)
+    if reason is not None:
+        raise UserError(reason)
+    report = session_report(store, row)
+    samples, rate = read_leg(leg_path(row.id, SPEAKER))
+    audio = at_rate(samples, rate, SAMPLE_RATE)
+    opened: dict[int, int] = {}
+    finalized: dict[int, int] = {}
+    for frame in map(frame_record, store.frames(row.id)):
+        sid = int(frame.fields.get("speech_id", 0) or 0)
+        if frame.dir == "in" and frame.type == "speech_start":
+            opened.setdefault(sid, frame.t_ms)
+        elif frame.dir == "out" and frame.type == "finalize":
+            finalized.setdefault(sid, frame.t_ms)
+    played: dict[int, list[int]] = {}
+    for event in store.events(row.id):
+        if event.kind == "word_played":
+            played.setdefault(int(event.data.get("speech_id", 0) or 0), []).append(event.t_ms)
+    spans = []
+    for unit in report.units:
+        times = played.get(unit.speech_id, [])
+        start = times[0] if times else opened.get(unit.speech_id, 0)
+        end = max([*times[-1:], finalized.get(unit.speech_id, start)]) + TAIL_MS
+        spans.append((start, end))
+    audited = []
+    for index, (unit, (start, end)) in enumerate(zip(report.units, spans, strict=True)):
+        if index + 1 < len(spans):  # the next unit's audio is its own
+            end = max(start, min(end, spans[index + 1][0]))
+        if progress is not None:
+            progress(f"unit {index + 1} of {len(spans)}")
+        clip = audio[start * SAMPLE_RATE // 1000 : end * SAMPLE_RATE // 1000]
+        said = transcriber.transcribe(clip).text if np.any(clip) else ""
+        off = words_off(unit.heard, unit.generated, said)
+        audited.append(UnitAudit(unit.speech_id, unit.heard, said, off, verdict(off), start, end))
+    return Audit(row.id, tuple(audited))
+
+
+def keep_audit(store: SessionStore, row: SessionRow, audit: Audit) -> None:
+    """Store ``audit`` with the session (replacing an earlier one), for the page."""
+    units = [asdict(u) for u in audit.units]
+    store.put_event(row.id, row.duration_ms or 0, AUDIT_EVENT, {"units": units})
