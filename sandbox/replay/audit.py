@@ -21,12 +21,11 @@ from sandbox.errors import UserError
 from sandbox.judges.heard_truth import doubted, verdict, words_off
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import SPEAKER, at_rate, leg_path, read_leg
+from sandbox.record.session_words import AUDITED
 from sandbox.record.store import SessionRow, SessionStore
 
 #: Audio kept past a unit's end: the last word's tail, and a faded cut, heard out.
 TAIL_MS = 500
-#: The stored event's kind.
-AUDIT_EVENT = "audit"
 
 
 @dataclass(frozen=True)
@@ -122,4 +121,4 @@ def audit_session(
 def keep_audit(store: SessionStore, row: SessionRow, audit: Audit) -> None:
     """Store ``audit`` with the session (replacing an earlier one), for the page."""
     units = [asdict(u) for u in audit.units]
-    store.put_event(row.id, row.duration_ms or 0, AUDIT_EVENT, {"units": units})
+    store.put_event(row.id, row.duration_ms or 0, AUDITED, {"units": units})
