@@ -34,10 +34,14 @@ def record_legs(engine: AudioEngine, host: CallHost) -> tuple[list[AudioLeg], En
 
     mic.on_failure = speaker.on_failure = stopped
 
+    # A device pulls each block as it plays it, late callbacks and underruns included: it
+    # starts to play now. A paced sink's blocks are one stream (see _Stream).
+    paced = engine.playout().clock.paced
     stream = _Stream()
 
     def released(block: Block, rate: int) -> None:
-        speaker.add(block, stream.place(host.now(), len(block), rate))
+        now = host.now()
+        speaker.add(block, stream.place(now, len(block), rate) if paced else now)
 
     hooks = EngineHooks(released=(released,), cleaned=(mic.add,), decided=(host.recorder.event,))
     return [mic, speaker], hooks
@@ -49,7 +53,7 @@ GAP_MS = 3000
 
 
 class _Stream:
-    """Where each block playout releases belongs on the call's clock.
+    """Where each block playout releases into a paced sink belongs on the call's clock.
 
     Playout releases every block, silence included, so the stream is continuous: a block
     plays where the one before it ends. Stamped with the moment it was handed over, the
