@@ -7,7 +7,8 @@ PulseAudio virtual microphone and speaker with the same espeak-ng caller line th
 harness uses, one after the other, by one :class:`~sandbox.bench.probe.DeviceProbe`. Per
 turn: wait for a quiet speaker, play the line into the microphone, find the first sound on
 the speaker after it; the reply plays out before the next turn. The first turns warm the
-system up and are not counted.
+system up and are not counted. The app's calls are kept in a data directory of the stage's
+own, and each is audited afterwards (its heard text against its speaker leg).
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ import numpy as np
 from sandbox.audio.resample import as_float32, as_int16, resample
 from sandbox.bench import pulse
 from sandbox.bench.app_process import Arrivals, running_app
+from sandbox.bench.audit import audit_stored_sessions
 from sandbox.bench.figures import Progress, fmt_ms, median
+from sandbox.bench.own_home import own_home
 from sandbox.bench.peer_process import BEST, ensure_peer, running_peer
 from sandbox.bench.probe import LEVEL, RATE, DeviceProbe, loop_latency_s
 from sandbox.caller.espeak_voice import speak
@@ -188,6 +191,8 @@ class DeviceFigures:
     loop_ms: float
     runs: tuple[DeviceRun, ...]
     peer: DeviceRun | None
+    #: The audit of the app's sessions (:func:`~sandbox.bench.audit.audit_stored_sessions`).
+    audit: dict[str, int | float | None]
 
     def at(self, patience: int) -> DeviceRun | None:
         """The app's run at ``patience``."""
@@ -206,7 +211,8 @@ async def measure_devices(
     progress(f"  the probe's own loop (played → recorded): {loop_s * 1000:.0f} ms, taken off")
     runs: list[DeviceRun] = []
     peer_run: DeviceRun | None = None
-    with DeviceProbe() as probe:
+    # The app's calls go to a data directory of the stage's own, whose sessions are audited.
+    with own_home(), DeviceProbe() as probe:
         for patience in (*patiences, None) if peer else patiences:
             if patience is None:
                 run = peer_run = await measure_peer(probe, loop_s, turns, progress)
@@ -217,4 +223,5 @@ async def measure_devices(
                 f"  {run.who}: median {fmt_ms(run.first_audio_ms)} "
                 f"(turn at the brain {fmt_ms(run.to_brain_ms)})"
             )
-    return DeviceFigures(round(loop_s * 1000, 1), tuple(runs), peer_run)
+        audit = await asyncio.to_thread(audit_stored_sessions, progress)
+    return DeviceFigures(round(loop_s * 1000, 1), tuple(runs), peer_run, audit)

@@ -11,7 +11,7 @@ the transcript with the unit's heard text. The result is kept with the session a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -54,14 +54,19 @@ class Audit:
         return not any(doubted(u.words_off) for u in self.units)
 
     def totals(self) -> dict[str, int | float | None]:
-        """``audit_units``, ``audit_exact_fraction`` and ``audit_max_words_off`` (None
-        when there were no units)."""
-        offs = [u.words_off for u in self.units]
-        return {
-            "audit_units": len(offs),
-            "audit_exact_fraction": round(offs.count(0) / len(offs), 3) if offs else None,
-            "audit_max_words_off": max(offs) if offs else None,
-        }
+        """This session's :func:`audit_totals`."""
+        return audit_totals(self.units)
+
+
+def audit_totals(units: Sequence[UnitAudit]) -> dict[str, int | float | None]:
+    """``audit_units``, ``audit_exact_fraction`` and ``audit_max_words_off`` of ``units``
+    (the last two None when there are none)."""
+    offs = [u.words_off for u in units]
+    return {
+        "audit_units": len(offs),
+        "audit_exact_fraction": round(offs.count(0) / len(offs), 3) if offs else None,
+        "audit_max_words_off": max(offs) if offs else None,
+    }
 
 
 def refusal(row: SessionRow) -> str | None:
