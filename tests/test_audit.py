@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import soundfile
 from browser import browser, console_errors, screenshot
 from selenium import webdriver
 from selenium.webdriver.common.by import By
@@ -78,6 +79,18 @@ def test_a_real_call_with_a_barge_in_agrees_with_its_speaker_leg(audio_home: Pat
     assert 0.0 <= audit["audit_exact_fraction"] <= 1.0
     assert all(u["transcribed"] for u in units if u["heard"])  # each unit's audio was found
     assert "Speech recognizer ready" in stderr and f"unit {len(units)} of {len(units)}" in stderr
+    # The speaker leg is the call's length: a stall of the paced playout no longer pushes it
+    # (and every unit after it) late.
+    sid = _only_session(audio_home)
+    db = sqlite3.connect(audio_home / "sessions.db")
+    try:
+        ((duration_ms,),) = db.execute(
+            "SELECT duration_ms FROM sessions WHERE id = ?", (sid,)
+        ).fetchall()
+    finally:
+        db.close()
+    with soundfile.SoundFile(audio_home / "audio" / sid / "speaker.wav") as leg:
+        assert abs(leg.frames / leg.samplerate * 1000 - duration_ms) < 300
 
 
 @pytest.mark.audio
