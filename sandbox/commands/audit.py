@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             visible(
                 f"{totals['audit_units']} units, exact fraction {totals['audit_exact_fraction']}"
-                f", at most {totals['audit_max_words_off']} words off"
+                f", words off at most {totals['audit_max_words_off']}"
             )
         )
     return 0 if audit.passed else 1

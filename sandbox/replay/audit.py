@@ -1,11 +1,12 @@
 """``sandbox audit``: each unit's recorded heard text checked against the speaker leg.
 
 For a real-audio session, the speaker leg (what was released to the speaker, sample 0 the
-call's time 0) is cut around each unit: from its first word's play time (its SpeechStart
-when no word played) to :data:`TAIL_MS` past its end, the later of its last word and its
-Finalize (which goes out once its audio is out, or at its cut), and never into the next
-unit's audio. Whisper transcribes each clip, and :mod:`sandbox.judges.heard_truth` compares
-the transcript with the unit's heard text. The result is kept with the session as its one
+call's time 0) is cut around each unit: from its first word's play time (when no word
+played, its SpeechStart or the end of the unit before that played, the later) to
+:data:`TAIL_MS` past its end, the later of its last word and its Finalize (which goes out
+once its audio is out, or at its cut), and never into the next unit that played. Whisper
+transcribes each clip, and :mod:`sandbox.judges.heard_truth` compares the transcript with
+the unit's heard text. The result is kept with the session as its one
 ``audit`` event, which the exported page reads to mark the units the audit doubted.
 """
 
@@ -95,7 +96,7 @@ def audit_session(
     opened: dict[int, int] = {}
     finalized: dict[int, int] = {}
     for frame in map(frame_record, store.frames(row.id)):
-        sid = int(frame.fields.get("speech_id", 0) or 0)
+        sid = _id(frame.fields.get("speech_id"))
         if frame.dir == "in" and frame.type == "speech_start":
             opened.setdefault(sid, frame.t_ms)
         elif frame.dir == "out" and frame.type == "finalize":
@@ -103,24 +104,30 @@ def audit_session(
     played: dict[int, list[int]] = {}
     for event in store.events(row.id):
         if event.kind == "word_played":
-            played.setdefault(int(event.data.get("speech_id", 0) or 0), []).append(event.t_ms)
-    spans = []
-    for unit in report.units:
-        times = played.get(unit.speech_id, [])
-        start = times[0] if times else opened.get(unit.speech_id, 0)
-        end = max([*times[-1:], finalized.get(unit.speech_id, start)]) + TAIL_MS
-        spans.append((start, end))
+            played.setdefault(_id(event.data.get("speech_id")), []).append(event.t_ms)
     audited = []
-    for index, (unit, (start, end)) in enumerate(zip(report.units, spans, strict=True)):
-        if index + 1 < len(spans):  # the next unit's audio is its own
-            end = max(start, min(end, spans[index + 1][0]))
+    floor = 0  # where the last unit that played ends: a silent unit's clip starts after it
+    for index, unit in enumerate(report.units):
+        times = played.get(unit.speech_id, [])
+        start = times[0] if times else max(opened.get(unit.speech_id, 0), floor)
+        end = max([*times[-1:], finalized.get(unit.speech_id, start)]) + TAIL_MS
+        # The next unit that played owns its audio (one opened early, never played, none).
+        later = [played[u.speech_id][0] for u in report.units[index + 1 :] if u.speech_id in played]
+        end = max(start, min([end, *later[:1]]))
+        if times:
+            floor = end
         if progress is not None:
-            progress(f"unit {index + 1} of {len(spans)}")
+            progress(f"unit {index + 1} of {len(report.units)}")
         clip = audio[start * SAMPLE_RATE // 1000 : end * SAMPLE_RATE // 1000]
         said = transcriber.transcribe(clip).text if np.any(clip) else ""
         off = words_off(unit.heard, unit.generated, said)
         audited.append(UnitAudit(unit.speech_id, unit.heard, said, off, verdict(off), start, end))
     return Audit(row.id, tuple(audited))
+
+
+def _id(value: object) -> int:
+    """A speech id as recorded; -1 for a damaged one, which names no unit."""
+    return value if isinstance(value, int) else -1
 
 
 def keep_audit(store: SessionStore, row: SessionRow, audit: Audit) -> None:
