@@ -33,6 +33,7 @@ COMMANDS = (
     "sessions",
     "replay",
     "export",
+    "audit",
     "check",
     "load",
     "brain",

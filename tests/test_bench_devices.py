@@ -69,7 +69,9 @@ def test_device_figures_are_the_medians_their_ratio_to_the_peer_and_the_windows(
             _run("app (patience 0)", 0, [400, 500, 600], 350),
         ),
         _run("Pipecat (speech-timeout)", None, [1200, 1000, 1100], 900),
-    )
+        {"audit_sessions": 3, "audit_units": 8, "audit_exact_fraction": 0.875,
+         "audit_max_words_off": 1},
+    )  # fmt: skip
     result = device_result(figures)
     assert result["device_end_of_speech_to_first_audio_ms"] == 1000
     assert result["device_end_of_speech_to_first_audio_fast_ms"] == 800
@@ -83,8 +85,10 @@ def test_device_figures_are_the_medians_their_ratio_to_the_peer_and_the_windows(
     assert bounds["device_end_of_speech_to_user_message_p0_ms"] == ("max", 150 + 150)
     assert result["device_end_of_speech_to_user_message_p0_ms"] == 350
     assert bounds["peer_ratio_end_of_speech_to_first_audio"] == ("max", 0.85)
+    assert result["audit_units"] == 8 and bounds["audit_max_words_off"] == ("max", 1)
     lines = device_lines(result)
     assert any("Pipecat (speech-timeout)" in line and "1100 ms" in line for line in lines)
+    assert "  audit of the app's 3 sessions: 8 units, 88% exact, words off at most 1" in lines
     assert json.loads(json.dumps(result)) == result
 
 
@@ -110,6 +114,9 @@ def test_bench_devices_times_the_app_from_outside_through_the_virtual_devices() 
     assert all(0 < b < v for b, v in zip(run["brain_values_ms"], run["values_ms"], strict=True))
     assert 0 < result["device_probe_loop_ms"] < 500
     assert "device_end_of_speech_to_user_message_p7_ms" in result["targets"]
+    # The app's one call, audited against its speaker leg: its greeting and two replies.
+    assert result["audit_sessions"] == 1 and result["audit_units"] >= 2
+    assert result["audit_max_words_off"] <= 1
     assert "the probe's own loop" in done.stderr
     # Then over the bot at the speaker (--quick: an objection, then a backchannel over its
     # reply): the backchannel was heard as such, the objection took the floor.
@@ -186,7 +193,7 @@ def test_floor_figures_are_medians_with_their_targets_and_lines() -> None:
         0,
     )
     result = device_result(
-        DeviceFigures(25.0, (_run("app (patience 7)", 7, [900], 850),), None, floor)
+        DeviceFigures(25.0, (_run("app (patience 7)", 7, [900], 850),), None, {}, floor)
     )
     assert result["backchannel_gap_ms"] == 500
     assert result["device_backchannel_answered_fraction"] == 0.333

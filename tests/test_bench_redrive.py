@@ -39,6 +39,9 @@ def test_the_reduced_false_alarm_bench_finds_none(tmp_path: Path) -> None:
     assert figures["redrive_sessions"] == 5 and figures["redrive_runs"] == 15
     assert figures["redrive_speed_x"] > 1
     assert figures["targets"]["redrive_false_changes"] == {"bound": "max", "value": 0}
+    # No real audio in the reduced set: nothing to audit against a speaker leg.
+    assert figures["audit_sessions"] == 0 and figures["audit_units"] == 0
+    assert figures["audit_max_words_off"] is None
     assert "run 3: 0 false changes so far" in result.stderr
     assert not (home / "sessions.db").exists()  # measured in stores of its own
 

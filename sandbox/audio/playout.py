@@ -161,6 +161,12 @@ class PlayoutClock:
                 self._fading_in = True
 
     @property
+    def paced(self) -> bool:
+        """Whether the clock paces its sink (a file, memory, none) rather than a device
+        pulling each block as it plays it."""
+        return not isinstance(self._sink, ClockedSink)
+
+    @property
     def paused(self) -> bool:
         """Whether playout is held by :meth:`pause`."""
         return self._paused

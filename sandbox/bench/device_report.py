@@ -3,7 +3,9 @@
 The headline is end of speech → first audio at the default patience (7) and at patience 6,
 whose confident window (600 ms) is the peer's speech timeout; with ``--peer``, each over the
 peer's median on the same devices in the same run. Then the floor: the silence the caller
-hears around a backchannel, and how soon a barge-in silences the bot, at the speaker.
+hears around a backchannel, and how soon a barge-in silences the bot, at the speaker. The
+audit of the app's sessions (``audit_units``, ``audit_exact_fraction``,
+``audit_max_words_off``) is bounded by the words the audit tolerates.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from sandbox.audio.endpointer import windows_for
 from sandbox.bench.figures import fmt_ms
 from sandbox.bench.outside import DeviceFigures, DeviceRun
 from sandbox.bench.outside_floor import FloorRun
+from sandbox.judges.heard_truth import TOLERATED_WORDS_OFF
 
 #: The default patience, and the one on the peer's footing (confident window 600 ms).
 DEFAULT_PATIENCE, PEER_FOOTING_PATIENCE = 7, 6
@@ -83,6 +86,7 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
         "device_runs": [_run(r) for r in figures.runs],
         "device_end_of_speech_to_first_audio_ms": ours,
         "device_end_of_speech_to_first_audio_fast_ms": ours_fast,
+        **figures.audit,
     }
     for run in figures.runs:
         out[f"device_end_of_speech_to_user_message_p{run.patience}_ms"] = run.to_brain_ms
@@ -102,6 +106,8 @@ def device_targets(figures: dict[str, Any]) -> dict[str, tuple[str, float]]:
     bounds: dict[str, tuple[str, float]] = {
         k: v for k, v in (RATIO_TARGETS | FLOOR_TARGETS).items() if figures.get(k) is not None
     }
+    if figures.get("audit_max_words_off") is not None:
+        bounds["audit_max_words_off"] = ("max", TOLERATED_WORDS_OFF)
     for run in figures.get("device_runs", []):
         patience = run["patience"]
         window = windows_for(patience).confident_ms + WINDOW_SLACK_MS
@@ -125,6 +131,12 @@ def device_lines(figures: dict[str, Any]) -> list[str]:
             f"({fmt_ms(low)} to {fmt_ms(high)}, {run['turns']} turns"
             + (f", {run['missed']} unanswered" if run["missed"] else "")
             + f"); at the brain {fmt_ms(run['end_of_speech_to_brain_ms'])}"
+        )
+    if figures.get("audit_units"):
+        lines.append(
+            f"  audit of the app's {figures['audit_sessions']} sessions: "
+            f"{figures['audit_units']} units, {figures['audit_exact_fraction']:.0%} exact, "
+            f"words off at most {figures['audit_max_words_off']}"
         )
     if "device_floor_trials" in figures:
         trials = figures["device_floor_trials"]

@@ -7,7 +7,8 @@ PulseAudio virtual microphone and speaker with the same espeak-ng caller line th
 harness uses, one after the other, by one :class:`~sandbox.bench.probe.DeviceProbe`. Per
 turn: wait for a quiet speaker, play the line into the microphone, find the first sound on
 the speaker after it; the reply plays out before the next turn. The first turns warm the
-system up and are not counted.
+system up and are not counted. The app's calls are kept in a data directory of the stage's
+own, and each is audited afterwards (its heard text against its speaker leg).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ import numpy as np
 from sandbox.audio.endpointer import PATIENCE_DEFAULT
 from sandbox.bench import pulse
 from sandbox.bench.app_process import running_app, wait_started
+from sandbox.bench.audit import audit_stored_sessions
 from sandbox.bench.figures import Progress, fmt_ms, median
 from sandbox.bench.outside_floor import FloorRun, measure_floor
+from sandbox.bench.own_home import own_home
 from sandbox.bench.peer_process import BEST, ensure_peer, running_peer
 from sandbox.bench.probe import RATE, DeviceProbe, loop_latency_s, spoken_line, wait_quiet
 from sandbox.errors import UserError
@@ -177,6 +180,8 @@ class DeviceFigures:
     loop_ms: float
     runs: tuple[DeviceRun, ...]
     peer: DeviceRun | None
+    #: The audit of the app's sessions (:func:`~sandbox.bench.audit.audit_stored_sessions`).
+    audit: dict[str, int | float | None]
     floor: FloorRun | None = None
 
     def at(self, patience: int) -> DeviceRun | None:
@@ -203,7 +208,8 @@ async def measure_devices(
     runs: list[DeviceRun] = []
     peer_run: DeviceRun | None = None
     floor_run: FloorRun | None = None
-    with DeviceProbe() as probe:
+    # The app's calls go to a data directory of the stage's own, whose sessions are audited.
+    with own_home(), DeviceProbe() as probe:
         for patience in (*patiences, None) if peer else patiences:
             if patience is None:
                 run = peer_run = await measure_peer(probe, loop_s, turns, progress)
@@ -222,4 +228,5 @@ async def measure_devices(
                 f"  {run.who}: median {fmt_ms(run.first_audio_ms)} "
                 f"(turn at the brain {fmt_ms(run.to_brain_ms)})"
             )
-    return DeviceFigures(round(loop_s * 1000, 1), tuple(runs), peer_run, floor_run)
+        audit = await asyncio.to_thread(audit_stored_sessions, progress)
+    return DeviceFigures(round(loop_s * 1000, 1), tuple(runs), peer_run, audit, floor_run)

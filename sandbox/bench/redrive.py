@@ -35,7 +35,10 @@ barge-in. Each is re-driven against its own brain :data:`RUNS` times and every v
 * ``redrive_speed_x``: the simulated sessions' call time over their re-drives' wall time
   less the brain's own answering (as ``speedup_without_brain``);
 * ``redrive_by_kind``: sessions, runs and false changes per kind; ``redrive_changes``: what
-  each false change was, to read when it is not 0.
+  each false change was, to read when it is not 0;
+* ``audit_sessions``, ``audit_units``, ``audit_exact_fraction``, ``audit_max_words_off``:
+  every real-audio session of the store, originals and re-drives, audited against its
+  speaker leg (:mod:`sandbox.bench.audit`).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from textual.widgets import Input
 
 from sandbox.audio.engine import AudioEngine, AudioOptions
 from sandbox.bench import pulse
+from sandbox.bench.audit import audit_stored_sessions
 from sandbox.bench.figures import Progress, target_lines
 from sandbox.bench.own_home import own_home
 from sandbox.call.effects import CallState
@@ -194,7 +198,16 @@ def redrive_table(figures: dict[str, object]) -> str:
         f"words (Whisper); the sandbox's own part at {figures['redrive_speed_x']} times "
         "real time"
     )
-    return "\n".join([head, alarms, *target_lines(figures, TARGETS)])
+    audit = (
+        [
+            f"audit of the {figures['audit_sessions']} real-audio sessions: "
+            f"{figures['audit_units']} units, {figures['audit_exact_fraction']} exact, "
+            f"words off at most {figures['audit_max_words_off']}"
+        ]
+        if figures.get("audit_units")
+        else []
+    )
+    return "\n".join([head, alarms, *audit, *target_lines(figures, TARGETS)])
 
 
 async def measure_redrive_bench(
@@ -206,7 +219,8 @@ async def measure_redrive_bench(
     progress("  false alarms: sessions in every mode, re-driven against their own brain")
     with own_home():
         alarms = await measure_false_alarms(progress, quick=quick)
-    return {**asdict(speed), **asdict(alarms)}
+        audit = await asyncio.to_thread(audit_stored_sessions, progress)
+    return {**asdict(speed), **asdict(alarms), **audit}
 
 
 # ------------------------------------------------------------------ false alarms

@@ -34,11 +34,50 @@ def record_legs(engine: AudioEngine, host: CallHost) -> tuple[list[AudioLeg], En
 
     mic.on_failure = speaker.on_failure = stopped
 
-    def released(block: Block, _rate: int) -> None:
-        speaker.add(block, host.now())  # handed to the device now: it starts to play now
+    # A device pulls each block as it plays it, late callbacks and underruns included: it
+    # starts to play now. A paced sink's blocks are one stream (see _Stream).
+    paced = engine.playout().clock.paced
+    stream = _Stream()
+
+    def released(block: Block, rate: int) -> None:
+        now = host.now()
+        speaker.add(block, stream.place(now, len(block), rate) if paced else now)
 
     hooks = EngineHooks(released=(released,), cleaned=(mic.add,), decided=(host.recorder.event,))
     return [mic, speaker], hooks
+
+
+#: A released block this far behind its place in the stream opens a gap instead: the sink
+#: stopped and a new pace began (a device lost), not a catch-up after a stall.
+GAP_MS = 3000
+
+
+class _Stream:
+    """Where each block playout releases into a paced sink belongs on the call's clock.
+
+    Playout releases every block, silence included, so the stream is continuous: a block
+    plays where the one before it ends. Stamped with the moment it was handed over, the
+    burst a paced sink releases to catch up after its thread stalled (Whisper, Piper and
+    the host share two cores) was padded with silence for the stall and then laid after the
+    padding, and every later block sat that much late: a stall of 1.9 s put the reply after
+    a barge-in 1.9 s behind its ``word_played`` times. A block more than :data:`GAP_MS`
+    behind its place starts a new stretch at its own time.
+    """
+
+    def __init__(self) -> None:
+        self._start_ms: int | None = None
+        self._frames = 0
+        self._rate = 0
+
+    def place(self, now_ms: int, frames: int, rate: int) -> int:
+        """The call ms at which a block of ``frames`` released at ``now_ms`` starts."""
+        if self._start_ms is None or rate != self._rate:
+            self._start_ms, self._frames, self._rate = now_ms, 0, rate
+        at = self._start_ms + self._frames * 1000 // rate
+        if now_ms - at > GAP_MS:
+            self._start_ms, self._frames, at = now_ms, 0, now_ms
+        self._frames += frames
+        return at
 
 
 @contextlib.asynccontextmanager

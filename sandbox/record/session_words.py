@@ -21,6 +21,10 @@ SESSION_OPENED = "session_opened"
 #: each caption (filled in from the call) at the moment it was shown.
 SCENE_PLAYED = "scene_played"
 CAPTION_SHOWN = "caption_shown"
+#: ``sandbox audit``'s result, kept after the call's own events (one per session, the
+#: latest): ``units``, each with its ``speech_id``, ``words_off``, ``verdict`` and the
+#: ``transcribed`` text the speaker leg gave.
+AUDITED = "audit"
 
 
 def builtin_brain(name: str) -> str:

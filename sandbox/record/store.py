@@ -272,6 +272,20 @@ class SessionStore:
         ).fetchone()
         return None if found is None else _event(*found).data
 
+    def put_event(self, session_id: str, t_ms: int, kind: str, data: dict[str, Any]) -> None:
+        """Keep ``data`` as the session's one event of ``kind``, after every other: a
+        judgement made once the call is over (``sandbox audit``'s), which a second run
+        replaces rather than repeats."""
+        with self._db:
+            self._db.execute(
+                "DELETE FROM events WHERE session_id = ? AND kind = ?", (session_id, kind)
+            )
+            self._db.execute(
+                "INSERT INTO events (session_id, seq, t_ms, kind, data) VALUES (?, "
+                "(SELECT COALESCE(MAX(seq), -1) + 1 FROM events WHERE session_id = ?), ?, ?, ?)",
+                (session_id, session_id, t_ms, kind, json.dumps(data, ensure_ascii=False)),
+            )
+
     def report(self, session_id: str) -> dict[str, Any] | None:
         """The report the call wrote when it ended, or None if it never ended."""
         row = self._db.execute("SELECT report FROM sessions WHERE id = ?", (session_id,)).fetchone()

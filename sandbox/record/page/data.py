@@ -3,7 +3,8 @@
 Times are call milliseconds throughout, the clock the audio legs share. Each bot unit
 carries its words with the time each one started to play (``word_played`` events), so the
 page lights the heard words in step with the audio, and how many were heard (its Finalize's
-prefix). Each audio leg carries a waveform: the peak of every 20 ms.
+prefix), and the audit's doubt when ``sandbox audit`` found the speaker leg saying
+otherwise. Each audio leg carries a waveform: the peak of every 20 ms.
 
 Every string in it is :func:`visible`: a bidi override in a caller's line or a brain's error
 shows as ``\u202e`` on the page instead of turning the text around.
@@ -18,12 +19,14 @@ import numpy as np
 import numpy.typing as npt
 
 from sandbox.call.waterfall import STAGES, VOICE_END, from_start, in_order
+from sandbox.judges.heard_truth import doubted
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.legs import MIC, SPEAKER, leg_path, read_leg
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
 from sandbox.record.report import Report
 from sandbox.record.session_words import (
+    AUDITED,
     CAPTION_SHOWN,
     SCENE_PLAYED,
     outcome_sentence,
@@ -54,6 +57,7 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
     for event in events:
         if event.kind == "word_played":
             word_times.setdefault(int(event.data.get("speech_id", 0)), []).append(event.t_ms)
+    doubts = _doubts(events)
     entries: list[dict[str, Any]] = []
     for entry in transcript(report):
         match entry:
@@ -66,7 +70,9 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
             case FloorTaken():
                 pass  # a marker on the timeline, below
             case BotUnit():
-                entries.append(_unit(entry, opened_at, word_times))
+                entries.append(
+                    {**_unit(entry, opened_at, word_times), "doubt": doubts.get(entry.speech_id)}
+                )
     duration = row.duration_ms or max((f.t_ms for f in frames), default=0)
     data = {
         "session": {
@@ -155,6 +161,24 @@ def _waterfalls(report: Report) -> list[dict[str, Any]]:
                 ],
             }
         )
+    return out
+
+
+def _doubts(events: list[StoredEvent]) -> dict[int, dict[str, Any]]:
+    """The units ``sandbox audit`` doubted (more words off than it tolerates), by speech
+    id: its verdict and what the speaker leg said instead; none when it was not audited."""
+    audit = next((e.data for e in reversed(events) if e.kind == AUDITED), None)
+    units = audit.get("units") if audit is not None else None
+    out: dict[int, dict[str, Any]] = {}
+    for unit in units if isinstance(units, list) else []:
+        if not isinstance(unit, dict):
+            continue  # a damaged event is data: what it does not say is not shown
+        off, sid = unit.get("words_off"), unit.get("speech_id")
+        if isinstance(off, int) and isinstance(sid, int) and doubted(off):
+            out[sid] = {
+                "verdict": str(unit.get("verdict", "")),
+                "transcribed": str(unit.get("transcribed", "")),
+            }
     return out
 
 

@@ -1,0 +1,136 @@
+"""``sandbox audit``: each unit's recorded heard text checked against the speaker leg.
+
+For a real-audio session, the speaker leg (what was released to the speaker, sample 0 the
+call's time 0) is cut around each unit: from its first word's play time (when no word
+played, its SpeechStart or the end of the unit before that played, the later) to
+:data:`TAIL_MS` past its end, the later of its last word and its Finalize (which goes out
+once its audio is out, or at its cut), and never into the next unit that played. Whisper
+transcribes each clip, and :mod:`sandbox.judges.heard_truth` compares the transcript with
+the unit's heard text. The result is kept with the session as its one
+``audit`` event, which the exported page reads to mark the units the audit doubted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from sandbox.audio.stt import SAMPLE_RATE, Transcriber
+from sandbox.errors import UserError
+from sandbox.judges.heard_truth import doubted, verdict, words_off
+from sandbox.record.export import frame_record, session_report
+from sandbox.record.legs import SPEAKER, at_rate, leg_path, read_leg
+from sandbox.record.session_words import AUDITED
+from sandbox.record.store import SessionRow, SessionStore
+
+#: Audio kept past a unit's end: the last word's tail, and a faded cut, heard out.
+TAIL_MS = 500
+
+
+@dataclass(frozen=True)
+class UnitAudit:
+    """One unit: its recorded heard text, what Whisper heard in its clip, how far apart."""
+
+    speech_id: int
+    heard: str
+    transcribed: str
+    words_off: int
+    verdict: str
+    start_ms: int
+    end_ms: int
+
+
+@dataclass(frozen=True)
+class Audit:
+    """A session's audit: every unit in the order the brain opened them."""
+
+    session_id: str
+    units: tuple[UnitAudit, ...]
+
+    @property
+    def passed(self) -> bool:
+        """No unit is more than the tolerated word off."""
+        return not any(doubted(u.words_off) for u in self.units)
+
+    def totals(self) -> dict[str, int | float | None]:
+        """This session's :func:`audit_totals`."""
+        return audit_totals(self.units)
+
+
+def audit_totals(units: Sequence[UnitAudit]) -> dict[str, int | float | None]:
+    """``audit_units``, ``audit_exact_fraction`` and ``audit_max_words_off`` of ``units``
+    (the last two None when there are none)."""
+    offs = [u.words_off for u in units]
+    return {
+        "audit_units": len(offs),
+        "audit_exact_fraction": round(offs.count(0) / len(offs), 3) if offs else None,
+        "audit_max_words_off": max(offs) if offs else None,
+    }
+
+
+def refusal(row: SessionRow) -> str | None:
+    """Why the session cannot be audited, in words; None when it can."""
+    start = "audit needs a real-audio session's speaker leg; this one"
+    if row.mode != "audio":
+        return f"{start} ran with simulated audio ({row.mode})"
+    if not leg_path(row.id, SPEAKER).is_file():
+        return f"{start} has no speaker leg (recorded without legs, or they were removed)"
+    return None
+
+
+def audit_session(
+    store: SessionStore,
+    row: SessionRow,
+    transcriber: Transcriber,
+    progress: Callable[[str], None] | None = None,
+) -> Audit:
+    """Transcribe the speaker leg around each unit of ``row`` and compare (module doc)."""
+    reason = refusal(row)
+    if reason is not None:
+        raise UserError(reason)
+    report = session_report(store, row)
+    samples, rate = read_leg(leg_path(row.id, SPEAKER))
+    audio = at_rate(samples, rate, SAMPLE_RATE)
+    opened: dict[int, int] = {}
+    finalized: dict[int, int] = {}
+    for frame in map(frame_record, store.frames(row.id)):
+        sid = _id(frame.fields.get("speech_id"))
+        if frame.dir == "in" and frame.type == "speech_start":
+            opened.setdefault(sid, frame.t_ms)
+        elif frame.dir == "out" and frame.type == "finalize":
+            finalized.setdefault(sid, frame.t_ms)
+    played: dict[int, list[int]] = {}
+    for event in store.events(row.id):
+        if event.kind == "word_played":
+            played.setdefault(_id(event.data.get("speech_id")), []).append(event.t_ms)
+    audited = []
+    floor = 0  # where the last unit that played ends: a silent unit's clip starts after it
+    for index, unit in enumerate(report.units):
+        times = played.get(unit.speech_id, [])
+        start = times[0] if times else max(opened.get(unit.speech_id, 0), floor)
+        end = max([*times[-1:], finalized.get(unit.speech_id, start)]) + TAIL_MS
+        # The next unit that played owns its audio (one opened early, never played, none).
+        later = [played[u.speech_id][0] for u in report.units[index + 1 :] if u.speech_id in played]
+        end = max(start, min([end, *later[:1]]))
+        if times:
+            floor = end
+        if progress is not None:
+            progress(f"unit {index + 1} of {len(report.units)}")
+        clip = audio[start * SAMPLE_RATE // 1000 : end * SAMPLE_RATE // 1000]
+        said = transcriber.transcribe(clip).text if np.any(clip) else ""
+        off = words_off(unit.heard, unit.generated, said)
+        audited.append(UnitAudit(unit.speech_id, unit.heard, said, off, verdict(off), start, end))
+    return Audit(row.id, tuple(audited))
+
+
+def _id(value: object) -> int:
+    """A speech id as recorded; -1 for a damaged one, which names no unit."""
+    return value if isinstance(value, int) else -1
+
+
+def keep_audit(store: SessionStore, row: SessionRow, audit: Audit) -> None:
+    """Store ``audit`` with the session (replacing an earlier one), for the page."""
+    units = [asdict(u) for u in audit.units]
+    store.put_event(row.id, row.duration_ms or 0, AUDITED, {"units": units})

@@ -1,0 +1,53 @@
+"""The audit's comparison: a unit's recorded heard text against Whisper's transcript of its
+audio, word by word, with the one word at a cut allowed either way."""
+
+from __future__ import annotations
+
+from sandbox.judges.heard_truth import audit_words, doubted, verdict, word_distance, words_off
+
+WHOLE = "We're open seven to eight on weekdays, and nine to four at the weekend."
+
+
+def test_words_are_compared_without_case_punctuation_or_number_spelling() -> None:
+    assert audit_words("A class is fifteen dollars, and a pass is ninety.") == audit_words(
+        "a class is $15 and a pass is 90"
+    )
+    assert audit_words("Harbour Street Centre") == audit_words("Harbor street center.")
+    assert audit_words("Fifty percent off!") == audit_words("50% off")
+    assert audit_words("our hour") == ["our", "hour"]  # short words keep their spelling
+
+
+def test_the_edit_distance_counts_each_word_inserted_dropped_or_changed() -> None:
+    assert word_distance([], []) == 0
+    assert word_distance(["a", "b", "c"], ["a", "c"]) == 1
+    assert word_distance(["a", "x", "c"], ["a", "b", "c"]) == 1
+    assert word_distance(["a", "b"], ["b", "a"]) == 2
+    assert word_distance([], ["a", "b"]) == 2
+
+
+def test_a_unit_played_whole_is_read_as_recorded() -> None:
+    assert words_off(WHOLE, WHOLE, "we're open 7 to 8 on weekdays and 9 to 4 at the weekend") == 0
+    assert words_off(WHOLE, WHOLE, "we're open 7 to 8 on weekdays and 9 to 4") == 3
+
+
+def test_at_a_cut_the_boundary_word_counts_either_way() -> None:
+    heard = "We're open seven to"
+    assert words_off(heard, WHOLE, "We're open seven to") == 0
+    assert words_off(heard, WHOLE, "We're open seven to eight") == 0  # partly played
+    assert words_off(heard, WHOLE, "We're open seven") == 0  # cut in its first sound
+    assert words_off(heard, WHOLE, "We're open") == 1
+    assert words_off(heard, WHOLE, "We're open seven to eight on") == 1
+
+
+def test_a_unit_that_was_never_heard_agrees_with_silence_only() -> None:
+    assert words_off("", WHOLE, "") == 0
+    assert words_off("", WHOLE, "We're") == 0  # the first word, barely begun
+    assert words_off("", WHOLE, "We're open seven") == 2
+
+
+def test_the_verdict_and_the_doubt() -> None:
+    assert verdict(0) == "agree"
+    assert verdict(1) == "off by 1 word"
+    assert verdict(3) == "off by 3 words"
+    assert not doubted(1)
+    assert doubted(2)
