@@ -350,13 +350,10 @@ def test_a_backchannel_under_the_bot_is_not_a_barge_in_but_an_objection_is(
     objection_at = 2500 + len(espeak("mm hmm", wpm=240)) * 1000 // 16000 + 2000
     before = [e for t, e in timeline if t < objection_at]
     assert of(BargeIn, before) == [] and of(CallerSpeaking, before) == []
-    # The bot paused for the backchannel and went on as it ended, before its transcript was
-    # read: tiny.en writes this "mm hmm" with echo under it as words, but no word people
-    # cut in with.
-    assert [type(e) for e in before] == [OverBot, BotResumes, BotResumes, Backchannel]
-    went_on, verdict = of(BotResumes, before)
-    assert went_on.pending and not verdict.pending
-    assert verdict.why in ("backchannel", "unclear")
+    # The bot paused for the backchannel and went on: tiny.en writes this "mm hmm" with
+    # echo under it as words, but no word people cut in with.
+    assert [type(e) for e in before] == [OverBot, BotResumes, Backchannel]
+    assert of(BotResumes, before)[0].why in ("backchannel", "unclear")
     assert of(Backchannel, before)[0].resumed
 
     (barge,) = of(BargeIn, events)

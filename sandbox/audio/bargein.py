@@ -18,23 +18,16 @@ frames' own (ms), so it runs the same on a fake clock.
      going); an empty one while the voice goes on is asked again; anything else,
      ``certain_ms`` of voicing, or no transcript within :data:`LONG_ASK_MS`, takes the
      floor (:class:`BargeIn`).
-   * The burst ends (``resume_gap_ms`` of silence) having voiced under ``noise_ms``: a
-     click, a knock: :class:`BotResumes` at once.
-   * Otherwise the burst ended short, and the bot goes on **at once, before its transcript
-     is read** (:class:`BotResumes` with ``pending``): waiting for Whisper would leave the
-     caller in a silence ~0.5 s longer than their "mm-hmm" (the silence around a
-     backchannel is then about the voice's own length). Its transcript is asked for
-     (:attr:`FloorJudge.wants`) and judged by :func:`~sandbox.audio.backchannels.classify`:
-     a bid for the floor ("stop", "wait", "no") takes it, cutting the bot where it has got
-     to; a backchannel, a noise or unclear words leave it going (a second
-     :class:`BotResumes`, the verdict). Should the voice come back first (the comma in
-     "wait, can you..."), playout pauses again by the onset rule and the burst goes on being
-     judged as one.
-   * Still undecided ``decide_within_ms`` after the pause (Whisper busy, a hesitant start)
-     or after a pending resume: the bot goes on, so the caller never waits in a long
-     silence. Should the voice go on to ``sentence_ms`` after all, it still takes the floor
-     (the bot is cut as it speaks); a burst the bot went on from as acknowledgement or
-     noise needs ``certain_ms`` (a slow "yeah... yeah" can run past ``sentence_ms``).
+   * The burst ends (``gap_ms`` of silence) having voiced under ``noise_ms``: a click, a
+     knock: :class:`BotResumes` at once.
+   * Otherwise the burst ended short: its transcript is asked for (:attr:`FloorJudge.wants`)
+     and judged by :func:`~sandbox.audio.backchannels.classify`: a bid for the floor
+     ("stop", "wait", "no") takes it; a backchannel, a noise or unclear words resume the bot.
+   * Still undecided ``decide_within_ms`` after the pause (Whisper busy, a hesitant start):
+     the bot goes on, so the caller never waits in a long silence. Should the voice go on
+     to ``sentence_ms`` after all, it still takes the floor (the bot is cut as it speaks);
+     a burst the bot went on from as acknowledgement or noise needs ``certain_ms`` (a slow
+     "yeah... yeah" can run past ``sentence_ms``).
 
 A voice that resumes before its transcript arrives makes that transcript stale; the burst is
 judged afresh when it ends again.
@@ -71,16 +64,12 @@ class BargeIn:
 @dataclass(frozen=True)
 class BotResumes:
     """The voice that began at ``t_onset`` did not take the floor; the bot goes on at ``t``.
-    ``why``: noise, backchannel, unclear or undecided; ``text``: its transcript, if one was
-    judged. ``pending``: the burst ended short and the bot goes on before its transcript is
-    read (``why`` is "ended"); the verdict follows as a :class:`BargeIn` or as another
-    BotResumes (not pending) once it is."""
+    ``why``: noise, backchannel or undecided; ``text``: its transcript, if one was judged."""
 
     t_onset: int
     t: int
     why: str
     text: str = ""
-    pending: bool = False
 
 
 FloorEvent = OverBot | BargeIn | BotResumes
@@ -92,7 +81,6 @@ LONG_ASK_MS = 800
 class _State(enum.Enum):
     IDLE = "idle"  # the bot speaks, nobody over it
     PAUSED = "paused"  # undecided: playout is held
-    TRYING = "trying"  # a short burst ended: the bot goes on while its transcript is read
     BARGED = "barged"  # the caller has the floor until the bot stops
     KEPT = "kept"  # the bot went on; waiting for the burst to end
 
@@ -108,7 +96,6 @@ class FloorJudge:
         sentence_ms: int = 720,
         certain_ms: int = 1500,
         noise_ms: int = 120,
-        resume_gap_ms: int = 90,
         gap_ms: int = 210,
         decide_within_ms: int = 1050,
         frame_ms: int = FRAME_MS,
@@ -119,7 +106,6 @@ class FloorJudge:
         self.sentence_ms = sentence_ms
         self.certain_ms = certain_ms
         self.noise_ms = noise_ms
-        self.resume_gap_ms = resume_gap_ms
         self.gap_ms = gap_ms
         self.decide_within_ms = decide_within_ms
         self._frame_ms = frame_ms
@@ -127,7 +113,6 @@ class FloorJudge:
         self._state = _State.IDLE
         self._onset = 0
         self._paused_at = 0
-        self._tried_at = 0  # when the bot went on from a short burst, its transcript unread
         self._voiced_ms = 0
         self._last_voiced_end = 0
         #: A transcript of the burst is wanted: the time it was asked for, until :meth:`heard`
@@ -164,8 +149,6 @@ class FloorJudge:
                 return self._idle(voiced, t_ms, end)
             case _State.PAUSED:
                 return self._paused(voiced, end, quiet_ms)
-            case _State.TRYING:
-                return self._trying(voiced, t_ms, end)
             case _State.KEPT:
                 # A burst heard as acknowledgement ("yeah... yeah") is a sentence only once
                 # it runs to certain_ms; one the bot went on from undecided, at sentence_ms.
@@ -180,7 +163,7 @@ class FloorJudge:
 
     def heard(self, text: str, t_ms: int) -> list[FloorEvent]:
         """The transcript asked for (``wants``) arrived at ``t_ms``."""
-        if self._state not in (_State.PAUSED, _State.TRYING) or self.wants is None:
+        if self._state is not _State.PAUSED or self.wants is None:
             return []  # decided meanwhile, or stale: the voice went on after the ask
         self.wants = None
         burst = classify(text)
@@ -238,30 +221,13 @@ class FloorJudge:
         if voiced:
             self.wants = None  # the burst goes on: a transcript asked for is stale
             self._asked = False
-        elif quiet_ms >= self.resume_gap_ms and self.wants is None:
+        elif quiet_ms >= self.gap_ms and self.wants is None:
             if self._voiced_ms < self.noise_ms:
                 return self._resume(end, Burst.NOISE.value, "")
-            self.wants = self._tried_at = end
+            self.wants = end
             self._asked = False
-            self._state = _State.TRYING
-            self._recent.clear()
-            return [BotResumes(self._onset, end, "ended", pending=True)]
         if end - self._paused_at >= self.decide_within_ms:
             return self._resume(end, "undecided", "")
-        return []
-
-    def _trying(self, voiced: bool, t_ms: int, end: int) -> list[FloorEvent]:
-        self._recent.append((t_ms, voiced))
-        if sum(v for _t, v in self._recent) >= self.onset_frames:
-            # The voice came back (a comma's pause), by the onset rule (the bot's echo
-            # returns with it): hold the bot again, and judge the burst as one when it ends
-            # again; the transcript asked for is stale.
-            self.wants = None
-            self._asked = False
-            self._state = _State.PAUSED
-            return [OverBot(self._onset, end)]
-        if end - self._tried_at >= self.decide_within_ms:
-            return self._resume(end, "undecided", "")  # Whisper busy: the bot just goes on
         return []
 
     def _resume(self, t_ms: int, why: str, text: str) -> list[FloorEvent]:

@@ -16,8 +16,7 @@ What it emits (the host pairs them with the call core):
   that overlaps the bot until that speech takes the floor.
 * :class:`OverBot` ``(t_onset, t)`` - voice began over the bot: pause playout while it is
   judged (see :mod:`sandbox.audio.bargein`).
-* :class:`BotResumes` ``(t_onset, t, why, text, pending)`` - it did not take the floor (or,
-  ``pending``, has not yet: its transcript is still read): playout goes on.
+* :class:`BotResumes` ``(t_onset, t, why, text)`` - it did not take the floor: playout goes on.
 * :class:`BargeIn` ``(t_onset, t_decided)`` - cut the bot now. Followed at once by
   CallerSpeaking for the turn that took the floor, or by DroppedEmpty when that turn is
   already over: every barge-in is followed by the caller's turn closing.
@@ -286,7 +285,6 @@ class Listener:
         self._now = max(self._now, t + FRAME_MS)
         if not bot_speaking:
             self._barged = False
-            self._burst = self._judging = None  # the floor judge forgets a burst in judgement
         events: list[ListenerEvent] = []
         before = self._turn
         for ev in self._endpointer.feed(voiced, t):
@@ -309,14 +307,12 @@ class Listener:
         """The floor judge decided something: keep what it needs, and pass it on."""
         out: list[ListenerEvent] = [event]
         if isinstance(event, OverBot):
-            if self._burst is None:  # else the same burst, its voice back after a pending resume
-                # From just before the onset: earlier frames hold the bot's residual echo,
-                # which Whisper would read as words.
-                frames = (event.t - event.t_onset) // FRAME_MS + BURST_LEAD_FRAMES
-                self._burst = list(self._preroll)[-frames:]
+            # From just before the onset: earlier frames hold the bot's residual echo,
+            # which Whisper would read as words.
+            frames = (event.t - event.t_onset) // FRAME_MS + BURST_LEAD_FRAMES
+            self._burst = list(self._preroll)[-frames:]
             return out
-        if not (isinstance(event, BotResumes) and event.pending):  # else still being judged
-            self._burst = self._judging = None
+        self._burst = self._judging = None
         overlap = self._turn
         if overlap is None and self._closed:
             overlap = self._closed[-1]

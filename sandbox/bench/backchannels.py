@@ -223,7 +223,7 @@ def _decision(call: BenchCall, onset: float) -> str:
     for t, event in call.log.events:
         if t < onset:
             continue
-        if isinstance(event, BotResumes) and not event.pending:  # the verdict
+        if isinstance(event, BotResumes):
             said = f" {event.text!r}" if event.text else ""
             return f"resumed ({event.why}{said}) {t - onset:.0f} ms after onset"
         if isinstance(event, BargeIn):

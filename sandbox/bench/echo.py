@@ -72,8 +72,7 @@ async def measure_echo(models: Models, replies: int, progress: Progress) -> Echo
             replies=done,
             interruptions=len(log.sent("interruption")),
             pauses=sum(isinstance(e, OverBot) for e in events),
-            # Verdicts: a bot that went on before its transcript was read is told twice.
-            resumes=sum(isinstance(e, BotResumes) and not e.pending for e in events),
+            resumes=sum(isinstance(e, BotResumes) for e in events),
             barge_ins=sum(isinstance(e, BargeIn) for e in events),
             backchannels=sum(isinstance(e, Backchannel) for e in events),
             spoken_turns=sum(isinstance(e, TurnCommitted) for e in events),
