@@ -116,11 +116,11 @@ async def _turns(
             marks.append((end, sound))
             at = (probe.in_clock.at(sound) - probe.out_clock.at(end) - loop_s) * 1000
             progress(f"  {who}: turn {index + 1 - WARMUP}/{turns}: first audio {fmt_ms(at)}")
-    # Offsets are final only now (the least delayed callbacks around each moment).
+    # Offsets are final only now (the least delayed callback of the whole run).
     measured: list[DeviceTurn] = []
     for end, sound in marks:
-        spoken_end = probe.out_clock.at_near(end) + loop_s / 2  # the probe's own path, split evenly
-        first = probe.in_clock.at_near(sound) - loop_s / 2
+        spoken_end = probe.out_clock.at(end) + loop_s / 2  # the probe's own path, split evenly
+        first = probe.in_clock.at(sound) - loop_s / 2
         brain = at_brain(spoken_end)
         measured.append(
             DeviceTurn(
