@@ -92,4 +92,6 @@ def test_silence_counts_from_when_the_bot_stops_speaking(tmp_path: Path, home: P
     _out, report = _run(tmp_path, home, script, "--idle-ms", "1000")
     (idle,) = _at(report, "user_idle")
     answered = {f["speech_id"]: f["t_ms"] for f in _at(report, "finalize")}
-    assert idle["t_ms"] - max(t for t in answered.values() if t < idle["t_ms"]) >= 1000
+    # The frame log stamps a Finalize as it is written, a few ms after the core's moment
+    # (999 ms was read under load); counted from the say, the gap would be seconds short.
+    assert idle["t_ms"] - max(t for t in answered.values() if t < idle["t_ms"]) >= 1000 - 20
