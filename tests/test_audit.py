@@ -7,22 +7,19 @@ session is refused in words."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import soundfile
 from browser import browser, console_errors, screenshot
+from cli_rig import sandbox_cli
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
 from sandbox.judges.heard_truth import TOLERATED_WORDS_OFF
-from sandbox.paths import HOME_ENV
 
 __all__ = ["browser"]  # the fixture, used by name
 
@@ -33,13 +30,6 @@ say = "What are your opening hours?"
 barge_in = "Sorry, how much is a class?"
 after_words = 8
 """
-
-
-def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sandbox.cli", *args],
-        capture_output=True, text=True, env={**os.environ, HOME_ENV: str(home)}, timeout=300,
-    )  # fmt: skip
 
 
 def _only_session(home: Path) -> str:
@@ -57,13 +47,15 @@ def audio_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("home")
     script = home / "call.toml"
     script.write_text(SCRIPT)
-    called = _cli(home, "call", "--audio", "real", "--speaker", "none", "--script", str(script))
+    called = sandbox_cli(
+        home, "call", "--audio", "real", "--speaker", "none", "--script", str(script), timeout=300
+    )
     assert called.returncode == 0, called.stderr
     return home
 
 
 def _audit(home: Path) -> tuple[int, dict[str, Any], str]:
-    done = _cli(home, "audit", _only_session(home)[:8], "--json")
+    done = sandbox_cli(home, "audit", _only_session(home)[:8], "--json")
     assert "Traceback" not in done.stderr
     return done.returncode, json.loads(done.stdout), done.stderr
 
@@ -118,11 +110,11 @@ def test_a_doctored_heard_text_is_flagged_and_marked_on_the_page(
     flagged = {u["speech_id"]: u for u in audit["units"]}[cut["speech_id"]]
     assert flagged["words_off"] > TOLERATED_WORDS_OFF
     assert flagged["verdict"] == f"off by {flagged['words_off']} words"
-    plain = _cli(home, "audit", sid[:8])
+    plain = sandbox_cli(home, "audit", sid[:8])
     assert plain.returncode == 1 and f"unit {cut['speech_id']}: off by" in plain.stdout
 
     page = home / "call.html"
-    assert _cli(home, "export", sid[:8], "--html", str(page)).returncode == 0
+    assert sandbox_cli(home, "export", sid[:8], "--html", str(page)).returncode == 0
     browser.get(page.as_uri())
     marks = browser.find_elements(By.CSS_SELECTOR, ".entry.bot .doubt")
     assert len(marks) == 1
@@ -137,8 +129,8 @@ def test_a_doctored_heard_text_is_flagged_and_marked_on_the_page(
 def test_a_simulated_session_is_refused_in_words(tmp_path: Path) -> None:
     script = tmp_path / "call.toml"
     script.write_text('[[step]]\nsay = "What are your opening hours?"\n')
-    assert _cli(tmp_path, "call", "--script", str(script), "--idle-ms", "0").returncode == 0
-    done = _cli(tmp_path, "audit", _only_session(tmp_path)[:8])
+    assert sandbox_cli(tmp_path, "call", "--script", str(script), "--idle-ms", "0").returncode == 0
+    done = sandbox_cli(tmp_path, "audit", _only_session(tmp_path)[:8])
     assert done.returncode == 1
     assert "audit needs a real-audio session's speaker leg; this one ran with simulated" in (
         done.stderr

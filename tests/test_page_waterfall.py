@@ -5,13 +5,11 @@ stage's ms beside it, a caller's text shown as text, and a click seeks to the tu
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from browser import browser, console_errors, screenshot
+from cli_rig import sandbox_cli
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from session_rig import recorded_call
@@ -31,16 +29,6 @@ say = "{TRICKY}"
 """
 
 
-def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sandbox.cli", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, HOME_ENV: str(home)},
-        timeout=120,
-    )
-
-
 async def test_the_page_draws_an_svg_waterfall_per_turn(
     browser: webdriver.Chrome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -48,10 +36,10 @@ async def test_the_page_draws_an_svg_waterfall_per_turn(
     monkeypatch.setenv(HOME_ENV, str(home))
     host = await recorded_call(SCRIPT)
     sid = host.core.session_id[:8]
-    turns = json.loads(_cli(home, "sessions", "show", sid, "--json").stdout)["turns"]
+    turns = json.loads(sandbox_cli(home, "sessions", "show", sid, "--json").stdout)["turns"]
     assert len(turns) == 2
     page = tmp_path / "page.html"
-    assert _cli(home, "export", sid, "--html", str(page)).returncode == 0
+    assert sandbox_cli(home, "export", sid, "--html", str(page)).returncode == 0
     browser.get(page.as_uri())
     falls = browser.find_elements(By.CSS_SELECTOR, "#waterfalls .waterfall")
     assert [int(f.get_attribute("data-turn") or 0) for f in falls] == [t["turn_id"] for t in turns]
