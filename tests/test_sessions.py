@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 import wave
 from pathlib import Path
 from typing import Any
@@ -360,3 +361,37 @@ def test_a_store_from_an_older_build_is_migrated_and_keeps_its_sessions(home: Pa
         assert row.id.startswith("0ld") and row.redrive_of is None and row.status == "unfinished"
     version = sqlite3.connect(store_path()).execute("PRAGMA user_version").fetchone()[0]
     assert version == SCHEMA_VERSION == 2
+
+
+_OPEN_AT = """
+import sys, time
+from pathlib import Path
+from sandbox.record.store import SessionStore
+start = float(sys.argv[2])
+time.sleep(max(0.0, start - time.time()))
+with SessionStore(Path(sys.argv[1])) as store:
+    print(len(store.sessions()))
+"""
+
+
+def test_processes_opening_a_fresh_store_at_once_all_open_it(tmp_path: Path) -> None:
+    """A call starting while `sessions list` runs on a new home: both read layout 0, and the
+    one that migrated second used to fail ('table sessions already exists'), so its call
+    went unrecorded. Four processes, five fresh stores, all open."""
+    for round_ in range(5):
+        path = tmp_path / f"home{round_}" / "sessions.db"
+        start = f"{time.time() + 1.5:.3f}"  # after every interpreter has imported the store
+        openers = [
+            subprocess.Popen(
+                [sys.executable, "-c", _OPEN_AT, str(path), start],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(4)
+        ]
+        results = [opener.communicate(timeout=60) for opener in openers]
+        assert [(out, err) for out, err in results] == [("0\n", "")] * 4
+        assert [opener.returncode for opener in openers] == [0] * 4
+        version = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0]
+        assert version == SCHEMA_VERSION

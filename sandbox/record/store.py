@@ -9,12 +9,14 @@ words. The files are private to the user: they hold what a caller said.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -148,12 +150,22 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
     path = path or store_path()
     try:
         private_folder(path.parent)
-        with private_files():  # the database, its WAL and shared-memory files
+        # The database, its WAL and shared-memory files are private; opening is one process
+        # at a time, so a fresh store is made once (two processes both reading layout 0
+        # used to both migrate, and the loser's call went unrecorded).
+        with private_files(), _opening(path):
             db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("PRAGMA foreign_keys=ON")
-        _migrate(db, path)
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            _migrate(db, path)
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise full_disk(path.parent) from None
+        raise StoreError(
+            f"the session store {path} cannot be opened ({exc.strerror or exc}): check that "
+            "its folder is yours and writable"
+        ) from None
     except sqlite3.DatabaseError as exc:
         if is_full(exc):  # the store is fine; the disk under it has no room
             raise full_disk(path.parent) from None
@@ -162,6 +174,22 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
             "one; the sessions in it are not readable by this build."
         ) from None
     return db
+
+
+@contextmanager
+def _opening(path: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the store's folder while the store is opened.
+
+    The folder, not the database: closing any descriptor of the database file would drop
+    the POSIX locks SQLite holds on it in this process, and a reader closing last would
+    then checkpoint and remove a live writer's WAL.
+    """
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def is_full(exc: sqlite3.Error) -> bool:
