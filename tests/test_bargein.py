@@ -114,17 +114,87 @@ def test_a_knock_resumes_the_bot_without_asking_whisper() -> None:
     assert judge.wants is None and not judge.paused
 
 
-@pytest.mark.parametrize(
-    ("text", "why"), [("Mm-hmm.", "backchannel"), ("Okay.", "backchannel"), ("", "noise")]
-)
-def test_a_short_burst_is_judged_by_its_transcript_and_the_bot_goes_on(text: str, why: str) -> None:
+@pytest.mark.parametrize("text", ["Mm-hmm.", "Okay.", "Yeah yeah yeah yeah yeah"])
+def test_a_short_burst_read_quickly_as_acknowledgement_lets_the_bot_go_on_at_once(
+    text: str,
+) -> None:
     judge = FloorJudge()
-    events = play(judge, "#" * 12 + "." * 8)
+    events = play(judge, "#" * 12 + "." * 3)
     assert events == [OverBot(0, 3 * F)]
-    assert judge.wants == (12 + judge.gap_ms // F) * F
+    assert judge.wants == (12 + judge.ask_gap_ms // F) * F and judge.brief  # a quick read
     assert judge.take_request() and not judge.take_request()  # asked for once
-    assert judge.heard(text, 700) == [BotResumes(0, 700, why, text.strip())]
-    assert not judge.paused and judge.wants is None
+    assert judge.heard(text, 480) == [BotResumes(0, 480, "backchannel", text.strip())]
+    assert not judge.paused and judge.wants is None and not judge.brief
+
+
+@pytest.mark.parametrize(
+    ("quick", "text", "why"),
+    [
+        ("", "", "noise"),
+        ("And then them.", "Mm-hmm.", "backchannel"),
+        ("you", "And then.", "unclear"),
+    ],
+)
+def test_a_quick_read_that_is_not_acknowledgement_waits_for_the_full_read(
+    quick: str, text: str, why: str
+) -> None:
+    judge = FloorJudge()
+    play(judge, "#" * 12 + "." * 3)
+    assert judge.take_request() and judge.brief
+    assert judge.heard(quick, 470) == [] and judge.paused
+    assert judge.wants == 470 and not judge.brief  # the full read, asked for at once
+    assert judge.take_request()
+    assert judge.heard(text, 500) == [] and judge.paused  # quiet for 140 ms: held
+    gap_frames = judge.gap_ms // F
+    assert play(judge, "." * (gap_frames - 3), t0=15 * F) == [
+        BotResumes(0, (12 + gap_frames) * F, why, text)
+    ]
+
+
+def test_a_held_verdict_is_stale_once_the_voice_goes_on() -> None:
+    judge = FloorJudge()
+    play(judge, "#" * 12 + "." * 3)
+    judge.take_request()
+    judge.heard("And then", 470)
+    judge.take_request()
+    assert judge.heard("And then", 500) == []
+    assert play(judge, "####", t0=15 * F) == [] and judge.paused and judge.wants is None
+
+
+def test_a_full_read_answered_after_the_gap_decides_at_once() -> None:
+    judge = FloorJudge()
+    play(judge, "#" * 12 + "." * 10)  # Whisper slow: the quick read still out at gap_ms
+    assert judge.wants == 15 * F and judge.brief
+    assert judge.heard("", 700) == []
+    assert judge.wants == 700 and not judge.brief and judge.take_request()
+    assert judge.heard("", 760) == [BotResumes(0, 760, "noise", "")]
+
+
+def test_a_voice_coming_back_after_a_quick_resume_pauses_the_bot_again() -> None:
+    judge = FloorJudge()
+    play(judge, "#" * 12 + "." * 3)  # "Okay," ...
+    judge.take_request()
+    assert [type(e) for e in judge.heard("Okay.", 470)] == [BotResumes]
+    events = play(judge, "." + "###", t0=16 * F)  # ... "so what about parking"
+    assert events == [OverBot(0, 20 * F)] and judge.paused
+    frames = judge.sentence_ms // F
+    play(judge, "#" * frames, t0=20 * F)  # the same burst, now a sentence's length
+    assert judge.wants is not None and not judge.brief and judge.take_request()
+    assert [type(e) for e in judge.heard("Okay, so what about parking?", 1500)] == [BargeIn]
+
+    after = FloorJudge()  # quiet for gap_ms after a quick resume: the burst is over
+    play(after, "#" * 12 + "." * 3)
+    after.take_request()
+    after.heard("Okay.", 470)
+    assert play(after, "." * (after.gap_ms // F), t0=16 * F) == []
+    assert play(after, "###", t0=30 * F) == [OverBot(30 * F, 33 * F)]  # a new burst
+
+
+def test_a_floor_word_read_quickly_takes_the_floor_at_once() -> None:
+    judge = FloorJudge()
+    play(judge, "#" * 12 + "." * 3)
+    judge.take_request()
+    assert judge.heard("Sorry,", 470) == [BargeIn(0, 470, "a floor word: 'Sorry,'")]
 
 
 @pytest.mark.parametrize("text", ["Stop.", "Wait!", "No, no.", "Sorry, hold on."])
@@ -196,9 +266,11 @@ def test_nothing_while_the_bot_is_silent_and_its_stopping_resets_the_judge() -> 
     assert play(judge, "###", t0=6 * F) == [OverBot(6 * F, 9 * F)]
 
 
-def test_the_onset_rule_is_checked() -> None:
+def test_the_onset_and_gap_rules_are_checked() -> None:
     with pytest.raises(ValueError):
         FloorJudge(onset_frames=5, onset_window=4)
+    with pytest.raises(ValueError):
+        FloorJudge(ask_gap_ms=300, gap_ms=210)
 
 
 @pytest.mark.parametrize(
@@ -219,6 +291,9 @@ def test_the_onset_rule_is_checked() -> None:
         ("Yeah, no.", Burst.FLOOR),
         ("And then the...", Burst.UNCLEAR),
         ("Yeah, okay, sure, right, fine.", Burst.UNCLEAR),  # too long for a backchannel
+        ("Okay Okay Okay Okay Okay Okay", Burst.BACKCHANNEL),  # a short window's loop
+        ("I see... I see... I see...", Burst.BACKCHANNEL),
+        ("No no no no no no", Burst.FLOOR),
     ],
 )
 def test_transcripts_are_read_as_backchannels_noises_or_words(text: str, burst: Burst) -> None:

@@ -52,9 +52,24 @@ class Burst(enum.StrEnum):
 
 
 def tokens(text: str) -> list[str]:
-    """A transcript's words, lower case, without annotations ("[cough]") or punctuation."""
+    """A transcript's words, lower case, without annotations ("[cough]") or punctuation, and
+    with a run of the same word or phrase kept once: Whisper given a short burst in a short
+    window can loop ("Okay Okay Okay ...", "I see... I see..."), and "yeah yeah" is as much a
+    backchannel as "yeah"."""
     plain = _ANNOTATION.sub(" ", text.lower())
-    return list(_TOKEN.findall(plain.replace("'", "")))
+    return _unrepeated(_TOKEN.findall(plain.replace("'", "")))
+
+
+def _unrepeated(words: list[str]) -> list[str]:
+    """``words`` with each immediate repeat of the last one to three words dropped."""
+    kept: list[str] = []
+    for word in words:
+        kept.append(word)
+        for n in (1, 2, 3):
+            if len(kept) >= 2 * n and kept[-n:] == kept[-2 * n : -n]:
+                del kept[-n:]
+                break
+    return kept
 
 
 def classify(text: str) -> Burst:

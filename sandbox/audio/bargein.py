@@ -20,9 +20,14 @@ frames' own (ms), so it runs the same on a fake clock.
      floor (:class:`BargeIn`).
    * The burst ends (``gap_ms`` of silence) having voiced under ``noise_ms``: a click, a
      knock: :class:`BotResumes` at once.
-   * Otherwise the burst ended short: its transcript is asked for (:attr:`FloorJudge.wants`)
-     and judged by :func:`~sandbox.audio.backchannels.classify`: a bid for the floor
-     ("stop", "wait", "no") takes it; a backchannel, a noise or unclear words resume the bot.
+   * Otherwise the burst ended short. ``ask_gap_ms`` into its quiet a quick read is asked
+     for (:attr:`FloorJudge.brief`: a short window, a few words): only acknowledgement
+     ("mm-hmm", "okay") resumes the bot on it, and a bid for the floor ("stop", "wait",
+     "no") takes the floor on it. Anything else waits for ``gap_ms`` of quiet and a full
+     read (:attr:`FloorJudge.wants`), judged by :func:`~sandbox.audio.backchannels.classify`
+     as before: a bid for the floor takes it; a backchannel, a noise or unclear words
+     resume the bot. A voice that comes back within ``gap_ms`` of a quick resume ("Okay,
+     so...") pauses the bot again and is the same burst, judged afresh.
    * Still undecided ``decide_within_ms`` after the pause (Whisper busy, a hesitant start):
      the bot goes on, so the caller never waits in a long silence. Should the voice go on
      to ``sentence_ms`` after all, it still takes the floor (the bot is cut as it speaks);
@@ -83,6 +88,7 @@ class _State(enum.Enum):
     PAUSED = "paused"  # undecided: playout is held
     BARGED = "barged"  # the caller has the floor until the bot stops
     KEPT = "kept"  # the bot went on; waiting for the burst to end
+    QUICK = "quick"  # the bot went on on a quick read, the burst only just quiet
 
 
 class FloorJudge:
@@ -96,16 +102,20 @@ class FloorJudge:
         sentence_ms: int = 720,
         certain_ms: int = 1500,
         noise_ms: int = 120,
+        ask_gap_ms: int = 90,
         gap_ms: int = 210,
         decide_within_ms: int = 1050,
         frame_ms: int = FRAME_MS,
     ) -> None:
         if not 0 < onset_frames <= onset_window:
             raise ValueError("need 0 < onset_frames <= onset_window")
+        if not 0 < ask_gap_ms <= gap_ms:
+            raise ValueError("need 0 < ask_gap_ms <= gap_ms")
         self.onset_frames = onset_frames
         self.sentence_ms = sentence_ms
         self.certain_ms = certain_ms
         self.noise_ms = noise_ms
+        self.ask_gap_ms = ask_gap_ms
         self.gap_ms = gap_ms
         self.decide_within_ms = decide_within_ms
         self._frame_ms = frame_ms
@@ -118,7 +128,11 @@ class FloorJudge:
         #: A transcript of the burst is wanted: the time it was asked for, until :meth:`heard`
         #: answers it or the voice resumes. The listener transcribes and calls :meth:`heard`.
         self.wants: int | None = None
+        #: What is wanted is a quick read (a short window, a few words), not a full one.
+        self.brief = False
         self._asked = False  # the ask was handed out (see take_request)
+        self._quick_read = False  # this quiet's quick read came back, and did not decide
+        self._held: tuple[str, str] | None = None  # a full read's verdict, until gap_ms
         self._long_ask: int | None = None  # when a long burst's transcript was asked for
         self._acknowledged = False  # the bot went on because the burst was heard as such
 
@@ -149,6 +163,8 @@ class FloorJudge:
                 return self._idle(voiced, t_ms, end)
             case _State.PAUSED:
                 return self._paused(voiced, end, quiet_ms)
+            case _State.QUICK:
+                return self._quick(voiced, t_ms, end, quiet_ms)
             case _State.KEPT:
                 # A burst heard as acknowledgement ("yeah... yeah") is a sentence only once
                 # it runs to certain_ms; one the bot went on from undecided, at sentence_ms.
@@ -167,6 +183,17 @@ class FloorJudge:
             return []  # decided meanwhile, or stale: the voice went on after the ask
         self.wants = None
         burst = classify(text)
+        if self.brief:
+            self.brief = False
+            if burst is Burst.FLOOR:
+                return self._barge(t_ms, f"a floor word: {text.strip()!r}")
+            if burst is Burst.BACKCHANNEL:
+                return self._resume(t_ms, burst.value, text.strip(), quick=True)
+            # Not sure enough to act on a quick read: the full one, asked for now, decides
+            # once the voice has been quiet for gap_ms.
+            self._quick_read = True
+            self.wants, self._asked = t_ms, False
+            return []
         if self._long_ask is not None:  # long enough for a sentence: only acknowledgement
             ended = t_ms - self._last_voiced_end >= self.gap_ms
             if burst is Burst.NOISE and not ended:
@@ -184,6 +211,9 @@ class FloorJudge:
             return self._barge(t_ms, f"a sentence: {text.strip()!r}")
         if burst is Burst.FLOOR:
             return self._barge(t_ms, f"a floor word: {text.strip()!r}")
+        if t_ms - self._last_voiced_end < self.gap_ms:
+            self._held = (burst.value, text.strip())  # the bot goes on once the voice is quiet
+            return []
         return self._resume(t_ms, burst.value, text.strip())
 
     def _barge(self, t_ms: int, why: str) -> list[FloorEvent]:
@@ -219,31 +249,57 @@ class FloorJudge:
             self._asked = False
             return []
         if voiced:
-            self.wants = None  # the burst goes on: a transcript asked for is stale
-            self._asked = False
+            self.wants = self._held = None  # the burst goes on: what was read is stale
+            self.brief = self._asked = self._quick_read = False
+        elif self._held is not None:
+            if quiet_ms >= self.gap_ms:
+                return self._resume(end, *self._held)
         elif quiet_ms >= self.gap_ms and self.wants is None:
             if self._voiced_ms < self.noise_ms:
                 return self._resume(end, Burst.NOISE.value, "")
             self.wants = end
             self._asked = False
+        elif (
+            quiet_ms >= self.ask_gap_ms
+            and self.wants is None
+            and not self._quick_read
+            and self._voiced_ms >= self.noise_ms
+        ):
+            self.wants, self.brief, self._asked = end, True, False
         if end - self._paused_at >= self.decide_within_ms:
             return self._resume(end, "undecided", "")
         return []
 
-    def _resume(self, t_ms: int, why: str, text: str) -> list[FloorEvent]:
+    def _resume(self, t_ms: int, why: str, text: str, *, quick: bool = False) -> list[FloorEvent]:
         event = BotResumes(self._onset, t_ms, why, text)
-        self.wants = self._long_ask = None
+        self.wants = self._long_ask = self._held = None
+        self.brief = self._quick_read = False
         self._acknowledged = why in (Burst.BACKCHANNEL.value, Burst.NOISE.value)
         if t_ms - self._last_voiced_end >= self.gap_ms:
             self._reset()
+        elif quick:
+            self._state = _State.QUICK
+            self._recent.clear()
         else:
             self._state = _State.KEPT
         return [event]
+
+    def _quick(self, voiced: bool, t_ms: int, end: int, quiet_ms: int) -> list[FloorEvent]:
+        """The bot went on on a quick read: the voice coming back ("Okay, so...") before
+        ``gap_ms`` of quiet is the same burst going on, so the bot pauses again."""
+        self._recent.append((t_ms, voiced))
+        if sum(v for _t, v in self._recent) >= self.onset_frames:
+            self._state = _State.PAUSED
+            self._paused_at = end
+            return [OverBot(self._onset, end)]
+        if quiet_ms >= self.gap_ms:
+            self._reset()
+        return []
 
     def _reset(self) -> None:
         self._state = _State.IDLE
         self._recent.clear()
         self._voiced_ms = 0
-        self.wants = self._long_ask = None
-        self._asked = False
+        self.wants = self._long_ask = self._held = None
+        self.brief = self._asked = self._quick_read = False
         self._acknowledged = False

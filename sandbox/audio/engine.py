@@ -290,7 +290,8 @@ class AudioEngine:
         if self.turn_model is None:  # an engine built with a loaded transcriber only
             self.turn_model = TurnModel.load()
         judge = judged_in(self.turn_model, self._stt_pool)
-        self._listener = Listener(transcribe, echo=self._echo, judge_turn=judge)
+        brief = in_executor(self.transcriber, self._stt_pool, brief=True)
+        self._listener = Listener(transcribe, echo=self._echo, judge_turn=judge, read_brief=brief)
         self._listener.on_cleaned = self._cleaned
         self._listener.on_decision = self._decided
         speech.start()

@@ -93,11 +93,14 @@ _FRAME = SAMPLE_RATE * FRAME_MS // 1000
 BURST_LEAD_FRAMES = 2
 
 
-def in_executor(transcriber: Transcriber, executor: Executor) -> TranscribeFn:
-    """The usual hook: run ``transcriber`` on ``executor`` (give it a single worker)."""
+def in_executor(
+    transcriber: Transcriber, executor: Executor, *, brief: bool = False
+) -> TranscribeFn:
+    """The usual hook: run ``transcriber`` on ``executor`` (give it a single worker);
+    ``brief``: its quick read of a burst (see :meth:`Transcriber.transcribe`)."""
 
     def submit(pcm: Float32, language: str) -> Future[Transcript]:
-        return executor.submit(transcriber.transcribe, pcm, language=language)
+        return executor.submit(transcriber.transcribe, pcm, language=language, brief=brief)
 
     return submit
 
@@ -181,8 +184,11 @@ class Listener:
         language: str = "en",
         floor: FloorJudge | None = None,
         judge_turn: JudgeTurnFn | None = None,
+        read_brief: TranscribeFn | None = None,
     ) -> None:
         self._transcribe = transcribe
+        #: The quick read of a burst over the bot; the full read when none is given.
+        self._read_brief = read_brief or transcribe
         self._judge_turn = judge_turn
         self._echo = echo if echo is not None else EchoCanceller(enabled=False)
         #: Told of each block after echo cancellation (16 kHz float) with its time: the
@@ -190,7 +196,8 @@ class Listener:
         self.on_cleaned: Callable[[Float32, int], None] | None = None
         #: Told of each endpointing step worth recording, ``(t, kind, data)``: the voice
         #: pausing and resuming, each speculative transcript (the guess and whether it reads
-        #: as finished) and how the turn closed.
+        #: as finished), each read of a voice over the bot (quick or full) and how the turn
+        #: closed.
         self.on_decision: Callable[[int, str, dict[str, Any]], None] | None = None
         self._vad = FrameVad(sample_rate=SAMPLE_RATE)
         self._raw_vad = FrameVad(sample_rate=SAMPLE_RATE)
@@ -297,7 +304,8 @@ class Listener:
         for floor_event in self._floor.feed(voiced or over_echo, t, bot_speaking):
             events += self._on_floor(floor_event)
         if self._floor.take_request() and self._burst is not None:
-            self._judging = self._transcribe(np.concatenate(self._burst), self._language)
+            read = self._read_brief if self._floor.brief else self._transcribe
+            self._judging = read(np.concatenate(self._burst), self._language)
         if turn is not None and turn.overlap and self._takes_floor(turn, bot_speaking):
             turn.overlap = False
             events.append(CallerSpeaking(turn.onset))
@@ -374,7 +382,9 @@ class Listener:
         judging = self._judging
         if judging is not None and judging.done():
             self._judging = None
-            for floor_event in self._floor.heard(judging.result().text, self._now):
+            text = judging.result().text
+            self._decided(self._now, "burst_read", {"text": text, "quick": self._floor.brief})
+            for floor_event in self._floor.heard(text, self._now):
                 events += self._on_floor(floor_event)
         self._take_turn_verdict()
         while True:

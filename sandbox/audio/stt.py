@@ -49,12 +49,21 @@ _NO_SPEECH_PROB = 0.6
 _LOG_PROB_FLOOR = -1.0
 
 
-def window_frames(clip_frames: int) -> int | None:
+#: A burst over the bot is only classified (backchannel, floor word, noise), so it gets a
+#: 3 s window and a few tokens: on 42 espeak-ng bursts ("Mm-hmm.", "Sorry,", ...) 58 ms
+#: against 160 ms in the 15 s window, no floor word read as acknowledgement; its loops
+#: ("Okay Okay Okay") are read once (:func:`~sandbox.audio.backchannels.tokens`).
+BRIEF_WINDOW_FRAMES = 300
+#: Tokens a brief read may yield: more than a backchannel's four words is a sentence anyway.
+BRIEF_TOKENS = 8
+
+
+def window_frames(clip_frames: int, *, brief: bool = False) -> int | None:
     """The encoder window for a clip of ``clip_frames`` feature frames; None: the full path."""
     wanted = clip_frames + WINDOW_MARGIN_FRAMES
     if wanted > FULL_WINDOW_FRAMES:
         return None
-    return max(MIN_WINDOW_FRAMES, -(-wanted // 100) * 100)
+    return max(BRIEF_WINDOW_FRAMES if brief else MIN_WINDOW_FRAMES, -(-wanted // 100) * 100)
 
 
 @dataclass(frozen=True)
@@ -128,8 +137,12 @@ class Transcriber:
         *,
         language: str = "en",
         word_timestamps: bool = False,
+        brief: bool = False,
     ) -> Transcript:
-        """Transcribe float32 mono 16 kHz audio. Silence and noise give an empty text."""
+        """Transcribe float32 mono 16 kHz audio. Silence and noise give an empty text.
+
+        ``brief``: a burst to classify, read fast in a short window, its first few words only.
+        """
         if language not in self.languages:
             served = ", ".join(sorted(self.languages))
             raise UserError(
@@ -141,12 +154,13 @@ class Transcriber:
             raise ValueError(f"expected mono 16 kHz samples (1-D), got shape {audio.shape}")
         if not word_timestamps:
             features = self._model.feature_extractor(audio)
-            window = window_frames(features.shape[-1])
+            window = window_frames(features.shape[-1], brief=brief)
             if window is not None:
                 decoder = self._decoders.get(language)
                 if decoder is None:
                     decoder = self._decoders[language] = _Decoder(self._model, language)
-                text = decoder.decode(features, window, len(audio) / SAMPLE_RATE)
+                most = BRIEF_TOKENS if brief else None
+                text = decoder.decode(features, window, len(audio) / SAMPLE_RATE, most)
                 return Transcript(text)
         segments, _info = self._model.transcribe(
             audio,
@@ -183,8 +197,17 @@ class _Decoder:
         # -1: Whisper's own list of non-speech symbols, as faster-whisper suppresses by default.
         self._suppress = list(get_suppressed_tokens(self._tokenizer, (-1,)))
 
-    def decode(self, features: npt.NDArray[np.float32], window: int, seconds: float) -> str:
-        """The text of ``features`` (80 x frames), encoded in a ``window``-frame window."""
+    def decode(
+        self,
+        features: npt.NDArray[np.float32],
+        window: int,
+        seconds: float,
+        most_tokens: int | None = None,
+    ) -> str:
+        """The text of ``features`` (80 x frames), encoded in a ``window``-frame window, in
+        at most ``most_tokens`` tokens (by default as many as the clip's length allows)."""
+        if most_tokens is None:
+            most_tokens = _TOKENS_EXTRA + int(_TOKENS_PER_S * seconds)
         import ctranslate2
 
         padded = np.zeros((1, features.shape[0], window), dtype=np.float32)
@@ -194,7 +217,7 @@ class _Decoder:
             encoded,
             [self._prompt],
             beam_size=1,
-            max_length=len(self._prompt) + _TOKENS_EXTRA + int(_TOKENS_PER_S * seconds),
+            max_length=len(self._prompt) + most_tokens,
             return_scores=True,
             return_no_speech_prob=True,
             suppress_blank=True,
