@@ -93,9 +93,7 @@ def command_parser(words: Sequence[str]) -> argparse.ArgumentParser:
     is ``sandbox`` itself. The docs quote its help (``docs/hooks/cli_help.py``)."""
     parser = build_parser()
     for word in words:
-        subs = next(
-            (a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None
-        )
+        subs = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
         if subs is None or word not in subs.choices:
             raise KeyError(f"{parser.prog} has no sub-command {word!r}")
         parser = subs.choices[word]

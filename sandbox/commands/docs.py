@@ -94,9 +94,9 @@ def _build(clone: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fresh = Path(tempfile.mkdtemp(prefix=".docs.", dir=target.parent))
     try:
+        build = ["build", "--quiet", "--clean", "--site-dir", str(fresh)]
         done = subprocess.run(
-            [sys.executable, "-m", "mkdocs", "build", "--quiet", "--clean"]
-            + ["--config-file", str(clone / "mkdocs.yml"), "--site-dir", str(fresh)],
+            [sys.executable, "-m", "mkdocs", *build, "--config-file", str(clone / "mkdocs.yml")],
             cwd=clone,
             # The docs' hook quotes this package's CLI help: the package run here.
             env={**os.environ, "PYTHONPATH": _with_path(clone)},
