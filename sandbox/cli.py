@@ -41,6 +41,7 @@ COMMANDS = (
     "schema",
     "devices",
     "bench",
+    "docs",
 )
 
 
@@ -84,6 +85,18 @@ def build_parser() -> argparse.ArgumentParser:
         sub = subs.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(sub)
         sub.set_defaults(_module=module)
+    return parser
+
+
+def command_parser(words: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser of the (sub-)command ``words`` names, e.g. ``["sessions", "show"]``; ``[]``
+    is ``sandbox`` itself. The docs quote its help (``docs/hooks/cli_help.py``)."""
+    parser = build_parser()
+    for word in words:
+        subs = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if subs is None or word not in subs.choices:
+            raise KeyError(f"{parser.prog} has no sub-command {word!r}")
+        parser = subs.choices[word]
     return parser
 
 

@@ -1,8 +1,8 @@
-"""A newcomer's walk, as the README tells it (issue 30): install the checkout into a fresh
-virtual environment, the quick start (``sandbox run``), a brain written from the README's
-guide and served by ``sandbox brain``, a call to it, the sessions list, one session shown,
-exported and replayed, and one demo scene. Every command's output (and every screen) is
-free of tracebacks and of "please report".
+"""A newcomer's walk, as the docs tell it (issue 30): install the checkout into a fresh
+virtual environment, the README's quick start (``sandbox run``), a brain written from the
+guide (docs/writing-a-brain.md) and served by ``sandbox brain``, a call to it, the sessions
+list, one session shown, exported and replayed, and one demo scene. Every command's output
+(and every screen) is free of tracebacks and of "please report".
 
 The environment is fresh, but not a full ``pip install .``: that fetches and builds Whisper,
 Piper, livekit and the rest (here it ran over four minutes before it was stopped, more than
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import site
 import subprocess
@@ -28,6 +27,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
+from readme import code_block
 from ui_tmux import Terminal, sandbox_in_tmux
 
 from sandbox.load.echo_process import LISTEN_WAIT_S, free_port, wait_listening
@@ -116,11 +116,8 @@ def _exited(term: Terminal, what: str) -> str:
 
 
 def _guide_brain() -> str:
-    """The README's brain, as a newcomer copies it from "Writing a brain"."""
-    guide = README[README.index("## Writing a brain") :]
-    block = re.search(r"```python\n(.*?)```", guide, re.S)
-    assert block is not None
-    return block.group(1)
+    """The guide's brain, as a newcomer copies it from "Writing a brain"."""
+    return code_block("Writing a brain", "python")
 
 
 def test_a_newcomer_walks_the_readme(venv: Path, tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from readme import section
 
 from sandbox.paths import HOME_ENV
 
@@ -149,14 +150,15 @@ def test_a_sub_command_has_its_own_description_and_usage(tmp_path: Path) -> None
     assert "unrecognized arguments: --bogus" in wrong.stderr
 
 
-def test_the_readme_driver_example_installs_what_it_needs() -> None:
-    """The driver example is a pytest test: the ``test`` extra brings pytest along."""
+def test_the_guides_driver_example_installs_what_it_needs() -> None:
+    """The driver example ("Writing a brain") is a pytest test: the ``test`` extra brings
+    pytest along, and the guide says so just before it."""
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     test_extra = {re.split(r"[<>=\[ ]", req)[0] for req in extras["optional-dependencies"]["test"]}
     assert {"pytest", "pytest-asyncio"} <= test_extra
-    readme = (REPO / "README.md").read_text()
-    example = readme.index("def test_history_is_what_the_caller_heard")
-    assert "pip install 'voqalize-sandbox[test]'" in readme[example - 1500 : example]
+    guide = section("Writing a brain")
+    example = guide.index("def test_history_is_what_the_caller_heard")
+    assert "pip install 'voqalize-sandbox[test]'" in guide[example - 1500 : example]
 
 
 RELOADED = """
