@@ -1,4 +1,5 @@
-"""Every row of 001's "When the cancel arrives" table, and the whole-floor cut."""
+"""Every row of the wire's "When the cancel arrives" table (docs/wire.md), and the whole-floor
+cut."""
 
 from __future__ import annotations
 

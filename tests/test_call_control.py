@@ -135,8 +135,9 @@ def test_recognizer_language_it_cannot_serve_is_rejected() -> None:
 
 
 def test_changing_only_the_voice_touches_no_language() -> None:
-    """001: "Changing only the voice touches no language field and is unaffected by either
-    rule." The languages in force stay; the new voice reads what it is given."""
+    """The wire contract: "Changing only the voice touches no language field and is
+    unaffected by either rule." The languages in force stay; the new voice reads what it is
+    given."""
     rig = started()
     rig.brain(request(1, tts=pb.TtsConfig(voice=pb.VOICE_PRATHAM)))
     assert rig.responses()[0].status == pb.STATUS_ACCEPTED

@@ -1,4 +1,4 @@
-"""The call core against 001's Invariants, driven with a fake clock and simulated playout."""
+"""The call core against the wire's Invariants, driven with a fake clock and simulated playout."""
 
 from __future__ import annotations
 
@@ -290,7 +290,7 @@ def test_turn_step_recorded_with_counts_absent_not_zero() -> None:
 
 
 def test_a_turn_step_is_never_answered_even_for_a_turn_never_minted() -> None:
-    """001: "It is never acknowledged. Nothing comes back for it, success or failure.\""""
+    """TurnStep: "It is never acknowledged. Nothing comes back for it, success or failure.\""""
     rig = started()
     sent = len(rig.sent)
     effects = rig.brain(pb.TurnStep(turn_id=99, kind="tool", name="lookup"))
@@ -491,8 +491,9 @@ def test_a_brain_that_stalls_is_reported_and_the_call_goes_on() -> None:
 
 
 def test_a_resumed_fragment_is_a_new_turn_and_no_text_reaches_the_brain_twice() -> None:
-    """000: the caller's side is msg.text verbatim. A caller who goes on after silence forced
-    a close starts a new turn; the fragment's answer dies; no UserMessage repeats another."""
+    """Heard truth: the caller's side is msg.text verbatim. A caller who goes on after silence
+    forced a close starts a new turn; the fragment's answer dies; no UserMessage repeats
+    another."""
     rig = started()
     rig.caller("I'd like to book a table for")
     rig.advance(1200)  # silence forced the close; the caller goes on before any answer
@@ -508,7 +509,7 @@ def test_a_resumed_fragment_is_a_new_turn_and_no_text_reaches_the_brain_twice() 
 
 
 def test_an_arm_added_within_the_version_is_skipped_not_refused() -> None:
-    """001: "A frame added within a version is skipped, not refused"."""
+    """Capabilities: "A frame added within a version is skipped, not refused"."""
     from sandbox.wire.codec import decode
 
     rig = started()

@@ -39,8 +39,9 @@ def test_idle_fires_after_the_bot_stops_and_escalates() -> None:
 
 
 def test_no_idle_turn_while_an_answer_is_owed() -> None:
-    """001: timeout_ms is the silence after Voqalize stops speaking. A brain slower than
-    the idle timeout is not talked over by a nudge for a turn it has not answered yet."""
+    """The wire contract: timeout_ms is the silence after Voqalize stops speaking. A brain
+    slower than the idle timeout is not talked over by a nudge for a turn it has not answered
+    yet."""
     rig = greeted(800)
     rig.caller("Book me a table.")  # turn 2
     rig.advance(1500)  # the brain thinks for 1.5 s
@@ -57,7 +58,7 @@ def test_no_idle_turn_while_an_answer_is_owed() -> None:
 def test_a_brain_that_never_answers_is_reported_stalled_then_nudged() -> None:
     """The default idle (8 s) is shorter than the stall notice (10 s): an owed answer holds
     idle off, so the stall is reported, and only then does the wait count. ``idle_ms`` is
-    the silence elapsed (001): the caller has been silent since "Hello?", 18 s."""
+    the silence elapsed (docs/wire.md): the caller has been silent since "Hello?", 18 s."""
     rig = Rig(settings=Settings())  # default idle, default stall
     rig.start()
     rig.say(1, 1, "Hello.")

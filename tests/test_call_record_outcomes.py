@@ -155,7 +155,8 @@ class AmyGreets(Brain):
 '''
 
 
-#: A caller who speaks after the greeting that never came: still a silent failure (003).
+#: A caller who speaks after the greeting that never came: still a silent failure
+#: (docs/call-record.md).
 TALKS_AFTER = "[[step]]\ntype = 'Hello? I cannot hear anything at all'\n[[step]]\nend = true\n"
 
 

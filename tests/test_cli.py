@@ -61,8 +61,8 @@ def test_log_lines_go_to_the_log_file_not_the_terminal(tmp_path: Path) -> None:
 
 
 def test_starting_settings_meet_the_mid_call_checks_in_the_same_words(tmp_path: Path) -> None:
-    """001: the Config shape is used twice; at connect a bad one means the call never starts,
-    refused in the words a Request would get."""
+    """The wire contract: the Config shape is used twice; at connect a bad one means the call
+    never starts, refused in the words a Request would get."""
     script = tmp_path / "s.toml"
     script.write_text('[[step]]\nsay = "hi"\n')
     result = _run(tmp_path, "call", "--script", str(script), "--language", "de")

@@ -125,7 +125,7 @@ def test_garbage_is_refused(garbage: bytes) -> None:
 
 
 def test_an_arm_added_within_the_version_decodes_to_be_skipped() -> None:
-    """001: "A frame added within a version is skipped, not refused." Field 99, wire type 2
+    """Capabilities: "A frame added within a version is skipped, not refused." Field 99, wire type 2
     (length-delimited), carrying a small body: a newer peer's arm."""
     tag = (99 << 3) | 2
     unknown = bytes([0x80 | (tag & 0x7F), tag >> 7, 0x02, 0x08, 0x01])

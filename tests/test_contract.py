@@ -1,5 +1,6 @@
-"""001's contract, point by point, through brains written straight against the wire, over a
-real socket to the real runtime (the call core behind VoqalizeDriver's real WebSocket)."""
+"""The wire contract (docs/wire.md), point by point, through brains written straight against
+the wire, over a real socket to the real runtime (the call core behind VoqalizeDriver's real
+WebSocket)."""
 
 from __future__ import annotations
 

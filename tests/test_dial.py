@@ -230,8 +230,9 @@ async def test_close_4000_at_once_is_permanent(brain_factory: Callable[..., Brai
 async def test_any_close_once_the_upgrade_was_answered_is_never_redialed(
     brain_factory: Callable[..., Brain], code: int
 ) -> None:
-    """001: a session is never reconnected. The brain answered the upgrade, so the session
-    exists on its side; a redial under the same session_id would be a second session."""
+    """The wire contract: a session is never reconnected. The brain answered the upgrade, so
+    the session exists on its side; a redial under the same session_id would be a second
+    session."""
     brain = brain_factory(code, "echo")
     await brain.start()
     with pytest.raises(DialError, match=f"closed it at once \\(code {code}") as caught:

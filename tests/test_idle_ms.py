@@ -1,4 +1,4 @@
-"""UserIdle.idle_ms is the silence elapsed when the turn fired (001), and an idle turn the
+"""UserIdle.idle_ms is the silence elapsed when the turn fired (docs/wire.md), and an idle turn the
 brain leaves unanswered escalates after one more idle timeout of silence: a nudge is
 optional, so an idle turn owes nothing and waits for no stall notice. The core on a fake
 clock, then ``sandbox call`` against a raw-wire brain that ignores every idle turn.

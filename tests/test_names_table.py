@@ -1,7 +1,7 @@
-"""Rather no name than a wrong one (003): a table of what callers say, introductions and near
-misses, and the name the record keeps for each. A near miss gives no name; a real
-introduction gives exactly the name; no sentence gives a wrong one. Then the same rule end to
-end: ``sandbox call`` with a caller who asks to be called back, and one who introduces
+"""Rather no name than a wrong one (docs/call-record.md): a table of what callers say,
+introductions and near misses, and the name the record keeps for each. A near miss gives no
+name; a real introduction gives exactly the name; no sentence gives a wrong one. Then the same
+rule end to end: ``sandbox call`` with a caller who asks to be called back, and one who introduces
 themselves, read back from the stored session.
 """
 

@@ -1,4 +1,4 @@
-"""The worker failing is ``not_reached`` with its reason, never ``no_answer`` (003; the
+"""The worker failing is ``not_reached`` with its reason, never ``no_answer`` (the call record; the
 decision is written in :mod:`sandbox.call.outcome`): a brain that closes the socket right
 after SessionStart, sends a fatal Error, or never speaks; and a greeting the runtime could
 not speak, even when the caller talks afterwards. ``no_answer`` keeps its one meaning: the

@@ -1,5 +1,8 @@
-"""The peer, Pipecat fully local on the same two models (``../shared/peer/peer_live.py``), set
-up in its own virtual environment and run on the same virtual devices as the app.
+"""The peer, Pipecat run fully locally on the same two models (its ``peer_live.py``), set up
+in its own virtual environment and run on the same virtual devices as the app.
+
+The peer is not part of this repository: ``$SANDBOX_PEER_DIR`` names the folder holding its
+``peer_live.py`` and ``setup.sh``.
 
 Setup follows the peer's own recipe: ``setup.sh`` (pinned Pipecat, faster-whisper, Piper and
 the two model packages) into a venv kept between runs, plus PyAudio for its
@@ -22,8 +25,8 @@ from sandbox.bench import pulse
 from sandbox.bench.figures import Progress
 from sandbox.errors import UserError
 
-#: Where the peer lives next to this repository (the project's shared folder).
-DEFAULT_PEER_DIR = Path(__file__).resolve().parents[3] / "shared" / "peer"
+#: The environment variable naming the peer's folder, which lives outside this repository.
+PEER_DIR_ENV = "SANDBOX_PEER_DIR"
 #: The peer's venv, kept between runs (setup takes a minute or two).
 VENV = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "voqalize-peer-venv"
 PYAUDIO = "pyaudio==0.2.14"
@@ -34,12 +37,19 @@ READY_S = 120.0
 
 
 def peer_dir() -> Path:
-    """The peer's folder: ``$SANDBOX_PEER_DIR``, or ``../shared/peer`` beside the repository."""
-    found = Path(os.environ.get("SANDBOX_PEER_DIR", DEFAULT_PEER_DIR))
+    """The peer's folder, ``$SANDBOX_PEER_DIR``; refused in words when unset or not the peer."""
+    given = os.environ.get(PEER_DIR_ENV, "")
+    if not given:
+        raise UserError(
+            f"--peer times Pipecat run fully locally, which is not part of this repository: "
+            f"set {PEER_DIR_ENV} to the folder holding the peer's peer_live.py and setup.sh, "
+            "then run again"
+        )
+    found = Path(given)
     if not (found / "peer_live.py").is_file():
         raise UserError(
-            f"the peer is not at {found} (no peer_live.py): set SANDBOX_PEER_DIR to the folder "
-            "holding peer_live.py and setup.sh"
+            f"the peer is not at {found} (no peer_live.py): set {PEER_DIR_ENV} to the folder "
+            "holding the peer's peer_live.py and setup.sh"
         )
     return found
 

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable
 
 from sandbox.sdk import Brain, Session, Speech, SpeechChunk, SpeechEnd, SpeechStart, UserMessage
 
-#: The peer's fixed reply (``../shared/peer/pipecat_bench.py``), word for word.
+#: The peer's fixed reply (its ``pipecat_bench.py``, outside this repository), word for word.
 REPLY = (
     "Sure, I can help you with that right away. "
     "Let me pull up your order details and check the latest delivery status for you."

@@ -1,5 +1,5 @@
-"""The thin-call floor: under it a call is too thin to summarise (see the seed on what a
-call leaves behind: ten one-turn calls once carried an invented afternoon)."""
+"""The thin-call floor: under it a call is too thin to summarise (docs/call-record.md, the
+floor: summarising ten one-turn calls once invented an afternoon of detail)."""
 
 from __future__ import annotations
 

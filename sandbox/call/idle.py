@@ -4,8 +4,9 @@ Two clocks, both fed the core's time (nothing here reads one):
 
 - **the silence** — since the line last carried sound: the caller's voice, or a bot unit
   with text in play. ``UserIdle.idle_ms`` is this, the silence elapsed when the turn fired
-  (001), so a brain that kept the caller waiting 10 s for an answer and then hears
-  ``idle_ms`` learns the caller has been silent for all of it, not just the last wait;
+  (the wire contract, docs/wire.md), so a brain that kept the caller waiting 10 s for an
+  answer and then hears ``idle_ms`` learns the caller has been silent for all of it, not
+  just the last wait;
 - **the wait** — the part of the silence that counts toward the next nudge. It is held off
   while an answer to the caller (or the greeting) is owed, so a slow brain is not talked
   over by a nudge for a turn it has not answered, and while any unit is in play. An idle

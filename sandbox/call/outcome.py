@@ -1,6 +1,6 @@
-"""The word a call's record ends with (see the seeds on what a call leaves behind).
+"""The word a call's record ends with (docs/call-record.md says what a call leaves behind).
 
-003 keeps *nobody answered* apart from *it never rang*, and a fault of our own apart from
+The record keeps *nobody answered* apart from *it never rang*, and a fault of our own apart from
 anything a person did. In this sandbox the person is the caller (the microphone, or a
 script) and the worker is the brain, which Voqalize dials for the call:
 

@@ -79,7 +79,8 @@ def validate(config: pb.Config, current: Settings, caps: Capabilities) -> str | 
     """Why this Config must be refused whole, or None when it can be applied whole.
 
     Changing only the voice touches no language and is unaffected by the language rules
-    (001): the call's languages stay as they are and the new voice reads what it is given.
+    (the wire contract, docs/wire.md): the call's languages stay as they are and the new
+    voice reads what it is given.
     """
     tts_lang = _named(config.tts, "language")
     stt_lang = _named(config.stt, "language")

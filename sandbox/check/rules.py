@@ -1,8 +1,8 @@
 """The contract's own words for every rule the conformance suite checks.
 
-Each rule quotes the specification verbatim and names where it says so: ``001`` is
-"The wire", ``000`` "Transcripts and heard truth". A finding prints the rule it breaks,
-so a brain author reads the sentence they are held to rather than our paraphrase.
+Each rule quotes the specification verbatim and names where it says so: the document's
+number and title (``_DOCS``) and the section, which docs/wire.md keeps as its own headings.
+A finding prints the rule it breaks, so a brain author reads the sentence they are held to.
 """
 
 # The specification's curly apostrophes are quoted verbatim.
@@ -24,7 +24,7 @@ class Rule:
     words: str
 
     def cite(self) -> str:
-        """Where it is written, e.g. ``001 The wire, section "Invariants"``."""
+        """Where it is written: the document's number and title, and the section."""
         return f'{self.doc} {_DOCS[self.doc]}, section "{self.section}"'
 
 

@@ -19,6 +19,7 @@ from sandbox.bench.hostile import hostile_table, measure_hostile
 from sandbox.bench.outside import measure_devices
 from sandbox.bench.pauses import TARGETS as PAUSE_TARGETS
 from sandbox.bench.pauses import measure_pauses, pauses_table
+from sandbox.bench.peer_process import peer_dir
 from sandbox.bench.redrive import TARGETS as REDRIVE_TARGETS
 from sandbox.bench.redrive import measure_redrive_bench, redrive_table
 from sandbox.bench.report import table
@@ -72,8 +73,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--peer",
         action="store_true",
-        help="also time Pipecat fully local (../shared/peer) the same way, in the same run "
-        "(set up in its own venv the first time)",
+        help="also time Pipecat run fully locally (its peer_live.py, in the folder "
+        "$SANDBOX_PEER_DIR names) the same way, in the same run (set up in its own venv the "
+        "first time)",
     )
     parser.add_argument(
         "--patience",
@@ -140,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"--{name} must be at least 1")
     if args.turns is not None and args.turns < 1:
         raise UserError("--turns must be at least 1")
+    if args.peer:
+        peer_dir()  # a missing peer is refused before the stages run, not half an hour in
     config = BenchConfig.from_flags(
         quick=args.quick,
         runs=args.runs,

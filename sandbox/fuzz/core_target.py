@@ -1,7 +1,7 @@
 """Fuzz target for the call core: arbitrary decoded envelopes and caller events, at
 arbitrary times, on a fake clock with the simulated playout.
 
-The invariants the core owes whatever the brain sends (001, "Invariants"): exactly one
+The invariants the core owes whatever the brain sends (docs/wire.md, "Invariants"): exactly one
 Finalize per bracket it accepted, in the order the units opened, each a verbatim prefix
 of the text the brain sent for that unit; the watermark only rises; exactly one Response
 per Request; and after a tick no deadline it reports has already passed.
