@@ -370,7 +370,7 @@ def test_a_brain_that_talks_over_a_barge_in_fails_and_the_cli_quotes_the_rule(
     assert code == 1
     assert "FAIL           barge-in" in text
     assert "unit 2 kept speaking for turn 2" in text
-    assert 'breaks 001 The wire, section "Barge-in":' in text
+    assert 'breaks the wire contract (docs/wire.md), section "Barge-in":' in text
     assert '"Voqalize sends Interruption(through_turn), and that is a watermark' in text
     assert "PASS           greeting" in text
     assert text.rstrip().endswith("failed, 3 not exercised: FAIL")

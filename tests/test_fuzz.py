@@ -60,7 +60,7 @@ def test_a_broken_invariant_quotes_the_rule_it_breaks() -> None:
     broken = InvariantBroken(rules.ONE_RESPONSE, "Request 3 got 2 Responses")
     assert str(broken) == (
         "Request 3 got 2 Responses — breaks: Exactly one Response per Request, matching on "
-        'request_id. (001 The wire, section "Invariants")'
+        'request_id. (the wire contract (docs/wire.md), section "Invariants")'
     )
 
 
