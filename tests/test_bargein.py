@@ -197,6 +197,19 @@ def test_a_floor_word_read_quickly_takes_the_floor_at_once() -> None:
     assert judge.heard("Sorry,", 470) == [BargeIn(0, 470, "a floor word: 'Sorry,'")]
 
 
+def test_an_unsure_quick_read_lets_the_bot_go_on_but_never_stops_it() -> None:
+    going_on = FloorJudge()
+    play(going_on, "#" * 12 + "." * 3)
+    going_on.take_request()
+    assert going_on.heard("Yeah.", 470, sure=False) == [BotResumes(0, 470, "backchannel", "Yeah.")]
+
+    doubtful = FloorJudge()  # "No" read from the bot's own echo, unsurely: the full read decides
+    play(doubtful, "#" * 12 + "." * 3)
+    doubtful.take_request()
+    assert doubtful.heard("No.", 470, sure=False) == [] and doubtful.paused
+    assert doubtful.wants == 470 and not doubtful.brief
+
+
 @pytest.mark.parametrize("text", ["Stop.", "Wait!", "No, no.", "Sorry, hold on."])
 def test_a_short_bid_for_the_floor_takes_it(text: str) -> None:
     judge = FloorJudge()

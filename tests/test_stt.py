@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 from caller_audio import espeak, join, noise, silence, word_errors, words
 
-from sandbox.audio.stt import FULL_WINDOW_FRAMES, MIN_WINDOW_FRAMES, Transcriber, window_frames
+from sandbox.audio.backchannels import Burst, classify
+from sandbox.audio.stt import (
+    BRIEF_WINDOW_FRAMES,
+    FULL_WINDOW_FRAMES,
+    MIN_WINDOW_FRAMES,
+    Transcriber,
+    window_frames,
+)
 from sandbox.errors import UserError
 
 SENTENCES = (
@@ -73,6 +80,38 @@ def test_window_rule() -> None:
     assert window_frames(1450) == 1600  # a long one: the clip and a second, in whole seconds
     assert window_frames(2900) == FULL_WINDOW_FRAMES
     assert window_frames(2901) is None  # over Whisper's window: faster-whisper's own path
+    assert window_frames(60, brief=True) == BRIEF_WINDOW_FRAMES  # a burst: 3 s
+    assert window_frames(450, brief=True) == 600
+
+
+@pytest.mark.parametrize(
+    ("said", "burst"),
+    [
+        ("Okay.", Burst.BACKCHANNEL),
+        ("Right.", Burst.BACKCHANNEL),  # read "Right Right Right...": a loop, read once
+        ("I see.", Burst.BACKCHANNEL),
+        ("Stop.", Burst.FLOOR),
+        ("Sorry.", Burst.FLOOR),
+    ],
+)
+def test_a_brief_read_of_a_burst_classifies_it_like_a_full_one(
+    transcriber: Transcriber, said: str, burst: Burst
+) -> None:
+    clip = join(silence(100), espeak(said, wpm=160), silence(100))
+    brief = transcriber.transcribe(clip, brief=True)
+    assert classify(brief.text) is burst, brief
+    assert classify(transcriber.transcribe(clip).text) is burst
+
+
+def test_a_brief_read_keeps_the_text_of_an_unsure_clip_and_says_so(
+    transcriber: Transcriber,
+) -> None:
+    """Noise in a 3 s window: a full read gives nothing; a brief one may give words, marked
+    unsure, so the floor judge never stops the bot on them."""
+    quiet = noise(600, level=0.01)
+    assert transcriber.transcribe(quiet) == transcriber.transcribe(quiet, brief=False)
+    full, brief = transcriber.transcribe(quiet), transcriber.transcribe(quiet, brief=True)
+    assert full.text == "" and (brief.unsure or brief.text == "")
 
 
 class _WatchedEncoder:

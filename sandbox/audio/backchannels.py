@@ -19,7 +19,7 @@ import re
 #: Acknowledgement tokens, as Whisper tiny.en writes them (lower case, no punctuation).
 BACKCHANNEL_WORDS = frozenset(
     {
-        "mm", "mmm", "mhm", "mmhmm", "hmm", "hm", "uh", "huh", "um", "ah", "aha", "oh",
+        "m", "mm", "mmm", "mhm", "mmhmm", "hmm", "hm", "uh", "huh", "um", "ah", "aha", "oh",
         "okay", "ok", "kay", "yeah", "yep", "yup", "yes", "right", "sure", "alright",
         "cool", "nice", "great", "fine", "good", "wow", "gotcha", "true", "exactly",
         "indeed", "i", "see", "got", "it", "ha",

@@ -177,17 +177,18 @@ class FloorJudge:
                 pass
         return []
 
-    def heard(self, text: str, t_ms: int) -> list[FloorEvent]:
-        """The transcript asked for (``wants``) arrived at ``t_ms``."""
+    def heard(self, text: str, t_ms: int, *, sure: bool = True) -> list[FloorEvent]:
+        """The transcript asked for (``wants``) arrived at ``t_ms``; ``sure``: Whisper did
+        not think it probably no speech (only a quick read keeps such text)."""
         if self._state is not _State.PAUSED or self.wants is None:
             return []  # decided meanwhile, or stale: the voice went on after the ask
         self.wants = None
         burst = classify(text)
         if self.brief:
             self.brief = False
-            if burst is Burst.FLOOR:
+            if burst is Burst.FLOOR and sure:  # never stop the bot on a doubtful read
                 return self._barge(t_ms, f"a floor word: {text.strip()!r}")
-            if burst is Burst.BACKCHANNEL:
+            if burst is Burst.BACKCHANNEL:  # going on is what a noise would do too
                 return self._resume(t_ms, burst.value, text.strip(), quick=True)
             # Not sure enough to act on a quick read: the full one, asked for now, decides
             # once the voice has been quiet for gap_ms.

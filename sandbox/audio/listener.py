@@ -382,9 +382,13 @@ class Listener:
         judging = self._judging
         if judging is not None and judging.done():
             self._judging = None
-            text = judging.result().text
-            self._decided(self._now, "burst_read", {"text": text, "quick": self._floor.brief})
-            for floor_event in self._floor.heard(text, self._now):
+            read = judging.result()
+            self._decided(
+                self._now,
+                "burst_read",
+                {"text": read.text, "quick": self._floor.brief, "unsure": read.unsure},
+            )
+            for floor_event in self._floor.heard(read.text, self._now, sure=not read.unsure):
                 events += self._on_floor(floor_event)
         self._take_turn_verdict()
         while True:

@@ -77,10 +77,16 @@ class Word:
 
 @dataclass(frozen=True)
 class Transcript:
-    """What was said in one clip; ``words`` only when word timestamps were asked for."""
+    """What was said in one clip; ``words`` only when word timestamps were asked for.
+
+    ``unsure``: Whisper thought the clip probably held no speech. A full read then gives no
+    text; a brief one keeps what it decoded, so a quiet "yeah" is still read as one (the
+    floor judge acts on an unsure read only to let the bot go on, never to stop it).
+    """
 
     text: str
     words: tuple[Word, ...] = ()
+    unsure: bool = False
 
 
 class Transcriber:
@@ -160,8 +166,8 @@ class Transcriber:
                 if decoder is None:
                     decoder = self._decoders[language] = _Decoder(self._model, language)
                 most = BRIEF_TOKENS if brief else None
-                text = decoder.decode(features, window, len(audio) / SAMPLE_RATE, most)
-                return Transcript(text)
+                text, unsure = decoder.decode(features, window, len(audio) / SAMPLE_RATE, most)
+                return Transcript("" if unsure and not brief else text, unsure=unsure)
         segments, _info = self._model.transcribe(
             audio,
             language=language,
@@ -203,9 +209,10 @@ class _Decoder:
         window: int,
         seconds: float,
         most_tokens: int | None = None,
-    ) -> str:
+    ) -> tuple[str, bool]:
         """The text of ``features`` (80 x frames), encoded in a ``window``-frame window, in
-        at most ``most_tokens`` tokens (by default as many as the clip's length allows)."""
+        at most ``most_tokens`` tokens (by default as many as the clip's length allows), and
+        whether it is probably not speech (faster-whisper's no-speech rule)."""
         if most_tokens is None:
             most_tokens = _TOKENS_EXTRA + int(_TOKENS_PER_S * seconds)
         import ctranslate2
@@ -226,11 +233,10 @@ class _Decoder:
         tokens: list[int] = result.sequences_ids[0]
         # faster-whisper's average log-probability, recovered from the length-normalised score.
         avg_log_prob = result.scores[0] * len(tokens) / (len(tokens) + 1)
-        if result.no_speech_prob > _NO_SPEECH_PROB and avg_log_prob < _LOG_PROB_FLOOR:
-            return ""
+        unsure = bool(result.no_speech_prob > _NO_SPEECH_PROB and avg_log_prob < _LOG_PROB_FLOOR)
         text: str = self._tokenizer.decode(tokens).strip()
         # A short window reads silence as a lone "." where the full one reads nothing.
-        return text if any(c.isalnum() for c in text) else ""
+        return (text if any(c.isalnum() for c in text) else ""), unsure
 
 
 def _bundled_model() -> Path:
