@@ -196,7 +196,8 @@ async def measure_devices(
     progress: Progress,
     floor: tuple[int, int] = (0, 0),
 ) -> DeviceFigures:
-    """The app at each of ``patiences`` (and the peer), through the virtual devices, and
+    """The app at each of ``patiences`` (``turns`` at the default, half as many at the
+    others; the peer ``turns``), through the virtual devices, and
     ``floor`` = (backchannels, barge-ins) over the app's replies at the default patience
     (when it is one of ``patiences``)."""
     try:
@@ -216,7 +217,9 @@ async def measure_devices(
             else:
                 # The floor over the replies of the app at the default patience, warmed up.
                 here = floor if patience == PATIENCE_DEFAULT and floor_run is None else (0, 0)
-                run, floor_here = await measure_app(probe, loop_s, patience, turns, progress, here)
+                # The other patiences' medians need fewer turns than the default's worst.
+                count = turns if patience == PATIENCE_DEFAULT else max(1, turns // 2)
+                run, floor_here = await measure_app(probe, loop_s, patience, count, progress, here)
                 if floor_here is not None:
                     floor_run = floor_here
                     progress(

@@ -85,8 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--turns",
         type=int,
-        help=f"measured turns per system at the devices (default {DEVICE_TURNS}; "
-        f"--quick: {QUICK_DEVICE[1]})",
+        help=f"measured turns per system at the devices, at the default patience and the "
+        f"peer's (default {DEVICE_TURNS}; --quick: {QUICK_DEVICE[1]}); the other patiences "
+        "take half as many",
     )
     parser.add_argument(
         "--sessions",
