@@ -12,14 +12,18 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import soundfile
 from browser import browser, console_errors, screenshot
+from caller_audio import espeak, join, silence, word_errors
 from cli_rig import sandbox_cli
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
+from sandbox.audio.stt import Transcriber
 from sandbox.judges.heard_truth import TOLERATED_WORDS_OFF
+from sandbox.replay.audit import pieces, readings
 
 __all__ = ["browser"]  # the fixture, used by name
 
@@ -136,3 +140,33 @@ def test_a_simulated_session_is_refused_in_words(tmp_path: Path) -> None:
         done.stderr
     )
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_a_clip_is_read_in_pieces_split_at_long_silences() -> None:
+    rate = 16000
+    tone = (0.3 * np.cos(np.arange(rate) / 3.0)).astype(np.float32)  # one second, loud at 0
+    quiet = np.zeros(rate * 6 // 10, dtype=np.float32)  # 600 ms: a backchannel's pause
+    short = np.zeros(rate // 5, dtype=np.float32)  # 200 ms: a word's gap
+    pad = rate // 10
+    assert pieces(np.concatenate([tone, quiet, tone]), rate) == [
+        slice(0, rate + pad),
+        slice(rate + len(quiet) - pad, 2 * rate + len(quiet)),
+    ]
+    assert pieces(np.concatenate([quiet, tone, short, tone]), rate) == [
+        slice(len(quiet) - pad, len(quiet) + 2 * rate + len(short))
+    ]
+    assert pieces(quiet, rate) == []
+
+
+def test_a_unit_paused_in_the_middle_is_read_twice(transcriber: Transcriber) -> None:
+    """A unit the bot paused between its sentences, as the speaker leg holds it: read whole,
+    and in pieces, which hold both sentences."""
+    first, second = "Sure, I can help you with that right away.", "Let me pull up your order."
+    clip = join(silence(200), espeak(first), silence(700), espeak(second), silence(300))
+    whole, in_pieces = readings(transcriber, clip)
+    assert whole == transcriber.transcribe(clip).text
+    assert word_errors(f"{first} {second}", in_pieces) <= 2, in_pieces
+    assert readings(transcriber, join(silence(200), espeak(first), silence(300))) == [
+        transcriber.transcribe(join(silence(200), espeak(first), silence(300))).text
+    ]  # no long silence: read once, whole
+    assert readings(transcriber, silence(500)) == [""]

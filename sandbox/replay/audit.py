@@ -5,7 +5,8 @@ call's time 0) is cut around each unit: from its first word's play time (when no
 played, its SpeechStart or the end of the unit before that played, the later) to
 :data:`TAIL_MS` past its end, the later of its last word and its Finalize (which goes out
 once its audio is out, or at its cut), and never into the next unit that played. Whisper
-transcribes each clip, and :mod:`sandbox.judges.heard_truth` compares the transcript with
+transcribes each clip (a second time in pieces when it holds a long silence, see
+:data:`PIECE_GAP_MS`), and :mod:`sandbox.judges.heard_truth` compares the transcript with
 the unit's heard text. The result is kept with the session as its one
 ``audit`` event, which the exported page reads to mark the units the audit doubted.
 """
@@ -16,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber
 from sandbox.errors import UserError
@@ -27,6 +29,14 @@ from sandbox.record.store import SessionRow, SessionStore
 
 #: Audio kept past a unit's end: the last word's tail, and a faded cut, heard out.
 TAIL_MS = 500
+#: A clip holding a silence this long (a unit the bot paused for a backchannel) is read a
+#: second time, in pieces split there: tiny.en can end its text at such a silence, reading
+#: half a unit that played whole (a bench audit called one 15 words off), while read in
+#: pieces it loses words at their edges ("Sure," at a piece's start). Each reading is a noisy
+#: measure of the same audio; the unit is doubted only if both disagree with its heard text.
+PIECE_GAP_MS = 350
+#: A sample at or under this level (of full scale) is silence: a paused bot's leg is zeros.
+SILENT_LEVEL = 0.004
 
 
 @dataclass(frozen=True)
@@ -119,10 +129,42 @@ def audit_session(
         if progress is not None:
             progress(f"unit {index + 1} of {len(report.units)}")
         clip = audio[start * SAMPLE_RATE // 1000 : end * SAMPLE_RATE // 1000]
-        said = transcriber.transcribe(clip).text if np.any(clip) else ""
-        off = words_off(unit.heard, unit.generated, said)
+        off, said = min(
+            (words_off(unit.heard, unit.generated, said), said)
+            for said in readings(transcriber, clip)
+        )
         audited.append(UnitAudit(unit.speech_id, unit.heard, said, off, verdict(off), start, end))
     return Audit(row.id, tuple(audited))
+
+
+def readings(transcriber: Transcriber, clip: npt.NDArray[np.float32]) -> list[str]:
+    """What Whisper hears in ``clip`` (16 kHz): read whole, and also piece by piece when it
+    holds a long silence (:data:`PIECE_GAP_MS`, :func:`pieces`)."""
+    parts = pieces(clip, SAMPLE_RATE)
+    if not parts:
+        return [""]
+    whole = transcriber.transcribe(clip).text
+    if len(parts) == 1:
+        return [whole]
+    texts = (transcriber.transcribe(clip[part]).text for part in parts)
+    return [whole, " ".join(text for text in texts if text)]
+
+
+def pieces(clip: npt.NDArray[np.float32], rate: int) -> list[slice]:
+    """The sounding stretches of ``clip``, split at silences of :data:`PIECE_GAP_MS` or more;
+    a shorter silence stays inside its piece, and a silent clip has none."""
+    sounding = np.flatnonzero(np.abs(clip) > SILENT_LEVEL)
+    if not len(sounding):
+        return []
+    gap = PIECE_GAP_MS * rate // 1000
+    breaks = np.flatnonzero(np.diff(sounding) > gap)
+    starts = [int(sounding[0]), *(int(sounding[b + 1]) for b in breaks)]
+    ends = [*(int(sounding[b]) + 1 for b in breaks), int(sounding[-1]) + 1]
+    # Each piece keeps a little of the silence around it, as Whisper likes a clip to have.
+    pad = rate // 10
+    return [
+        slice(max(0, a - pad), min(len(clip), b + pad)) for a, b in zip(starts, ends, strict=True)
+    ]
 
 
 def _id(value: object) -> int:
