@@ -190,6 +190,15 @@ def test_a_voice_coming_back_after_a_quick_resume_pauses_the_bot_again() -> None
     assert play(after, "###", t0=30 * F) == [OverBot(30 * F, 33 * F)]  # a new burst
 
 
+def test_a_burst_that_runs_on_to_a_sentence_gets_the_full_read() -> None:
+    judge = FloorJudge()
+    short = judge.sentence_ms // F - 1
+    play(judge, "#" * short + "." * 3)  # a quick read asked for ...
+    assert judge.brief
+    play(judge, "#", t0=(short + 3) * F)  # ... and the next word makes it a sentence's length
+    assert judge.wants == (short + 4) * F and not judge.brief and judge.take_request()
+
+
 def test_a_floor_word_read_quickly_takes_the_floor_at_once() -> None:
     judge = FloorJudge()
     play(judge, "#" * 12 + "." * 3)

@@ -247,7 +247,7 @@ class FloorJudge:
             return []
         if self._voiced_ms >= self.sentence_ms:
             self._long_ask = self.wants = end
-            self._asked = False
+            self.brief = self._asked = False  # a sentence's length gets the full read
             return []
         if voiced:
             self.wants = self._held = None  # the burst goes on: what was read is stale
