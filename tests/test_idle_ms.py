@@ -150,8 +150,10 @@ def test_a_silent_caller_and_a_brain_that_ignores_idle_through_the_cli(
     idle = [f for f in frames if f["type"] == "user_idle"]
     assert [(f["turn_id"], f["level"]) for f in idle] == [(2, 1), (3, 2), (4, 3)]
     for n, frame in enumerate(idle, start=1):
+        # The core's own count of the silence: the frame log stamps the greeting's Finalize
+        # a few ms after the core's moment (799 ms read this way once in CI, under load).
+        assert 800 * n <= frame["idle_ms"] < 800 * n + 150, frame  # one timeout apart
         silence = frame["t_ms"] - quiet_at
-        assert 800 * n <= silence < 800 * n + 150, frame  # one timeout apart, no stall wait
         assert abs(frame["idle_ms"] - silence) <= 20, frame  # the silence, as it elapsed
     assert report["stalls"] == []
     monkeypatch.setenv(HOME_ENV, str(home))  # the store the call wrote, read back raw
