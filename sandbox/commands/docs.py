@@ -22,6 +22,7 @@ from pathlib import Path
 import sandbox
 from sandbox.errors import UserError
 from sandbox.paths import data_dir
+from sandbox.private_files import private_folder
 
 HELP = "open the documentation site in a browser, or print where it is and how to build it"
 
@@ -91,7 +92,7 @@ def _newest_source(clone: Path) -> float:
 def _build(clone: Path, target: Path) -> None:
     """``mkdocs build`` into a fresh folder beside ``target``, which then takes its place, so
     a failed or interrupted build never leaves half a site where the docs were."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(target.parent)  # the data folder: the user's alone, as everywhere
     fresh = Path(tempfile.mkdtemp(prefix=".docs.", dir=target.parent))
     try:
         build = ["build", "--quiet", "--clean", "--site-dir", str(fresh)]
@@ -109,6 +110,7 @@ def _build(clone: Path, target: Path) -> None:
                 f"(`{BUILD}` in {clone} shows the same)"
             )
         old = target.with_name(f".{target.name}.old")
+        shutil.rmtree(old, ignore_errors=True)  # left by a build interrupted at this step
         with contextlib.suppress(FileNotFoundError):
             target.rename(old)
         fresh.rename(target)
