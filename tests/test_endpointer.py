@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sandbox.audio.endpointer import (
+    FALL_SEMITONES,
     Endpointer,
     EndpointEvent,
     PauseStarted,
@@ -61,15 +62,32 @@ def spoken(ep: Endpointer, frames: int = 20) -> Script:
 
 def test_patience_scale_is_monotonic_with_seven_as_the_calibration() -> None:
     scale = [windows_for(p) for p in range(11)]
-    assert scale[7] == Windows(speculate_ms=150, confident_ms=870, silence_ms=1620, threshold=0.5)
+    assert scale[7] == Windows(
+        speculate_ms=150,
+        level_guess_ms=300,
+        final_ms=390,
+        confident_ms=870,
+        silence_ms=1620,
+        threshold=0.5,
+    )
     for low, high in itertools.pairwise(scale):
         assert high.confident_ms > low.confident_ms and high.silence_ms > low.silence_ms
-        assert high.threshold >= low.threshold
+        assert high.final_ms > low.final_ms and high.threshold >= low.threshold
     for w in scale:
-        assert w.speculate_ms <= w.confident_ms < w.silence_ms
-        assert w.confident_ms % F == 0 and w.silence_ms % F == 0
+        assert w.speculate_ms <= w.final_ms <= w.confident_ms < w.silence_ms
+        assert w.speculate_ms <= w.level_guess_ms <= w.confident_ms - 300 or w.confident_ms < 600
+        assert w.final_ms % F == 0 and w.confident_ms % F == 0 and w.silence_ms % F == 0
     assert Endpointer().windows == scale[7]
-    assert scale[0] == Windows(speculate_ms=90, confident_ms=150, silence_ms=450, threshold=0.25)
+    assert scale[0] == Windows(
+        speculate_ms=90,
+        level_guess_ms=90,
+        final_ms=150,
+        confident_ms=150,
+        silence_ms=450,
+        threshold=0.25,
+    )
+    # 10 promises no cut-off in a thinking pause: a fall does not hurry it.
+    assert scale[10].final_ms == scale[10].confident_ms
 
 
 @pytest.mark.parametrize("bad", [-1, 11, 7.5])
@@ -161,6 +179,78 @@ def test_a_caller_who_pauses_up_to_840_ms_after_a_finished_sounding_half_is_not_
     script.play("." * ((840 - windows_for(patience).speculate_ms) // F))
     assert not any(isinstance(ev, TurnEnded) for ev in script.events)
     assert isinstance(script.play("####")[0], Resumed)
+
+
+@pytest.mark.parametrize("patience", [0, 7, 10])
+def test_finished_words_said_with_a_falling_voice_close_at_the_final_window(patience: int) -> None:
+    """ "I would like to check the status of my order. Please." with the voice falling to
+    the bottom of its range: the statement is over, no need to wait out a thinking pause."""
+    w = windows_for(patience)
+    script = spoken(Endpointer(patience))
+    script.until(PauseStarted)
+    script.ep.hint_fall(-(FALL_SEMITONES + 1))
+    script.ep.hint_text("finished")
+    end = script.until(TurnEnded)
+    earliest = max(w.final_ms, w.speculate_ms + F)
+    assert end == TurnEnded(t=20 * F + earliest, reason="confident", speech_end=20 * F)
+
+
+@pytest.mark.parametrize(
+    ("semitones", "shape", "window"),
+    [
+        (-FALL_SEMITONES, "finished", "final"),  # the threshold itself is a fall
+        (-FALL_SEMITONES + 0.1, "finished", "confident"),  # level: maybe thinking
+        (3.0, "finished", "confident"),  # a rise: a question, or a caller going on
+        (None, "finished", "confident"),  # too little voice to tell
+        (-6.0, "open", "silence"),  # no punctuation, no model verdict: the maximum wait
+        (-6.0, "fragment", "silence"),  # "I'd like to book the" waits whatever the voice did
+    ],
+)
+def test_the_final_window_needs_both_finished_words_and_a_fall(
+    semitones: float | None, shape: TextShape, window: str
+) -> None:
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    script.until(PauseStarted)
+    script.ep.hint_fall(semitones)
+    script.ep.hint_text(shape)
+    waited = script.until(TurnEnded).t - 20 * F
+    assert (
+        waited
+        == {"final": w.final_ms, "confident": w.confident_ms, "silence": w.silence_ms}[window]
+    )
+
+
+def test_a_falling_pause_is_transcribed_at_once_a_level_one_later() -> None:
+    """The guess for "…my order," (level) waits, so Whisper is free for "…please." (falls)."""
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    script.until(PauseStarted)
+    assert not script.ep.guess_due
+    script.ep.hint_fall(-0.4)
+    assert not script.ep.guess_due
+    script.play("." * ((w.level_guess_ms - w.speculate_ms) // F - 1))
+    assert not script.ep.guess_due
+    script.play(".")
+    assert script.ep.guess_due
+    script.play("####")
+    assert not script.ep.guess_due  # speaking again
+    script.until(PauseStarted)
+    script.ep.hint_fall(-4.0)
+    assert script.ep.guess_due
+
+
+def test_a_resume_forgets_the_fall() -> None:
+    """The voice fell before "Please": the caller went on, so the fall was not the end."""
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    script.until(PauseStarted)
+    script.ep.hint_fall(-5.0)
+    script.play("####")
+    resumed_end = script.t
+    script.until(PauseStarted)
+    script.ep.hint_text("finished")
+    assert script.until(TurnEnded).t == resumed_end + w.confident_ms
 
 
 def test_the_turn_model_below_the_threshold_leaves_an_unpunctuated_guess_to_the_max_wait() -> None:

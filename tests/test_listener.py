@@ -35,6 +35,7 @@ from sandbox.audio.listener import (
 )
 from sandbox.audio.resample import Float32, resample
 from sandbox.audio.stt import Transcriber, Transcript
+from sandbox.bench.pause_set import pause_inside
 
 MIC_RATE = 48000
 BOT_RATE = 22050
@@ -103,8 +104,11 @@ def test_a_pause_mid_sentence_is_one_turn_with_the_whole_text(transcriber: Trans
         guesses_at.append(now[0])
         return InlineExecutor().submit(transcriber.transcribe, pcm, language=language)
 
-    first, second = espeak("I'd like to book a table for"), espeak("two people on Friday evening.")
-    audio = join(silence(500), first, silence(700), second, silence(3000))
+    # Said as one sentence with a 700 ms pause inside it: the words before the pause keep a
+    # sentence's intonation, as a caller's do when they stop to think.
+    said = "I'd like to book a table for two people on Friday evening."
+    caller = pause_inside(said, 5, 700, "en-us", 175)
+    audio = caller.audio
     listener = Listener(transcribe, echo=EchoCanceller())
     events: list[ListenerEvent] = []
     for t, block in blocks(caller_at_mic(audio)):
@@ -113,16 +117,18 @@ def test_a_pause_mid_sentence_is_one_turn_with_the_whole_text(transcriber: Trans
 
     assert [type(e) for e in events] == [CallerSpeaking, TurnCommitted]
     turn = of(TurnCommitted, events)[0]
-    said = "I'd like to book a table for two people on Friday evening."
     assert word_errors(said, turn.text) <= 2, turn.text
-    speech_end_ms = (len(audio) - 48000) * 1000 // 16000
-    assert 0 <= turn.t_end_of_speech - speech_end_ms <= 150  # the VAD's hangover
+    assert 0 <= turn.t_end_of_speech - caller.end_ms <= 150  # the VAD's hangover
     w = windows_for(7)
     assert turn.reason == "confident"
-    assert turn.t_committed - turn.t_end_of_speech == w.confident_ms
-    # One guess in the 700 ms pause (a fragment: "...for"), one when the caller finished; the
-    # commit reuses the last guess rather than transcribing again at the close.
+    # The sentence's end falls: it closes at the final window, not the confident one.
+    assert turn.t_committed - turn.t_end_of_speech == w.final_ms
+    # One guess in the 700 ms pause (the voice level, so only once the silence reached
+    # level_guess_ms), one when the caller finished (at once: the voice fell); the commit
+    # reuses the last guess rather than transcribing again at the close.
     assert len(guesses_at) == 2
+    assert caller.pause is not None
+    assert caller.pause[0] + w.level_guess_ms <= guesses_at[0] < caller.pause[1]
     assert guesses_at[-1] - turn.t_end_of_speech <= w.speculate_ms + BLOCK_MS
 
 

@@ -13,6 +13,7 @@ from sandbox.audio.backchannels import Burst, classify
 from sandbox.audio.stt import (
     BRIEF_WINDOW_FRAMES,
     FULL_WINDOW_FRAMES,
+    LONG_MIN_WINDOW_FRAMES,
     MIN_WINDOW_FRAMES,
     Transcriber,
     window_frames,
@@ -77,6 +78,9 @@ def test_load_reports_progress() -> None:
 
 def test_window_rule() -> None:
     assert window_frames(200) == MIN_WINDOW_FRAMES  # a short turn: 15 s, no shorter
+    assert window_frames(249) == MIN_WINDOW_FRAMES
+    assert window_frames(250) == LONG_MIN_WINDOW_FRAMES  # 2.5 s of speech holds an 8 s window
+    assert window_frames(750) == 900
     assert window_frames(1450) == 1600  # a long one: the clip and a second, in whole seconds
     assert window_frames(2900) == FULL_WINDOW_FRAMES
     assert window_frames(2901) is None  # over Whisper's window: faster-whisper's own path
@@ -133,13 +137,14 @@ def test_the_encoder_window_is_cut_to_the_clip(
     transcriber: Transcriber, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The encoder costs what its window holds, so a turn's window fits the turn (15 s at
-    least, where tiny.en stops looping on short sounds), and a long turn still reads whole."""
+    least for a short one, where tiny.en stops looping on short sounds; 8 s from 2.5 s of
+    audio), and a long turn still reads whole."""
     watched = _WatchedEncoder(transcriber._model.model)
     monkeypatch.setattr(transcriber._model, "model", watched)
     clip = espeak("I would like to book a table for two on Friday evening, please.")
     for seconds in (2, 5):
         transcriber.transcribe(np.resize(clip, seconds * 16000))
-    assert watched.windows == [MIN_WINDOW_FRAMES, MIN_WINDOW_FRAMES]
+    assert watched.windows == [MIN_WINDOW_FRAMES, LONG_MIN_WINDOW_FRAMES]
     said = [
         *SENTENCES,
         "My sister is coming too, so we will be three people.",

@@ -99,11 +99,21 @@ class Windows:
     which a turn counts as finished."""
 
     speculate_ms: int
+    #: A pause whose voice did not fall is transcribed only this late (a fall, at once).
+    level_guess_ms: int
+    #: A finished turn whose voice fell as it stopped (final lowering) closes here.
+    final_ms: int
     confident_ms: int
     silence_ms: int
     threshold: float
 
 
+#: The voice's last 50 ms this many semitones or more below the turn's median pitch is a
+#: fall (see :mod:`sandbox.audio.prosody`).
+FALL_SEMITONES = 2.2
+
+_LEVEL_GUESS_MS = (90, 150, 150, 150, 150, 150, 240, 300, 300, 300, 300)
+_FINAL_MS = (150, 180, 210, 240, 270, 300, 330, 390, 540, 780, 1410)
 _CONFIDENT_MS = (150, 210, 270, 330, 420, 540, 690, 870, 1080, 1260, 1410)
 _SILENCE_MS = (450, 540, 660, 780, 960, 1140, 1350, 1620, 1950, 2340, 2790)
 _THRESHOLD = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8)
@@ -114,7 +124,14 @@ def windows_for(patience: int) -> Windows:
     if not isinstance(patience, int) or not 0 <= patience <= PATIENCE_MAX:
         raise ValueError(f"patience must be an integer from 0 to {PATIENCE_MAX}, got {patience!r}")
     speculate = SPECULATE_EAGER_MS if patience == 0 else SPECULATE_MS
-    return Windows(speculate, _CONFIDENT_MS[patience], _SILENCE_MS[patience], _THRESHOLD[patience])
+    return Windows(
+        speculate,
+        _LEVEL_GUESS_MS[patience],
+        _FINAL_MS[patience],
+        _CONFIDENT_MS[patience],
+        _SILENCE_MS[patience],
+        _THRESHOLD[patience],
+    )
 
 
 @dataclass(frozen=True)
@@ -206,6 +223,8 @@ class Endpointer:
         self._speech_end = 0
         self._shape: TextShape | None = None
         self._probability: float | None = None
+        self._fell = False
+        self._silent_ms = 0
 
     @property
     def windows(self) -> Windows:
@@ -228,6 +247,23 @@ class Endpointer:
         pause (ignored outside one; same rule as :meth:`hint_text` for stale verdicts)."""
         if self._state == "paused":
             self._probability = probability
+
+    def hint_fall(self, semitones: float | None) -> None:
+        """:func:`sandbox.audio.prosody.final_fall` of the turn at the current pause: how far
+        the voice fell as it stopped (None: too little voicing to say). Same rule as
+        :meth:`hint_text` for stale verdicts."""
+        if self._state == "paused":
+            self._fell = semitones is not None and semitones <= -FALL_SEMITONES
+
+    @property
+    def guess_due(self) -> bool:
+        """Whether the pause in progress should be transcribed now: at once when the voice
+        fell (the turn may close at the final window), else once the silence reaches
+        ``level_guess_ms``, so the short pauses inside a sentence ("my order, please") do
+        not each hold Whisper when the end comes."""
+        if self._state != "paused":
+            return False
+        return self._fell or self._silent_ms >= self._windows.level_guess_ms
 
     @property
     def finished(self) -> bool:
@@ -269,14 +305,14 @@ class Endpointer:
         return events
 
     def _silence(self, end: int) -> list[EndpointEvent]:
-        silent_ms = end - self._speech_end
+        silent_ms = self._silent_ms = end - self._speech_end
         events: list[EndpointEvent] = []
         if self._state == "speaking" and silent_ms >= self._windows.speculate_ms:
             self._state = "paused"
             events.append(PauseStarted(end, self._speech_end))
         if self._state == "paused":
             reason: Reason | None = None
-            if self.finished and silent_ms >= self._windows.confident_ms:
+            if self.finished and silent_ms >= self._window():
                 reason = "confident"
             elif silent_ms >= self._windows.silence_ms:
                 reason = "silence"
@@ -286,6 +322,14 @@ class Endpointer:
                 self._forget_verdicts()
         return events
 
+    def _window(self) -> int:
+        """The confident window in force: the final one when the words read finished and
+        the voice fell."""
+        if self._fell and self._shape == "finished":
+            return self._windows.final_ms
+        return self._windows.confident_ms
+
     def _forget_verdicts(self) -> None:
         self._shape = None
         self._probability = None
+        self._fell = False

@@ -75,6 +75,7 @@ from sandbox.audio.endpointer import (
     TurnEnded,
     text_shape,
 )
+from sandbox.audio.prosody import final_fall
 from sandbox.audio.resample import Float32, as_int16
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
 from sandbox.audio.turn_model import TurnModel
@@ -163,6 +164,7 @@ class _Turn:
     audio: list[Float32]
     epoch: int = 0  # bumped whenever the caller resumes: guesses of older epochs are stale
     paused: bool = False
+    paused_frames: int = 0  # len(audio) when the current pause began: what the turn model hears
     resumed_bot: bool = False  # an overlap the bot paused for and then went on over
     guess: tuple[int, Transcript] | None = None
     judged: tuple[int, Future[float]] | None = None  # the turn model on this epoch's pause
@@ -356,8 +358,11 @@ class Listener:
         if isinstance(ev, PauseStarted):
             turn.paused = True
             self._decided(ev.t, "voice_paused", {"speech_end": ev.speech_end})
-            if self._judge_turn is not None and not turn.overlap:
-                turn.judged = (turn.epoch, self._judge_turn(np.concatenate(turn.audio)))
+            turn.paused_frames = len(turn.audio)
+            if not turn.overlap:
+                fall = final_fall(np.concatenate(turn.audio))
+                self._decided(ev.t, "fall", {"semitones": None if fall is None else round(fall, 2)})
+                self._endpointer.hint_fall(fall)
         elif isinstance(ev, Resumed):
             turn.paused = False
             turn.epoch += 1
@@ -401,6 +406,11 @@ class Listener:
                 self._decided(self._now, "guess", {"text": guess, "complete": shape == "finished"})
                 if turn is self._turn and turn.paused and turn.has_current_guess():
                     self._endpointer.hint_text(shape)
+                    if shape == "open" and self._judge_turn is not None:
+                        # Only unpunctuated words leave the verdict to the model.
+                        heard = np.concatenate(turn.audio[: turn.paused_frames])
+                        turn.judged = (epoch, self._judge_turn(heard))
+                        self._take_turn_verdict()
             while self._closed and self._closed[0].has_current_guess():
                 events += self._finish(self._closed.popleft())
             if self._job is None:
@@ -424,7 +434,9 @@ class Listener:
         turn = self._closed[0] if self._closed else self._turn
         if turn is None or turn.has_current_guess():
             return None
-        if turn.ended is None and (not turn.paused or turn.overlap):
+        if turn.ended is None and (
+            not turn.paused or turn.overlap or not self._endpointer.guess_due
+        ):
             return None  # guess only in a pause, and never for speech under the bot
         audio = np.concatenate(turn.audio)
         return turn, turn.epoch, self._transcribe(audio, turn.language)

@@ -38,6 +38,10 @@ _CPU_THREADS = 1
 FULL_WINDOW_FRAMES = 3000
 #: The shortest window the encoder is given (see the module docstring).
 MIN_WINDOW_FRAMES = 1500
+#: A clip this long (2.5 s) or longer is speech enough to hold Whisper's attention in a
+#: window of :data:`LONG_MIN_WINDOW_FRAMES` (8 s; see the module docstring).
+LONG_CLIP_FRAMES = 250
+LONG_MIN_WINDOW_FRAMES = 800
 #: Silence the window keeps after the clip's last frame, so speech never touches its edge.
 WINDOW_MARGIN_FRAMES = 100
 #: Text a clip may yield, per second and on top: 2.5x the most Whisper wrote on the corpus
@@ -63,7 +67,11 @@ def window_frames(clip_frames: int, *, brief: bool = False) -> int | None:
     wanted = clip_frames + WINDOW_MARGIN_FRAMES
     if wanted > FULL_WINDOW_FRAMES:
         return None
-    return max(BRIEF_WINDOW_FRAMES if brief else MIN_WINDOW_FRAMES, -(-wanted // 100) * 100)
+    if brief:
+        least = BRIEF_WINDOW_FRAMES
+    else:
+        least = LONG_MIN_WINDOW_FRAMES if clip_frames >= LONG_CLIP_FRAMES else MIN_WINDOW_FRAMES
+    return max(least, -(-wanted // 100) * 100)
 
 
 @dataclass(frozen=True)

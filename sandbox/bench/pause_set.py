@@ -169,14 +169,18 @@ def complete_utterance(index: int) -> Utterance:
 def paused_utterance(index: int) -> Utterance:
     """The ``index``-th paused utterance (two per sentence of :data:`PAUSABLE`)."""
     text, places = PAUSABLE[index // 2]
-    after = places[index % 2]
     voice, wpm = _voice(index + 1)  # not in step with the complete set's
+    return pause_inside(text, places[index % 2], _pause_ms(index), voice, wpm)
+
+
+def pause_inside(text: str, after: int, pause: int, voice: str, wpm: int) -> Utterance:
+    """``text`` said whole by espeak-ng with ``pause`` ms of silence put in after its
+    ``after``-th word (0-based), the words before it keeping the sentence's intonation."""
     rendered, starts = _rendered(text, voice, wpm)
     # espeak says some pairs as one word ("of the"): pause before the next word it starts.
     resume_word, cut = next((i, s) for i, s in enumerate(starts) if i > after and s is not None)
     head = _trimmed(rendered[:cut])
     tail = _trimmed(rendered[cut:])
-    pause = _pause_ms(index)
     audio = np.concatenate([_silence(LEAD_MS), head, _silence(pause), tail, _silence(TAIL_MS)])
     pause_start = LEAD_MS + _ms(len(head))
     resume = pause_start + pause
