@@ -63,7 +63,7 @@ def spoken(ep: Endpointer, frames: int = 20) -> Script:
 def test_patience_scale_is_monotonic_with_seven_as_the_calibration() -> None:
     scale = [windows_for(p) for p in range(11)]
     assert scale[7] == Windows(
-        speculate_ms=150,
+        speculate_ms=90,
         level_guess_ms=300,
         final_ms=390,
         confident_ms=870,
@@ -108,14 +108,14 @@ def test_a_word_starts_a_turn_at_its_first_voiced_frame_but_blips_do_not() -> No
 
 def test_pause_starts_after_speculate_window_and_names_where_speech_ended() -> None:
     script = spoken(Endpointer())
-    assert script.play("....") == []
-    assert script.play(".") == [PauseStarted(t=25 * F, speech_end=20 * F)]
+    assert script.play("..") == []
+    assert script.play(".") == [PauseStarted(t=23 * F, speech_end=20 * F)]
 
 
 def test_confirming_the_next_word_does_not_count_as_pause() -> None:
-    """90 ms between words plus two voiced frames awaiting confirmation is not 150 ms of pause."""
+    """60 ms between words plus two voiced frames awaiting confirmation is not 90 ms of pause."""
     script = spoken(Endpointer(7))
-    assert script.play("...####") == []
+    assert script.play("..####") == []
 
 
 def test_a_vad_dropout_inside_speech_is_not_a_pause() -> None:

@@ -3,31 +3,38 @@
 No clock, no threads, no audio: the host feeds ``(voiced, t_ms)`` for every 30 ms frame, in
 order, and acts on the events returned.
 
-How a turn ends: the audio turn model first, the transcript second
+How a turn ends: the voice's fall, the words, the audio turn model
 ------------------------------------------------------------------
-After ``speculate_ms`` of silence the endpointer emits :class:`PauseStarted`; the host asks
-the audio turn model (:mod:`sandbox.audio.turn_model`, Smart Turn: does the voice *sound*
-finished?) and starts a *speculative* transcription of the turn so far right then, so both run
-inside the pause instead of after it. Their verdicts come back as :meth:`Endpointer.hint_turn`
-(the model's probability) and :meth:`Endpointer.hint_text` (the guess's :func:`text_shape`),
-and decide which of two windows closes the turn. The turn is *finished* when
+After ``speculate_ms`` of silence the endpointer emits :class:`PauseStarted`. The host
+measures at once whether the voice *fell* as it stopped (:func:`sandbox.audio.prosody.\
+final_fall`, final lowering: a statement's end drops to the bottom of the speaker's range, a
+caller stopping to think holds it level) and hands it over as :meth:`Endpointer.hint_fall`.
+Then it starts a *speculative* transcription of the turn so far: at once when the voice fell,
+otherwise once the silence reaches ``level_guess_ms`` (:attr:`Endpointer.guess_due`), so the
+short pauses inside a sentence ("my order, please") do not each hold Whisper's one worker when
+the end comes. The guess comes back as :meth:`Endpointer.hint_text` (its :func:`text_shape`);
+only when its words leave the verdict open (no punctuation to go by) does the host ask the
+audio turn model (:mod:`sandbox.audio.turn_model`, Smart Turn), whose probability comes back
+as :meth:`Endpointer.hint_turn`. The turn is *finished* when
 
 * the transcript does not end on a word that cannot end a sentence (``"fragment"``: a
   trailing "and", "the", "to", a filler, or Whisper's "..."), and
-* either the model's probability reaches the patience's ``threshold``, or the transcript
-  reads like a finished thought on its own (``"finished"``: terminal punctuation).
+* either the transcript reads like a finished thought on its own (``"finished"``: terminal
+  punctuation), or the model's probability reaches the patience's ``threshold``.
 
-A finished turn closes as ``"confident"`` once the silence reaches ``confident_ms``; anything
-else (no verdict yet, a fragment, an unpunctuated guess the model doubts) closes as
+A finished turn whose words are punctuated and whose voice fell closes as ``"confident"`` once
+the silence reaches ``final_ms``; any other finished turn once it reaches ``confident_ms``;
+anything else (no verdict yet, a fragment, an unpunctuated guess the model doubts) closes as
 ``"silence"`` when the silence reaches ``silence_ms``, the maximum wait: the silence-forced
-close. So a complete question Whisper leaves unpunctuated ("is the studio open on public
-holidays") closes as soon as a punctuated one, because the voice says it is finished, and a
-caller's "I'd like to book the" waits whatever either signal says.
+close. So "I would like to check the status of my order, please." said with a falling voice
+is answered ~400 ms after it ends; a complete question Whisper leaves unpunctuated ("is the
+studio open on public holidays") closes at the confident window, as a punctuated question
+does; and a caller's "I'd like to book the" waits whatever any signal says.
 
-A word (see below) during the pause emits :class:`Resumed`: the guess is stale, the silence
-counter restarts, and the next pause makes a new guess.
+A word (see below) during the pause emits :class:`Resumed`: the verdicts are stale, the
+silence counter restarts, and the next pause makes new ones.
 
-The patience scale (stt.patience, 0..10, default 7) sets both windows and the threshold
+The patience scale (stt.patience, 0..10, default 7) sets the windows and the threshold
 --------------------------------------------------------------------------------------
 0 answers as soon as the recognizer can; 10 lets a caller finish a sentence they are still
 assembling; 7 is the calibration the deployment runs when patience is unset. Up to 7 each step
@@ -36,30 +43,36 @@ above it less, so 10 keeps 1.4 s; the silence-forced close (the maximum wait) gr
 step. Windows are rounded up to whole 30 ms frames. The turn model is asked for more
 certainty above 7 and less below 5 (Smart Turn's own cut is 0.5):
 
-========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
-patience    0    1    2    3    4    5     6     7     8     9    10
-========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
-confident 150  210  270  330  420  540   690   870  1080  1260  1410
-silence   450  540  660  780  960 1140  1350  1620  1950  2340  2790
-threshold .25  .30  .35  .40  .45  .50   .50   .50   .60   .70   .80
-========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
+===========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
+patience       0    1    2    3    4    5     6     7     8     9    10
+===========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
+final        150  180  210  240  270  300   330   390   540   780  1410
+confident    150  210  270  330  420  540   690   870  1080  1260  1410
+silence      450  540  660  780  960 1140  1350  1620  1950  2340  2790
+level guess   90  150  150  150  150  150   240   300   300   300   300
+threshold    .25  .30  .35  .40  .45  .50   .50   .50   .60   .70   .80
+===========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
 
-Where 7's confident window comes from: callers pause 400-900 ms mid-sentence to think ("I'd
-like to book … a table for four"), and on the held-apart pause set (``sandbox bench
---pauses``) neither signal tells such a pause from an end: Whisper punctuates the first half
-("I'd like to book.") and Smart Turn, trained on human voices, scores synthetic voices' pauses
-as high as their ends (AUC ~0.6 on espeak-ng and on Piper). So the window, not the verdicts,
-keeps callers from being cut off: 720 ms cut off 21% of the set, 840 ms 4%, 870 ms 2%, 900 ms
-none. The verdicts still decide *which* window: a fragment or a doubted unpunctuated guess
-waits for the silence-forced close, and a finished one, punctuated or not, closes at the
-confident window (no slow tail).
+Where 7's windows come from: callers pause 400-900 ms mid-sentence to think ("I'd like to
+book … a table for four"), and on the held-apart pause set (``sandbox bench --pauses``)
+neither the words nor Smart Turn tell such a pause from an end: Whisper punctuates the first
+half ("I'd like to book.") and Smart Turn, trained on human voices, scores synthetic voices'
+pauses as high as their ends (AUC ~0.6 on espeak-ng and on Piper). On the words alone, the
+confident window is what keeps callers from being cut off: 720 ms cut off 21% of the set,
+840 ms 4%, 870 ms 2%, 900 ms none. The voice's fall does tell them apart: 1 of the set's 48
+first halves falls by :data:`FALL_SEMITONES`, against 24 of its 44 complete utterances and
+the peer's caller line, so a finished turn that also fell needs no thinking-pause margin, and
+its window (390 ms) is set below the shortest pause the set holds. Its cost is a caller who
+ends a clause with a full statement's fall and then adds to it ("I want to cancel." … "my
+membership"): answered after the clause, as a person listening would.
+10 keeps every window at 1.4 s: no fall hurries it.
 
-``speculate_ms`` is 150 ms: long enough that the gaps inside fluent speech (stop closures,
-most commas) do not each cost a Whisper run, short enough that at patience 7 the guess
-(150 ms + Whisper's time) is ready well before the confident window ends. At patience 0 it
-is 90 ms: there the turn closes the moment the guess says it may, so every millisecond before
-the guess starts is the caller's wait, and a guess started inside a word's gap is only thrown
-away.
+``speculate_ms`` is 90 ms: the pause is measured for a fall as soon as three silent frames
+make one (a fall measurement costs a few milliseconds; the gaps inside fluent speech do not
+fall, so they start no Whisper run), and a falling end's guess starts at once, so at patience
+7 it is ready when the final window ends (90 ms + Whisper's time). A level pause waits for
+``level_guess_ms`` before its guess, so a guess started inside a sentence's short gaps is not
+holding Whisper when the sentence ends.
 A change of patience applies at once, including to a pause already running: the next frame
 is judged against the new windows.
 
@@ -86,9 +99,7 @@ TextShape = Literal["finished", "fragment", "open"]
 
 ONSET_VOICED = 3
 ONSET_WINDOW = 4
-SPECULATE_MS = 150
-#: Patience 0 starts its guess sooner (see the module docstring).
-SPECULATE_EAGER_MS = 90
+SPECULATE_MS = 90
 PATIENCE_DEFAULT = 7
 PATIENCE_MAX = 10
 
@@ -123,9 +134,8 @@ def windows_for(patience: int) -> Windows:
     """The endpointing windows for one step of the patience scale."""
     if not isinstance(patience, int) or not 0 <= patience <= PATIENCE_MAX:
         raise ValueError(f"patience must be an integer from 0 to {PATIENCE_MAX}, got {patience!r}")
-    speculate = SPECULATE_EAGER_MS if patience == 0 else SPECULATE_MS
     return Windows(
-        speculate,
+        SPECULATE_MS,
         _LEVEL_GUESS_MS[patience],
         _FINAL_MS[patience],
         _CONFIDENT_MS[patience],

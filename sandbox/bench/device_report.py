@@ -1,9 +1,10 @@
 """The figures timed at the devices, from outside the app: keys, targets and lines.
 
 The headline is end of speech → first audio at the default patience (7) and at patience 6,
-whose confident window (600 ms) is the peer's speech timeout; with ``--peer``, each over the
-peer's median on the same devices in the same run. Then the floor: the silence the caller
-hears around a backchannel, and how soon a barge-in silences the bot, at the speaker. The
+the one below it; with ``--peer``, each over the peer's median on the same devices in the
+same run, and the slowest turn at the default patience over the peer's slowest
+(``worst_turn_ratio``). Then the floor: the silence the caller hears around a backchannel,
+and how soon a barge-in silences the bot, at the speaker. The
 audit of the app's sessions (``audit_units``, ``audit_exact_fraction``,
 ``audit_max_words_off``) is bounded by the words the audit tolerates.
 """
@@ -18,14 +19,16 @@ from sandbox.bench.outside import DeviceFigures, DeviceRun
 from sandbox.bench.outside_floor import FloorRun
 from sandbox.judges.heard_truth import TOLERATED_WORDS_OFF
 
-#: The default patience, and the one on the peer's footing (confident window 600 ms).
+#: The default patience, and the one below it.
 DEFAULT_PATIENCE, PEER_FOOTING_PATIENCE = 7, 6
 #: End of speech -> UserMessage may exceed the confident window by this much.
 WINDOW_SLACK_MS = 150
 #: Ratios to the peer's end of speech -> first audio (the issue's targets).
 RATIO_TARGETS: dict[str, tuple[str, float]] = {
-    "peer_ratio_end_of_speech_to_first_audio": ("max", 0.85),
+    "peer_ratio_end_of_speech_to_first_audio": ("max", 0.70),
     "peer_ratio_end_of_speech_to_first_audio_fast": ("max", 0.75),
+    # Our slowest turn at the default patience over the peer's slowest: no slow tail.
+    "worst_turn_ratio": ("max", 1.0),
 }
 #: The floor at the speaker (issue 31).
 FLOOR_TARGETS: dict[str, tuple[str, float]] = {
@@ -76,6 +79,11 @@ def _ratio(ours: float | None, theirs: float | None) -> float | None:
     return None if ours is None or not theirs else round(ours / theirs, 2)
 
 
+def _worst(run: DeviceRun) -> float | None:
+    """The slowest answered turn; None when none was."""
+    return max((t.to_first_audio_ms for t in run.turns), default=None)
+
+
 def device_result(figures: DeviceFigures) -> dict[str, Any]:
     """The JSON keys of the devices stage."""
     default, fast = figures.at(DEFAULT_PATIENCE), figures.at(PEER_FOOTING_PATIENCE)
@@ -96,6 +104,10 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
         out["peer_end_of_speech_to_first_audio_ms"] = peer
         out["peer_ratio_end_of_speech_to_first_audio"] = _ratio(ours, peer)
         out["peer_ratio_end_of_speech_to_first_audio_fast"] = _ratio(ours_fast, peer)
+        ours_worst = None if default is None else _worst(default)
+        out["device_worst_turn_ms"] = ours_worst
+        out["peer_worst_turn_ms"] = _worst(figures.peer)
+        out["worst_turn_ratio"] = _ratio(ours_worst, out["peer_worst_turn_ms"])
     if figures.floor is not None:
         out.update(_floor(figures.floor))
     return out
