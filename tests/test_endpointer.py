@@ -390,6 +390,9 @@ def test_next_turn_starts_fresh() -> None:
     [
         ("I would like to book a table for two.", True),
         ("What time do you open?", True),
+        ("Could you tell me where my order is?", True),
+        ("Could you tell me where my order is", False),
+        ("The problem is.", False),
         ("Yes!", True),
         ("I would like to book a table for", False),
         ("I would like to book a table and...", False),

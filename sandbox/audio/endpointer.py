@@ -188,6 +188,8 @@ _TRAILING_FRAGMENT = frozenset(
     )
     for word in group.split()
 )
+#: Verbs that end an embedded question ("Could you tell me where my order is?").
+_ENDS_A_QUESTION = frozenset({"is", "are", "was", "were"})
 
 
 def _ends_on_fragment(text: str) -> bool:
@@ -196,7 +198,12 @@ def _ends_on_fragment(text: str) -> bool:
     if stripped.endswith(("...", "…")):
         return True
     words = stripped.rstrip(".?!,;:").split()
-    return bool(words) and words[-1].strip(",;:\"'").lower() in _TRAILING_FRAGMENT
+    if not words:
+        return False
+    last = words[-1].strip(",;:\"'").lower()
+    if stripped.endswith("?") and last in _ENDS_A_QUESTION:
+        return False
+    return last in _TRAILING_FRAGMENT
 
 
 def text_shape(text: str) -> TextShape:

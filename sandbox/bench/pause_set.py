@@ -9,9 +9,14 @@ caller's do when they stop to think; rendering the fragment alone would end it w
 sentence's fall. *Complete* utterances are whole requests and questions, some written with no
 punctuation, so espeak says them flat, the way Whisper's unpunctuated questions sound.
 
-The texts are used nowhere else (not in the endpointer's tuning, nor the bench's other
-stages). Voices, rates, pause lengths and pause places vary by item, deterministically: the
-same set every run.
+*Afterthoughts* are the paused utterances' words said as two utterances, the first ended as
+a statement of its own: no signal the endpointer has (falling voice, punctuation, the turn
+model) tells those from a finished turn, so they measure what answering a falling statement
+at once costs, and are reported, not bounded.
+
+The texts appear nowhere else in the bench; the endpointer's windows and the fall's
+threshold were calibrated against them (see :mod:`sandbox.audio.endpointer`). Voices, rates,
+pause lengths and pause places vary by item, deterministically: the same set every run.
 """
 
 from __future__ import annotations
@@ -187,6 +192,31 @@ def pause_inside(text: str, after: int, pause: int, voice: str, wpm: int) -> Utt
     words = text.split()
     said = " ".join(words[:resume_word]) + " … " + " ".join(words[resume_word:])
     return Utterance(said, voice, wpm, audio, resume + _ms(len(tail)), (pause_start, resume))
+
+
+def afterthought_utterance(index: int) -> Utterance:
+    """The ``index``-th paused utterance's words said as two utterances: the words before the
+    pause as a statement of their own (espeak ends it with a sentence's fall), the pause, then
+    the rest. A caller who finishes a clause as a statement and then adds to it ("I want to
+    cancel." … "my membership because I am moving abroad")."""
+    text, places = PAUSABLE[index // 2]
+    voice, wpm = _voice(index + 1)
+    words = text.split()
+    after = places[index % 2]
+    head = _trimmed(_rendered(" ".join(words[: after + 1]), voice, wpm)[0])
+    tail = _trimmed(_rendered(" ".join(words[after + 1 :]), voice, wpm)[0])
+    pause = _pause_ms(index)
+    audio = np.concatenate([_silence(LEAD_MS), head, _silence(pause), tail, _silence(TAIL_MS)])
+    pause_start = LEAD_MS + _ms(len(head))
+    resume = pause_start + pause
+    said = " ".join(words[: after + 1]) + ". … " + " ".join(words[after + 1 :])
+    return Utterance(said, voice, wpm, audio, resume + _ms(len(tail)), (pause_start, resume))
+
+
+def afterthought_set(limit: int | None = None) -> list[Utterance]:
+    """The afterthoughts (all 48, or the first ``limit``)."""
+    count = 2 * len(PAUSABLE) if limit is None else min(limit, 2 * len(PAUSABLE))
+    return [afterthought_utterance(i) for i in range(count)]
 
 
 def paused_set(limit: int | None = None) -> list[Utterance]:

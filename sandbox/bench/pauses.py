@@ -10,6 +10,9 @@ devices).
 
 * ``false_cutoff_fraction``: paused utterances a turn was committed in before the caller
   spoke again (at the default patience; ``false_cutoff_by_patience`` for the others).
+* ``afterthought_cutoff_fraction``: the same pauses after words said as a statement of their
+  own (see :mod:`sandbox.bench.pause_set`), committed in the pause at the default patience:
+  what answering a falling statement at once costs; reported, not bounded.
 * ``early_commit_fraction``: complete utterances committed within 300 ms of their end.
 * ``commit_after_end_ms``: median time from a complete utterance's end to its commit, for
   those Whisper punctuated and those it did not (no slow tail: they should match), and the
@@ -35,7 +38,7 @@ from sandbox.audio.resample import Float32
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
 from sandbox.audio.turn_model import TurnModel
 from sandbox.bench.figures import Progress, median
-from sandbox.bench.pause_set import Utterance, complete_set, paused_set
+from sandbox.bench.pause_set import Utterance, afterthought_set, complete_set, paused_set
 from sandbox.call.settings import DEFAULT_PATIENCE
 
 #: A commit this soon after the utterance's end is early.
@@ -151,7 +154,14 @@ def measure_pauses(
         cut = sum(c is not None for c in causes[patience])
         progress(f"  patience {patience}: {cut}/{len(paused)} cut off")
     cutoffs = {p: [c is not None for c in found] for p, found in causes.items()}
-    offset = len(paused)  # memo keys of the complete set follow the paused set's
+    # Memo keys: the paused set's, then the complete set's, then the afterthoughts'.
+    offset = len(paused)
+    afterthoughts = afterthought_set(limit)
+    added = [
+        _cut_off(memo, offset + len(complete) + i, u, DEFAULT_PATIENCE) is not None
+        for i, u in enumerate(afterthoughts)
+    ]
+    progress(f"  afterthoughts, patience {DEFAULT_PATIENCE}: {sum(added)}/{len(added)} cut off")
     after: list[tuple[float, bool]] = []
     for i, u in enumerate(complete):
         committed = first_commit(memo, offset + i, u, DEFAULT_PATIENCE)
@@ -165,6 +175,7 @@ def measure_pauses(
         "false_cutoff_fraction": _fraction(cutoffs[DEFAULT_PATIENCE]),
         "false_cutoff_by_patience": {str(p): _fraction(c) for p, c in cutoffs.items()},
         "false_cutoff_causes": dict(Counter(c for c in causes[DEFAULT_PATIENCE] if c)),
+        "afterthought_cutoff_fraction": _fraction(added),
         "early_commit_fraction": _fraction([ms <= EARLY_MS for ms, _p in after]),
         "commit_after_end_ms": {
             "punctuated": median(punctuated),
@@ -173,7 +184,11 @@ def measure_pauses(
             # Whisper leaves only a few unpunctuated: their median moves with one of them.
             "unpunctuated_count": len(bare),
         },
-        "pause_set": {"paused": len(paused), "complete": len(complete)},
+        "pause_set": {
+            "paused": len(paused),
+            "complete": len(complete),
+            "afterthoughts": len(afterthoughts),
+        },
         "turn_model_ms": median(memo.model_ms),
         "pause_stage_s": round(time.monotonic() - started, 1),
     }
@@ -186,8 +201,11 @@ def pauses_table(figures: dict[str, Any]) -> str:
     sizes = figures["pause_set"]
     return "\n".join(
         [
-            f"utterances: {sizes['paused']} paused, {sizes['complete']} complete",
+            f"utterances: {sizes['paused']} paused, {sizes['complete']} complete, "
+            f"{sizes['afterthoughts']} afterthoughts",
             f"false cut-offs: {figures['false_cutoff_fraction']} (by patience: {by})",
+            f"afterthoughts answered after their first statement: "
+            f"{figures['afterthought_cutoff_fraction']}",
             f"complete, committed within {EARLY_MS} ms: {figures['early_commit_fraction']}",
             f"end -> commit: punctuated {after['punctuated']} ms, unpunctuated "
             f"{after['unpunctuated']} ms (of {after['unpunctuated_count']}), "

@@ -175,15 +175,17 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     # (label, key, unit) — unit: ms, frac, count, x, MB
     ("at the devices: end of speech → first audio", "device_end_of_speech_to_first_audio_ms", "ms"),
     (
-        "  the same at patience 6 (peer's footing)",
+        "  the same at patience 6",
         "device_end_of_speech_to_first_audio_fast_ms",
         "ms",
     ),
     ("  over the peer's, patience 7", "peer_ratio_end_of_speech_to_first_audio", "x"),
     ("  over the peer's, patience 6", "peer_ratio_end_of_speech_to_first_audio_fast", "x"),
+    ("  slowest turn over the peer's slowest", "worst_turn_ratio", "x"),
     ("end of speech → UserMessage", "end_of_speech_to_user_message_ms", "ms"),
     ("end of speech → first reply audio", "end_of_speech_to_first_audio_ms", "ms"),
     ("paused callers cut off (patience 7)", "false_cutoff_fraction", "frac"),
+    ("afterthoughts answered after the statement", "afterthought_cutoff_fraction", "frac"),
     ("complete turns committed within 300 ms", "early_commit_fraction", "frac"),
     ("turn model, one inference", "turn_model_ms", "ms"),
     ("first clause → first audio", "first_chunk_to_first_audio_ms", "ms"),

@@ -45,9 +45,9 @@ QUICK = (2, 6, 3)
 #: each: a backchannel's trial waits out a whole long reply, ~16 s).
 FULL_FLOOR = (10, 11, 10)
 QUICK_FLOOR = (1, 1, 1)
-#: The app's patiences timed at the devices: the default, the peer's footing (confident
-#: window 600 ms = its speech timeout), and both ends; measured turns per system at the
-#: default patience (and the peer's), twelve for a worst turn; the other patiences take half.
+#: The app's patiences timed at the devices: the default, the one below it, and both ends;
+#: measured turns per system at the default patience (and the peer's), twelve for a worst
+#: turn; the other patiences take half.
 DEVICE_PATIENCES = (7, 6, 0, 10)
 DEVICE_TURNS = 12
 #: (patiences, turns) at the devices for --quick.
