@@ -203,17 +203,20 @@ def test_finished_words_said_with_a_falling_voice_close_at_the_final_window(pati
         (3.0, "finished", "confident"),  # a rise: a question, or a caller going on
         (None, "finished", "confident"),  # too little voice to tell
         (-6.0, "open", "silence"),  # no punctuation, no model verdict: the maximum wait
+        (-6.0, "open+model", "final"),  # no punctuation, the model calls it finished
         (-6.0, "fragment", "silence"),  # "I'd like to book the" waits whatever the voice did
     ],
 )
-def test_the_final_window_needs_both_finished_words_and_a_fall(
-    semitones: float | None, shape: TextShape, window: str
+def test_the_final_window_needs_both_a_finished_turn_and_a_fall(
+    semitones: float | None, shape: str, window: str
 ) -> None:
     w = windows_for(7)
     script = spoken(Endpointer(7))
     script.until(PauseStarted)
     script.ep.hint_fall(semitones)
-    script.ep.hint_text(shape)
+    script.ep.hint_text("open" if shape == "open+model" else shape)
+    if shape == "open+model":
+        script.ep.hint_turn(w.threshold)
     waited = script.until(TurnEnded).t - 20 * F
     assert (
         waited

@@ -16,8 +16,10 @@ from sandbox.audio.stt import (
     LONG_MIN_WINDOW_FRAMES,
     MIN_WINDOW_FRAMES,
     Transcriber,
+    unlooped,
     window_frames,
 )
+from sandbox.bench.pause_set import complete_utterance
 from sandbox.errors import UserError
 
 SENTENCES = (
@@ -158,3 +160,34 @@ def test_the_encoder_window_is_cut_to_the_clip(
     assert word_errors(" ".join(said), heard) <= len(said), heard
     transcriber.transcribe(join(long_turn, long_turn))
     assert watched.windows[-1] == FULL_WINDOW_FRAMES  # over 29 s: faster-whisper's 30 s windows
+
+
+@pytest.mark.parametrize(
+    ("text", "first_pass"),
+    [
+        (
+            "What document do I need to bring? What document do I need to bring? "
+            "What document do I need to bring? What document do I need to",
+            "What document do I need to bring?",
+        ),
+        ("No. No. No. No.", "No."),
+        ("No. No.", "No. No."),  # a caller may say it twice
+        ("Yes. Yes. Yes", "Yes."),
+        ("Hi. I need help. I need help. I need help. Thanks.", "Hi. I need help. Thanks."),
+        ("I would like a table. Thanks.", "I would like a table. Thanks."),
+        ("Okay, so. Okay, so I want", "Okay, so. Okay, so I want"),  # it went on: not a loop
+        ("", ""),
+    ],
+)
+def test_a_runaway_loop_is_cut_back_to_its_first_pass(text: str, first_pass: str) -> None:
+    assert unlooped(text) == first_pass
+
+
+def test_a_turn_whisper_loops_on_reaches_the_brain_once(transcriber: Transcriber) -> None:
+    """tiny.en loops on this 2.49 s turn ("What documents do I need to bring?", espeak-ng
+    en-029 at 170 words a minute, as the listener hands it over when the voice stops); the
+    turn's text is its first pass."""
+    clip = complete_utterance(26)
+    audio = clip.audio[(clip.end_ms - 2190) * 16 : (clip.end_ms + 300) * 16]
+    text = transcriber.transcribe(audio).text
+    assert text.count("bring") == 1, text

@@ -133,6 +133,38 @@ def test_a_listener_hands_a_current_verdict_to_the_endpointer_and_records_it() -
     assert closes and closes[0] == "confident"
 
 
+@pytest.mark.parametrize(
+    ("guess", "asked"),
+    [
+        ("is the studio open on public holidays", True),  # no punctuation: the model decides
+        ("Is the studio open on public holidays?", False),  # the words decide
+        ("I'd like to book the", False),  # a fragment waits whatever the model says
+    ],
+)
+def test_the_turn_model_is_asked_only_when_the_words_leave_the_verdict_open(
+    guess: str, asked: bool
+) -> None:
+    judged: list[int] = []
+
+    def judge(pcm: Float32) -> Future[float]:
+        judged.append(len(pcm))
+        future: Future[float] = Future()
+        future.set_result(0.99)
+        return future
+
+    def transcribe(pcm: Float32, language: str) -> Future[Transcript]:
+        future: Future[Transcript] = Future()
+        future.set_result(Transcript(guess))
+        return future
+
+    listener = Listener(transcribe, judge_turn=judge)
+    utterance = complete_utterance(1).audio
+    block = SAMPLE_RATE // 50
+    for start in range(0, len(utterance), block):
+        listener.feed(utterance[start : start + block], SAMPLE_RATE, start // 16, False)
+    assert bool(judged) == asked
+
+
 def test_the_pauses_table_says_each_figure() -> None:
     figures = {
         "false_cutoff_fraction": 0.0,

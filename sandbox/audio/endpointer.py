@@ -22,8 +22,8 @@ as :meth:`Endpointer.hint_turn`. The turn is *finished* when
 * either the transcript reads like a finished thought on its own (``"finished"``: terminal
   punctuation), or the model's probability reaches the patience's ``threshold``.
 
-A finished turn whose words are punctuated and whose voice fell closes as ``"confident"`` once
-the silence reaches ``final_ms``; any other finished turn once it reaches ``confident_ms``;
+A finished turn whose voice fell closes as ``"confident"`` once the silence reaches
+``final_ms``; any other finished turn once it reaches ``confident_ms``;
 anything else (no verdict yet, a fragment, an unpunctuated guess the model doubts) closes as
 ``"silence"`` when the silence reaches ``silence_ms``, the maximum wait: the silence-forced
 close. So "I would like to check the status of my order, please." said with a falling voice
@@ -340,9 +340,9 @@ class Endpointer:
         return events
 
     def _window(self) -> int:
-        """The confident window in force: the final one when the words read finished and
-        the voice fell."""
-        if self._fell and self._shape == "finished":
+        """The confident window in force: the final one when the turn is finished and the
+        voice fell."""
+        if self._fell and self.finished:
             return self._windows.final_ms
         return self._windows.confident_ms
 
