@@ -8,9 +8,9 @@ import pytest
 from sandbox.audio.endpointer import FALL_SEMITONES
 from sandbox.audio.prosody import final_fall
 from sandbox.bench.pause_set import (
+    PAUSABLE,
     PAUSE_MAX_MS,
     PAUSE_MIN_MS,
-    PAUSABLE,
     afterthought_utterance,
     pause_inside,
     paused_utterance,
@@ -40,7 +40,7 @@ def test_a_paused_and_an_afterthought_utterance_hold_the_same_silent_pause(index
 
 
 def test_words_said_whole_keep_going_but_said_alone_end_as_a_statement() -> None:
-    """"I want to cancel" cut from the whole sentence does not fall; said on its own, it ends
+    """ "I want to cancel" cut from the whole sentence does not fall; said on its own, it ends
     with a statement's fall: the afterthought the endpointer answers after the clause."""
     text = "I want to cancel my membership because I am moving abroad"
     inside = pause_inside(text, 3, 600, "en-us", 170)

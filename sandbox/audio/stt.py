@@ -185,9 +185,7 @@ class Transcriber:
                 if decoder is None:
                     decoder = self._decoders[language] = _Decoder(self._model, language)
                 most = BRIEF_TOKENS if brief else None
-                text, unsure = decoder.decode(
-                    features, window, len(audio) / SAMPLE_RATE, most
-                )
+                text, unsure = decoder.decode(features, window, len(audio) / SAMPLE_RATE, most)
                 if brief:  # a burst's loop is read once by its classifier
                     return Transcript(text, unsure=unsure)
                 return Transcript("" if unsure else unlooped(text))
