@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import pytest
 from hypothesis import given
@@ -214,7 +214,7 @@ def test_the_final_window_needs_both_a_finished_turn_and_a_fall(
     script = spoken(Endpointer(7))
     script.until(PauseStarted)
     script.ep.hint_fall(semitones)
-    script.ep.hint_text("open" if shape == "open+model" else shape)
+    script.ep.hint_text("open" if shape == "open+model" else cast(TextShape, shape))
     if shape == "open+model":
         script.ep.hint_turn(w.threshold)
     waited = script.until(TurnEnded).t - 20 * F

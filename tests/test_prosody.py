@@ -16,8 +16,8 @@ def voice(hz: list[float], seconds: float) -> Float32:
     n = int(seconds * SAMPLE_RATE)
     f0 = np.interp(np.arange(n), np.linspace(0, n - 1, len(hz)), hz)
     phase = 2 * np.pi * np.cumsum(f0) / SAMPLE_RATE
-    buzz = sum(np.sin(k * phase) / k for k in range(1, 6))
-    return (0.2 * buzz).astype(np.float32)
+    buzz = np.sum([np.sin(k * phase) / k for k in range(1, 6)], axis=0)
+    return np.asarray(0.2 * buzz, dtype=np.float32)
 
 
 def silence(seconds: float) -> Float32:
