@@ -71,6 +71,22 @@ def squeezed(recording: NDArray[np.int16], *, longest_ms: int = 100) -> Float32:
     return kept.astype(np.float32) / 32768.0
 
 
+def stretches(recording: NDArray[np.int16], *, gap_ms: int = 400) -> list[Float32]:
+    """A 16 kHz speaker recording cut at each stretch of digital silence of ``gap_ms`` or
+    more, each voiced stretch as float32 for Whisper. Read whole, a recording of several
+    voices with long silences between them lets tiny.en skip a stretch outright (a demo's
+    caller question and the bot's reply to it, 8 s of speech, were missing from one read in
+    CI); read apart, each stretch is a short clip Whisper reads on its own."""
+    quiet = np.abs(recording.astype(np.int32)) <= 1
+    voiced = np.flatnonzero(~quiet)
+    if len(voiced) == 0:
+        return []
+    gaps = np.flatnonzero(np.diff(voiced) > RATE * gap_ms // 1000)
+    starts = np.concatenate(([voiced[0]], voiced[gaps + 1]))
+    ends = np.concatenate((voiced[gaps], [voiced[-1]])) + 1
+    return [recording[a:b].astype(np.float32) / 32768.0 for a, b in zip(starts, ends, strict=True)]
+
+
 #: Whisper writes small numbers as digits or words at will ("7 to 8", "seven to eight").
 _NUMBERS = {
     0: "zero", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six",
