@@ -289,6 +289,38 @@ def test_a_floor_word_decided_after_the_bot_stopped_is_still_the_callers_turn(
     assert words(turn.text) == ["no"], turn.text
 
 
+def test_a_floor_word_the_quick_read_missed_cuts_the_bot_after_it_went_on(
+    transcriber: Transcriber,
+) -> None:
+    """A short "wait" the quick read misreads ("Wade."): the bot goes on at once, the full
+    read of the same burst, asked for as it goes on, finds the floor word and cuts it then;
+    the burst is the caller's turn."""
+
+    def misread(pcm: Float32, language: str) -> Future[Transcript]:
+        future: Future[Transcript] = Future()
+        future.set_result(Transcript("Wade."))
+        return future
+
+    listener = Listener(in_executor(transcriber, InlineExecutor()), read_brief=misread)
+    reads: list[dict[str, Any]] = []
+    listener.on_decision = lambda _t, kind, data: (
+        reads.append(data) if kind == "burst_read" else None
+    )
+    mic = caller_at_mic(join(silence(300), espeak("wait"), silence(2500)))
+    events: list[ListenerEvent] = []
+    speaking = True
+    for t, block in blocks(mic):
+        for event in listener.feed(block, MIC_RATE, t, speaking):
+            events.append(event)
+            speaking = speaking and not isinstance(event, BargeIn)
+    assert [type(e) for e in events[:4]] == [OverBot, BotResumes, BargeIn, CallerSpeaking]
+    assert of(BotResumes, events)[0].why == "unclear"
+    assert "read as the bot went on" in of(BargeIn, events)[0].why
+    assert [r["quick"] for r in reads] == [True, False], reads
+    (turn,) = of(TurnCommitted, events)
+    assert words(turn.text) == ["wait"], turn.text
+
+
 class Call:
     """The bot talking through a laptop speaker while the caller talks into its microphone.
 

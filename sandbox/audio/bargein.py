@@ -21,13 +21,17 @@ frames' own (ms), so it runs the same on a fake clock.
    * The burst ends (``gap_ms`` of silence) having voiced under ``noise_ms``: a click, a
      knock: :class:`BotResumes` at once.
    * Otherwise the burst ended short. ``ask_gap_ms`` into its quiet a quick read is asked
-     for (:attr:`FloorJudge.brief`: a short window, a few words): only acknowledgement
-     ("mm-hmm", "okay") resumes the bot on it, and a bid for the floor ("stop", "wait",
-     "no") takes the floor on it. Anything else waits for ``gap_ms`` of quiet and a full
-     read (:attr:`FloorJudge.wants`), judged by :func:`~sandbox.audio.backchannels.classify`
-     as before: a bid for the floor takes it; a backchannel, a noise or unclear words
-     resume the bot. A voice that comes back within ``gap_ms`` of a quick resume ("Okay,
-     so...") pauses the bot again and is the same burst, judged afresh.
+     for (:attr:`FloorJudge.brief`: a short window, a few words): a bid for the floor
+     ("stop", "wait", "no") takes the floor on it; anything else resumes the bot at once,
+     since a full read could only find a floor word the quick one missed. That full read
+     (:attr:`FloorJudge.wants`) is asked for as the bot goes on, and a floor word in it
+     cuts the bot then (a *late* cut): the caller who said "Wait" and was misread hears the
+     bot go on for a moment, while every caller whose "uh-huh" was misread hears no long
+     silence. A doubtful floor word (Whisper thought it probably no speech) keeps the bot
+     paused for the full read, which decides once the voice has been quiet ``gap_ms``:
+     a bid for the floor takes it, anything else resumes the bot. A voice that comes back
+     within ``gap_ms`` of a quick resume ("Okay, so...") pauses the bot again and is the
+     same burst, judged afresh; a new burst makes a late read stale.
    * Still undecided ``decide_within_ms`` after the pause (Whisper busy, a hesitant start):
      the bot goes on, so the caller never waits in a long silence. Should the voice go on
      to ``sentence_ms`` after all, it still takes the floor (the bot is cut as it speaks);
@@ -135,6 +139,7 @@ class FloorJudge:
         self._held: tuple[str, str] | None = None  # a full read's verdict, until gap_ms
         self._long_ask: int | None = None  # when a long burst's transcript was asked for
         self._acknowledged = False  # the bot went on because the burst was heard as such
+        self._late = False  # the full read wanted was asked for as the bot went on
 
     @property
     def paused(self) -> bool:
@@ -180,21 +185,31 @@ class FloorJudge:
     def heard(self, text: str, t_ms: int, *, sure: bool = True) -> list[FloorEvent]:
         """The transcript asked for (``wants``) arrived at ``t_ms``; ``sure``: Whisper did
         not think it probably no speech (only a quick read keeps such text)."""
-        if self._state is not _State.PAUSED or self.wants is None:
+        if self.wants is None:
             return []  # decided meanwhile, or stale: the voice went on after the ask
-        self.wants = None
         burst = classify(text)
+        if self._late:
+            self.wants, self._late = None, False
+            if burst is Burst.FLOOR and sure:
+                return self._barge(t_ms, f"a floor word, read as the bot went on: {text.strip()!r}")
+            return []
+        if self._state is not _State.PAUSED:
+            return []
+        self.wants = None
         if self.brief:
             self.brief = False
-            if burst is Burst.FLOOR and sure:  # never stop the bot on a doubtful read
-                return self._barge(t_ms, f"a floor word: {text.strip()!r}")
-            if burst is Burst.BACKCHANNEL:  # going on is what a noise would do too
-                return self._resume(t_ms, burst.value, text.strip(), quick=True)
-            # Not sure enough to act on a quick read: the full one, asked for now, decides
-            # once the voice has been quiet for gap_ms.
-            self._quick_read = True
-            self.wants, self._asked = t_ms, False
-            return []
+            if burst is Burst.FLOOR:
+                if sure:
+                    return self._barge(t_ms, f"a floor word: {text.strip()!r}")
+                # Never stop the bot on a doubtful read, nor let a likely bid go on: the
+                # full one, asked for now, decides once the voice has been quiet gap_ms.
+                self._quick_read = True
+                self.wants, self._asked = t_ms, False
+                return []
+            events = self._resume(t_ms, burst.value, text.strip(), quick=True)
+            if burst is not Burst.BACKCHANNEL:  # the full read may yet find a floor word
+                self.wants, self._asked, self._late = t_ms, False, True
+            return events
         if self._long_ask is not None:  # long enough for a sentence: only acknowledgement
             ended = t_ms - self._last_voiced_end >= self.gap_ms
             if burst is Burst.NOISE and not ended:
@@ -232,6 +247,7 @@ class FloorJudge:
             return []
         self._onset = next(t for t, v in self._recent if v)
         self._voiced_ms = sum(v for _t, v in self._recent) * self._frame_ms
+        self._drop_late()  # a new burst: the last one's late read is stale
         self._state = _State.PAUSED
         self._paused_at = end
         return [OverBot(self._onset, end)]
@@ -290,17 +306,26 @@ class FloorJudge:
         ``gap_ms`` of quiet is the same burst going on, so the bot pauses again."""
         self._recent.append((t_ms, voiced))
         if sum(v for _t, v in self._recent) >= self.onset_frames:
+            self._drop_late()  # the burst goes on: it is judged afresh
             self._state = _State.PAUSED
             self._paused_at = end
             return [OverBot(self._onset, end)]
         if quiet_ms >= self.gap_ms:
-            self._reset()
+            self._reset(keep_late=True)
         return []
 
-    def _reset(self) -> None:
+    def _drop_late(self) -> None:
+        if self._late:
+            self.wants, self._asked, self._late = None, False, False
+
+    def _reset(self, *, keep_late: bool = False) -> None:
+        """Back to idle; ``keep_late``: a late read still out may cut the bot when it lands."""
+        late = (self.wants, self._asked) if keep_late and self._late else None
         self._state = _State.IDLE
         self._recent.clear()
         self._voiced_ms = 0
         self.wants = self._long_ask = self._held = None
         self.brief = self._asked = self._quick_read = False
-        self._acknowledged = False
+        self._acknowledged = self._late = False
+        if late is not None:
+            (self.wants, self._asked), self._late = late, True

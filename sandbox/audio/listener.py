@@ -308,6 +308,8 @@ class Listener:
         if self._floor.take_request() and self._burst is not None:
             read = self._read_brief if self._floor.brief else self._transcribe
             self._judging = read(np.concatenate(self._burst), self._language)
+            if not self._floor.paused:
+                self._burst = None  # a late read, the bot going on: nothing more is read
         if turn is not None and turn.overlap and self._takes_floor(turn, bot_speaking):
             turn.overlap = False
             events.append(CallerSpeaking(turn.onset))
@@ -321,8 +323,11 @@ class Listener:
             # which Whisper would read as words.
             frames = (event.t - event.t_onset) // FRAME_MS + BURST_LEAD_FRAMES
             self._burst = list(self._preroll)[-frames:]
+            self._judging = None  # a read still out is of an earlier burst
             return out
-        self._burst = self._judging = None
+        self._judging = None
+        if self._floor.wants is None:  # else the bot goes on and a late read is still to ask
+            self._burst = None
         overlap = self._turn
         if overlap is None and self._closed:
             overlap = self._closed[-1]
