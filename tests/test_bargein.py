@@ -130,56 +130,65 @@ def test_a_short_burst_read_quickly_as_acknowledgement_lets_the_bot_go_on_at_onc
 @pytest.mark.parametrize(
     ("quick", "why"), [("", "noise"), ("And then them.", "unclear"), ("you", "noise")]
 )
-def test_a_quick_read_that_is_not_acknowledgement_resumes_the_bot_and_asks_the_full_read(
+def test_a_quick_read_that_is_not_acknowledgement_resumes_the_bot_once_quiet_then_reads_in_full(
     quick: str, why: str
 ) -> None:
     judge = FloorJudge()
     play(judge, "#" * 12 + "." * 3)
     assert judge.take_request() and judge.brief
-    # A full read could only add a floor word: the bot goes on now, not after it.
-    assert judge.heard(quick, 470) == [BotResumes(0, 470, why, quick)] and not judge.paused
-    assert judge.wants == 470 and not judge.brief and judge.take_request()  # the late read
-    assert play(judge, "." * 12, t0=16 * F) == []  # the burst is over; the read still out
+    # A full read could only add a floor word: the bot goes on as soon as the voice has been
+    # quiet gap_ms, not after that read.
+    assert judge.heard(quick, 470) == [] and judge.paused
+    gap_frames = judge.gap_ms // F
+    resumed = (12 + gap_frames) * F
+    assert play(judge, "." * (gap_frames - 3), t0=15 * F) == [BotResumes(0, resumed, why, quick)]
+    assert judge.wants == resumed and not judge.brief and judge.take_request()  # the late read
+    assert play(judge, "." * 12, t0=(12 + gap_frames) * F) == []  # the read still out
     assert judge.heard("Mm-hmm.", 900) == [] and judge.wants is None  # nothing to undo
+
+
+def test_an_unclear_quick_read_answered_after_the_gap_resumes_the_bot_at_once() -> None:
+    judge = FloorJudge()
+    play(judge, "#" * 12 + "." * 10)  # Whisper slow: the quick read still out at gap_ms
+    assert judge.heard("here", 700) == [BotResumes(0, 700, "unclear", "here")]
+    assert judge.wants == 700 and judge.take_request() and not judge.paused
+
+
+def test_an_unclear_quick_read_is_stale_if_the_voice_comes_back_before_the_gap() -> None:
+    judge = FloorJudge()
+    play(judge, "#" * 12 + "." * 3)  # "Sorry," ...
+    judge.take_request()
+    assert judge.heard("self", 470) == []  # ... misread
+    assert play(judge, "..###", t0=15 * F) == [] and judge.paused  # ... "can I ask"
+    assert judge.wants is None
 
 
 @pytest.mark.parametrize("late", ["Wait.", "No, no."])
 def test_a_floor_word_the_late_read_finds_cuts_the_bot_as_it_speaks(late: str) -> None:
     judge = FloorJudge()
-    play(judge, "#" * 12 + "." * 3)
-    judge.take_request()
-    judge.heard("Wade.", 470)  # how a short "Wait" can come back from a quick read
-    judge.take_request()
-    play(judge, "." * 4, t0=16 * F)
-    assert judge.heard(late, 620) == [
-        BargeIn(0, 620, f"a floor word, read as the bot went on: {late!r}")
+    play(judge, "#" * 12 + "." * 10)
+    judge.heard("Wade.", 700)  # how a short "Wait" can come back from a quick read
+    assert judge.take_request()
+    play(judge, "." * 4, t0=22 * F)
+    assert judge.heard(late, 820) == [
+        BargeIn(0, 820, f"a floor word, read as the bot went on: {late!r}")
     ]
-    assert play(judge, "###", t0=20 * F) == []  # the caller has the floor until the bot stops
+    assert play(judge, "###", t0=26 * F) == []  # the caller has the floor until the bot stops
 
     unsure = FloorJudge()  # the late read doubts it was speech: the bot is never stopped on it
-    play(unsure, "#" * 12 + "." * 3)
-    unsure.take_request()
-    unsure.heard("Wade.", 470)
-    assert unsure.heard(late, 620, sure=False) == []
+    play(unsure, "#" * 12 + "." * 10)
+    unsure.heard("Wade.", 700)
+    assert unsure.heard(late, 820, sure=False) == []
 
 
 def test_a_late_read_is_stale_once_a_voice_pauses_the_bot_again() -> None:
     judge = FloorJudge()
-    play(judge, "#" * 12 + "." * 3)
+    play(judge, "#" * 12 + "." * 10)
+    judge.heard("And then.", 700)
     judge.take_request()
-    judge.heard("And then.", 470)
-    judge.take_request()
-    assert [type(e) for e in play(judge, "###", t0=16 * F)] == [OverBot]  # "...so, about"
+    assert [type(e) for e in play(judge, "###", t0=24 * F)] == [OverBot]  # a new burst
     assert judge.wants is None
-    assert judge.heard("Wait.", 600) == [] and judge.paused  # of the burst's first part
-
-    later = FloorJudge()  # a new burst after the first one ended
-    play(later, "#" * 12 + "." * 3)
-    later.take_request()
-    later.heard("And then.", 470)
-    play(later, "." * 20 + "###", t0=16 * F)
-    assert later.paused and later.wants is None
-    assert later.heard("Wait.", 1200) == []
+    assert judge.heard("Wait.", 800) == [] and judge.paused  # of the burst before
 
 
 def test_a_held_verdict_is_stale_once_the_voice_goes_on() -> None:
@@ -208,7 +217,7 @@ def test_a_held_verdict_resumes_the_bot_once_the_voice_is_quiet() -> None:
 def test_a_full_read_answered_after_the_gap_decides_at_once() -> None:
     judge = FloorJudge()
     play(judge, "#" * 12 + "." * 10)  # Whisper slow: the quick read still out at gap_ms
-    assert judge.wants == 15 * F and judge.brief
+    assert judge.wants == (12 + judge.ask_gap_ms // F) * F and judge.brief
     assert judge.heard("Stop.", 700, sure=False) == []
     assert judge.wants == 700 and not judge.brief and judge.take_request()
     assert judge.heard("", 760) == [BotResumes(0, 760, "noise", "")]

@@ -22,14 +22,16 @@ frames' own (ms), so it runs the same on a fake clock.
      knock: :class:`BotResumes` at once.
    * Otherwise the burst ended short. ``ask_gap_ms`` into its quiet a quick read is asked
      for (:attr:`FloorJudge.brief`: a short window, a few words): a bid for the floor
-     ("stop", "wait", "no") takes the floor on it; anything else resumes the bot at once,
-     since a full read could only find a floor word the quick one missed. That full read
+     ("stop", "wait", "no") takes the floor on it, and acknowledgement ("mm-hmm", "okay")
+     resumes the bot at once. Unclear words or a noise resume it once the voice has been
+     quiet ``gap_ms`` (a caller between "Sorry," and the rest is not talked over), since a
+     full read could only find a floor word the quick one missed. That full read
      (:attr:`FloorJudge.wants`) is asked for as the bot goes on, and a floor word in it
-     cuts the bot then (a *late* cut): the caller who said "Wait" and was misread hears the
-     bot go on for a moment, while every caller whose "uh-huh" was misread hears no long
-     silence. A doubtful floor word (Whisper thought it probably no speech) keeps the bot
-     paused for the full read, which decides once the voice has been quiet ``gap_ms``:
-     a bid for the floor takes it, anything else resumes the bot. A voice that comes back
+     cuts the bot then (a *late* cut): the caller whose "Wait" was misread hears the bot go
+     on for a moment, while every caller whose "uh-huh" was misread hears no long silence.
+     A doubtful floor word (Whisper thought it probably no speech) keeps the bot paused for
+     the full read, which decides once the voice has been quiet ``gap_ms``: a bid for the
+     floor takes it, anything else resumes the bot. A voice that comes back
      within ``gap_ms`` of a quick resume ("Okay, so...") pauses the bot again and is the
      same burst, judged afresh; a new burst makes a late read stale.
    * Still undecided ``decide_within_ms`` after the pause (Whisper busy, a hesitant start):
@@ -106,7 +108,7 @@ class FloorJudge:
         sentence_ms: int = 720,
         certain_ms: int = 1500,
         noise_ms: int = 120,
-        ask_gap_ms: int = 90,
+        ask_gap_ms: int = 60,
         gap_ms: int = 210,
         decide_within_ms: int = 1050,
         frame_ms: int = FRAME_MS,
@@ -136,7 +138,9 @@ class FloorJudge:
         self.brief = False
         self._asked = False  # the ask was handed out (see take_request)
         self._quick_read = False  # this quiet's quick read came back, and did not decide
-        self._held: tuple[str, str] | None = None  # a full read's verdict, until gap_ms
+        #: A verdict that lets the bot go on once the voice has been quiet gap_ms: why, the
+        #: text, and whether a late read follows (see :meth:`_resume_late`).
+        self._held: tuple[str, str, bool] | None = None
         self._long_ask: int | None = None  # when a long burst's transcript was asked for
         self._acknowledged = False  # the bot went on because the burst was heard as such
         self._late = False  # the full read wanted was asked for as the bot went on
@@ -206,10 +210,15 @@ class FloorJudge:
                 self._quick_read = True
                 self.wants, self._asked = t_ms, False
                 return []
-            events = self._resume(t_ms, burst.value, text.strip(), quick=True)
-            if burst is not Burst.BACKCHANNEL:  # the full read may yet find a floor word
-                self.wants, self._asked, self._late = t_ms, False, True
-            return events
+            if burst is Burst.BACKCHANNEL:
+                return self._resume(t_ms, burst.value, text.strip(), quick=True)
+            # Unclear words or a noise: the full read could only add a floor word, so the
+            # bot goes on once the voice has been quiet gap_ms (a caller between "Sorry,"
+            # and the rest is not talked over) and the full read follows it.
+            if t_ms - self._last_voiced_end < self.gap_ms:
+                self._held = (burst.value, text.strip(), True)
+                return []
+            return self._resume_late(t_ms, burst.value, text.strip())
         if self._long_ask is not None:  # long enough for a sentence: only acknowledgement
             ended = t_ms - self._last_voiced_end >= self.gap_ms
             if burst is Burst.NOISE and not ended:
@@ -228,7 +237,7 @@ class FloorJudge:
         if burst is Burst.FLOOR:
             return self._barge(t_ms, f"a floor word: {text.strip()!r}")
         if t_ms - self._last_voiced_end < self.gap_ms:
-            self._held = (burst.value, text.strip())  # the bot goes on once the voice is quiet
+            self._held = (burst.value, text.strip(), False)  # goes on once the voice is quiet
             return []
         return self._resume(t_ms, burst.value, text.strip())
 
@@ -270,7 +279,8 @@ class FloorJudge:
             self.brief = self._asked = self._quick_read = False
         elif self._held is not None:
             if quiet_ms >= self.gap_ms:
-                return self._resume(end, *self._held)
+                why, text, late = self._held
+                return self._resume_late(end, why, text) if late else self._resume(end, why, text)
         elif quiet_ms >= self.gap_ms and self.wants is None:
             if self._voiced_ms < self.noise_ms:
                 return self._resume(end, Burst.NOISE.value, "")
@@ -300,6 +310,13 @@ class FloorJudge:
         else:
             self._state = _State.KEPT
         return [event]
+
+    def _resume_late(self, t_ms: int, why: str, text: str) -> list[FloorEvent]:
+        """The bot goes on, and the full read of the burst is asked for as it does: a floor
+        word in it cuts the bot then (see :meth:`heard`)."""
+        events = self._resume(t_ms, why, text)
+        self.wants, self._asked, self._late = t_ms, False, True
+        return events
 
     def _quick(self, voiced: bool, t_ms: int, end: int, quiet_ms: int) -> list[FloorEvent]:
         """The bot went on on a quick read: the voice coming back ("Okay, so...") before
