@@ -5,17 +5,15 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from sandbox.audio import speech_out
 from sandbox.audio.engine import AudioEngine
 from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import MemorySink
 from sandbox.audio.speech_out import SpeechOut
-from sandbox.audio.tts import Clip, Synthesizer, TroubleSink
+from sandbox.audio.tts import Synthesizer
 from sandbox.call.played import Played, UnitPlayed, UnitUnspoken, WordPlayed
 from sandbox.paths import HOME_ENV
 from sandbox.wire import pb
@@ -157,59 +155,6 @@ def test_idle_is_told_once_a_reply_is_all_synthesized_while_it_still_plays(
     finally:
         out.stop()
     assert idle == [("tts", True)]
-
-
-class _Counted(Synthesizer):
-    """The real voice, counting the clips it has synthesized."""
-
-    def __init__(self, real: Synthesizer) -> None:
-        self.__dict__.update(real.__dict__)
-        self.clips = 0
-
-    def synthesize(self, text: str, trouble: TroubleSink | None = None) -> Iterator[Clip]:
-        for clip in super().synthesize(text, trouble):
-            self.clips += 1
-            yield clip
-
-
-def test_synthesis_holds_while_playout_is_paused_and_goes_on_after(
-    synthesizer: Synthesizer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """While the caller is judged, Whisper has the cores: nothing is synthesized until the
-    pause ends (resumed or cut), or, should it never end, until HOLD_S has passed."""
-    counted = _Counted(synthesizer)
-    sink = MemorySink(synthesizer.sample_rate)
-    out = SpeechOut(lambda _voice: counted, lambda **cb: PlayoutClock(sink, **cb))
-    out.start()
-    try:
-        out.pause()
-        out.open_unit(1, pb.VOICE_JOE, pb.LANGUAGE_EN, 0)
-        out.speak(1, "One clause here. Another one there.", 0)
-        out.close_unit(1, 0)
-        time.sleep(0.8)  # a clause synthesizes in ~0.1 s on two cores
-        assert counted.clips == 0
-        out.resume()
-        collect(out, UnitPlayed, 1)
-        assert counted.clips == 2
-
-        out.pause()
-        out.cut()  # a barge-in: the pause ends with the cut, and the next unit is spoken
-        out.open_unit(2, pb.VOICE_JOE, pb.LANGUAGE_EN, 0)
-        out.speak(2, "The answer.", 0)
-        out.close_unit(2, 0)
-        collect(out, UnitPlayed, 2, timeout=10)
-
-        monkeypatch.setattr(speech_out, "HOLD_S", 0.3)
-        out.pause()  # never resumed: synthesis goes on after HOLD_S, the audio stays held
-        out.open_unit(3, pb.VOICE_JOE, pb.LANGUAGE_EN, 0)
-        out.speak(3, "Held, not lost.", 0)
-        out.close_unit(3, 0)
-        deadline = time.monotonic() + 10
-        while counted.clips < 4 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert counted.clips == 4
-    finally:
-        out.stop()
 
 
 def _plain(event: Played) -> Played:

@@ -44,9 +44,6 @@ from sandbox.errors import UserError
 SynthesizerFor = Callable[[int], Synthesizer]
 #: How much of an unsaid clause its report quotes.
 QUOTE_CHARS = 80
-#: Longest synthesis waits on a pause: the floor judge resumes or cuts within ~1.1 s, and
-#: a pause that outlives it (a core that never resumes) must not stall the bot for good.
-HOLD_S = 2.0
 
 log = logging.getLogger(__name__)
 
@@ -105,8 +102,6 @@ class SpeechOut:
         self._awaiting_audio: deque[int] = deque()
         self._generation = 0
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
-        self._go = threading.Event()  # cleared while playout is paused: synthesis waits
-        self._go.set()
         self._unspoken: set[int] = set()  # units stopped: their voice or a clause failed
         self.timing = Timing()
         self.wake: Callable[[], None] = lambda: None
@@ -130,7 +125,6 @@ class SpeechOut:
     def stop(self) -> None:
         """Stop the worker and the clock (what the device holds plays out)."""
         self._jobs.put(None)
-        self._go.set()
         self._worker.join(timeout=5)
         self.clock.stop()
 
@@ -201,20 +195,14 @@ class SpeechOut:
                 self._in_play.clear()
                 self._awaiting_audio.clear()
             self.clock.cut()
-        self._go.set()
 
     def pause(self, now: int = 0) -> None:
-        """Hold playout where it is while the caller is judged. Synthesis holds too, at its
-        next clip: the judge's read of the caller needs Whisper, and Piper on both cores
-        made that read take twice as long, every millisecond of it silence the caller hears.
-        What is synthesized already is ahead of playout, which is not moving."""
-        self._go.clear()
+        """Hold playout where it is while the caller is judged (synthesis goes on)."""
         self.clock.pause()
 
     def resume(self, now: int = 0) -> None:
         """Go on from where the pause began."""
         self.clock.resume()
-        self._go.set()
 
     # ------------------------------------------------------------- synthesis
 
@@ -227,7 +215,6 @@ class SpeechOut:
                 self._unsaid(job.speech_id, job.text or "", f"{type(exc).__name__}: {exc}")
 
     def _run(self, job: _Job) -> None:
-        self._go.wait(HOLD_S)
         if job.generation != self._generation:
             return  # cut before it was spoken
         if job.text is None:
@@ -264,7 +251,6 @@ class SpeechOut:
                         self._awaiting_audio.append(job.speech_id)
                         self._mark(job.speech_id, FIRST_CLAUSE)
                 self.clock.enqueue(job.speech_id, clip)
-            self._go.wait(HOLD_S)  # before the next clip is synthesized
 
     def _unsaid(self, speech_id: int, text: str, reason: str) -> None:
         """Stop a unit at a clause that cannot be said: the core hears of it (and tells the
