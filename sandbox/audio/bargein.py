@@ -337,12 +337,10 @@ class FloorJudge:
 
     def _reset(self, *, keep_late: bool = False) -> None:
         """Back to idle; ``keep_late``: a late read still out may cut the bot when it lands."""
-        late = (self.wants, self._asked) if keep_late and self._late else None
         self._state = _State.IDLE
         self._recent.clear()
         self._voiced_ms = 0
-        self.wants = self._long_ask = self._held = None
-        self.brief = self._asked = self._quick_read = False
-        self._acknowledged = self._late = False
-        if late is not None:
-            (self.wants, self._asked), self._late = late, True
+        self._long_ask = self._held = None
+        self.brief = self._quick_read = self._acknowledged = False
+        if not (keep_late and self._late):
+            self.wants, self._asked, self._late = None, False, False
