@@ -492,3 +492,29 @@ def test_on_headphones_a_word_over_the_bot_is_heard_from_its_start(
     events = [e for _, e in Call(listener, canceller, bot, gain=0.0).run(caller_at_mic(caller))]
     texts = [e.text for e in events if isinstance(e, Backchannel | TurnCommitted)]
     assert len(texts) == 1 and word_errors(said, texts[0]) == 0, events
+
+
+def test_a_quick_read_that_comes_back_after_the_voice_resumed_is_recorded_as_quick(
+    transcriber: Transcriber,
+) -> None:
+    """The record says which kind of read each was, as it was asked, not as the judge
+    stands when it comes back ("Sorry," read after the caller went on: stale, still quick)."""
+    pending: list[Future[Transcript]] = []
+
+    def slow(pcm: Float32, language: str) -> Future[Transcript]:
+        pending.append(Future())
+        return pending[-1]
+
+    listener = Listener(in_executor(transcriber, InlineExecutor()), read_brief=slow)
+    reads: list[dict[str, Any]] = []
+    listener.on_decision = lambda _t, kind, data: (
+        reads.append(data) if kind == "burst_read" else None
+    )
+    sorry = espeak("Sorry,")
+    mic = caller_at_mic(join(silence(300), sorry, silence(120), sorry, silence(1500)))
+    for t, block in blocks(mic):
+        listener.feed(block, MIC_RATE, t, True)
+        if pending and not pending[0].done() and t > 300 + 2 * len(sorry) // 16:
+            pending[0].set_result(Transcript("So"))
+    assert pending and reads, reads
+    assert reads[0]["quick"] is True, reads

@@ -209,6 +209,7 @@ class Listener:
         self._burst: list[Float32] | None = None  # the voice over the bot, while it is judged
         self._judging: Future[Transcript] | None = None
         self._judging_asked = 0  # when the read in flight was asked for (ms)
+        self._judging_brief = False  # whether the read in flight is a quick one
         self._language = language
         self._pending: Float32 = np.zeros(0, dtype=np.float32)
         self._pending_raw: Float32 = np.zeros(0, dtype=np.float32)
@@ -309,7 +310,7 @@ class Listener:
         if self._floor.take_request() and self._burst is not None:
             read = self._read_brief if self._floor.brief else self._transcribe
             self._judging = read(np.concatenate(self._burst), self._language)
-            self._judging_asked = self._now
+            self._judging_asked, self._judging_brief = self._now, self._floor.brief
             if not self._floor.paused:
                 self._burst = None  # a late read, the bot going on: nothing more is read
         if turn is not None and turn.overlap and self._takes_floor(turn, bot_speaking):
@@ -400,7 +401,7 @@ class Listener:
                 "burst_read",
                 {
                     "text": read.text,
-                    "quick": self._floor.brief,
+                    "quick": self._judging_brief,
                     "unsure": read.unsure,
                     "asked": self._judging_asked,
                 },
