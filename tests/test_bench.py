@@ -123,6 +123,11 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
     assert figures["echo_replies"] == SMALLEST["replies"]
     assert 0 <= figures["self_interruptions"] <= figures["echo_replies"]
     assert figures["echo_fed_s"] > 0  # the bot's voice reached the microphone through the echo
+    # Each stage's time, adding up to the run's; with no peer, all of it is the run's own.
+    assert len(figures["stage_s"]) == 12 and all(s >= 0 for s in figures["stage_s"])
+    assert abs(sum(figures["stage_s"]) - figures["elapsed_s"]) < 1
+    assert figures["elapsed_without_peer_s"] == figures["elapsed_s"]
+    assert figures["targets"]["elapsed_without_peer_s"] == {"max": 1200, "met": True}
     assert figures["patience_window_ms"] in figures["patience_windows_ms"].values()
     assert figures["end_of_speech_to_user_message_ms"] > 0
     assert figures["first_chunk_to_first_audio_ms"] > 0
@@ -460,7 +465,10 @@ def _figures(*, decision_ms: float, self_interruptions: int) -> Figures:
 
 
 def test_targets_are_reported_met_or_missed_never_enforced() -> None:
-    good = result(_figures(decision_ms=17, self_interruptions=0), {"elapsed_s": 1.0})
+    good = result(
+        _figures(decision_ms=17, self_interruptions=0),
+        {"elapsed_s": 1.0, "elapsed_without_peer_s": 1.0},
+    )
     assert good["targets"]["end_of_speech_to_user_message_ms"] == {"max": 870, "met": True}
     assert all(t["met"] for t in good["targets"].values())
     assert good["elapsed_s"] == 1.0 and good["barge_in_attempts"] == 1
@@ -472,7 +480,8 @@ def test_targets_are_reported_met_or_missed_never_enforced() -> None:
     assert good["targets"]["greeting_barge_in_landed"] == {"min": 1, "met": True}
     assert good["targets"]["onset_to_silence_ms"] == {"max": 300, "met": True}
     assert good["backchannel_resumed_fraction"] == 1.0 and good["resume_gap_ms"] == 640.0
-    bad = result(_figures(decision_ms=45, self_interruptions=2), {})
+    bad = result(_figures(decision_ms=45, self_interruptions=2), {"elapsed_without_peer_s": 1300})
+    assert bad["targets"]["elapsed_without_peer_s"] == {"max": 1200, "met": False}
     assert bad["targets"]["barge_in_decision_to_silence_ms"] == {"max": 30, "met": False}
     assert bad["targets"]["self_interruptions"] == {"max": 0, "met": False}
     assert targets({"patience_window_ms": 720})["peak_rss_mb"] == {"max": 700, "met": None}

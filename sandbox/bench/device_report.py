@@ -101,6 +101,7 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
     if figures.peer is not None:
         peer = figures.peer.first_audio_ms
         out["peer_run"] = _run(figures.peer)
+        out["peer_stage_s"] = figures.peer_s
         out["peer_end_of_speech_to_first_audio_ms"] = peer
         out["peer_ratio_end_of_speech_to_first_audio"] = _ratio(ours, peer)
         out["peer_ratio_end_of_speech_to_first_audio_fast"] = _ratio(ours_fast, peer)

@@ -183,6 +183,9 @@ class DeviceFigures:
     #: The audit of the app's sessions (:func:`~sandbox.bench.audit.audit_stored_sessions`).
     audit: dict[str, int | float | None]
     floor: FloorRun | None = None
+    #: How long the peer's run took, its setup included (s): the full run's budget is the
+    #: app's own, and the peer's share is reported apart.
+    peer_s: float | None = None
 
     def at(self, patience: int) -> DeviceRun | None:
         """The app's run at ``patience``."""
@@ -208,12 +211,15 @@ async def measure_devices(
     progress(f"  the probe's own loop (played → recorded): {loop_s * 1000:.0f} ms, taken off")
     runs: list[DeviceRun] = []
     peer_run: DeviceRun | None = None
+    peer_s: float | None = None
     floor_run: FloorRun | None = None
     # The app's calls go to a data directory of the stage's own, whose sessions are audited.
     with own_home(), DeviceProbe() as probe:
         for patience in (*patiences, None) if peer else patiences:
             if patience is None:
+                began = time.monotonic()
                 run = peer_run = await measure_peer(probe, loop_s, turns, progress)
+                peer_s = round(time.monotonic() - began, 1)
             else:
                 # The floor over the replies of the app at the default patience, warmed up.
                 here = floor if patience == PATIENCE_DEFAULT and floor_run is None else (0, 0)
@@ -232,4 +238,5 @@ async def measure_devices(
                 f"(turn at the brain {fmt_ms(run.to_brain_ms)})"
             )
         audit = await asyncio.to_thread(audit_stored_sessions, progress)
-    return DeviceFigures(round(loop_s * 1000, 1), tuple(runs), peer_run, audit, floor_run)
+    loop_ms = round(loop_s * 1000, 1)
+    return DeviceFigures(loop_ms, tuple(runs), peer_run, audit, floor_run, peer_s)
