@@ -22,7 +22,9 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 
 from sandbox.audio.stt import Transcriber
+from sandbox.bench.audit import audit_stored_sessions
 from sandbox.judges.heard_truth import TOLERATED_WORDS_OFF
+from sandbox.paths import HOME_ENV
 from sandbox.replay.audit import pieces, readings
 
 __all__ = ["browser"]  # the fixture, used by name
@@ -116,6 +118,16 @@ def test_a_doctored_heard_text_is_flagged_and_marked_on_the_page(
     assert flagged["verdict"] == f"off by {flagged['words_off']} words"
     plain = sandbox_cli(home, "audit", sid[:8])
     assert plain.returncode == 1 and f"unit {cut['speech_id']}: off by" in plain.stdout
+    # The bench's audit of a stage's sessions names the doubted unit and what Whisper heard.
+    lines: list[str] = []
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv(HOME_ENV, str(home))
+        bench = audit_stored_sessions(lines.append)
+    assert bench["audit_doubted"] == [
+        {"heard": cut["generated"], "transcribed": flagged["transcribed"],
+         "words_off": flagged["words_off"]}
+    ]  # fmt: skip
+    assert f"    unit {cut['speech_id']}: recorded '{cut['generated']}'" in "\n".join(lines)
 
     page = home / "call.html"
     assert sandbox_cli(home, "export", sid[:8], "--html", str(page)).returncode == 0

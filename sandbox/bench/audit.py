@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from sandbox.audio.stt import Transcriber
 from sandbox.bench.figures import Progress
+from sandbox.judges.heard_truth import doubted
+from sandbox.record.plain_text import quoted
 from sandbox.record.store import SessionStore
 from sandbox.replay.audit import UnitAudit, audit_session, audit_totals, keep_audit, refusal
 
 
-def audit_stored_sessions(progress: Progress) -> dict[str, int | float | None]:
+def audit_stored_sessions(progress: Progress) -> dict[str, object]:
     """Audit every real-audio session in the data directory (the stage's own, see
     :func:`~sandbox.bench.own_home.own_home`): ``audit_units``, ``audit_exact_fraction``,
-    ``audit_max_words_off`` over all their units, and ``audit_sessions``."""
+    ``audit_max_words_off`` over all their units, ``audit_sessions``, and
+    ``audit_doubted``: each unit further off than tolerated, its recorded heard text beside
+    what Whisper heard in its clip, so a reader can tell a misheard clip from a wrong record."""
     with SessionStore() as store:
         rows = [row for row in store.sessions() if refusal(row) is None]
         units: list[UnitAudit] = []
@@ -27,4 +31,15 @@ def audit_stored_sessions(progress: Progress) -> dict[str, int | float | None]:
                     f"  audit: session {index} of {len(rows)}: {len(audit.units)} units, "
                     f"at most {worst} words off"
                 )
-    return {"audit_sessions": len(rows), **audit_totals(units)}
+                for unit in audit.units:
+                    if doubted(unit.words_off):
+                        progress(
+                            f"    unit {unit.speech_id}: recorded {quoted(unit.heard)}, "
+                            f"Whisper heard {quoted(unit.transcribed)}"
+                        )
+    off = [
+        {"heard": u.heard, "transcribed": u.transcribed, "words_off": u.words_off}
+        for u in units
+        if doubted(u.words_off)
+    ]
+    return {"audit_sessions": len(rows), **audit_totals(units), "audit_doubted": off}

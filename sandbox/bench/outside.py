@@ -181,7 +181,7 @@ class DeviceFigures:
     runs: tuple[DeviceRun, ...]
     peer: DeviceRun | None
     #: The audit of the app's sessions (:func:`~sandbox.bench.audit.audit_stored_sessions`).
-    audit: dict[str, int | float | None]
+    audit: dict[str, object]
     floor: FloorRun | None = None
     #: How long the peer's run took, its setup included (s): the full run's budget is the
     #: app's own, and the peer's share is reported apart.
