@@ -202,7 +202,11 @@ def test_finished_words_said_with_a_falling_voice_close_at_the_final_window(pati
         (-FALL_SEMITONES + 0.1, "finished", "confident"),  # level: maybe thinking
         (3.0, "finished", "confident"),  # a rise: a question, or a caller going on
         (None, "finished", "confident"),  # too little voice to tell
-        (-6.0, "open", "silence"),  # no punctuation, no model verdict: the maximum wait
+        # No punctuation, the model doubts, but the voice fell as a statement's end does
+        # (a thinking pause seldom does): finished, at the confident window, not the final.
+        (-6.0, "open", "confident"),
+        (-6.0, "open+doubt", "confident"),
+        (-1.0, "open+doubt", "silence"),  # level, and the model doubts: the maximum wait
         (-6.0, "open+model", "final"),  # no punctuation, the model calls it finished
         (-6.0, "fragment", "silence"),  # "I'd like to book the" waits whatever the voice did
     ],
@@ -214,9 +218,11 @@ def test_the_final_window_needs_both_a_finished_turn_and_a_fall(
     script = spoken(Endpointer(7))
     script.until(PauseStarted)
     script.ep.hint_fall(semitones)
-    script.ep.hint_text("open" if shape == "open+model" else cast(TextShape, shape))
+    script.ep.hint_text("open" if shape.startswith("open") else cast(TextShape, shape))
     if shape == "open+model":
         script.ep.hint_turn(w.threshold)
+    if shape == "open+doubt":
+        script.ep.hint_turn(w.threshold - 0.2)
     waited = script.until(TurnEnded).t - 20 * F
     assert (
         waited
@@ -312,6 +318,13 @@ def test_a_resume_forgets_the_turn_models_verdict() -> None:
         ("I'd like to book", "open"),
         ("I'd like to book a table for", "fragment"),
         ("I'd like to book a table for.", "fragment"),
+        # A question may end on its preposition: the turn model decides, as unpunctuated.
+        ("Which platform does the train leave from?", "open"),
+        ("Who do I talk to?", "open"),
+        ("which platform does the train leave from", "open"),  # opens with a question word
+        ("Where are you from?", "open"),
+        ("Can I pay for", "fragment"),  # a yes/no question does not leave its preposition
+        ("Can I pay for the?", "fragment"),
         ("I'd like to book a table and...", "fragment"),
         ("", "fragment"),
     ],

@@ -18,18 +18,23 @@ audio turn model (:mod:`sandbox.audio.turn_model`, Smart Turn), whose probabilit
 as :meth:`Endpointer.hint_turn`. The turn is *finished* when
 
 * the transcript does not end on a word that cannot end a sentence (``"fragment"``: a
-  trailing "and", "the", "to", a filler, or Whisper's "..."), and
-* either the transcript reads like a finished thought on its own (``"finished"``: terminal
-  punctuation), or the model's probability reaches the patience's ``threshold``.
+  trailing "and", "the", "to", a filler, or Whisper's "..."; a question may end on its
+  preposition, "Which platform does the train leave from?", and is no fragment when it is
+  punctuated as one or opens with a question word), and
+* the transcript reads like a finished thought on its own (``"finished"``: terminal
+  punctuation), or the model's probability reaches the patience's ``threshold``, or the
+  voice fell as it stopped.
 
-A finished turn whose voice fell closes as ``"confident"`` once the silence reaches
-``final_ms``; any other finished turn once it reaches ``confident_ms``;
-anything else (no verdict yet, a fragment, an unpunctuated guess the model doubts) closes as
-``"silence"`` when the silence reaches ``silence_ms``, the maximum wait: the silence-forced
-close. So "I would like to check the status of my order, please." said with a falling voice
-is answered ~400 ms after it ends; a complete question Whisper leaves unpunctuated ("is the
-studio open on public holidays") closes at the confident window, as a punctuated question
-does; and a caller's "I'd like to book the" waits whatever any signal says.
+A turn whose voice fell and whose words or model say finished closes as ``"confident"`` once
+the silence reaches ``final_ms``; any other finished turn (the fall alone among them) once
+it reaches ``confident_ms``; anything else (no verdict yet, a fragment, a level voice on an
+unpunctuated guess the model doubts) closes as ``"silence"`` when the silence reaches
+``silence_ms``, the maximum wait: the silence-forced close. So "I would like to check the
+status of my order, please." said with a falling voice is answered ~400 ms after it ends; a
+complete question Whisper leaves unpunctuated ("is the studio open on public holidays")
+closes at the confident window, as a punctuated question does, and so does a statement
+Whisper garbles past punctuation ("My flight lens at her best eyes") when the voice fell;
+and a caller's "I'd like to book the" waits whatever any signal says.
 
 A word (see below) during the pause emits :class:`Resumed`: the verdicts are stale, the
 silence counter restarts, and the next pause makes new ones.
@@ -177,12 +182,13 @@ class TurnEnded:
 
 EndpointEvent = SpeechStarted | PauseStarted | Resumed | TurnEnded
 
-_TRAILING_FRAGMENT = frozenset(
+#: Words an object follows, unless a question left them at its end ("…leave from?").
+_PREPOSITIONS = frozenset(["to", "for", "of", "with", "at", "in", "on", "from"])
+_TRAILING_FRAGMENT = _PREPOSITIONS | frozenset(
     word
     for group in (
         "and but or so because then if that which who whose when where",  # a clause follows
         "the a an my your our their his her its",  # a noun follows
-        "to for of with at in on from",  # an object follows
         "um uh er erm hmm like well just also",  # fillers
         "i is are was were",  # a subject or verb waiting for the rest
     )
@@ -209,13 +215,29 @@ def _ends_on_fragment(text: str) -> bool:
 def text_shape(text: str) -> TextShape:
     """What a transcript's wording says: ``"finished"`` (:func:`looks_complete`),
     ``"fragment"`` (it trails off, or ends on a word that cannot end a sentence, punctuated
-    or not; nothing heard is a fragment too) or ``"open"`` (no punctuation to go by: the
-    turn model decides)."""
+    or not; nothing heard is a fragment too) or ``"open"`` (no punctuation to go by, or a
+    question that ends on its preposition: the turn model decides)."""
     if looks_complete(text):
         return "finished"
-    if not text.strip() or _ends_on_fragment(text):
+    if not text.strip() or (_ends_on_fragment(text) and not _stranded(text)):
         return "fragment"
     return "open"
+
+
+def _stranded(text: str) -> bool:
+    """A question that ends on its preposition ("Which platform does the train leave
+    from?"), punctuated as one or opening with a question word: complete, or a caller who
+    stopped after "What time does the train leave from", so neither finished nor a
+    fragment: the other signals decide."""
+    stripped = text.strip()
+    words = [w.strip(",;:\"'").lower() for w in stripped.rstrip(".?!").split()]
+    if not words or words[-1] not in _PREPOSITIONS:
+        return False
+    return stripped.endswith("?") or words[0] in _QUESTION_WORDS
+
+
+#: Words a question opens with when its preposition may come last ("Who do I talk to").
+_QUESTION_WORDS = frozenset(["what", "which", "where", "who", "whom", "whose", "how"])
 
 
 def looks_complete(text: str) -> bool:
@@ -287,6 +309,11 @@ class Endpointer:
         """Whether the verdicts so far say the turn is finished (see the module docstring)."""
         if self._shape is None or self._shape == "fragment":
             return False
+        return self._agreed or self._fell
+
+    @property
+    def _agreed(self) -> bool:
+        """The words or the turn model say finished (the fall alone does not)."""
         if self._shape == "finished":
             return True
         return self._probability is not None and self._probability >= self._windows.threshold
@@ -342,7 +369,7 @@ class Endpointer:
     def _window(self) -> int:
         """The confident window in force: the final one when the turn is finished and the
         voice fell."""
-        if self._fell and self.finished:
+        if self._fell and self._shape != "fragment" and self._agreed:
             return self._windows.final_ms
         return self._windows.confident_ms
 
