@@ -367,8 +367,8 @@ class Endpointer:
         return events
 
     def _window(self) -> int:
-        """The confident window in force: the final one when the turn is finished and the
-        voice fell."""
+        """The confident window in force: the final one when the voice fell and the words or
+        the model say finished (the fall alone waits the confident one)."""
         if self._fell and self._shape != "fragment" and self._agreed:
             return self._windows.final_ms
         return self._windows.confident_ms
