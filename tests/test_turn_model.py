@@ -7,11 +7,12 @@ import hashlib
 from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from sandbox.audio.endpointer import windows_for
+from sandbox.audio.endpointer import FALL_SEMITONES, windows_for
 from sandbox.audio.listener import Listener, TurnCommitted
 from sandbox.audio.resample import Float32
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
@@ -95,13 +96,18 @@ def test_an_unpunctuated_question_commits_as_fast_as_a_punctuated_one(
     assert committed.t_committed - utterance.end_ms <= w.confident_ms + 60  # VAD's tail
 
 
-def test_without_the_model_the_same_question_waits_unless_whisper_punctuates(
+def test_without_the_model_the_same_question_waits_unless_punctuated_or_falling(
     transcriber: Transcriber,
 ) -> None:
-    committed = first_commit(InlineModels(transcriber, None), 0, complete_utterance(0), 7)
+    decisions: list[tuple[str, dict[str, Any]]] = []
+    memo = InlineModels(transcriber, None)
+    committed = first_commit(memo, 0, complete_utterance(0), 7, decisions)
     assert committed is not None
-    expected = "confident" if committed.text.rstrip()[-1:] in ".?!" else "silence"
-    assert committed.reason == expected
+    # Without the model only the words and the voice's fall can finish it.
+    falls = [d["semitones"] for kind, d in decisions if kind == "fall"]
+    fell = bool(falls) and falls[-1] is not None and falls[-1] <= -FALL_SEMITONES
+    punctuated = committed.text.rstrip()[-1:] in ".?!"
+    assert committed.reason == ("confident" if punctuated or fell else "silence"), decisions
 
 
 def test_a_listener_hands_a_current_verdict_to_the_endpointer_and_records_it() -> None:
