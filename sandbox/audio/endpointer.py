@@ -184,6 +184,8 @@ EndpointEvent = SpeechStarted | PauseStarted | Resumed | TurnEnded
 
 #: Words an object follows, unless a question left them at its end ("…leave from?").
 _PREPOSITIONS = frozenset(["to", "for", "of", "with", "at", "in", "on", "from"])
+#: Words a question opens with when its preposition may come last ("Who do I talk to").
+_QUESTION_WORDS = frozenset(["what", "which", "where", "who", "whom", "whose", "how"])
 _TRAILING_FRAGMENT = _PREPOSITIONS | frozenset(
     word
     for group in (
@@ -234,10 +236,6 @@ def _stranded(text: str) -> bool:
     if not words or words[-1] not in _PREPOSITIONS:
         return False
     return stripped.endswith("?") or words[0] in _QUESTION_WORDS
-
-
-#: Words a question opens with when its preposition may come last ("Who do I talk to").
-_QUESTION_WORDS = frozenset(["what", "which", "where", "who", "whom", "whose", "how"])
 
 
 def looks_complete(text: str) -> bool:
@@ -307,15 +305,13 @@ class Endpointer:
     @property
     def finished(self) -> bool:
         """Whether the verdicts so far say the turn is finished (see the module docstring)."""
-        if self._shape is None or self._shape == "fragment":
-            return False
-        return self._agreed or self._fell
+        return self._agreed or (self._fell and self._shape == "open")
 
     @property
     def _agreed(self) -> bool:
-        """The words or the turn model say finished (the fall alone does not)."""
-        if self._shape == "finished":
-            return True
+        """The words say finished, or the model does on words that leave it open."""
+        if self._shape != "open":
+            return self._shape == "finished"
         return self._probability is not None and self._probability >= self._windows.threshold
 
     def feed(self, voiced: bool, t_ms: int) -> list[EndpointEvent]:
@@ -369,7 +365,7 @@ class Endpointer:
     def _window(self) -> int:
         """The confident window in force: the final one when the voice fell and the words or
         the model say finished (the fall alone waits the confident one)."""
-        if self._fell and self._shape != "fragment" and self._agreed:
+        if self._fell and self._agreed:
             return self._windows.final_ms
         return self._windows.confident_ms
 

@@ -20,6 +20,7 @@ def audit_stored_sessions(progress: Progress) -> dict[str, object]:
     with SessionStore() as store:
         rows = [row for row in store.sessions() if refusal(row) is None]
         units: list[UnitAudit] = []
+        off: list[dict[str, object]] = []
         if rows:
             transcriber = Transcriber.load()
             for index, row in enumerate(rows, 1):
@@ -37,9 +38,8 @@ def audit_stored_sessions(progress: Progress) -> dict[str, object]:
                             f"    unit {unit.speech_id}: recorded {quoted(unit.heard)}, "
                             f"Whisper heard {quoted(unit.transcribed)}"
                         )
-    off = [
-        {"heard": u.heard, "transcribed": u.transcribed, "words_off": u.words_off}
-        for u in units
-        if doubted(u.words_off)
-    ]
+                        off.append(
+                            {"heard": unit.heard, "transcribed": unit.transcribed,
+                             "words_off": unit.words_off}
+                        )  # fmt: skip
     return {"audit_sessions": len(rows), **audit_totals(units), "audit_doubted": off}

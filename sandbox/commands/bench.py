@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -37,6 +36,7 @@ from sandbox.bench.sessions import measure_sessions, sessions_table
 from sandbox.bench.soak import TARGETS as SOAK_TARGETS
 from sandbox.bench.soak import measure_soak, soak_table
 from sandbox.errors import UserError
+from sandbox.record.plain_text import json_text
 
 HELP = "measure latency, heard-text accuracy, echo and memory of the real audio path"
 
@@ -204,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         with _stdout_to_stderr():  # native libraries print too: keep stdout for the JSON
             result = asyncio.run(run_bench(config, progress))
-        print(json.dumps(result, ensure_ascii=False))
+        print(json_text(result))
     else:
         result = asyncio.run(run_bench(config, progress))
         print(table(result))
@@ -249,5 +249,5 @@ def _print_family(
 ) -> int:
     """One family's figures with their targets: JSON, or a table."""
     figures["targets"] = {k: {"bound": b, "value": v} for k, (b, v) in targets.items()}
-    print(json.dumps(figures) if args.json else as_table(figures))
+    print(json_text(figures) if args.json else as_table(figures))
     return 0
