@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable
 import pytest
 from call_rig import Rig
 
-from sandbox.call.core import DEFAULT_STALL_MS, SILENT_BRAIN_MS, UNIT_STALL_MS
-from sandbox.call.effects import BrainStalled, CallerIdle, Effect
+from sandbox.call.core import DEFAULT_STALL_MS, SILENT_BRAIN_MS
+from sandbox.call.effects import BrainStalled, CallerIdle, DeadAirEnded, Effect
 from sandbox.call.settings import Settings
 
 SHIFT = 5_000
@@ -24,8 +24,8 @@ def silent_brain(rig: Rig) -> None:
 
 
 def conversation(rig: Rig) -> None:
-    """A greeting, a turn left unanswered past the stall notice, an answer whose unit is
-    left open until Voqalize closes it, then silence long enough for two nudges."""
+    """A greeting, a turn left unanswered past the stall notice, an answer whose unit sits
+    open in dead air before the brain finishes it, then silence long enough for two nudges."""
     rig.advance(300)
     rig.say(1, 1, "Hello there.")
     rig.advance(1_000)
@@ -33,8 +33,10 @@ def conversation(rig: Rig) -> None:
     rig.advance(DEFAULT_STALL_MS + 500)
     rig.open(2, 2)
     rig.chunk(2, "Let me see ")
-    rig.advance(UNIT_STALL_MS + 1_000)
-    rig.advance(4_000)
+    rig.advance(5_000)
+    rig.chunk(2, "a table for two.")
+    rig.end(2)
+    rig.advance(5_000)
 
 
 class Traced(Rig):
@@ -71,6 +73,7 @@ def test_a_core_started_later_is_the_same_call_shifted(scenario: Callable[[Rig],
     assert later.trace == at_zero.trace
     assert later.core.verdict() == at_zero.core.verdict()
     assert later.of(BrainStalled) and later.of(CallerIdle)  # each reaches a notice and a nudge
+    assert bool(later.of(DeadAirEnded)) is (scenario is conversation)
 
 
 def test_the_silent_brain_notice_counts_from_the_start() -> None:

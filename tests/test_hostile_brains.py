@@ -1,8 +1,8 @@
 """A brain that misbehaves on purpose, one behaviour per test, over a real socket.
 
 Each brain (``sandbox/brains/hostile.py``) greets, then answers the caller's first line
-with one misbehaviour. The call must answer as the wire contract says (a PROTOCOL or
-TIMEOUT Error and the frame dropped, or the call ended) within 5 s, stay bounded, go on
+with one misbehaviour. The call must answer as the wire contract says (a PROTOCOL
+Error and the frame dropped, or the call ended) within 5 s, stay bounded, go on
 where it can, and its report must say what happened.
 """
 
@@ -43,6 +43,9 @@ say = "Hello there."
 [[step]]
 say = "Are you still there?"
 """
+#: The second line, said over the bot once "This unit never" played (its last word waits for
+#: the chunk that may continue it, or the unit's end, neither of which comes).
+CUT_IN_AT_THE_END = 'barge_in = "Are you still there?"\nafter_words = 3'
 #: The contract's answer must come within this long of the misbehaviour.
 ANSWER_WITHIN_MS = 5_000
 
@@ -78,17 +81,24 @@ class Call:
 
 
 async def scripted(
-    behaviour: str, tmp_path: Path, script: str = TWO_LINES, how: Hostility | None = None
+    behaviour: str,
+    tmp_path: Path,
+    script: str = TWO_LINES,
+    how: Hostility | None = None,
+    *,
+    patience_s: float = 20,
 ) -> Call:
-    """The call a caller script makes against ``behaviour``, recorded, report written."""
+    """The call a caller script makes against ``behaviour``, recorded, report written; the
+    caller waits ``patience_s`` with nothing from the bot before speaking anyway (noted)."""
     async with serve_hostile(behaviour, how) as url:
         options = CallOptions(brain_url=url, recording="sim")
         host = await open_call(options, url, SimPlayout(ms_per_word=10))
-        runner = ScriptRunner(host, parse_script(script), step_timeout_s=20)
+        runner = ScriptRunner(host, parse_script(script), step_timeout_s=patience_s)
         await play_through(host, runner)
     path = host.recorder.write(tmp_path / "report.json", host.core, host.now())
     report = json.loads(path.read_text())
-    assert runner.notes == [], "the caller script had to give up on a step"
+    gave_up = [note for note in runner.notes if "gave up waiting for the bot to finish" in note]
+    assert runner.notes == gave_up and (patience_s < 20 or not gave_up), runner.notes
     return Call(host, report, path)
 
 
@@ -97,26 +107,37 @@ def spoken(call: Call) -> list[tuple[int, str, str]]:
     return [(u.turn_id, u.fate.value if u.fate else "", u.heard) for u in call.host.core.units]
 
 
-async def test_a_unit_left_open_after_speech_start_is_closed_within_5_s(tmp_path: Path) -> None:
-    call = await scripted("stall_after_start", tmp_path)
-    opened = call.frame_time("in", "speech_start", after=1)
-    (timeout,) = call.errors("TIMEOUT")
-    assert timeout["dir"] == "out" and not timeout["fatal"]
-    assert "speech_id 2 (turn 2) was left open with nothing sent" in timeout["message"]
-    assert timeout["t_ms"] - opened <= ANSWER_WITHIN_MS
-    # Its one Finalize (nothing heard), then the floor is the caller's and the call goes on.
-    assert call.unit(2).fate is Fate.SILENT and call.unit(2).finalized
-    assert spoken(call)[1:] == [(2, "silent", ""), (3, "played", ANSWER)]
-    assert call.report["stalls"] == []  # the brain answered; the TIMEOUT says the rest
+async def test_a_unit_left_open_after_speech_start_stays_open_as_dead_air(
+    tmp_path: Path,
+) -> None:
+    """001: "Every SpeechStart is closed by a SpeechEnd or a SpeechCancel" (the brain's
+    brackets; the wire gives the runtime no limit on them). A brain that opens a unit and
+    goes quiet is dead air, shown and recorded, until the caller speaks into it: no Error,
+    and the caller's next line kills the turn as any new turn does."""
+    call = await scripted("stall_after_start", tmp_path, patience_s=3)
+    asked = call.frame_time("out", "user_message")
+    opened = call.frame_time("in", "speech_start", after=asked)
+    spoke = call.frame_time("out", "user_message", after=opened)
+    assert call.report["errors"] == []
+    assert spoken(call)[1:] == [(2, "barged", ""), (3, "played", ANSWER)]
+    (gap,) = call.report["dead_air"]
+    assert (gap["turn_id"], gap["speech_id"]) == (2, 2)
+    # It runs from the unit's opening to the caller's line (the frame log stamps a frame as
+    # it crosses, a few ms from the core's moment).
+    assert abs(gap["t_ms"] - opened) <= 20 and abs(gap["t_ms"] + gap["silent_ms"] - spoke) <= 20
+    assert call.report["stalls"] == []  # the brain answered the turn: it opened a unit
 
 
-async def test_a_unit_never_ended_plays_out_and_is_closed_within_5_s(tmp_path: Path) -> None:
-    call = await scripted("never_ends", tmp_path)
-    chunk = call.frame_time("in", "speech_chunk", after=call.frame_time("out", "user_message"))
-    (timeout,) = call.errors("TIMEOUT")
-    assert timeout["t_ms"] - chunk <= ANSWER_WITHIN_MS
-    assert call.unit(2).bracket is Bracket.TIMED_OUT
-    assert spoken(call)[1:] == [(2, "played", "This unit never ends."), (3, "played", ANSWER)]
+async def test_a_unit_never_ended_plays_and_stays_open_until_the_caller_cuts_in(
+    tmp_path: Path,
+) -> None:
+    """A unit with a sentence and no SpeechEnd plays what it can; the unit stays open (the
+    runtime closes no bracket) until the caller barges in, and its Finalize is what played."""
+    script = TWO_LINES.replace('say = "Are you still there?"', CUT_IN_AT_THE_END)
+    call = await scripted("never_ends", tmp_path, script)
+    assert call.report["errors"] == []
+    assert call.unit(2).bracket is Bracket.OPEN
+    assert spoken(call)[1:] == [(2, "barged", "This unit never"), (3, "played", ANSWER)]
 
 
 async def test_a_flood_of_20000_chunks_is_taken_as_it_comes() -> None:

@@ -26,6 +26,8 @@ from sandbox.call.effects import (
     ConfigApplied,
     ConfigRejected,
     CutPlayout,
+    DeadAir,
+    DeadAirEnded,
     Effect,
     FrameDropped,
     ListenWith,
@@ -43,6 +45,7 @@ from sandbox.call.effects import (
 from sandbox.call.idle import IdleTimer
 from sandbox.call.ledger import (
     BackchannelRecord,
+    DeadAirRecord,
     Ledger,
     LedgerView,
     StallRecord,
@@ -72,13 +75,12 @@ GREETING_WAIT_MS = 2_000
 #: A brain that has sent no frame at all this long after SessionStart is reported stalled
 #: on turn 1 ("Silence reads as failure": the wire's first principle); the call goes on.
 SILENT_BRAIN_MS = 4_000
-#: An open unit the brain sends nothing for this long is closed by Voqalize where its text
-#: stops, as the brain's End closes one: it plays out, gets its one Finalize, and the floor
-#: goes back to the caller. The brain is told with a non-fatal TIMEOUT Error (the report's
-#: ``errors`` keep it); what it sends for that unit afterwards is ignored, as after a
-#: SpeechCancel. The wire names no stall
-#: limit; an open unit left silent is dead air the caller cannot end but by talking.
-UNIT_STALL_MS = 4_000
+#: Dead air inside an open unit this long is shown and recorded (see ``CallCore.dead_air``).
+#: Only shown: the wire gives the runtime no rule that closes a unit ("Every SpeechStart is
+#: closed by a SpeechEnd or a SpeechCancel", both the brain's), and awaiting a tool between
+#: two chunks is how a brain says a filler, works, then answers. A unit stays open until its
+#: SpeechEnd, a SpeechCancel, a barge-in or the end of the call, however long it is silent.
+DEAD_AIR_MS = 1_000
 #: The most errors one call records, either way. Past it a violation is still dropped but
 #: no Error goes back, and a brain's non-fatal Error is not shown; both are counted
 #: (``CallCore.ledger.errors_uncounted``), so a brain repeating one mistake thousands of times a
@@ -139,6 +141,11 @@ class CallCore:
     _started_ms: int | None = None
     _interrupted: bool = False
     _paused: bool = False  # playout is held while the caller's voice over it is judged
+    #: When the playout last released a word or finished a unit: dead air starts no sooner.
+    _last_sound_ms: int = 0
+    #: The dead air being shown, if any, and since when (see ``dead_air_at``).
+    _gap: DeadAir | None = None
+    _gap_since: int = 0
     _state: CallState | None = None
     _idle: IdleTimer = field(init=False)
 
@@ -390,6 +397,7 @@ class CallCore:
         if not any(u.has_text for u in self._book.unresolved()):
             return []  # nothing is audible: there is nothing to hold
         self._paused = True
+        self._last_sound_ms = now  # the caller's voice: no dead air while it is judged
         self._idle.caller_spoke()
         return [PausePlayout(), *self._settle(now)]
 
@@ -399,6 +407,7 @@ class CallCore:
         if self.ended is not None or not self._paused:
             return []
         self._paused = False
+        self._last_sound_ms = now
         return [ResumePlayout(), *self._settle(now)]
 
     def barge_in(self, now: int) -> list[Effect]:
@@ -486,6 +495,7 @@ class CallCore:
         unit = self._book.get(speech_id)
         if unit is None or unit.fate is not None:
             return []  # a word racing a cut lands after the unit's heard text is fixed
+        self._last_sound_ms = now
         if not unit.cursor.played(word):
             self._ledger.skip_alignment()
         # A playout that reports no samples (the simulated one) starts a word's audio as
@@ -504,9 +514,9 @@ class CallCore:
     def unit_played(self, speech_id: int, now: int) -> list[Effect]:
         """All of a closed unit's audio has been released."""
         unit = self._book.get(speech_id)
-        closed = (Bracket.ENDED, Bracket.TIMED_OUT)
-        if unit is None or unit.fate is not None or unit.bracket not in closed:
+        if unit is None or unit.fate is not None or unit.bracket is not Bracket.ENDED:
             return []
+        self._last_sound_ms = now
         if unit.unspoken:  # stopped at a clause it could not say: heard is what played
             out = self._seal(unit, Fate.UNSPOKEN) + self._flush()
         else:
@@ -555,7 +565,7 @@ class CallCore:
         """When ``tick`` next has something to do, or None."""
         if self.ended is not None:
             return None
-        times = [self._idle.deadline(), self._silence_due(), self._unit_stall_due()]
+        times = [self._idle.deadline(), self._silence_due(), self._dead_air_due()]
         if self._pending is not None and not self._pending.warned:
             times.append(self._pending.due_ms)
         due = [t for t in times if t is not None]
@@ -567,13 +577,29 @@ class CallCore:
             return None
         return self._started_ms + SILENT_BRAIN_MS
 
-    def _open_units(self) -> list[Unit]:
-        return [u for u in self._book.unresolved() if u.bracket is Bracket.OPEN]
+    def dead_air_at(self, now: int) -> DeadAir | None:
+        """The dead air inside an open unit being shown at ``now``, if any, with how long it
+        has lasted: the brain has sent nothing for an open unit and nothing has played for
+        ``DEAD_AIR_MS`` or more."""
+        gap = self._gap
+        return None if gap is None else replace(gap, silent_ms=now - self._gap_since)
 
-    def _unit_stall_due(self) -> int | None:
-        """When the next open unit left silent is closed, if one is open."""
-        due = [u.last_frame_ms + UNIT_STALL_MS for u in self._open_units()]
-        return min(due) if due else None
+    def _quiet(self) -> tuple[Unit, int] | None:
+        """The oldest open unit and since when the line has been quiet on it: since the later
+        of the brain's last frame for an open unit and the last word played. None while no
+        unit is open, or playout is paused (the caller's voice is being judged)."""
+        opened = [u for u in self._book.unresolved() if u.bracket is Bracket.OPEN]
+        if not opened or self._paused:
+            return None
+        since = max(self._last_sound_ms, *(u.last_frame_ms for u in opened))
+        return opened[0], since
+
+    def _dead_air_due(self) -> int | None:
+        """When quiet on an open unit becomes dead air, if it is not already."""
+        quiet = self._quiet()
+        if quiet is None or self._gap is not None:
+            return None
+        return quiet[1] + DEAD_AIR_MS
 
     def tick(self, now: int) -> list[Effect]:
         """Time passed: fire the idle turn or the stall warning when due."""
@@ -586,9 +612,11 @@ class CallCore:
             waited = now - (due - SILENT_BRAIN_MS)  # since SessionStart
             self._ledger.add_stall(StallRecord(now, 1, waited))
             out.append(BrainStalled(1, waited))
-        for unit in self._open_units():
-            if now >= unit.last_frame_ms + UNIT_STALL_MS:
-                out += self._time_out(unit, now)
+        quiet = self._quiet()
+        if quiet is not None and self._gap is None and now >= quiet[1] + DEAD_AIR_MS:
+            unit, since = quiet
+            self._gap, self._gap_since = DeadAir(unit.turn_id, unit.speech_id, now - since), since
+            out.append(self._gap)
         pend = self._pending
         if pend is not None and not pend.warned and now >= pend.due_ms:
             pend.warned = True
@@ -724,10 +752,25 @@ class CallCore:
         voice, a unit with text in play) and whether its wait is held (a unit is in play, or
         an answer to the caller or the greeting is owed; an unanswered idle turn holds
         nothing: see :mod:`sandbox.call.idle`); and the status line hears of a new state."""
+        out = self._gap_ended(now)
         in_play = self._book.unresolved()
         sounding = self._caller_active or any(u.has_text for u in in_play)
         self._idle.settle(now, sounding=sounding, held=self._answer_owed or bool(in_play))
-        return self._state_effects()
+        return out + self._state_effects()
+
+    def _gap_ended(self, now: int) -> list[Effect]:
+        """End the dead air being shown once the line is no longer quiet since it began (the
+        brain sent a frame for an open unit, none is open, or playout paused); record it."""
+        gap = self._gap
+        if gap is None:
+            return []
+        quiet = self._quiet()
+        if quiet is not None and quiet[1] == self._gap_since:
+            return []
+        self._gap = None
+        since, silent = self._gap_since, now - self._gap_since
+        self._ledger.add_dead_air(DeadAirRecord(since, gap.turn_id, gap.speech_id, silent))
+        return [DeadAirEnded(gap.turn_id, gap.speech_id, silent)]
 
     @property
     def _answer_owed(self) -> bool:
@@ -735,18 +778,6 @@ class CallCore:
         not lapsed (an idle turn owes none: see ``_Pending.idle``)."""
         pend = self._pending
         return pend is not None and not pend.warned and not pend.idle
-
-    def _time_out(self, unit: Unit, now: int) -> list[Effect]:
-        """Close an open unit the brain left silent: see UNIT_STALL_MS."""
-        waited = now - unit.last_frame_ms
-        unit.bracket = Bracket.TIMED_OUT
-        words = (
-            f"speech_id {unit.speech_id} (turn {unit.turn_id}) was left open with nothing "
-            f"sent for {waited / 1000:.0f} s; Voqalize closed it where its text stops and "
-            "ignores what comes for it later"
-        )
-        out = self._error_out(now, pb.ERROR_CODE_TIMEOUT, words)
-        return out + self._on_closed(unit) + self._flush()
 
     def _maybe_finish(self, now: int) -> list[Effect]:
         if self._brain_ending and not self._book.unresolved():
@@ -761,6 +792,7 @@ class CallCore:
         for unit in left:
             out += self._seal(unit, Fate.ABANDONED)
         out += self._flush()  # every bracket still gets its one Finalize
+        out += self._gap_ended(now)
         if say_end:
             out.append(SendFrame(envelope(pb.End())))
         self.ended = CallEnded(self.verdict((ended_by, detail)).word, ended_by, detail)

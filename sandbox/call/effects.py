@@ -139,6 +139,27 @@ class BrainStalled:
 
 
 @dataclass(frozen=True)
+class DeadAir:
+    """Dead air mid-unit: unit ``speech_id`` of turn ``turn_id`` is open, and for
+    ``silent_ms`` the brain has sent nothing for it and nothing has played. The runtime does
+    nothing about it (the unit stays open); it is shown while it lasts."""
+
+    turn_id: int
+    speech_id: int
+    silent_ms: int
+
+
+@dataclass(frozen=True)
+class DeadAirEnded:
+    """The dead air :class:`DeadAir` announced is over (the brain sent more for an open
+    unit, or the unit was closed, cut or the call ended) after ``silent_ms``."""
+
+    turn_id: int
+    speech_id: int
+    silent_ms: int
+
+
+@dataclass(frozen=True)
 class ConfigApplied:
     """A Config landed (from the brain or the user); these settings are now in force."""
 
@@ -208,6 +229,8 @@ Notice = (
     | FrameDropped
     | BrainError
     | BrainStalled
+    | DeadAir
+    | DeadAirEnded
     | StepForUnknownTurn
     | ConfigApplied
     | ConfigRejected

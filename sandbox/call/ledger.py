@@ -56,6 +56,17 @@ class StallRecord:
 
 
 @dataclass(frozen=True)
+class DeadAirRecord:
+    """Dead air mid-unit: unit ``speech_id`` of turn ``turn_id`` was open and nothing
+    played, nor came from the brain for it, from ``t_ms`` for ``silent_ms``."""
+
+    t_ms: int
+    turn_id: int
+    speech_id: int
+    silent_ms: int
+
+
+@dataclass(frozen=True)
 class BackchannelRecord:
     """A backchannel over the bot ("uh huh"): never a turn, but part of the conversation.
     ``resumed``: the bot paused for it, then went on."""
@@ -93,6 +104,10 @@ class LedgerView(Protocol):
         """Every time the user was told the brain had not answered."""
 
     @property
+    def dead_air(self) -> Sequence[DeadAirRecord]:
+        """Every stretch of dead air inside an open unit, once it ended."""
+
+    @property
     def timelines(self) -> Mapping[int, Mapping[str, int]]:
         """Each caller turn's latency waterfall by its turn id: stage -> ms on the call's
         clock, in stage order (see :mod:`sandbox.call.waterfall`)."""
@@ -117,6 +132,7 @@ class Ledger:
     _caller_closes: dict[int, str] = field(default_factory=dict)
     _backchannels: list[BackchannelRecord] = field(default_factory=list)
     _stalls: list[StallRecord] = field(default_factory=list)
+    _dead_air: list[DeadAirRecord] = field(default_factory=list)
     _timelines: dict[int, dict[str, int]] = field(default_factory=dict)
     _alignment_skips: int = 0
     _errors_uncounted: int = 0
@@ -143,6 +159,10 @@ class Ledger:
     def add_stall(self, stall: StallRecord) -> None:
         """The user was told the brain is slow."""
         self._stalls.append(stall)
+
+    def add_dead_air(self, gap: DeadAirRecord) -> None:
+        """Dead air inside an open unit ended."""
+        self._dead_air.append(gap)
 
     def open_timeline(self, turn_id: int, marks: Mapping[str, int]) -> None:
         """Caller turn ``turn_id`` was committed: its waterfall starts with ``marks``."""
@@ -199,6 +219,11 @@ class Ledger:
     def stalls(self) -> Sequence[StallRecord]:
         """See :class:`LedgerView`."""
         return list(self._stalls)
+
+    @property
+    def dead_air(self) -> Sequence[DeadAirRecord]:
+        """See :class:`LedgerView`."""
+        return list(self._dead_air)
 
     @property
     def timelines(self) -> Mapping[int, Mapping[str, int]]:

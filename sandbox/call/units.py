@@ -32,7 +32,6 @@ class Bracket(enum.Enum):
     OPEN = "open"  # SpeechStart seen, no SpeechEnd or SpeechCancel yet
     ENDED = "ended"  # closed by SpeechEnd
     CANCELLED = "cancelled"  # closed by the brain's SpeechCancel
-    TIMED_OUT = "timed out"  # closed by Voqalize: nothing came for it for UNIT_STALL_MS
 
 
 class Fate(enum.Enum):
@@ -172,9 +171,8 @@ class UnitBook:
                     "one unit keeps; the rest of its text is dropped"
                 )
             return False
-        if unit.bracket in (Bracket.CANCELLED, Bracket.TIMED_OUT) or unit.fate is not None:
-            # Sent before the brain saw its cut land, for a dead turn, or after Voqalize
-            # closed a unit left open: never spoken.
+        if unit.bracket is Bracket.CANCELLED or unit.fate is not None:
+            # Sent before the brain saw its cut land, or for a dead turn: never spoken.
             unit.discard(text)
             return False
         if not text:
@@ -186,7 +184,7 @@ class UnitBook:
         """A SpeechEnd: the unit whose bracket it closes, or None when there is nothing to
         close (a refused unit, or one the brain already cancelled)."""
         unit = self._bracketed(speech_id, f"SpeechEnd for speech_id {speech_id}, never opened")
-        if unit is None or unit.bracket in (Bracket.CANCELLED, Bracket.TIMED_OUT):
+        if unit is None or unit.bracket is Bracket.CANCELLED:
             return None
         if unit.bracket is Bracket.ENDED:
             raise WireRuleBroken(f"second SpeechEnd for speech_id {speech_id}")

@@ -20,8 +20,11 @@ from sandbox.wire import pb
 
 #: How long the bot must have been quiet before the caller speaks again.
 SETTLE_MS = 400
-#: How long one step may wait for the bot before the script gives up on it.
-STEP_TIMEOUT_S = 30.0
+#: How long one step may wait with nothing from the bot (no text for a unit, no word played)
+#: before the script gives up on it. Counted from the bot's last sign of life, not the step's
+#: start: a brain may await a long tool mid-unit (dead air, shown and recorded), and a long
+#: reply that keeps playing is no reason to give up.
+STEP_TIMEOUT_S = 60.0
 _SLICE_S = 0.05
 
 
@@ -77,6 +80,8 @@ class ScriptRunner:
     _quiet_since: int | None = None
     _words_at_turn: int = 0
     _words_seen: int = 0
+    #: When the bot last showed a sign of life (a unit changed), on the event loop's clock.
+    _alive_at: float = 0.0
 
     def __post_init__(self) -> None:
         self.host.on_effect.append(self._watch)
@@ -92,10 +97,12 @@ class ScriptRunner:
         ):
             self._words_at_turn = self.host.words_played
             self._minted(effect.env)
-        elif isinstance(effect, UnitChanged) and self.host.words_played != self._words_seen:
-            # A word was released just now (a unit also changes when its text grows).
-            self._words_seen = self.host.words_played
-            self.first_audio.setdefault(effect.speech_id, self.host.now())
+        elif isinstance(effect, UnitChanged):
+            self._alive_at = asyncio.get_running_loop().time()
+            if self.host.words_played != self._words_seen:
+                # A word was released just now (a unit also changes when its text grows).
+                self._words_seen = self.host.words_played
+                self.first_audio.setdefault(effect.speech_id, self.host.now())
 
     def _minted(self, env: pb.Envelope) -> None:
         """A turn went out: it belongs to the latest step that mints its kind of turn (a
@@ -198,13 +205,14 @@ class ScriptRunner:
 
     async def _until(self, what: str, predicate: Callable[[], bool], index: int) -> bool:
         """Wake on every event the host handles (and at least every 50 ms, for waits that
-        only time can satisfy); a timeout is noted, never raised."""
+        only time can satisfy); a timeout (``step_timeout_s`` with no sign of life from the
+        bot) is noted, never raised."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.step_timeout_s
+        began = loop.time()
         while not await self.host.wait_for(predicate, _SLICE_S):
             if self.host.core.ended is not None:
                 return False
-            if loop.time() > deadline:
+            if loop.time() > max(began, self._alive_at) + self.step_timeout_s:
                 where = f"step {index}" if index else "end of script"
                 self.notes.append(
                     f"{where}: gave up waiting for {what} after {self.step_timeout_s:.0f} s"

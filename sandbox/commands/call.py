@@ -15,7 +15,7 @@ from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.engine import AudioEngine
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.call.core import CallCore
-from sandbox.call.effects import BrainStalled, CallerShown, ScreenEffect
+from sandbox.call.effects import BrainStalled, CallerShown, DeadAir, DeadAirEnded, ScreenEffect
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, load_script
 from sandbox.caller.script_runner import ScriptRunner, play_through
@@ -41,7 +41,9 @@ from sandbox.record.transcript import (
     BotUnit,
     BrainStall,
     CallerBackchannel,
+    DeadAirGap,
     Entry,
+    dead_air_words,
     frame_entry,
     transcript_line,
 )
@@ -157,6 +159,11 @@ class LiveTranscript:
             self._print(CallerBackchannel(effect.text, effect.resumed))
         elif isinstance(effect, BrainStalled):
             self._print(BrainStall(effect.turn_id, effect.waited_ms))
+        elif isinstance(effect, DeadAir):
+            words = dead_air_words(effect.turn_id, effect.speech_id, effect.silent_ms, lasting=True)
+            print(f"  ⏸ {words}", flush=True)
+        elif isinstance(effect, DeadAirEnded):
+            self._print(DeadAirGap(effect.turn_id, effect.speech_id, effect.silent_ms))
 
     def _print(self, entry: Entry) -> None:
         print(transcript_line(entry), flush=True)

@@ -18,6 +18,7 @@ from sandbox.record.frame_log import FrameLog
 from sandbox.record.report import (
     REPORT_VERSION,
     BackchannelReport,
+    DeadAirReport,
     ErrorReport,
     Report,
     StallReport,
@@ -203,6 +204,9 @@ class Recorder:
                 BackchannelReport(b.t_ms, b.text, b.resumed) for b in ledger.backchannels
             ),
             stalls=tuple(StallReport(s.t_ms, s.turn_id, s.waited_ms) for s in ledger.stalls),
+            dead_air=tuple(
+                DeadAirReport(g.t_ms, g.turn_id, g.speech_id, g.silent_ms) for g in ledger.dead_air
+            ),
             alignment_skips=ledger.alignment_skips,
             errors_uncounted=ledger.errors_uncounted,
             malformed_unkept=self.malformed_unkept,

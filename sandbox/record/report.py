@@ -72,6 +72,16 @@ class BackchannelReport(msgspec.Struct, frozen=True):
     resumed: bool
 
 
+class DeadAirReport(msgspec.Struct, frozen=True):
+    """Dead air inside an open unit: unit ``speech_id`` of turn ``turn_id`` was open and
+    nothing played, nor came from the brain for it, from ``t_ms`` for ``silent_ms``."""
+
+    t_ms: int
+    turn_id: int
+    speech_id: int
+    silent_ms: int
+
+
 class StallReport(msgspec.Struct, frozen=True):
     """The user was told the brain had not answered ``turn_id`` after ``waited_ms``."""
 
@@ -155,6 +165,8 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     errors: tuple[ErrorReport, ...]
     backchannels: tuple[BackchannelReport, ...] | UnsetType = UNSET
     stalls: tuple[StallReport, ...] | UnsetType = UNSET
+    #: Dead air inside open units (a brain awaiting a tool mid-unit), each once it ended.
+    dead_air: tuple[DeadAirReport, ...] | UnsetType = UNSET
     alignment_skips: int
     errors_uncounted: int | UnsetType = UNSET
     malformed_unkept: int | UnsetType = UNSET

@@ -99,7 +99,25 @@ class BrainStall:
     waited_ms: int
 
 
-Entry = CallerLine | IdleNudge | FloorTaken | BotUnit | CallerBackchannel | WireError | BrainStall
+@dataclass(frozen=True)
+class DeadAirGap:
+    """Dead air inside an open unit: the brain sent nothing for it and nothing played."""
+
+    turn_id: int
+    speech_id: int
+    silent_ms: int
+
+
+Entry = (
+    CallerLine
+    | IdleNudge
+    | FloorTaken
+    | BotUnit
+    | CallerBackchannel
+    | WireError
+    | BrainStall
+    | DeadAirGap
+)
 
 
 def transcript(report: Report) -> list[Entry]:
@@ -108,7 +126,10 @@ def transcript(report: Report) -> list[Entry]:
     units = {u.speech_id: u for u in report.units}
     asides = sorted(
         [(b.t_ms, CallerBackchannel(b.text, b.resumed)) for b in report.backchannels or ()]
-        + [(s.t_ms, BrainStall(s.turn_id, s.waited_ms)) for s in report.stalls or ()],
+        + [(s.t_ms, BrainStall(s.turn_id, s.waited_ms)) for s in report.stalls or ()]
+        + [
+            (g.t_ms, DeadAirGap(g.turn_id, g.speech_id, g.silent_ms)) for g in report.dead_air or ()
+        ],
         key=lambda pair: pair[0],
     )
     out: list[Entry] = []
@@ -166,6 +187,8 @@ def transcript_line(entry: Entry) -> str:
             return f"  ✖ {who} {visible(code)}{fatality}: {visible(message)}"
         case BrainStall(turn_id=turn, waited_ms=waited):
             return f"  ⚠ {stall_words(turn, waited)}"
+        case DeadAirGap(turn_id=turn, speech_id=sid, silent_ms=silent):
+            return f"  ⏸ {dead_air_words(turn, sid, silent, lasting=False)}"
         case BotUnit():
             # Quoted, so the heard text's end shows where the cut fell.
             line = f"  bot     [unit {entry.speech_id}, turn {entry.turn_id}] {quoted(entry.heard)}"
@@ -173,6 +196,18 @@ def transcript_line(entry: Entry) -> str:
                 line += f"   {entry.cut_mark}\n          unheard {quoted(entry.unheard)}"
                 line += f" ({entry.fate_words})"
             return line
+
+
+def dead_air_words(turn_id: int, speech_id: int, silent_ms: int, *, lasting: bool) -> str:
+    """What dead air inside an open unit is called, while it ``lasting`` or once it ended.
+    The unit stays open: a brain awaiting a tool mid-unit is within the wire's rules."""
+    where = f"(turn {turn_id}, unit {speech_id})"
+    if lasting:
+        return f"the brain has been silent mid-sentence for {silent_ms // 1000} s {where}"
+    return (
+        f"the brain was silent mid-sentence for {silent_ms / 1000:.1f} s {where}: dead air "
+        "the caller heard"
+    )
 
 
 def stall_words(turn_id: int, waited_ms: int) -> str:

@@ -23,6 +23,8 @@ from sandbox.call.effects import (
     CallState,
     ConfigApplied,
     ConfigRejected,
+    DeadAir,
+    DeadAirEnded,
     FrameDropped,
     Notice,
     ProtocolViolation,
@@ -39,6 +41,7 @@ from sandbox.record.record_text import finding_line, value_line
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.session_words import SESSION_OPENED
 from sandbox.record.store import StoredEvent, StoredFrame
+from sandbox.record.unit_fates import FateReader
 
 #: Notices by the kind the host stored them under.
 _NOTICES: dict[str, type[Notice]] = {
@@ -46,6 +49,8 @@ _NOTICES: dict[str, type[Notice]] = {
     "frame_dropped": FrameDropped,
     "brain_error": BrainError,
     "brain_stalled": BrainStalled,
+    "dead_air": DeadAir,
+    "dead_air_ended": DeadAirEnded,
     "step_for_unknown_turn": StepForUnknownTurn,
     "config_rejected": ConfigRejected,
     "app_frame_refused": AppFrameRefused,
@@ -94,10 +99,15 @@ class View:
     entries: list[int | Shown] = field(default_factory=list)
     frames: list[FrameRecord] = field(default_factory=list)
     state: str = CallState.CONNECTING
-    watermark: int = 0
     settings: str = ""
-    cancelled_floor: set[int] = field(default_factory=set)  # units a SpeechCancel cut
     unspoken: dict[int, str] = field(default_factory=dict)  # units playout could not speak
+    #: Each unit's fate as the core sealed it, read off the same frames.
+    fates: FateReader = field(default_factory=FateReader)
+
+    @property
+    def watermark(self) -> int:
+        """The barge-in watermark as of the replay's moment."""
+        return self.fates.watermark
 
 
 @dataclass
@@ -184,6 +194,7 @@ def _apply(view: View, moment: Moment, changes: Changes) -> None:
 
 
 def _frame(view: View, frame: FrameRecord, changes: Changes) -> None:
+    view.fates.frame(frame)
     f, sid = frame.fields, int(frame.fields.get("speech_id", 0))
     unit = view.units.get(sid)
     if frame.dir == "in" and frame.type == "speech_start" and unit is None:
@@ -192,8 +203,6 @@ def _frame(view: View, frame: FrameRecord, changes: Changes) -> None:
         view.entries.append(sid)
         changes.entries.append(sid)
     elif unit is None:
-        if frame.dir == "out" and frame.type == "interruption":
-            view.watermark = max(view.watermark, int(f.get("through_turn", 0)))
         return
     elif frame.dir == "in" and frame.type == "speech_chunk":
         if unit.fate is None and unit.bracket is Bracket.OPEN:
@@ -202,35 +211,26 @@ def _frame(view: View, frame: FrameRecord, changes: Changes) -> None:
             unit.discarded.append(str(f.get("text", "")))
     elif frame.dir == "in" and frame.type == "speech_end":
         unit.bracket = Bracket.ENDED if unit.bracket is Bracket.OPEN else unit.bracket
-    elif frame.dir == "in" and frame.type == "speech_cancel":
-        view.cancelled_floor.update(u.speech_id for u in view.units.values() if u.fate is None)
     elif frame.dir == "out" and frame.type == "finalize":
-        unit.finalized = True
-        unit.fate = _fate(view, unit, str(f.get("heard_text", "")))
+        _finalized(view, unit, str(f.get("heard_text", "")))
     changes.units.append(sid)
 
 
-def _fate(view: View, unit: Unit, heard: str) -> Fate:
-    """How a unit ended, read off the wire: what it heard, and what cut it. The Finalize's
-    heard text is the record's word (a word played in the same millisecond as the cut may
+def _finalized(view: View, unit: Unit, heard: str) -> None:
+    """A unit's Finalize went out: its fate is the one the core sealed, and its heard text
+    the Finalize's, the record's word (a word played in the same millisecond as the cut may
     sort after it): the cursor is brought to it."""
+    unit.finalized = True
     if heard != unit.heard:
         cursor = HeardCursor()
         cursor.extend(unit.relayed)
         for word in heard.split():
             cursor.played(word)
         unit.cursor = cursor
-    if unit.speech_id in view.unspoken:
-        unit.unspoken = view.unspoken[unit.speech_id]
-        return Fate.UNSPOKEN
-    if not unit.relayed:
-        return Fate.SILENT if unit.bracket is Bracket.ENDED else Fate.CANCELLED
-    if heard == unit.relayed:
+    unit.unspoken = view.unspoken.get(unit.speech_id, "")
+    unit.fate = view.fates.fate(unit.speech_id)
+    if unit.fate is Fate.PLAYED:
         unit.cursor.played_all()
-        return Fate.PLAYED
-    if unit.speech_id in view.cancelled_floor:
-        return Fate.CANCELLED
-    return Fate.BARGED if unit.turn_id <= view.watermark else Fate.ABANDONED
 
 
 def _event(view: View, event: StoredEvent, changes: Changes) -> None:
@@ -246,9 +246,10 @@ def _event(view: View, event: StoredEvent, changes: Changes) -> None:
         # unsaid comes while the unit still plays, and its Finalize reads it from the view.
         sid, reason = int(data.get("speech_id", 0)), str(data.get("reason", ""))
         view.unspoken[sid] = reason
+        view.fates.unspoken(sid)
         unit = view.units.get(sid)
         if unit is not None and unit.finalized:
-            unit.fate, unit.unspoken = Fate.UNSPOKEN, reason
+            unit.fate, unit.unspoken = view.fates.fate(sid), reason
             changes.units.append(sid)
         if kind == "clause_unsaid":
             said = str(data.get("text", ""))

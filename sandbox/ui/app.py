@@ -28,6 +28,8 @@ from sandbox.call.effects import (
     CallerIdle,
     CallerShown,
     CallState,
+    DeadAir,
+    DeadAirEnded,
     Notice,
     StateChanged,
     ToApp,
@@ -36,6 +38,7 @@ from sandbox.call.effects import (
 from sandbox.host.session import CallHost
 from sandbox.record.plain_text import visible
 from sandbox.record.session_words import brain_name
+from sandbox.record.transcript import dead_air_words
 from sandbox.ui import panes
 from sandbox.ui.keys import HELP_ROWS, KEYS
 from sandbox.ui.latency import LatencyTracker
@@ -71,6 +74,8 @@ WIRE_KEEPS = 200
 FRAMES_EVERY_S = 0.1
 #: How often the microphone meter is redrawn when audio is real.
 METER_INTERVAL_S = 0.1
+#: How often the status line counts on dead air inside an open unit.
+DEAD_AIR_INTERVAL_S = 0.5
 #: Signals that end the call as ctrl+q does (hang up, Finalize what played, close the
 #: session): ``kill``, a closed terminal, and Ctrl-C where it arrives as a signal.
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
@@ -121,6 +126,7 @@ class SandboxApp(PlainApp[Path | None]):
         self.status.show(state="starting", meter=self._meter())
         if audio.real:
             self.set_interval(METER_INTERVAL_S, self._show_meter)
+        self.set_interval(DEAD_AIR_INTERVAL_S, self._show_dead_air)
         self.say.focus()
         loop = asyncio.get_running_loop()
         for number in QUIT_SIGNALS:
@@ -189,6 +195,9 @@ class SandboxApp(PlainApp[Path | None]):
                 if heard and self.latency.word_heard(unit.speech_id, message.t_ms):
                     self._show_latency()
         elif isinstance(effect, CallerShown | CallerIdle | Notice | CallEnded):
+            if isinstance(effect, DeadAir | DeadAirEnded):  # the status line says it too
+                self.status.show(state=host.core.state)
+                self._show_dead_air()
             line, alarm = shown_text(effect)
             self.conversation.add_line(line)
             if alarm is not None:
@@ -391,6 +400,14 @@ class SandboxApp(PlainApp[Path | None]):
 
     def _show_meter(self) -> None:
         self.status.show(meter=self._meter())
+
+    def _show_dead_air(self) -> None:
+        """While an open unit is dead air, the status line says so and counts it on."""
+        host = self.host
+        gap = host.core.dead_air_at(host.now()) if host is not None and self._showing else None
+        if gap is not None:
+            words = dead_air_words(gap.turn_id, gap.speech_id, gap.silent_ms, lasting=True)
+            self.status.show(state=words)
 
     def _show_latency(self) -> None:
         last = self.latency.last

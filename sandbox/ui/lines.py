@@ -22,6 +22,8 @@ from sandbox.call.effects import (
     CallerShown,
     ConfigApplied,
     ConfigRejected,
+    DeadAir,
+    DeadAirEnded,
     FrameDropped,
     Notice,
     ProtocolViolation,
@@ -29,7 +31,7 @@ from sandbox.call.effects import (
 )
 from sandbox.call.units import Fate, Unit
 from sandbox.record.plain_text import visible
-from sandbox.record.transcript import CRASHED_WORDS, stall_words
+from sandbox.record.transcript import CRASHED_WORDS, dead_air_words, stall_words
 
 #: Fates whose unheard remainder was cut off rather than merely not played yet.
 _CUT = frozenset(
@@ -145,6 +147,11 @@ def notice_words(notice: Notice) -> tuple[str, str]:
             return ("error" if fatal else "warning"), f"brain error {code}: {message}"
         case BrainStalled(turn_id=turn, waited_ms=waited):
             return "warning", stall_words(turn, waited)
+        case DeadAir(turn_id=turn, speech_id=sid, silent_ms=silent):
+            # Noticed once; the status line counts it on while it lasts.
+            return "warning", dead_air_words(turn, sid, silent, lasting=True)
+        case DeadAirEnded(turn_id=turn, speech_id=sid, silent_ms=silent):
+            return "warning", dead_air_words(turn, sid, silent, lasting=False)
         case StepForUnknownTurn(turn_id=turn, kind=kind, name=name):
             return "warning", (
                 f"TurnStep {kind} {name!r} names turn {turn}, which was never minted "
