@@ -36,20 +36,31 @@ def latency_lines(report: Report) -> list[str]:
     table.add_column("turn", justify="right")
     for stage in stages:
         table.add_column(stage.replace("_", " "), justify="right")
+    gaps: dict[int, int] = {}  # dead air inside the turn's units, after its first audio
+    for gap in report.dead_air or ():
+        gaps[gap.turn_id] = gaps.get(gap.turn_id, 0) + gap.silent_ms
+    if gaps:
+        table.add_column("dead air", justify="right")
     for turn_id, marks in rows:
-        table.add_row(str(turn_id), *(_ms(marks.get(stage)) for stage in stages))
+        cells = [_ms(marks.get(stage)) for stage in stages]
+        table.add_row(str(turn_id), *cells, *([_ms(gaps.get(turn_id))] if gaps else []))
     table.add_row()  # a blank line between the turns and their percentiles
     for name, fraction in (("p50", 0.5), ("p90", 0.9)):
         cells = []
         for stage in stages:
             values = [marks[stage] for _, marks in rows if stage in marks]
             cells.append(_ms(percentile(values, fraction) if values else None))
-        table.add_row(name, *cells)
+        table.add_row(name, *cells, *([""] if gaps else []))
     head = (
         "latency: ms after each turn's caller voice end (a turn with none, typed or "
         "simulated, counts from its first stage); - not reached or not measured"
     )
     legend = [f"  {stage.replace('_', ' ')}: {words}" for stage, words in STAGES.items()]
+    if gaps:
+        legend.append(
+            "  dead air: ms inside the turn's open units with nothing played or sent (a brain "
+            "awaiting a tool mid-unit), after its first audio"
+        )
     return [head, "", *table_lines(table), "", "stages:", *legend]
 
 

@@ -101,11 +101,13 @@ class BrainStall:
 
 @dataclass(frozen=True)
 class DeadAirGap:
-    """Dead air inside an open unit: the brain sent nothing for it and nothing played."""
+    """Dead air inside an open unit: the brain sent nothing for it and nothing played, from
+    ``t_ms`` for ``silent_ms``."""
 
     turn_id: int
     speech_id: int
     silent_ms: int
+    t_ms: int = 0
 
 
 Entry = (
@@ -128,7 +130,8 @@ def transcript(report: Report) -> list[Entry]:
         [(b.t_ms, CallerBackchannel(b.text, b.resumed)) for b in report.backchannels or ()]
         + [(s.t_ms, BrainStall(s.turn_id, s.waited_ms)) for s in report.stalls or ()]
         + [
-            (g.t_ms, DeadAirGap(g.turn_id, g.speech_id, g.silent_ms)) for g in report.dead_air or ()
+            (g.t_ms, DeadAirGap(g.turn_id, g.speech_id, g.silent_ms, g.t_ms))
+            for g in report.dead_air or ()
         ],
         key=lambda pair: pair[0],
     )

@@ -33,7 +33,15 @@ from sandbox.record.session_words import (
     shown_brain,
 )
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent
-from sandbox.record.transcript import BotUnit, CallerLine, FloorTaken, IdleNudge, transcript
+from sandbox.record.transcript import (
+    BotUnit,
+    CallerLine,
+    DeadAirGap,
+    FloorTaken,
+    IdleNudge,
+    dead_air_words,
+    transcript,
+)
 
 #: One waveform point per this many milliseconds.
 PEAK_MS = 20
@@ -67,6 +75,9 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
             case IdleNudge(turn_id=turn, level=level):
                 at = said_at.get(turn, 0)
                 entries.append({"kind": "idle", "turn": turn, "level": level, "t_ms": at})
+            case DeadAirGap(turn_id=turn, speech_id=sid, silent_ms=silent, t_ms=at):
+                words = dead_air_words(turn, sid, silent, lasting=False)
+                entries.append({"kind": "dead-air", "text": f"⏸ {words}", "t_ms": at})
             case FloorTaken():
                 pass  # a marker on the timeline, below
             case BotUnit():
@@ -142,8 +153,10 @@ def _unit(
 def _waterfalls(report: Report) -> list[dict[str, Any]]:
     """Each caller turn's latency waterfall: its text, when its first stage happened on the
     call's clock (a click seeks there), whether it counts from the caller's voice end, and
-    each stage it reached with its ms after that first stage."""
+    each stage it reached with its ms after that first stage; and the dead air inside its
+    units (a brain awaiting a tool mid-unit), which comes after the first audio."""
     said = {e.turn_id: e.text for e in transcript(report) if isinstance(e, CallerLine)}
+    gaps = report.dead_air or ()
     out = []
     for turn in report.turns or ():
         ordered = in_order(turn.timeline)
@@ -158,6 +171,11 @@ def _waterfalls(report: Report) -> list[dict[str, Any]]:
                 "stages": [
                     {"stage": stage, "label": STAGES[stage], "ms": ms}
                     for stage, ms in from_start(ordered).items()
+                ],
+                "dead_air": [
+                    {"speech_id": g.speech_id, "ms": g.silent_ms}
+                    for g in gaps
+                    if g.turn_id == turn.turn_id
                 ],
             }
         )
@@ -209,6 +227,10 @@ def _markers(frames: list[Any], events: list[Any]) -> list[dict[str, Any]]:
         if event.kind == "caller_shown" and event.data.get("kind") == "backchannel":
             text = str(event.data.get("text", ""))
             marks.append({"t_ms": event.t_ms, "kind": "backchannel", "label": f"~ {text}"})
+        elif event.kind == "dead_air_ended":
+            silent = int(event.data.get("silent_ms", 0))
+            label = f"⏸ dead air {silent / 1000:.1f} s"
+            marks.append({"t_ms": event.t_ms - silent, "kind": "dead-air", "label": label})
     return sorted(marks, key=lambda m: m["t_ms"])
 
 

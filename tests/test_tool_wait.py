@@ -1,0 +1,170 @@
+"""A brain that awaits a tool mid-unit, as the SDK's own pattern has it, is heard whole.
+
+The wire (001, "Invariants"): "Every SpeechStart is closed by a SpeechEnd or a SpeechCancel",
+both the brain's; and ("What the SDK makes of it") "Awaiting between yields is how a tool call
+sits between two things the brain says." So the runtime closes no unit, sends no Error, and
+the caller hears the filler, dead air, then the answer. The dead air is shown while it lasts
+(``sandbox call``, the app's status line) and kept (the report's ``dead_air``, ``sessions
+show``, its latency table and the exported page). Each test serves the brain from its own file
+with ``sandbox brain`` and calls it with ``sandbox call`` or ``sandbox run``, as an author would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from brain_process import reported_call, run, serving
+from caller_audio import stretches
+from ui_tmux import sandbox_run
+
+from sandbox.audio.stt import Transcriber
+from sandbox.paths import HOME_ENV
+
+FILLER = "Let me check that for you. "
+ANSWER = "Your order ships tomorrow."
+BRAIN = """\
+import asyncio
+import json
+
+from sandbox.sdk import Brain, SpeechChunk, SpeechEnd, SpeechStart
+
+
+class ToolBrain(Brain):
+    async def greet(self, session):
+        return "Hello."
+
+    async def on_user_message(self, session, msg):
+        yield SpeechStart()
+        yield SpeechChunk({filler!r})
+        await asyncio.sleep({wait_s})  # the order lookup
+        yield SpeechChunk({answer!r})
+        yield SpeechEnd()
+
+    async def on_finalize(self, session, fin):
+        with open({log!r}, "a") as out:
+            out.write(json.dumps({{"heard": fin.heard, "generated": fin.generated,
+                                  "interrupted": fin.interrupted}}) + "\\n")
+"""
+ASK = 'ms_per_word = 100\n[[step]]\nsay = "Where is my order?"\n[[step]]\nend = true\n'
+
+
+def served_brain(tmp_path: Path, wait_s: int) -> tuple[Path, Path]:
+    """The brain's folder (``toolbrain.py`` in it) and the file its ``on_finalize`` logs to."""
+    log = tmp_path / "finalized.jsonl"
+    source = BRAIN.format(filler=FILLER, answer=ANSWER, wait_s=wait_s, log=str(log))
+    (tmp_path / "toolbrain.py").write_text(source)
+    return tmp_path, log
+
+
+def finalized(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def assert_heard_whole(report: dict[str, Any], log: Path, wait_s: int) -> dict[str, Any]:
+    """The reply's one unit played whole, the brain was told so, nothing was sent to it
+    about the wait, and the dead air was kept: returns that dead air's entry."""
+    reply = report["units"][1]
+    assert reply["heard"] == reply["generated"] == FILLER + ANSWER
+    assert reply["fate"] == "played" and report["errors"] == []
+    assert finalized(log)[-1] == {
+        "heard": FILLER + ANSWER,
+        "generated": FILLER + ANSWER,
+        "interrupted": False,
+    }
+    (gap,) = report["dead_air"]
+    assert (gap["turn_id"], gap["speech_id"]) == (2, reply["speech_id"])
+    # From the filler's last word (it plays first) to the answer's chunk.
+    assert wait_s * 1000 - 3_000 <= gap["silent_ms"] <= wait_s * 1000 + 500, gap
+    assert report["stalls"] == [] and report["outcome"] != "not_reached"
+    return dict(gap)
+
+
+@pytest.mark.parametrize("wait_s", [5, pytest.param(30, marks=pytest.mark.slow)])
+def test_a_tool_wait_mid_unit_is_heard_whole_in_a_simulated_call(
+    tmp_path: Path, wait_s: int
+) -> None:
+    folder, log = served_brain(tmp_path, wait_s)
+    home = tmp_path / "home"
+    with serving(folder, home, "./toolbrain.py:ToolBrain") as (url, _proc):
+        done, report = reported_call(folder, home, ASK, "--brain", url)
+    assert done.returncode == 0, done.stdout + done.stderr
+    gap = assert_heard_whole(report, log, wait_s)
+    sid = gap["speech_id"]
+    # Said while it lasts, then with its length.
+    assert f"the brain has been silent mid-sentence for 1 s (turn 2, unit {sid})" in done.stdout
+    assert f"the brain was silent mid-sentence for {gap['silent_ms'] / 1000:.1f} s" in done.stdout
+    assert "TIMEOUT" not in done.stdout
+    session = report["session_id"]
+    shown = run(folder, home, "sessions", "show", session[:8])
+    assert (
+        f"⏸ the brain was silent mid-sentence for {gap['silent_ms'] / 1000:.1f} s" in shown.stdout
+    )
+    latency = run(folder, home, "sessions", "show", session[:8], "--latency")
+    assert "dead air" in latency.stdout and str(gap["silent_ms"]) in latency.stdout
+    page = folder / "call.html"
+    exported = run(folder, home, "export", session[:8], "--html", str(page))
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    html = page.read_text()
+    assert f"dead air {gap['silent_ms'] / 1000:.1f} s" in html  # the timeline's mark
+    assert "the brain was silent mid-sentence" in html  # the conversation's line
+
+
+@pytest.mark.audio
+@pytest.mark.parametrize("wait_s", [5, pytest.param(30, marks=pytest.mark.slow)])
+def test_a_tool_wait_mid_unit_is_heard_whole_through_the_speaker(
+    tmp_path: Path,
+    wait_s: int,
+    pulse: ModuleType,
+    transcriber: Transcriber,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Real audio: the caller's line spoken into the microphone path, Whisper, Piper and the
+    playout clock on PulseAudio's virtual speaker, whose monitor is recorded outside the app
+    and transcribed: both halves of the reply came out of the speaker."""
+    folder, log = served_brain(tmp_path, wait_s)
+    home = tmp_path / "home"
+    for key, value in pulse.env().items():
+        monkeypatch.setenv(key, value)
+    recording = tmp_path / "speaker.wav"
+    with (
+        serving(folder, home, "./toolbrain.py:ToolBrain") as (url, _proc),
+        pulse.record_speaker(recording, rate=16000),
+    ):
+        done, report = reported_call(folder, home, ASK, "--brain", url, "--audio", "real")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert_heard_whole(report, log, wait_s)
+    assert "silent mid-sentence" in done.stdout, done.stdout
+    samples, _rate = pulse.read_wav(recording)
+    said = " ".join(transcriber.transcribe(s, language="en").text for s in stretches(samples))
+    # tiny.en reads Piper's "ships" as "sets" at times: the answer's other words say it played.
+    assert "check that for you" in said.lower() and "order" in said.lower(), said
+    assert said.lower().rstrip(" .").endswith("tomorrow"), said
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_the_apps_status_line_counts_the_dead_air_while_it_lasts(tmp_path: Path) -> None:
+    folder, log = served_brain(tmp_path, 6)
+    home = tmp_path / "home"
+    args = ["--typed", "--ms-per-word", "100", "--idle-ms", "0"]
+    with (
+        serving(folder, home, "./toolbrain.py:ToolBrain") as (url, _proc),
+        sandbox_run([*args, "--brain", url], {HOME_ENV: str(home)}) as term,
+    ):
+        term.wait_for(lambda s: "greeting · played" in s, "the greeting", timeout_s=60)
+        term.keys("Where is my order?", "Enter")
+        first = term.wait_for(lambda s: "silent mid-sentence for" in s, "the dead air notice")
+        counted = re.compile(r"the brain has been silent mid-sentence for ([2-9]) s")
+        later = term.wait_for(lambda s: counted.search(s) is not None, "the count to go on")
+        assert "(turn 2, unit" in first and "TIMEOUT" not in later
+        done = term.wait_for(lambda s: "ships tomorrow" in s, "the answer after the tool")
+        assert "the brain was silent mid-sentence for" in done  # the conversation keeps it
+        assert not counted.search(term.wait_for(lambda s: "listening" in s, "the bot to finish"))
+        term.keys("C-q")
+        term.wait_for(lambda s: "EXIT=0" in s, "the app to exit")
+    assert finalized(log)[-1]["interrupted"] is False
