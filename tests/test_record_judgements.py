@@ -82,7 +82,9 @@ def test_a_read_back_is_undecided_while_it_plays_or_before_the_caller_answers() 
         ("not quite", CORRECTED),
         ("actually it ends in one", CORRECTED),
         ("that's not right", CORRECTED),
+        ("it's oh seven seven double four five six seven eight nine one", CORRECTED),
         ("what are your opening hours?", UNCONFIRMED),
+        ("can I give you my work number too, 020 7946 0958?", UNCONFIRMED),
     ],
 )
 def test_how_a_caller_answers_a_read_back(line: str, status: str) -> None:
@@ -117,8 +119,12 @@ def test_below_the_floor_the_record_says_why_and_skips_the_summary() -> None:
 
 
 @pytest.mark.parametrize(
-    "word", ["sir", "Madam", "love", "Mate", "boss", "buddy", "pal", "darling", "chief"]
-)
+    "word",
+    [
+        "sir", "Madam", "love", "Mate", "boss", "buddy", "pal", "darling", "chief", "Mum",
+        "Mom", "Dad", "Nan", "Gran", "Granny", "Grandad", "Auntie", "Uncle", "Doctor",
+    ],
+)  # fmt: skip
 def test_a_form_of_address_is_never_a_name(word: str) -> None:
     assert is_form_of_address(word)
     assert introduced(f"call me {word}") is None and refused(f"call me {word}") == word
@@ -133,6 +139,9 @@ def test_a_form_of_address_is_never_a_name(word: str) -> None:
         ("Priya speaking", "Priya"),
         ("I'm fine thanks", None),
         ("It's Tuesday", None),
+        ("Hi, it's Mum here.", None),
+        ("This is London calling", None),
+        ("I'm retired", None),
     ],
 )
 def test_the_name_a_caller_gives(line: str, name: str | None) -> None:

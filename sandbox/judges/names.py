@@ -19,6 +19,16 @@ FORMS_OF_ADDRESS = frozenset(
         "bro", "fella", "lad", "lass", "son", "sport", "champ", "folks", "petal", "duck",
         "pet", "my", "gentlemen", "ladies", "everyone", "there", "all", "guys", "caller",
         "customer", "lady", "gent", "squire", "cock", "chap", "doll", "sugar", "kid",
+        # kin, as a family addresses them and a caller names themself: "Hi, it's Mum here"
+        "mum", "mom", "mummy", "mommy", "mama", "mamma", "momma", "ma", "mother", "dad",
+        "daddy", "da", "pa", "papa", "pop", "pops", "father", "nan", "nana", "nanna",
+        "nanny", "gran", "granny", "grandma", "grandmother", "grandpa", "grandad",
+        "granddad", "grandfather", "gramps", "grampa", "nonna", "nonno", "oma", "opa",
+        "auntie", "aunty", "aunt", "uncle", "sis", "sister", "brother", "daughter", "cousin",
+        "niece", "nephew", "wife", "husband", "hubby", "partner", "grandson",
+        "granddaughter", "stepmum", "stepmom", "stepdad",
+        # roles people are addressed by: "Thanks, Doctor" ("Doctor Patel" keeps its name)
+        "doctor", "doc", "nurse", "officer", "captain", "coach", "sarge", "teacher",
     }
 )  # fmt: skip
 #: Capitalised words after "Thanks," that are never a name.
@@ -43,9 +53,9 @@ _VOCATIVE = re.compile(
 )
 #: Words that follow an opener ("call me", "I'm", "my name is") without being a name: time
 #: and place words, pronouns, negations, fillers, the states people say they are in, what
-#: they say they are doing, and proper words that are not people (days, months, holidays,
-#: nationalities, faiths). Rather no name than a wrong one: a real name on this list is
-#: lost, and the caller is asked again next time.
+#: they say they are doing, who they are to a business, and proper words that are not
+#: people (days, months, holidays, nationalities, faiths, places). Rather no name than a
+#: wrong one: a real name on this list is lost, and the caller is asked again next time.
 _NEVER_GIVEN = _NOT_NAMES | frozenset(
     {
         # when and where: "call me back tomorrow", "call me later", "call me at home"
@@ -75,13 +85,32 @@ _NEVER_GIVEN = _NOT_NAMES | frozenset(
         "easy", "difficult", "unusual", "complicated", "spelled", "spelt", "same", "right",
         "wrong", "correct", "sick", "ill", "late", "early", "away",
         "crazy", "mad", "stupid", "silly", "old-fashioned", "anything",
-        "everything", "something", "cold", "hot", "true", "real",
+        "everything", "something", "cold", "hot", "true", "real", "hungry", "thirsty",
+        "retired", "upset", "angry", "annoyed", "frustrated", "disappointed", "furious",
+        "unhappy", "sad", "scared", "nervous", "anxious", "stressed", "excited", "pleased",
+        "delighted", "grateful", "pregnant", "unemployed", "disabled", "deaf", "blind",
+        "married", "divorced", "single", "widowed", "elderly", "stuck", "desperate",
+        "embarrassed", "unwell", "poorly", "better", "worse", "outside", "abroad", "local",
+        "nearby", "self-employed", "freelance", "struggling", "annoying", "starving",
+        # who they are to a business, not a name: "Hi, it's Reception", "This is Security"
+        "reception", "receptionist", "security", "neighbour", "neighbor", "landlord",
+        "landlady", "tenant", "manager", "management", "accounts", "billing", "admin",
+        "maintenance", "housekeeping", "dispatch",
         # proper words that are not people
         "christmas", "easter", "halloween", "xmas", "british", "english", "irish",
         "scottish", "welsh", "american", "canadian", "australian", "indian", "pakistani",
         "chinese", "japanese", "german", "french", "spanish", "italian", "polish",
         "dutch", "swedish", "african", "european", "asian", "muslim", "christian",
         "catholic", "jewish", "hindu", "sikh", "buddhist", "vegan", "vegetarian",
+        # places that are not also given names ("This is London calling"); Paris, Sydney,
+        # Florence, Chelsea, Austin and the like are, and are left to the caller
+        "london", "manchester", "birmingham", "leeds", "liverpool", "glasgow", "edinburgh",
+        "cardiff", "belfast", "dublin", "bristol", "newcastle", "sheffield", "nottingham",
+        "leicester", "coventry", "oxford", "cambridge", "brighton", "york", "england",
+        "scotland", "wales", "britain", "ireland", "europe", "america", "canada",
+        "australia", "germany", "france", "spain", "italy", "poland", "berlin", "tokyo",
+        "madrid", "amsterdam", "toronto", "chicago", "seattle", "moscow", "mumbai", "delhi",
+        "lagos", "nairobi", "singapore", "dubai",
         # before "speaking" without being who speaks: "Generally speaking", "Am I speaking"
         "am", "is", "are", "was", "were", "be", "been", "do", "does", "did", "can",
         "could", "will", "would", "should", "shall", "might", "must", "has", "had",

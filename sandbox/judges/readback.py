@@ -3,9 +3,11 @@
 Judged on heard text: the next two bot units after the caller's line are searched in what
 the caller *heard* of them (each unit's Finalize prefix). A read-back the brain generated
 but the caller cut off before the value was heard is ``not_heard``, never ``confirmed``.
-When it was heard, the caller's next line decides: agreement (``confirmed``), a "no" or a
-different value of the same kind (``corrected``), or neither (``unconfirmed``). A value
-nobody read back is ``unconfirmed`` too.
+When it was heard, the caller's next line decides (see :func:`answer`): an answer aimed at
+the read-back that refuses it or puts another value in its place (``corrected``),
+agreement (``confirmed``), or neither (``unconfirmed``): a question about another value
+("What time do you open on Saturday?" after "Friday") corrects nothing. A value nobody
+read back is ``unconfirmed`` too.
 """
 
 from __future__ import annotations
@@ -15,21 +17,72 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sandbox.judges.entities import Value, mentions, same, values
+from sandbox.judges.spoken import normalise
 
 CONFIRMED, CORRECTED, UNCONFIRMED, NOT_HEARD = "confirmed", "corrected", "unconfirmed", "not_heard"
 #: How many bot units after the caller's line may carry the read-back.
 READBACK_UNITS = 2
 
+#: What may open a line before its answer: "oh, no", "um yes", "sorry, Thursday".
+_LEAD = r"(?:(?:oh|um+|uh+|erm?|ah+|well|sorry|hmm+|so)\s*,?\s*)*"
+#: The read-back refused: a "no" opening the answer, or the read-back called wrong.
 _NO = re.compile(
-    r"^(?:no|nope|nah|not quite|not really|wrong|incorrect|actually)\b"
-    r"|\b(?:that's|that is|it's|it is) (?:not|wrong)\b|\bnot right\b|\bmistake\b"
+    rf"^{_LEAD}(?:no|nope|nah|wrong|incorrect|not (?:quite|really|right|correct|exactly))\b"
+    r"|\b(?:that's|that is) (?:wrong|incorrect|not (?:right|correct|quite|it|what|my|the|true))\b"
+    r"|\b(?:it's|it is) (?:not (?:right|correct|quite)|wrong|incorrect)\b"
+    r"|\b(?:that's|that is|it's|it is|that was) (?:a )?mistake\b"
+    r"|\bmisheard\b|\b(?:got|have) (?:it|that) wrong\b"
 )
-_NOT_NO = re.compile(r"^no (?:problem|worries)\b")
-_YES = re.compile(
-    r"\b(?:yes|yeah|yep|yup|yes please|correct|that's right|that is right|right|exactly|"
-    r"perfect|spot on|that's it|sounds good|great|uh-huh|mm-hmm|sure|absolutely|"
-    r"affirmative|lovely|brilliant|no problem|no worries)\b"
+#: A "no" that refuses nothing: one that agrees ("no problem", the British "no, that's
+#: right"), and dismay ("oh no, I forgot").
+_NOT_NO = re.compile(
+    rf"^{_LEAD}(?:no (?:problem|worries)|no (?:, )?(?:that's|that is|it's) (?:right|correct|fine)"
+    r"|oh no)\b"
 )
+#: A contrast aimed at the read-back, refusing it only with nothing agreeing: "actually it
+#: ends in one" (but "actually, that's fine").
+_ACTUALLY = re.compile(rf"^{_LEAD}actually (?:, )?(?:it|that)\b")
+#: Agreement opening the answer.
+_YES_FIRST = re.compile(
+    rf"^{_LEAD}(?:yes|yeah|yep|yup|aye|correct|right|exactly|perfect|spot on|great|lovely|"
+    r"brilliant|sure|absolutely|affirmative|uh huh|mm hmm|mhm|sounds good|that works|fine|"
+    r"no problem|no worries|(?:that's|that is) (?:right|correct|it|the one|fine|perfect))\b"
+)
+#: Agreement anywhere in a statement: "Friday's perfect", "oh, that's the one".
+_YES_SAID = re.compile(
+    r"\b(?:yes|yeah|yep|spot on|sounds (?:good|great|right)|that works)\b"
+    r"|\bthat(?:'s| is) (?:it|the one)\b|(?:\bis|'s) (?:right|correct|fine|perfect|great|lovely)\b"
+)
+#: Words that swap another value in for the read-back one, question or not: "make it
+#: Thursday", "Thursday instead" (but "instead of calling" swaps out something else).
+_INSTEAD = re.compile(r"\binstead\b(?! of)|\b(?:make|change|move|switch) (?:it|that)\b")
+#: Words that refuse the value after them: "not Friday", "Thursday rather than Friday".
+_REFUSING = (["not"], ["instead", "of"], ["rather", "than"])
+#: The words that open a question when its "?" was not written (a transcript's line).
+_ASKING = frozenset(
+    {
+        "what", "what's", "when", "where", "which", "who", "why", "how", "do", "does", "did",
+        "can", "could", "would", "will", "is", "are", "was", "were", "have", "has", "isn't",
+        "aren't", "don't", "doesn't", "didn't", "can't", "won't",
+    }
+)  # fmt: skip
+#: Words before an answer's first real word, passed over to find how a sentence opens.
+_OPENERS = frozenset(
+    {"and", "but", "so", "also", "oh", "um", "uh", "er", "erm", "well", "actually", ","}
+)
+#: Words that may stand beside a value said as the answer: "it's Thursday", "sorry, I said
+#: Thursday", "my number is …, please". Any other word makes the value part of something
+#: else said ("my daughter's birthday is on Saturday").
+_FRAME = frozenset(
+    {
+        "it's", "its", "it", "is", "was", "that's", "that", "be", "should", "i", "said",
+        "meant", "mean", "on", "at", "for", "the", "a", "my", "number", "phone", "mobile",
+        "email", "address", "code", "reference", "day", "date", "time", "please", "sorry",
+        "actually", "oh", "um", "uh", "er", "erm", "well", "so", "just", "then", "but",
+    }
+)  # fmt: skip
+_SENTENCE_END = frozenset({".", "?", "!"})
+_CLAUSE_END = _SENTENCE_END | {",", ";", ":"}
 
 
 @dataclass(frozen=True)
@@ -90,13 +143,79 @@ def judge(
 
 
 def answer(value: Value, line: str) -> str:
-    """How the caller's ``line`` answers a read-back of ``value``."""
-    other = [v for v in values(line) if v.kind == value.kind]
-    if any(not same(value, v) for v in other):
-        return CORRECTED  # "no, oh seven seven one…": a different value of the same kind
-    text = line.strip().lower()
+    """How the caller's ``line`` answers a read-back of ``value``.
+
+    ``corrected`` needs an answer aimed at the read-back: a refusal ("no", "that's wrong",
+    "not Friday"), or another value of the same kind said in the read-back one's place,
+    either as the whole of a statement's clause ("Thursday.", "I said Thursday", "it's
+    07700 900124") or with a word that swaps it in ("make it Thursday instead"). Another
+    value merely mentioned, in a question ("What time do you open on Saturday?") or as
+    part of something else said ("my daughter's birthday is on Saturday"), corrects
+    nothing. ``confirmed``: agreement, or the same value said again as the answer."""
+    words = normalise(line).split()
+    text = " ".join(words)
+    kin = [(v, at, end) for v, at, end in _placed(words, values(line)) if v.kind == value.kind]
     if _NO.search(text) and not _NOT_NO.match(text):
         return CORRECTED
-    if other or _YES.search(text):
-        return CONFIRMED  # agreement, or the same value said again
+    for other, at, end in kin:
+        if same(value, other) and any(words[max(at - len(w), 0) : at] == w for w in _REFUSING):
+            return CORRECTED  # the read-back value itself refused: "not Friday"
+        if not same(value, other) and (_INSTEAD.search(text) or _as_the_answer(words, at, end)):
+            return CORRECTED  # another value in its place: "Thursday.", "make it Thursday"
+    statements = [s for s in _sentences(words) if not _asked(s)]
+    if (
+        _YES_FIRST.match(text)
+        or any(_YES_SAID.search(" ".join(s)) for s in statements)
+        or any(same(value, v) and _as_the_answer(words, at, end) for v, at, end in kin)
+    ):
+        return CONFIRMED  # agreement, or the same value said again as the answer
+    if _ACTUALLY.match(text) and not _asked(_sentences(words)[0]):
+        return CORRECTED  # "actually it ends in one": a contrast, with nothing agreeing
     return UNCONFIRMED
+
+
+def _placed(words: list[str], found: list[Value]) -> list[tuple[Value, int, int]]:
+    """Each value with the span of ``words`` it was said in (values come in order)."""
+    out: list[tuple[Value, int, int]] = []
+    at = 0
+    for value in found:
+        said = value.said.split()
+        for start in range(at, len(words) - len(said) + 1):
+            if words[start : start + len(said)] == said:
+                out.append((value, start, start + len(said)))
+                at = start + len(said)
+                break
+    return out
+
+
+def _sentences(words: list[str]) -> list[list[str]]:
+    """``words`` cut into sentences, each with its closing mark."""
+    out: list[list[str]] = [[]]
+    for word in words:
+        out[-1].append(word)
+        if word in _SENTENCE_END:
+            out.append([])
+    return [s for s in out if s]
+
+
+def _sentence_of(words: list[str], at: int) -> list[str]:
+    """The sentence that holds ``words[at]``."""
+    start = max((i + 1 for i in range(at) if words[i] in _SENTENCE_END), default=0)
+    end = next((i + 1 for i in range(at, len(words)) if words[i] in _SENTENCE_END), len(words))
+    return words[start:end]
+
+
+def _asked(sentence: list[str]) -> bool:
+    """``sentence`` is a question: it ends in "?", or opens with a question's word."""
+    opening = next((w for w in sentence if w not in _OPENERS), "")
+    return sentence[-1:] == ["?"] or opening in _ASKING
+
+
+def _as_the_answer(words: list[str], start: int, end: int) -> bool:
+    """The value at ``words[start:end]`` is said as an answer: in a statement, in a clause
+    whose other words only frame it ("sorry, I said Thursday")."""
+    if _asked(_sentence_of(words, start)):
+        return False
+    first = max((i + 1 for i in range(start) if words[i] in _CLAUSE_END), default=0)
+    last = next((i for i in range(end, len(words)) if words[i] in _CLAUSE_END), len(words))
+    return all(w in _FRAME for w in words[first:start] + words[end:last])
