@@ -3,7 +3,7 @@ audio, word by word, with the one word at a cut allowed either way."""
 
 from __future__ import annotations
 
-from sandbox.judges.heard_truth import audit_words, doubted, verdict, word_distance, words_off
+from sandbox.judges.heard_truth import audit_words, doubted, verdict, words_off
 
 WHOLE = "We're open seven to eight on weekdays, and nine to four at the weekend."
 
@@ -17,17 +17,10 @@ def test_words_are_compared_without_case_punctuation_or_number_spelling() -> Non
     assert audit_words("our hour") == ["our", "hour"]  # short words keep their spelling
 
 
-def test_the_edit_distance_counts_each_word_inserted_dropped_or_changed() -> None:
-    assert word_distance([], []) == 0
-    assert word_distance(["a", "b", "c"], ["a", "c"]) == 1
-    assert word_distance(["a", "x", "c"], ["a", "b", "c"]) == 1
-    assert word_distance(["a", "b"], ["b", "a"]) == 2
-    assert word_distance([], ["a", "b"]) == 2
-
-
-def test_a_unit_played_whole_is_read_as_recorded() -> None:
+def test_a_unit_played_whole_counts_each_word_missing_or_changed() -> None:
     assert words_off(WHOLE, WHOLE, "we're open 7 to 8 on weekdays and 9 to 4 at the weekend") == 0
     assert words_off(WHOLE, WHOLE, "we're open 7 to 8 on weekdays and 9 to 4") == 3
+    assert words_off(WHOLE, WHOLE, "we're open 7 to 9 on weekdays and 9 to 4 at the weekend") == 1
 
 
 def test_at_a_cut_the_boundary_word_counts_either_way() -> None:

@@ -7,19 +7,21 @@ transcript of the speaker leg around the unit. This module is the comparison, pu
 Both sides are reduced to words the same way (:func:`audit_words`): lowercased,
 punctuation dropped, spoken numbers as digits (:func:`~sandbox.judges.spoken.normalise`),
 so "Two." and "2" and "two" are one word. The distance is the word-level edit distance
-(insertions, deletions and substitutions of one word each).
+(insertions, deletions and substitutions of one word each; a word split or joined is one at
+most, see :func:`words_off`).
 
 The boundary rule: when a unit was cut (fewer words heard than generated), the word at the
 cut may have been partly played. The wire counts a word heard once its first sample is
 released, but a listener, or Whisper, may name a word from its first syllable or miss one
 cut after it began. So for a cut unit the distance is the least of three readings of the
 heard text: as recorded, without its last word, and with the next generated word added. A
-unit played whole has no boundary and is read as recorded.
+unit played whole has no word after its last, so what Whisper reads past it is not counted.
 """
 
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from sandbox.judges.spoken import normalise
 
@@ -34,6 +36,10 @@ _SIGNS = {"$": "dollars", "£": "pounds", "€": "euros"}
 #: not "hour", "four" or "our").
 _SPELLINGS = (("our", "or"), ("tre", "ter"), ("ise", "ize"), ("ised", "ized"))
 _SPELLING_MIN = 6
+#: Two words Whisper reads as one, or one as two, count as one word off when their letters
+#: are this alike (difflib's ratio: "bargion" against "barge in" is 0.86), and as none when
+#: they are the same letters ("icecream", "ice cream").
+JOINED_LIKENESS = 0.75
 
 
 def audit_words(text: str) -> list[str]:
@@ -57,32 +63,58 @@ def audit_words(text: str) -> list[str]:
     return out
 
 
-def word_distance(a: list[str], b: list[str]) -> int:
-    """The word-level edit distance between ``a`` and ``b``."""
-    previous = list(range(len(b) + 1))
-    for i, word in enumerate(a, 1):
-        current = [i]
-        for j, other in enumerate(b, 1):
-            current.append(
-                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (word != other))
-            )
-        previous = current
-    return previous[-1]
-
-
 def words_off(heard: str, generated: str, transcribed: str) -> int:
-    """How many words ``transcribed`` (the audio's text) is off ``heard`` (the recorded
-    heard text of a unit whose whole text was ``generated``), with the boundary rule of
-    the module docstring for a cut unit."""
+    """How many words ``transcribed`` (Whisper's text of the unit's clip) is off ``heard``
+    (the unit's recorded heard text; ``generated`` is its whole text).
+
+    The wire's rule for what is recorded: "Finalize.heard_text is the delivered prefix —
+    what was actually played, not what was generated." and "It is accurate to about one word
+    either way". So, beyond the one word :data:`TOLERATED_WORDS_OFF`
+    allows, the comparison forgives only what cannot show the record wrong:
+
+    * A word Whisper splits or joins ("barge in", "bargion" for "barge-in"; "icecream" for
+      "ice cream") counts as one word at most (:func:`transcript_distance`).
+    * A unit recorded as played whole has no word after its last one, so words Whisper reads
+      past it (a repeat of its last words, or "Okay.", "Thank you." made up from the silence)
+      cost nothing. Its missing words still count: a clip that stops early fails.
+    * A cut unit's word at the cut counts either way (the module's boundary rule): the
+      recorded text, without its last word, or with the next generated word. Words past that
+      count: a clip that runs on past the recorded prefix fails.
+    """
     said = audit_words(transcribed)
     recorded = audit_words(heard)
     whole = audit_words(generated)
-    readings = [recorded]
-    if len(recorded) < len(whole):  # cut: the boundary word counts either way
-        readings.append(whole[: len(recorded) + 1])
-        if recorded:
-            readings.append(recorded[:-1])
-    return min(word_distance(said, reading) for reading in readings)
+    if len(recorded) >= len(whole):
+        return transcript_distance(said, recorded, free_tail=bool(recorded))
+    cuts = [recorded, whole[: len(recorded) + 1], *([recorded[:-1]] if recorded else [])]
+    return min(transcript_distance(said, cut, free_tail=False) for cut in cuts)
+
+
+def transcript_distance(said: list[str], recorded: list[str], *, free_tail: bool) -> int:
+    """The word-level edit distance from ``recorded`` to ``said``, where two words taken as
+    one (either way) cost :func:`_joined`; with ``free_tail``, words said after all of
+    ``recorded`` cost nothing."""
+    # rows[i][j]: the distance between said[:i] and recorded[:j].
+    rows = [list(range(len(recorded) + 1))]
+    for i, word in enumerate(said, 1):
+        row = [i]
+        for j, other in enumerate(recorded, 1):
+            best = min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + (word != other))
+            if i > 1:
+                best = min(best, rows[i - 2][j - 1] + _joined(other, said[i - 2] + word))
+            if j > 1:
+                best = min(best, rows[i - 1][j - 2] + _joined(word, recorded[j - 2] + other))
+            row.append(best)
+        rows.append(row)
+    return min(row[-1] for row in rows) if free_tail else rows[-1][-1]
+
+
+def _joined(one: str, two: str) -> int:
+    """What one word costs read as two words (``two`` their letters run together): none when
+    the letters are the same, one when alike (:data:`JOINED_LIKENESS`), else a word each."""
+    if one == two:
+        return 0
+    return 1 if SequenceMatcher(None, one, two).ratio() >= JOINED_LIKENESS else 2
 
 
 def verdict(off: int) -> str:

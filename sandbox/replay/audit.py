@@ -4,11 +4,13 @@ For a real-audio session, the speaker leg (what was released to the speaker, sam
 call's time 0) is cut around each unit: from its first word's play time (when no word
 played, its SpeechStart or the end of the unit before that played, the later) to
 :data:`TAIL_MS` past its end, the later of its last word and its Finalize (which goes out
-once its audio is out, or at its cut), and never into the next unit that played. Whisper
-transcribes each clip (a second time in pieces when it holds a long silence, see
-:data:`PIECE_GAP_MS`), and :mod:`sandbox.judges.heard_truth` compares the transcript with
-the unit's heard text. The result is kept with the session as its one
-``audit`` event, which the exported page reads to mark the units the audit doubted.
+once its audio is out, or at its cut), and never into the next unit that played. The clip
+then ends where the leg goes silent for good (:func:`until_silent`): fed the silence after a
+unit's last word, Whisper writes words into it ("Okay.", "Thank you."). Whisper transcribes
+each clip (a second time in pieces when it holds a long silence, see :data:`PIECE_GAP_MS`),
+and :func:`~sandbox.judges.heard_truth.words_off` compares the transcript with the unit's
+heard text. The result is kept with the session as its one ``audit`` event, which the exported page reads to mark
+the units the audit doubted.
 """
 
 from __future__ import annotations
@@ -128,7 +130,8 @@ def audit_session(
             floor = end
         if progress is not None:
             progress(f"unit {index + 1} of {len(report.units)}")
-        clip = audio[start * SAMPLE_RATE // 1000 : end * SAMPLE_RATE // 1000]
+        clip = until_silent(audio[start * SAMPLE_RATE // 1000 : end * SAMPLE_RATE // 1000])
+        end = start + len(clip) * 1000 // SAMPLE_RATE
         off, said = min(
             (words_off(unit.heard, unit.generated, said), said)
             for said in readings(transcriber, clip)
@@ -148,6 +151,14 @@ def readings(transcriber: Transcriber, clip: npt.NDArray[np.float32]) -> list[st
         return [whole]
     texts = (transcriber.transcribe(clip[part]).text for part in parts)
     return [whole, " ".join(text for text in texts if text)]
+
+
+def until_silent(window: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """``window`` (16 kHz) up to where it goes silent for good: the end of its last piece
+    (:func:`pieces`), a little silence kept; empty when it is all silence. Only the silence
+    after its last sound is dropped, so the clip still holds every sound of the window."""
+    parts = pieces(window, SAMPLE_RATE)
+    return window[: parts[-1].stop if parts else 0]
 
 
 def pieces(clip: npt.NDArray[np.float32], rate: int) -> list[slice]:
