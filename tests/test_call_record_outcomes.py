@@ -117,7 +117,9 @@ def _assert_recorded(folder: Path, home: Path, report: dict[str, Any], case: Rec
     assert report["outcome"] == record["outcome"] == case.outcome
     assert record["reason"].startswith(case.reason) and bool(record["reason"]) == bool(case.reason)
     assert record["below_floor"] is case.below_floor
-    assert record["summary"].startswith("skipped" if case.below_floor else "allowed")
+    # 003: a line that never rang teaches nothing ("No lead, no facts"), thin or not.
+    skipped = case.below_floor or case.outcome == "not_reached"
+    assert record["summary"].startswith("skipped" if skipped else "allowed")
 
     session = report["session_id"][:8]
     stored = _sandbox(folder, home, "sessions", "show", session, "--json")
@@ -129,7 +131,12 @@ def _assert_recorded(folder: Path, home: Path, report: dict[str, Any], case: Rec
     if case.floor is None:
         assert "below the floor" not in shown
     else:
-        assert card[1] == f"  below the floor: {case.floor}; summary skipped"
+        assert f"  below the floor: {case.floor}; summary skipped" in card[1:3]
+    if case.outcome == "not_reached":
+        assert (
+            card[1]
+            == "  summary skipped, no name or values kept: a line that never rang says nothing"
+        )
 
     listed = _sandbox(folder, home, "sessions", "list")
     row = next(line for line in listed.splitlines() if line.startswith(session))

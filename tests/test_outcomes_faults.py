@@ -88,6 +88,19 @@ def test_a_brain_that_never_sends_a_frame_is_not_reached_even_when_the_caller_ta
     )
 
 
+def test_a_brain_that_sent_no_frame_is_not_reached_however_soon_the_caller_hangs_up() -> None:
+    """003: "not_reached — it never rang at all: The dial, the dispatch or the worker
+    failed". A caller who spoke into a brain that sent nothing at all heard nobody: decided
+    from what the caller heard, not from the silent-brain timer (4 s), which never ran out."""
+    rig = started()
+    rig.advance(1_000)
+    rig.caller("Hi, this is Sarah. My number is 07700 900123.")
+    rig.advance(500)
+    assert hung_up(rig) == Verdict(
+        "not_reached", FAILED + "it sent no frame at all, so the caller heard nothing from it"
+    )
+
+
 def test_a_brain_that_leaves_the_callers_turn_unanswered_is_not_reached() -> None:
     """It sent a frame (no greeting is owed), then never answered the caller."""
     rig = started()
@@ -218,7 +231,40 @@ def test_a_brain_that_greets_then_falls_over_is_still_no_answer(tmp_path: Path) 
     _assert_stored(tmp_path, home, report["session_id"], report["record"])
 
 
-TALKS_AFTER = "[[step]]\ntype = 'Hello? I cannot hear anything at all'\n[[step]]\nend = true\n"
+TALKS_AFTER = (
+    "[[step]]\ntype = 'Hello? This is Sarah, I cannot hear anything at all'\n[[step]]\nend = true\n"
+)
+#: A caller who gives a name and a number into the silence, then hangs up at once.
+SARAH = "[[step]]\ntype = 'Hi, this is Sarah. My number is 07700 900123.'\n[[step]]\nend = 'now'\n"
+#: Words a record says when it learned nothing from a call that was not reached.
+NO_FACTS = "skipped: the call was not reached"
+
+
+def assert_no_facts(record: dict[str, object]) -> None:
+    """003: "not_reached — it never rang at all | No lead, no facts"."""
+    assert record["caller_name"] is None
+    assert record["entities"] == [] and record["readbacks"] == []
+    assert record["addressed_as"] == []
+    assert str(record["summary"]).startswith(NO_FACTS), record["summary"]
+
+
+def test_a_caller_who_speaks_into_a_silent_brain_and_hangs_up_is_not_reached_with_no_facts(
+    tmp_path: Path,
+) -> None:
+    """A brain that never sends a frame; the caller gives a name and a number and hangs up
+    within a second, long before the silent-brain notice: never ``completed``, and the
+    record keeps the reason and nothing learned about the caller."""
+    home = tmp_path / "home"
+    with served(never_speaks) as url:
+        done, report = reported_call(tmp_path, home, SARAH, "--brain", url, "--idle-ms", "0")
+    assert done.returncode == 1, done.stdout + done.stderr
+    record = report["record"]
+    assert report["outcome"] == record["outcome"] == "not_reached"
+    assert (
+        record["reason"] == FAILED + "it sent no frame at all, so the caller heard nothing from it"
+    )
+    assert_no_facts(record)
+    _assert_stored(tmp_path, home, report["session_id"], record)
 
 
 @pytest.mark.audio
@@ -240,6 +286,7 @@ def test_a_greeting_the_tts_cannot_say_is_not_reached_though_the_caller_talks_af
     assert report["outcome"] == record["outcome"] == "not_reached"
     assert record["reason"].startswith("the greeting could not be spoken: a silent failure; ")
     assert record["caller_lines"] == 1
+    assert_no_facts(record)
     _assert_stored(tmp_path, home, report["session_id"], record)
 
 

@@ -698,6 +698,9 @@ class CallCore:
             return "it cancelled the call" + (f": {detail}" if detail else "")
         stall = next(iter(self._ledger.stalls), None)
         if stall is None:
+            if not self._brain_spoke and self._ledger.caller_lines:
+                # However soon the caller hung up: they spoke, and nothing came back.
+                return "it sent no frame at all, so the caller heard nothing from it"
             return None
         if stall.turn_id == 1:
             return f"it sent nothing in the {stall.waited_ms / 1000:g} s after SessionStart"

@@ -17,6 +17,7 @@ from typing import Any
 
 from sandbox.call.core import CallCore
 from sandbox.call.floor import measure
+from sandbox.call.outcome import NOT_REACHED
 from sandbox.judges import names, promises
 from sandbox.judges.entities import Value, values
 from sandbox.judges.readback import BotLine, CallerTurn, judge
@@ -76,15 +77,17 @@ def heard_from(core: CallCore) -> Heard:
 
 
 def build(heard: Heard) -> CallRecord:
-    """The record of the call ``heard`` describes (see the module doc)."""
+    """The record of the call ``heard`` describes (see the module doc). A call not reached
+    keeps its reason and no facts: "not_reached — it never rang at all: no lead, no facts"
+    (003), whatever the caller said into the silence."""
     floor = measure([c.text for c in heard.callers])
-    events = list(_findings(heard))
+    reached = heard.outcome != NOT_REACHED
+    events = list(_kept(heard))
     entities = [data for kind, data in events if kind == "entity_heard"]
     readbacks = [data for kind, data in events if kind == "entity_readback"]
     found = [data for kind, data in events if kind not in ("entity_heard", "entity_readback")]
-    caller_name = next(
-        (n for n in (names.introduced(c.text) for c in heard.callers) if n is not None), None
-    )
+    introduced = (names.introduced(c.text) for c in heard.callers if reached)
+    caller_name = next((n for n in introduced if n is not None), None)
     return CallRecord(
         outcome=heard.outcome,
         reason=heard.reason,
@@ -93,7 +96,10 @@ def build(heard: Heard) -> CallRecord:
         caller_lines=floor.lines,
         caller_words=floor.words,
         summary=(
-            f"skipped: {floor.why}; nothing summarises a call this thin"
+            "skipped: the call was not reached (an operational fault, not an outcome); "
+            "nothing is learned from a line that never rang"
+            if not reached
+            else f"skipped: {floor.why}; nothing summarises a call this thin"
             if floor.below
             else "allowed"
         ),
@@ -104,10 +110,18 @@ def build(heard: Heard) -> CallRecord:
             AddressedAs(word, unit.speech_id)
             for unit in heard.bot
             for word in names.addressed_as(unit.heard)
-            if not names.is_form_of_address(word)
+            if reached and not names.is_form_of_address(word)
         ),
         findings=tuple(found),
     )
+
+
+def _kept(heard: Heard) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The findings the record keeps: every one; of a call not reached, only what the runtime
+    could not say (the fault's own account), never a fact about the caller."""
+    for kind, data in _findings(heard):
+        if heard.outcome != NOT_REACHED or kind == SPEECH_UNSAID:
+            yield kind, data
 
 
 def _findings(heard: Heard) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -202,7 +216,7 @@ class RecordTracker:
             return []
         self._mark = mark
         fresh = []
-        for kind, data in _findings(heard_from(core)):
+        for kind, data in _kept(heard_from(core)):
             key = f"{kind}:{sorted(data.items())}"
             if kind == "entity_readback":  # decided once; its status never changes after
                 key = f"{kind}:{data['turn']}:{data['kind']}:{data['value']}"
