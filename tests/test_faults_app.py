@@ -80,7 +80,7 @@ def test_kill_9_mid_reply_leaves_a_session_that_reads_back_to_that_moment(home: 
     assert row.status == "unfinished" and report["ended_by"] == "unfinished"
     assert report["caller_turns"] == [QUESTION]
     greeting, answer = report["units"]
-    assert greeting["fate"] == "finalized" and greeting["heard"] == greeting["generated"]
+    assert greeting["fate"] == "played" and greeting["heard"] == greeting["generated"]
     assert answer["generated"]  # what the brain sent before the kill is kept
     assert frames.count("user_message") == 1 and "session_start" in frames
     assert main(["sessions", "show", row.id[:8]]) == 0  # the reader's verbs take it as is
@@ -136,5 +136,5 @@ def test_a_disk_that_fills_mid_call_stops_the_recording_with_a_notice_and_the_ca
     # What was committed before the disk filled reads back whole.
     row, report, frames = only_session()
     assert row.status == "unfinished" and len(frames) >= before
-    assert frames[0] == "session_start" and report["units"][0]["fate"] == "finalized"
+    assert frames[0] == "session_start" and report["units"][0]["fate"] == "played"
     assert main(["sessions", "show", row.id[:8]]) == 0

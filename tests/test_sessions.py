@@ -116,7 +116,7 @@ def test_kill_9_mid_call_leaves_an_unfinished_session_that_reads_back(
     assert report["outcome"] == "unfinished"
     assert report["caller_turns"] == ["What are your opening hours?"]
     assert [u["speech_id"] for u in report["units"]] == [1, 2]
-    assert report["units"][1]["heard"] and report["units"][1]["fate"] == "finalized"
+    assert report["units"][1]["heard"] and report["units"][1]["fate"] == "played"
     listed = _cli(home, "sessions", "list")
     assert row.id[:12] in listed.stdout and "unfinished" in listed.stdout
 

@@ -29,8 +29,12 @@ from sandbox.record.report import (
 )
 from sandbox.record.session_words import SESSION_OPENED
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent, StoredFrame
+from sandbox.record.unit_fates import FateReader, stored_int
 from sandbox.wire.codec import WireError, decode
 from sandbox.wire.plain import describe
+
+#: The events a rebuilt unit reads: the words played, and what the playout could not speak.
+_UNIT_EVENTS = ("word_played", "unit_unspoken", "clause_unsaid")
 
 
 def frame_record(frame: StoredFrame) -> FrameRecord:
@@ -79,34 +83,38 @@ def rebuilt_report(
     Each unit's generated text is its chunks, and its heard text its Finalize's; a unit with
     no Finalize heard the words the playout released (its ``word_played`` events) walked
     through its text as the call walked them, so it reads back with exactly the words that
-    were committed. ``crashed``: the call's process died (see ``SessionStore.crashed``), so
-    those units were cut by the crash (fate ``crashed``); otherwise the call is still in
-    progress, or its recording stopped, and they are ``in play``. The outcome is
-    ``unfinished`` either way.
+    were committed. Each unit's fate is the one the core sealed, read off the frames
+    (:mod:`sandbox.record.unit_fates`). ``crashed``: the call's process died (see
+    ``SessionStore.crashed``), so a unit with no fate yet was cut by the crash (fate
+    ``crashed``); otherwise the call is still in progress, or its recording stopped, and it
+    is ``in play``. The outcome is ``unfinished`` either way.
     """
     units: dict[int, dict[str, Any]] = {}
     cursors: dict[int, HeardCursor] = {}  # the units not finalized yet
     closed: set[int] = set()  # units whose bracket the brain closed
+    fates = FateReader()
     callers: list[str] = []
     errors: list[ErrorReport] = []
     steps: list[dict[str, Any]] = []
-    watermark = 0
     moments: list[tuple[int, bool, FrameRecord | StoredEvent]] = [
         (f.t_ms, False, f) for f in frames
     ]
-    moments += [(e.t_ms, True, e) for e in events if e.kind == "word_played"]
+    moments += [(e.t_ms, True, e) for e in events if e.kind in _UNIT_EVENTS]
     # Stable, frames before events at one instant: a word plays after its chunk came in.
     for _, _, moment in sorted(moments, key=lambda m: (m[0], m[1])):
         if isinstance(moment, StoredEvent):
-            cursor = cursors.get(_int(moment.data.get("speech_id")))
-            if cursor is not None:
-                cursor.played(str(moment.data.get("word", "")))
+            sid = stored_int(moment.data.get("speech_id"))
+            if moment.kind != "word_played":
+                fates.unspoken(sid)
+            elif sid in cursors:
+                cursors[sid].played(str(moment.data.get("word", "")))
             continue
         frame, f = moment, moment.fields
-        sid = _int(f.get("speech_id"))
+        fates.frame(frame)
+        sid = stored_int(f.get("speech_id"))
         if frame.type == "speech_start" and frame.dir == "in":
             if sid not in units:
-                units[sid] = _unit(sid, _int(f.get("turn_id")))
+                units[sid] = _unit(sid, stored_int(f.get("turn_id")))
                 cursors[sid] = HeardCursor()
         elif frame.type == "speech_chunk" and frame.dir == "in":
             unit = units.get(sid)
@@ -121,11 +129,8 @@ def rebuilt_report(
             if unit is not None:
                 cursors.pop(sid, None)
                 unit["heard"] = str(f.get("heard_text", ""))
-                unit["fate"] = "finalized"
         elif frame.type == "user_message" and frame.dir == "out":
             callers.append(str(f.get("text", "")))
-        elif frame.type == "interruption":
-            watermark = max(watermark, _int(f.get("through_turn")))
         elif frame.type == "turn_step" and frame.dir == "in":
             steps.append({"t_ms": frame.t_ms, **f})
         elif frame.type == "error":
@@ -141,8 +146,12 @@ def rebuilt_report(
     named = next((e.data.get("brain_name") for e in events if e.kind == SESSION_OPENED), None)
     for sid, cursor in cursors.items():
         units[sid]["heard"] = cursor.heard
-        units[sid]["fate"] = Fate.CRASHED.value if crashed else "in play"
-    for unit in units.values():
+    for sid, unit in units.items():
+        fate = fates.fate(sid)
+        if fate is None:  # no Finalize: cut by the crash, or still playing
+            unit["fate"] = Fate.CRASHED.value if crashed else "in play"
+        else:
+            unit["fate"] = fate.value
         unit["relayed"] = unit["generated"]
         unit["interrupted"] = unit["fate"] != "in play" and unit["heard"] != unit["generated"]
         unit["words_heard"] = len(unit["heard"].split())
@@ -157,7 +166,7 @@ def rebuilt_report(
         ended_by="unfinished",
         end_detail=_unended(row, crashed),
         settings="",
-        watermark=watermark,
+        watermark=fates.watermark,
         caller_turns=tuple(callers),
         turn_closes={},
         units=tuple(UnitReport(**unit) for unit in units.values()),
@@ -177,16 +186,6 @@ def _unended(row: SessionRow, crashed: bool) -> str:
     else:
         return "the call is still in progress; this report is what was recorded so far"
     return f"{why}; this report is rebuilt from what was recorded up to then"
-
-
-def _int(value: object) -> int:
-    """A stored field as an integer; 0 when a damaged row holds anything else."""
-    if isinstance(value, int):
-        return value
-    try:
-        return int(str(value))
-    except ValueError:
-        return 0
 
 
 def _started(at: float) -> str:
