@@ -51,7 +51,7 @@ def test_a_language_named_on_one_leg_only_is_refused(
 
 @pytest.mark.parametrize("patience", [-1, 11, 7.5, True])
 def test_patience_off_the_scale_is_refused(patience: int) -> None:
-    with pytest.raises(ConfigError, match="from 0 to 10"):
+    with pytest.raises(ConfigError, match=r"stt\.patience must be between 0 and 10"):
         SttConfig(patience=patience)
 
 

@@ -97,6 +97,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sandbox.audio.vad import FRAME_MS
+from sandbox.wire.patience import patience_error
 
 Reason = Literal["confident", "silence"]
 #: What a transcript's wording says about the turn (see :func:`text_shape`).
@@ -106,7 +107,6 @@ ONSET_VOICED = 3
 ONSET_WINDOW = 4
 SPECULATE_MS = 90
 PATIENCE_DEFAULT = 7
-PATIENCE_MAX = 10
 
 
 @dataclass(frozen=True)
@@ -137,8 +137,9 @@ _THRESHOLD = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8)
 
 def windows_for(patience: int) -> Windows:
     """The endpointing windows for one step of the patience scale."""
-    if not isinstance(patience, int) or not 0 <= patience <= PATIENCE_MAX:
-        raise ValueError(f"patience must be an integer from 0 to {PATIENCE_MAX}, got {patience!r}")
+    problem = patience_error(patience)
+    if problem:
+        raise ValueError(problem)
     return Windows(
         SPECULATE_MS,
         _LEVEL_GUESS_MS[patience],

@@ -7,10 +7,10 @@ from dataclasses import dataclass, replace
 
 from sandbox.wire import pb
 from sandbox.wire.catalog import language_name, voice_name
+from sandbox.wire.patience import patience_error
 
 #: The calibration the deployment runs when patience is unset.
 DEFAULT_PATIENCE = 7
-PATIENCE_RANGE = range(0, 11)
 DEFAULT_IDLE_MS = 8000
 #: The shortest idle timeout served. An idle turn left unanswered escalates after another
 #: timeout of silence, so a 1 ms timeout would mint a UserIdle every millisecond.
@@ -40,13 +40,6 @@ class Settings:
             f" · hear {language_name(self.stt_language)} · patience {self.effective_patience}"
             f" · idle {idle}"
         )
-
-
-def patience_error(patience: int) -> str | None:
-    """The one wording for a patience off the scale, at whichever door it arrives."""
-    if patience in PATIENCE_RANGE:
-        return None
-    return f"stt.patience must be between 0 and 10 (got {patience})"
 
 
 def idle_error(timeout_ms: int) -> str | None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 
 from sandbox.audio.engine import AudioOptions
-from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, idle_error, patience_error
+from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, idle_error
 from sandbox.errors import UserError
 from sandbox.harness.builtin import BRAIN_NAMES, brain_choice
 from sandbox.host.launch import BUILTIN_BRAIN, CallOptions, check_init, check_relay_url
 from sandbox.wire import pb
 from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_by_name
+from sandbox.wire.patience import patience_error
 
 #: --relay's help, for every command that dials a brain.
 RELAY_HELP = "dial as the Cortex relay leg, one socket for many calls (the URL must end in /agent)"
@@ -82,8 +83,9 @@ def call_options(args: argparse.Namespace, recording: str) -> CallOptions:
         voice = voice_by_name(args.voice)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    if args.patience is not None and patience_error(args.patience):
-        raise UserError(f"--patience: {patience_error(args.patience)}")
+    problem = None if args.patience is None else patience_error(args.patience)
+    if problem:
+        raise UserError(f"--patience: {problem}")
     brain_url, builtin = brain_choice(args.brain)
     if args.relay and brain_url:
         check_relay_url(brain_url)

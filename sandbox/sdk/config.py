@@ -18,14 +18,13 @@ from dataclasses import dataclass
 
 from sandbox.sdk.errors import ConfigError
 from sandbox.wire import catalog, pb
+from sandbox.wire.patience import patience_error
 
 #: A voice as an enum value (``pb.VOICE_JOE``) or a name (``"joe"``, ``"VOICE_JOE"``).
 VoiceLike = int | str
 #: A language as an enum value (``pb.LANGUAGE_EN``) or a name (``"en"``, ``"LANGUAGE_EN"``).
 LanguageLike = int | str
 
-PATIENCE_MIN = 0
-PATIENCE_MAX = 10
 _UINT32_MAX = 2**32 - 1
 _LANGUAGE_NAMES = frozenset(pb.Language.keys()) - {"LANGUAGE_UNSPECIFIED"}
 
@@ -70,6 +69,15 @@ def _bounded(value: int | None, where: str, low: int, high: int, scale: str) -> 
     return value
 
 
+def _patience(value: int | None) -> int | None:
+    if value is None:
+        return None
+    problem = patience_error(value)  # the words every door refuses it in
+    if problem:
+        raise ConfigError(problem)
+    return value
+
+
 @dataclass(frozen=True, init=False)
 class TtsConfig:
     """The speaking leg. Unset (None) means leave it alone; effective from the next unit."""
@@ -91,11 +99,7 @@ class SttConfig:
 
     def __init__(self, language: LanguageLike | None = None, patience: int | None = None):
         object.__setattr__(self, "language", _language(language, "SttConfig.language"))
-        object.__setattr__(
-            self,
-            "patience",
-            _bounded(patience, "SttConfig.patience", PATIENCE_MIN, PATIENCE_MAX, ""),
-        )
+        object.__setattr__(self, "patience", _patience(patience))
 
 
 @dataclass(frozen=True, init=False)
