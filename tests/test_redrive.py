@@ -1,11 +1,13 @@
 """Re-driving a saved session against a brain and diffing the heard truth: the same brain
-changes nothing, a reworded reply is exactly one changed turn, a broken brain is exit 2."""
+changes nothing, a reworded reply is exactly one changed turn, a broken brain is exit 2, a
+brain that cannot be reached is exit 3."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -157,6 +159,32 @@ async def test_a_batch_redrive_summarises_each_and_exits_with_the_worst(home: Pa
     assert named.returncode == 1 and "no session 'zzzz'" in named.stderr
     alone = cli("--all")
     assert alone.returncode == 1 and "needs --brain" in alone.stderr
+
+
+async def test_a_redrive_that_could_not_be_placed_is_exit_3_not_a_change(home: Path) -> None:
+    """Issue 39: "`sandbox replay ID --brain URL` exits 1 ("changed") when the dial fails. A
+    re-drive that could not be placed is not a change": it exits 3, its own status, with one
+    line saying nothing was compared, why, and what to do."""
+    original = await recorded_call(SCRIPT)
+    # Bound and never listening: the dial is refused, and nothing else can take the port.
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        url = f"ws://127.0.0.1:{held.getsockname()[1]}/brain"
+        result = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-m", "sandbox.cli", "replay", original.core.session_id[:8],
+             "--brain", url],
+            capture_output=True, text=True, env={**os.environ, HOME_ENV: str(home)}, timeout=120,
+        )  # fmt: skip
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout == "" and "Traceback" not in result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(
+        f"sandbox replay: session {original.core.session_id[:8]} was not re-driven, so nothing "
+        "was compared (the attempt is recorded as session "
+    )
+    assert f"could not reach the brain at {url}" in line and "Is it running" in line
+    assert line.endswith("; then run the replay again")
 
 
 class LongerReplies(Echo):

@@ -33,6 +33,9 @@ HELP = (
 BLOCK_FRAMES = 1024
 #: How many sessions a batch re-drive plays at once.
 BATCH_AT_ONCE = 3
+#: A re-drive that could not be placed (the brain was not reached) compared nothing: not a
+#: change (1), not a broken rule (2, which is also argparse's usage error).
+NOT_PLACED = 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--brain",
         metavar="URL|NAME",
         help="re-drive: play the session's caller side against this brain and print the diff; "
-        f"exit 0 same, 1 changed, 2 a wire rule broken. {BRAIN_HELP}",
+        f"exit 0 same, 1 changed, 2 a wire rule broken, {NOT_PLACED} not re-driven (the brain "
+        f"could not be reached; a batch exits with its highest status). {BRAIN_HELP}",
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="re-drive: the diff as JSON")
     parser.add_argument("--force", action="store_true", help=f"--json: {FORCE_HELP}")
@@ -123,7 +127,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _redrive(args: argparse.Namespace) -> int:
-    done = asyncio.run(_redrive_one(args, args.ids[0]))
+    try:
+        done = asyncio.run(_redrive_one(args, args.ids[0]))
+    except CallNotPlaced as failed:
+        print(
+            f"sandbox replay: session {args.ids[0]} {_not_placed(failed)}; then run the replay "
+            "again",
+            file=sys.stderr,
+        )
+        return NOT_PLACED
     print(f"re-drove session {done.original[:12]} as {done.session_id[:12]}")
     print(side_by_side(done.diff))
     if args.json is not None:
@@ -151,6 +163,8 @@ async def _redrive_many(args: argparse.Namespace) -> int:
         async with gate:
             try:
                 done = await _redrive_one(args, session_id)
+            except CallNotPlaced as failed:
+                return NOT_PLACED, _not_placed(failed)
             except UserError as exc:
                 return 2, f"could not re-drive: {exc}"
         diff = done.diff
@@ -170,30 +184,34 @@ async def _redrive_one(args: argparse.Namespace, session_id: str) -> Redrive:
     from sandbox.replay.redrive import redrive, redrive_audio
 
     brain, builtin = args.dialed
-    try:
-        if args.audio == "real":
+    if args.audio == "real":
 
-            def progress(words: str) -> None:
-                print(words, file=sys.stderr, flush=True)
+        def progress(words: str) -> None:
+            print(words, file=sys.stderr, flush=True)
 
-            return await redrive_audio(
-                session_id,
-                brain,
-                builtin=builtin,
-                ignore_text=args.ignore_text,
-                progress=progress,
-            )
-        return await redrive(
+        return await redrive_audio(
             session_id,
             brain,
             builtin=builtin,
             ignore_text=args.ignore_text,
-            realtime=args.realtime,
+            progress=progress,
         )
-    except CallNotPlaced as failed:
-        raise UserError(
-            f"{failed} (recorded as session {failed.core.session_id[:12]}, not_reached)"
-        ) from None
+    return await redrive(
+        session_id,
+        brain,
+        builtin=builtin,
+        ignore_text=args.ignore_text,
+        realtime=args.realtime,
+    )
+
+
+def _not_placed(failed: CallNotPlaced) -> str:
+    """Why a re-drive compared nothing, in words, ending on the dial's reason: it says what
+    to fix."""
+    return (
+        f"was not re-driven, so nothing was compared (the attempt is recorded as session "
+        f"{failed.core.session_id[:12]}, not_reached): {str(failed).rstrip('.')}"
+    )
 
 
 def _device(spec: str | None) -> int | None:
