@@ -41,6 +41,7 @@ KEYS = [
     "errors",
     "backchannels",
     "stalls",
+    "dead_air",
     "alignment_skips",
     "errors_uncounted",
     "malformed_unkept",
@@ -62,7 +63,7 @@ UNIT_KEYS = [
 ]
 #: Keys a report written before they existed lacks.
 LATER_KEYS = ["brain_name", "turn_closes", "backchannels", "stalls", "errors_uncounted"]
-LATER_KEYS += ["malformed_unkept", "record", "turns"]
+LATER_KEYS += ["malformed_unkept", "record", "turns", "dead_air"]
 
 
 async def test_a_saved_call_report_validates_and_reads_back_as_the_same_value(home: Path) -> None:

@@ -9,8 +9,8 @@ then ends where the leg goes silent for good (:func:`until_silent`): fed the sil
 unit's last word, Whisper writes words into it ("Okay.", "Thank you."). Whisper transcribes
 each clip (a second time in pieces when it holds a long silence, see :data:`PIECE_GAP_MS`),
 and :func:`~sandbox.judges.heard_truth.words_off` compares the transcript with the unit's
-heard text. The result is kept with the session as its one ``audit`` event, which the exported page reads to mark
-the units the audit doubted.
+heard text. The result is kept with the session as its one ``audit`` event, which the
+exported page reads to mark the units the audit doubted.
 """
 
 from __future__ import annotations
