@@ -14,17 +14,22 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
+import subprocess
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from brain_process import reported_call, run, serving
+from brain_process import reported_call, run, sandbox_command, sandbox_env, serving
 from caller_audio import stretches
 from ui_tmux import sandbox_run
+from waiting import until
 
 from sandbox.audio.stt import Transcriber
+from sandbox.call.core import DEAD_AIR_MS
 from sandbox.paths import HOME_ENV
+from sandbox.record.store import SessionStore
 
 FILLER = "Let me check that for you. "
 ANSWER = "Your order ships tomorrow."
@@ -168,3 +173,49 @@ def test_the_apps_status_line_counts_the_dead_air_while_it_lasts(tmp_path: Path)
         term.keys("C-q")
         term.wait_for(lambda s: "EXIT=0" in s, "the app to exit")
     assert finalized(log)[-1]["interrupted"] is False
+
+
+def test_a_call_killed_in_dead_air_reads_back_with_the_dead_air_so_far(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a call produced is never lost: killed (``kill -9``) while its brain awaits a
+    tool mid-unit, the stored session reads back with that dead air (known to have lasted at
+    least to the last moment recorded: the notice, a second in) and the unit cut by the
+    crash."""
+    folder, _log = served_brain(tmp_path, 30)
+    home = tmp_path / "home"
+    monkeypatch.setenv(HOME_ENV, str(home))
+    script = folder / "call.toml"
+    script.write_text(ASK)
+    with serving(folder, home, "./toolbrain.py:ToolBrain") as (url, _proc):
+        calling = subprocess.Popen(
+            sandbox_command("call", "--script", str(script), "--brain", url),
+            cwd=folder,
+            env=sandbox_env(home),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            assert until(lambda: _stored_kinds(home).count("dead_air") == 1, "the dead air")
+        finally:
+            calling.send_signal(signal.SIGKILL)
+            calling.wait(10)
+    with SessionStore() as store:
+        (row,) = store.sessions()
+    exported = run(folder, home, "export", row.id[:8], "--json", "report.json")
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    report = json.loads((folder / "report.json").read_text())
+    (gap,) = report["dead_air"]
+    assert gap["turn_id"] == 2 and gap["silent_ms"] >= DEAD_AIR_MS, gap
+    assert report["units"][1]["fate"] == "crashed"
+    shown_text = run(folder, home, "sessions", "show", row.id[:8]).stdout
+    assert "⏸ the brain was silent mid-sentence for" in shown_text, shown_text
+
+
+def _stored_kinds(home: Path) -> list[str]:
+    """The kinds of the events the one session stored so far (none before it started)."""
+    if not (home / "sessions.db").exists():
+        return []
+    with SessionStore() as store:
+        rows = store.sessions()
+        return [e.kind for e in store.events(rows[0].id)] if rows else []

@@ -20,6 +20,7 @@ from sandbox.call.units import Fate
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.report import (
     REPORT_VERSION,
+    DeadAirReport,
     ErrorReport,
     Report,
     ReportError,
@@ -172,9 +173,30 @@ def rebuilt_report(
         units=tuple(UnitReport(**unit) for unit in units.values()),
         steps=tuple(steps),
         errors=tuple(errors),
+        dead_air=_dead_air(events, max([f.t_ms for f in frames] + [e.t_ms for e in events] + [0])),
         alignment_skips=0,
         frames=tuple(frame.as_json() for frame in frames),
     )
+
+
+def _dead_air(events: list[StoredEvent], last_ms: int) -> tuple[DeadAirReport, ...]:
+    """The dead air the call showed, from its events: each stretch that ended, and one still
+    going when the recording stopped, lasting at least to the last moment recorded (nothing
+    is stored while the line is quiet, so a crash in dead air is known no later)."""
+    ended: list[DeadAirReport] = []
+    going: dict[int, DeadAirReport] = {}  # by speech id: shown, not yet ended
+    for event in events:
+        if event.kind not in ("dead_air", "dead_air_ended"):
+            continue
+        turn, sid = stored_int(event.data.get("turn_id")), stored_int(event.data.get("speech_id"))
+        silent = stored_int(event.data.get("silent_ms"))
+        since = event.t_ms - silent
+        if event.kind == "dead_air":
+            going[sid] = DeadAirReport(since, turn, sid, max(last_ms - since, silent))
+        else:
+            going.pop(sid, None)
+            ended.append(DeadAirReport(since, turn, sid, silent))
+    return tuple(sorted([*ended, *going.values()], key=lambda gap: gap.t_ms))
 
 
 def _unended(row: SessionRow, crashed: bool) -> str:
