@@ -28,6 +28,11 @@ from waiting import until
 
 from sandbox.audio.stt import Transcriber
 from sandbox.call.core import DEAD_AIR_MS
+from sandbox.call.sim_playout import SimPlayout
+from sandbox.call.units import Fate
+from sandbox.caller.script import parse_script
+from sandbox.caller.script_runner import ScriptRunner, play_through
+from sandbox.host.launch import CallOptions, open_call
 from sandbox.paths import HOME_ENV
 from sandbox.record.store import SessionStore
 
@@ -219,3 +224,43 @@ def _stored_kinds(home: Path) -> list[str]:
     with SessionStore() as store:
         rows = store.sessions()
         return [e.kind for e in store.events(rows[0].id)] if rows else []
+
+
+TWO_TOOLS = """\
+import asyncio
+
+from sandbox.sdk import Brain, SpeechChunk, SpeechEnd, SpeechStart
+
+
+class TwoTools(Brain):
+    async def on_user_message(self, session, msg):
+        yield SpeechStart()
+        for step in ("Checking the order. ", "Checking the courier. "):
+            yield SpeechChunk(step)
+            await asyncio.sleep(2)
+        yield SpeechChunk("It ships tomorrow.")
+        yield SpeechEnd()
+"""
+
+
+async def test_a_script_step_waits_while_the_bot_shows_signs_of_life(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step gives up after ``step_timeout_s`` with nothing from the bot, not that long
+    after it began: two 2 s tool waits inside one reply (over 4 s) outlast a 3 s limit, and
+    the caller still waits for the whole reply before its next line."""
+    (tmp_path / "twotools.py").write_text(TWO_TOOLS)
+    monkeypatch.setenv(HOME_ENV, str(tmp_path / "home"))  # the brain's keys, and the call's
+    script = parse_script(
+        'ms_per_word = 50\n[[step]]\nsay = "Where is it?"\n[[step]]\nend = true\n'
+    )
+    with serving(tmp_path, tmp_path / "home", "./twotools.py:TwoTools") as (url, _proc):
+        options = CallOptions(brain_url=url, recording=None)
+        host = await open_call(options, url, SimPlayout(ms_per_word=50))
+        runner = ScriptRunner(host, script, step_timeout_s=3)
+        await play_through(host, runner)
+    assert runner.notes == []
+    (reply,) = [u for u in host.core.units if u.turn_id == 2]
+    assert reply.heard == "Checking the order. Checking the courier. It ships tomorrow."
+    assert reply.fate is Fate.PLAYED
+    assert len(host.core.ledger.dead_air) == 2

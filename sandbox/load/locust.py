@@ -104,7 +104,7 @@ def _options(parser: LocustArgumentParser) -> None:
         "--caller-step-timeout",
         type=float,
         default=STEP_TIMEOUT_S,
-        help="seconds a script step waits for the bot before it gives up",
+        help="seconds a script step waits with no sign of life from the bot before it gives up",
     )
 
 
