@@ -55,8 +55,8 @@ CALL_TIMEOUT_S = 120.0
 #: Calls run side by side: most of a call is waiting out a stall or a close.
 CALLS_AT_ONCE = 2
 #: Caller scripts (the simulated caller, 1 ms a word): answered twice, then hang up; hang up
-#: once the first line is out (a brain that never answers it); or talk over a reply that never
-#: ends after a few seconds of it, then hang up.
+#: once the first line is out (a brain that never answers it, or leaves its unit open); or
+#: talk over a reply that never ends after a few seconds of it, then hang up.
 _ANSWERED = """ms_per_word = 1
 [[step]]
 say = "Hello there."
@@ -82,7 +82,13 @@ end = "now"
 """
 #: The call measured: the real command, headless.
 _CALL = (sys.executable, "-m", "sandbox.cli", "call", "--audio", "sim")
-_SCRIPTS = {"silent": _HUNG_UP, "never_reads": _HUNG_UP, "endless": _TALKED_OVER}
+_SCRIPTS = {
+    "silent": _HUNG_UP,
+    "never_reads": _HUNG_UP,
+    "stall_after_start": _HUNG_UP,
+    "never_ends": _HUNG_UP,
+    "endless": _TALKED_OVER,
+}
 #: Each behaviour's arguments in a full run and a quick one (else its defaults: the full
 #: garbage is 300,000 one-byte frames, the full huge and huge_errors 30 of 15 MB each).
 _FULL_ARGS = {"flood": ("--per-second", "0")}
