@@ -50,7 +50,10 @@ def test_quick_hostile_json_measures_each_misbehaving_brain() -> None:
     # bench's (which holds Piper) nor the one before it.
     assert set(figures["brains"]) == set(BEHAVIOURS)
     for name, call in figures["brains"].items():
-        assert call["exit_code"] == 0 and not call["timed_out"], (name, call)
+        # A brain that never sends a frame to a caller who spoke is not_reached (exit 1).
+        reached = name != "silent"
+        assert call["exit_code"] == (0 if reached else 1) and not call["timed_out"], (name, call)
+        assert (call["outcome"] == "not_reached") is not reached, (name, call)
         assert 20 < call["peak_rss_mb"] < 2_000, (name, call)
         assert call["report_kb"] > 0 and call["outcome"], (name, call)
         assert f"  {name}: peak " in done.stderr
