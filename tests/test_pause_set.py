@@ -9,10 +9,12 @@ from sandbox.audio.endpointer import FALL_SEMITONES
 from sandbox.audio.prosody import final_fall
 from sandbox.bench.pause_set import (
     PAUSABLE,
+    PAUSABLE_QUESTIONS,
     PAUSE_MAX_MS,
     PAUSE_MIN_MS,
     afterthought_utterance,
     pause_inside,
+    paused_set,
     paused_utterance,
 )
 
@@ -51,3 +53,23 @@ def test_words_said_whole_keep_going_but_said_alone_end_as_a_statement() -> None
         fall = final_fall(utterance.audio[: (utterance.pause[0] + 150) * MS])
         assert fall is not None
         assert (fall <= -FALL_SEMITONES) == falls, fall
+
+
+@pytest.mark.parametrize("index", [48, 61, 71])
+def test_a_paused_question_is_said_as_a_question_with_its_pause_inside(index: int) -> None:
+    """The set's questions ("Can I book a table for … four on Saturday night?") keep the
+    question's words and mark, hold a silent pause, and are told apart from the sentences."""
+    utterance = paused_utterance(index)
+    text = PAUSABLE_QUESTIONS[(index - 2 * len(PAUSABLE)) // 2][0]
+    assert utterance.asked and utterance.text.replace(" … ", " ") == text
+    assert utterance.text.endswith("?") and utterance.pause is not None
+    start, resume = utterance.pause
+    assert loud_ms(utterance.audio, start + 5, resume - 5) < 0.01
+    assert loud_ms(utterance.audio, resume, resume + 100) > 0.05
+
+
+def test_the_paused_set_holds_both_kinds_whole_or_limited() -> None:
+    whole = [u.asked for u in paused_set()]
+    assert len(whole) == 2 * (len(PAUSABLE) + len(PAUSABLE_QUESTIONS))
+    assert whole.count(True) == 2 * len(PAUSABLE_QUESTIONS) == 24
+    assert [u.asked for u in paused_set(2)] == [False, False, True, True]

@@ -175,6 +175,7 @@ def test_the_pauses_table_says_each_figure() -> None:
     figures = {
         "false_cutoff_fraction": 0.0,
         "false_cutoff_by_patience": {"7": 0.0, "0": 0.5, "10": 0.0},
+        "false_cutoff_by_kind": {"sentences": 0.0, "questions": 0.042},
         "afterthought_cutoff_fraction": 0.5,
         "early_commit_fraction": 0.1,
         "commit_after_end_ms": {
@@ -183,12 +184,12 @@ def test_the_pauses_table_says_each_figure() -> None:
             "worst": 1650,
             "unpunctuated_count": 3,
         },
-        "pause_set": {"paused": 48, "complete": 44, "afterthoughts": 48},
+        "pause_set": {"paused": 72, "paused_questions": 24, "complete": 44, "afterthoughts": 48},
         "turn_model_ms": 95.0,
     }
     lines = pauses_table(figures).splitlines()
-    assert lines[0] == "utterances: 48 paused, 44 complete, 48 afterthoughts"
-    assert "0: 0.5" in lines[1]
+    assert lines[0] == "utterances: 72 paused (24 of them questions), 44 complete, 48 afterthoughts"
+    assert "0: 0.5" in lines[1] and "by kind: sentences 0.0, questions 0.042" in lines[1]
     assert lines[2] == "afterthoughts answered after their first statement: 0.5"
     assert "unpunctuated 740.0 ms (of 3)" in lines[4]
     assert lines[5] == "turn model: 95.0 ms a call"

@@ -1,13 +1,15 @@
 """A held-apart set of caller utterances for the end of turn: paused ones and complete ones.
 
 *Paused* utterances are a sentence with a 400-900 ms silence put in mid-sentence ("I'd like
-to book … a table for four"): the caller has not finished, and a turn committed in that
-silence cuts them off. The silence is inserted at a word's start in espeak-ng's rendering of
-the whole sentence (:func:`sandbox.bench.espeak_align.espeak_reference` reports where each
-word starts), so the words before it keep the intonation of a sentence still going, as a
-caller's do when they stop to think; rendering the fragment alone would end it with a
-sentence's fall. *Complete* utterances are whole requests and questions, some written with no
-punctuation, so espeak says them flat, the way Whisper's unpunctuated questions sound.
+to book … a table for four"), or a question ("Can I book a table for … four on Saturday
+night?", said with a question's intonation): the caller has not finished, and a turn
+committed in that silence cuts them off. The silence is inserted at a word's start in
+espeak-ng's rendering of the whole sentence (:func:`sandbox.bench.espeak_align.\
+espeak_reference` reports where each word starts), so the words before it keep the
+intonation of a sentence still going, as a caller's do when they stop to think; rendering the
+fragment alone would end it with a sentence's fall. *Complete* utterances are whole requests
+and questions, some written with no punctuation, so espeak says them flat, the way Whisper's
+unpunctuated questions sound.
 
 *Afterthoughts* are the paused utterances' words said as two utterances, the first ended as
 a statement of its own: no signal the endpointer has (falling voice, punctuation, the turn
@@ -21,7 +23,7 @@ pause lengths and pause places vary by item, deterministically: the same set eve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -65,6 +67,25 @@ PAUSABLE: tuple[tuple[str, tuple[int, int]], ...] = (
     ("Could we move the meeting to the afternoon instead of the morning", (3, 6)),
     ("I am calling about the invoice you sent me last week", (3, 6)),
     ("We are looking for a quiet place to stay near the station", (3, 7)),
+)
+
+#: Questions a caller may pause inside, written as questions so espeak-ng says them with a
+#: question's intonation, and the words after which they pause: two places each, so 2 x 12
+#: paused questions ("Can I book a table for … four on Saturday night?"). A faster end of
+#: turn for questions is charged for every one it cuts off.
+PAUSABLE_QUESTIONS: tuple[tuple[str, tuple[int, int]], ...] = (
+    ("Can I book a table for four on Saturday night?", (2, 5)),
+    ("What time does the last train leave for Manchester?", (3, 6)),
+    ("Do you have any rooms with a view of the sea?", (3, 6)),
+    ("Could you tell me how much the annual membership costs?", (2, 5)),
+    ("Is it possible to change the delivery address on my order?", (3, 6)),
+    ("Where can I find the form for the parking permit?", (3, 6)),
+    ("Would you be able to send someone to fix the boiler today?", (4, 7)),
+    ("How long will it take for the replacement card to arrive?", (3, 7)),
+    ("Are there any seats left for the matinee on Sunday?", (3, 6)),
+    ("Which documents should I bring to the first appointment?", (2, 5)),
+    ("Can you check whether my payment went through last night?", (2, 5)),
+    ("Why was I charged twice for the same delivery?", (3, 6)),
 )
 
 #: Complete utterances: requests and questions, about half with no punctuation at all.
@@ -128,6 +149,8 @@ class Utterance:
     end_ms: int
     #: For a paused utterance: where the pause begins and where the voice comes back (ms).
     pause: tuple[int, int] | None = None
+    #: Said as a question (written with "?"): the paused questions.
+    asked: bool = False
 
 
 def _voice(index: int) -> tuple[str, int]:
@@ -172,10 +195,13 @@ def complete_utterance(index: int) -> Utterance:
 
 
 def paused_utterance(index: int) -> Utterance:
-    """The ``index``-th paused utterance (two per sentence of :data:`PAUSABLE`)."""
-    text, places = PAUSABLE[index // 2]
+    """The ``index``-th paused utterance: two per sentence of :data:`PAUSABLE`, then two per
+    question of :data:`PAUSABLE_QUESTIONS`."""
+    sentences = PAUSABLE + PAUSABLE_QUESTIONS
+    text, places = sentences[index // 2]
     voice, wpm = _voice(index + 1)  # not in step with the complete set's
-    return pause_inside(text, places[index % 2], _pause_ms(index), voice, wpm)
+    paused = pause_inside(text, places[index % 2], _pause_ms(index), voice, wpm)
+    return replace(paused, asked=index >= 2 * len(PAUSABLE))
 
 
 def pause_inside(text: str, after: int, pause: int, voice: str, wpm: int) -> Utterance:
@@ -220,9 +246,13 @@ def afterthought_set(limit: int | None = None) -> list[Utterance]:
 
 
 def paused_set(limit: int | None = None) -> list[Utterance]:
-    """The paused utterances (all 48, or the first ``limit``)."""
-    count = 2 * len(PAUSABLE) if limit is None else min(limit, 2 * len(PAUSABLE))
-    return [paused_utterance(i) for i in range(count)]
+    """The paused utterances: all 72 (48 sentences said as still going, then 24 questions),
+    or the first ``limit`` of each kind."""
+    sentences, questions = 2 * len(PAUSABLE), 2 * len(PAUSABLE_QUESTIONS)
+    if limit is None:
+        return [paused_utterance(i) for i in range(sentences + questions)]
+    picked = [*range(min(limit, sentences)), *range(sentences, sentences + min(limit, questions))]
+    return [paused_utterance(i) for i in picked]
 
 
 def complete_set(limit: int | None = None) -> list[Utterance]:

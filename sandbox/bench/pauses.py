@@ -9,7 +9,8 @@ windows', not the machine's: how fast Whisper and the model are is measured on t
 devices).
 
 * ``false_cutoff_fraction``: paused utterances a turn was committed in before the caller
-  spoke again (at the default patience; ``false_cutoff_by_patience`` for the others).
+  spoke again (at the default patience; ``false_cutoff_by_patience`` for the others,
+  ``false_cutoff_by_kind`` for the sentences and the questions apart).
 * ``afterthought_cutoff_fraction``: the same pauses after words said as a statement of their
   own (see :mod:`sandbox.bench.pause_set`), committed in the pause at the default patience:
   what answering a falling statement at once costs; reported, not bounded.
@@ -175,6 +176,17 @@ def measure_pauses(
         "false_cutoff_fraction": _fraction(cutoffs[DEFAULT_PATIENCE]),
         "false_cutoff_by_patience": {str(p): _fraction(c) for p, c in cutoffs.items()},
         "false_cutoff_causes": dict(Counter(c for c in causes[DEFAULT_PATIENCE] if c)),
+        # Sentences said as still going, and questions said as questions, apart.
+        "false_cutoff_by_kind": {
+            kind: _fraction(
+                [
+                    cut
+                    for cut, u in zip(cutoffs[DEFAULT_PATIENCE], paused, strict=True)
+                    if u.asked is asked
+                ]
+            )
+            for kind, asked in (("sentences", False), ("questions", True))
+        },
         "afterthought_cutoff_fraction": _fraction(added),
         "early_commit_fraction": _fraction([ms <= EARLY_MS for ms, _p in after]),
         "commit_after_end_ms": {
@@ -186,6 +198,7 @@ def measure_pauses(
         },
         "pause_set": {
             "paused": len(paused),
+            "paused_questions": sum(u.asked for u in paused),
             "complete": len(complete),
             "afterthoughts": len(afterthoughts),
         },
@@ -198,12 +211,14 @@ def pauses_table(figures: dict[str, Any]) -> str:
     """The stage's figures as lines for a person."""
     after = figures["commit_after_end_ms"]
     by = ", ".join(f"{p}: {f}" for p, f in figures["false_cutoff_by_patience"].items())
+    kinds = ", ".join(f"{k} {f}" for k, f in figures["false_cutoff_by_kind"].items())
     sizes = figures["pause_set"]
     return "\n".join(
         [
-            f"utterances: {sizes['paused']} paused, {sizes['complete']} complete, "
-            f"{sizes['afterthoughts']} afterthoughts",
-            f"false cut-offs: {figures['false_cutoff_fraction']} (by patience: {by})",
+            f"utterances: {sizes['paused']} paused ({sizes['paused_questions']} of them "
+            f"questions), {sizes['complete']} complete, {sizes['afterthoughts']} afterthoughts",
+            f"false cut-offs: {figures['false_cutoff_fraction']} (by patience: {by}; "
+            f"by kind: {kinds})",
             f"afterthoughts answered after their first statement: "
             f"{figures['afterthought_cutoff_fraction']}",
             f"complete, committed within {EARLY_MS} ms: {figures['early_commit_fraction']}",
