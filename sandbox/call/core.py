@@ -75,7 +75,7 @@ GREETING_WAIT_MS = 2_000
 #: A brain that has sent no frame at all this long after SessionStart is reported stalled
 #: on turn 1 ("Silence reads as failure": the wire's first principle); the call goes on.
 SILENT_BRAIN_MS = 4_000
-#: Dead air inside an open unit this long is shown and recorded (see ``CallCore.dead_air``).
+#: Dead air inside an open unit this long is shown and recorded (see ``CallCore.dead_air_at``).
 #: Only shown: the wire gives the runtime no rule that closes a unit ("Every SpeechStart is
 #: closed by a SpeechEnd or a SpeechCancel", both the brain's), and awaiting a tool between
 #: two chunks is how a brain says a filler, works, then answers. A unit stays open until its
