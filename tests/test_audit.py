@@ -4,8 +4,8 @@ does with words after a whole unit's last one and hiss on its leg; the same sess
 heard text doctored in the store is flagged (exit 1), the doubt is kept with the session and
 the exported page marks the unit, in Debian's chromium; a leg that stops before a whole
 unit's end, and a cut unit's leg running on past its record, are flagged; a simulated
-session is refused in words. The comparison's table: split and joined words, made-up tails
-and repeats forgiven, real misses not."""
+session is refused in words. The comparison's table: misheard, split and joined words,
+made-up tails and repeats forgiven, a wrong cut not."""
 
 from __future__ import annotations
 
@@ -294,31 +294,33 @@ OPEN = "Our opening hours are on your screen now. We're open seven to eight."
 @pytest.mark.parametrize(
     ("heard", "generated", "transcribed", "off"),
     [
-        # Played whole: a split or joined word is one word at most, and none when its letters
-        # are the same; words after the last one are Whisper's own, free.
-        (BARGE, BARGE, "Sorry about the bargion, I'll stop talking now. Okay.", 1),
+        # Played whole: a word misheard, split or joined is Whisper's, free; words after the
+        # last one are Whisper's own, free.
+        (BARGE, BARGE, "Sorry about the bargion, I'll stop talking now. Okay.", 0),
         (BARGE, BARGE, "Sorry about the barge in. I'll stop talking now.", 0),
         (BARGE, BARGE, "Sorry about the bargein, I'll stop talking now. Bye.", 0),
         ("Ice cream at the check-in?", "Ice cream at the check-in?", "Icecream at the checkin?", 0),
         (BOOK, BOOK, "Your first class is free. Would you like to book one? Thank you.", 0),
         (BOOK, BOOK, "Your first class is free. Would you like to book one? Book one?", 0),
         (BOOK, BOOK, "Your first class is free. Would you like to book one? Okay. Bye.", 0),
-        (BOOK, BOOK, "Your first class is for you. Would you like to book one?", 2),
+        (BOOK, BOOK, "Your first class is for you. Would you like to book one?", 0),
         # ... but a clip that stops early is off by the words it lacks, a made-up tail where
-        # they should be is no stand-in, and two unalike words read as one are two.
+        # they should be is no stand-in, and unalike words at the end read as missing ones.
         (BOOK, BOOK, "Your first class is free. Would you like", 3),
         (BOOK, BOOK, "Your first class is free. Would you like to. Thank you.", 2),
-        (OPEN, OPEN, "Our opening hours are on your screen now. We're open nine eight.", 2),
-        # Cut: the word at the cut counts either way, a split word as one, and more is off.
+        (OPEN, OPEN, "Our opening hours are on your screen now. We're open nine eight.", 3),
+        # Cut: the word at the cut counts either way, a split word as one, and more is off;
+        # a made-up word after the cut is no word of the unit.
         ("Our opening hours are on", OPEN, "Our opening hours are on your", 0),
-        ("Our opening hours are on", OPEN, "Our opening hours are on. Okay.", 1),
+        ("Our opening hours are on", OPEN, "Our opening hours are on. Okay.", 0),
         ("Our opening hours are on", OPEN, "Our opening hours are on your screen now.", 2),
-        ("Sorry about the barge-in", BARGE, "Sorry about the bargion", 1),
-        # Nothing heard: words in its clip are off, a tail or not.
-        ("", BOOK, "Okay. Thank you.", 3),
+        ("Sorry about the barge-in", BARGE, "Sorry about the bargion", 0),
+        # Nothing heard: the unit's own words in its clip are off, made-up ones are not.
+        ("", BOOK, "Okay. Thank you.", 0),
+        ("", BOOK, "Your first class is free.", 4),
     ],
 )
-def test_the_comparison_forgives_splits_joins_and_tails_not_misses(
+def test_the_comparison_forgives_whispers_errors_not_a_wrong_cut(
     heard: str, generated: str, transcribed: str, off: int
 ) -> None:
     assert words_off(heard, generated, transcribed) == off

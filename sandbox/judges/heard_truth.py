@@ -10,12 +10,19 @@ so "Two." and "2" and "two" are one word. The distance is the word-level edit di
 (insertions, deletions and substitutions of one word each; a word split or joined is one at
 most, see :func:`words_off`).
 
+What the record claims beyond the generated text is one thing: where the unit was cut,
+that is how many of its words were heard. So the comparison finds the cut the audio supports
+(the prefix of the generated text that Whisper's transcript aligns with at least cost, see
+:func:`supported_cut`) and counts the words between it and the recorded cut. A word Whisper
+mishears in the middle of a unit ("I say single classes" for "A single class is") costs
+every candidate cut alike and so cannot move it: it is the recognizer's error, not the
+record's. A recorded text that is not a prefix of the generated one is off by its changed
+words as well.
+
 The boundary rule: when a unit was cut (fewer words heard than generated), the word at the
 cut may have been partly played. The wire counts a word heard once its first sample is
 released, but a listener, or Whisper, may name a word from its first syllable or miss one
-cut after it began. So for a cut unit the distance is the least of three readings of the
-heard text: as recorded, without its last word, and with the next generated word added. A
-unit played whole has no word after its last, so what Whisper reads past it is not counted.
+cut after it began. So for a cut unit one word either way of the recorded cut is free.
 """
 
 from __future__ import annotations
@@ -36,10 +43,6 @@ _SIGNS = {"$": "dollars", "£": "pounds", "€": "euros"}
 #: not "hour", "four" or "our").
 _SPELLINGS = (("our", "or"), ("tre", "ter"), ("ise", "ize"), ("ised", "ized"))
 _SPELLING_MIN = 6
-#: Two words Whisper reads as one, or one as two, count as one word off when their letters
-#: are this alike (difflib's ratio: "bargion" against "barge in" is 0.86), and as none when
-#: they are the same letters ("icecream", "ice cream").
-JOINED_LIKENESS = 0.75
 
 
 def audit_words(text: str) -> list[str]:
@@ -64,57 +67,90 @@ def audit_words(text: str) -> list[str]:
 
 
 def words_off(heard: str, generated: str, transcribed: str) -> int:
-    """How many words ``transcribed`` (Whisper's text of the unit's clip) is off ``heard``
-    (the unit's recorded heard text; ``generated`` is its whole text).
+    """How many words the cut ``heard`` records (the unit's recorded heard text; ``generated``
+    is its whole text) is off the cut ``transcribed`` (Whisper's text of the unit's clip)
+    supports.
 
     The wire's rule for what is recorded: "Finalize.heard_text is the delivered prefix —
     what was actually played, not what was generated." and "It is accurate to about one word
-    either way". So, beyond the one word :data:`TOLERATED_WORDS_OFF`
-    allows, the comparison forgives only what cannot show the record wrong:
+    either way". So, beyond the one word :data:`TOLERATED_WORDS_OFF` allows:
 
-    * A word Whisper splits or joins ("barge in", "bargion" for "barge-in"; "icecream" for
-      "ice cream") counts as one word at most (:func:`transcript_distance`).
-    * A unit recorded as played whole has no word after its last one, so words Whisper reads
-      past it (a repeat of its last words, or "Okay.", "Thank you." made up from the silence)
-      cost nothing. Its missing words still count: a clip that stops early fails.
-    * A cut unit's word at the cut counts either way (the module's boundary rule): the
-      recorded text, without its last word, or with the next generated word. Words past that
-      count: a clip that runs on past the recorded prefix fails.
+    * Whisper's own errors inside what was played cost nothing: a misheard, split or joined
+      word ("bargion" for "barge-in", "icecream" for "ice cream") weighs on every cut alike.
+    * Words Whisper reads past the unit's last one (a repeat, or "Okay.", "Thank you." made
+      up from the silence) cost nothing: no cut explains them better than the whole.
+    * A clip that stops early puts the supported cut where it stops, and a made-up "Thank
+      you." in place of the missing words does not move it (a made-up word aligns with a
+      generated one only at more cost than as an extra word).
+    * A cut unit's word at the cut counts either way (the module's boundary rule): a clip
+      running on past the recorded cut by two words or more is off.
     """
     said = audit_words(transcribed)
     recorded = audit_words(heard)
     whole = audit_words(generated)
-    if len(recorded) >= len(whole):
-        return transcript_distance(said, recorded, free_tail=bool(recorded))
-    cuts = [recorded, whole[: len(recorded) + 1], *([recorded[:-1]] if recorded else [])]
-    return min(transcript_distance(said, cut, free_tail=False) for cut in cuts)
+    changed = sum(mine != theirs for mine, theirs in zip(recorded, whole, strict=False))
+    apart = abs(supported_cut(said, whole, len(recorded)) - len(recorded))
+    if len(recorded) < len(whole):
+        apart = max(0, apart - 1)
+    return changed + apart
 
 
-def transcript_distance(said: list[str], recorded: list[str], *, free_tail: bool) -> int:
-    """The word-level edit distance from ``recorded`` to ``said``, where two words taken as
-    one (either way) cost :func:`_joined`; with ``free_tail``, words said after all of
-    ``recorded`` cost nothing."""
-    # rows[i][j]: the distance between said[:i] and recorded[:j].
-    rows = [list(range(len(recorded) + 1))]
+#: The costs of aligning a transcript with a text: a word in one and not the other, a word
+#: read as an unalike one (dearer than an extra word, so a made-up word is taken as extra
+#: rather than as a generated word said), and as an alike one ("on" for "one"; cheaper, so a
+#: misheard last word still counts as said).
+_EXTRA, _UNALIKE, _ALIKE = 2, 3, 1
+#: Words this alike (difflib's ratio) are one word misheard or, as two words run together
+#: ("bargion" against "barge in" is 0.86), one word split or joined.
+JOINED_LIKENESS = 0.75
+
+
+def supported_cut(said: list[str], whole: list[str], recorded: int) -> int:
+    """The number of ``whole``'s words ``said`` (a transcript's words) aligns with at least
+    cost; of equally cheap cuts, the nearest to ``recorded`` (the record gets the doubt)."""
+    costs = _distances(said, whole)[-1]
+    cheapest = [k for k, cost in enumerate(costs) if cost == min(costs)]
+    return min(cheapest, key=lambda k: abs(k - recorded))
+
+
+def _distances(said: list[str], text: list[str]) -> list[list[int]]:
+    """rows[i][j]: the cost of aligning said[:i] with text[:j]; a word split or joined either
+    way costs :func:`_joined`."""
+    rows = [[j * _EXTRA for j in range(len(text) + 1)]]
     for i, word in enumerate(said, 1):
-        row = [i]
-        for j, other in enumerate(recorded, 1):
-            best = min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + (word != other))
+        row = [i * _EXTRA]
+        for j, other in enumerate(text, 1):
+            best = min(
+                rows[i - 1][j] + _EXTRA,
+                row[j - 1] + _EXTRA,
+                rows[i - 1][j - 1] + _substitution(word, other),
+            )
             if i > 1:
                 best = min(best, rows[i - 2][j - 1] + _joined(other, said[i - 2] + word))
             if j > 1:
-                best = min(best, rows[i - 1][j - 2] + _joined(word, recorded[j - 2] + other))
+                best = min(best, rows[i - 1][j - 2] + _joined(word, text[j - 2] + other))
             row.append(best)
         rows.append(row)
-    return min(row[-1] for row in rows) if free_tail else rows[-1][-1]
+    return rows
+
+
+def _substitution(one: str, two: str) -> int:
+    if one == two:
+        return 0
+    return _ALIKE if _alike(one, two) else _UNALIKE
+
+
+def _alike(one: str, two: str) -> bool:
+    return SequenceMatcher(None, one, two).ratio() >= JOINED_LIKENESS
 
 
 def _joined(one: str, two: str) -> int:
     """What one word costs read as two words (``two`` their letters run together): none when
-    the letters are the same, one when alike (:data:`JOINED_LIKENESS`), else a word each."""
+    the letters are the same, :data:`_ALIKE` when alike (:data:`JOINED_LIKENESS`), else an
+    unalike word and an extra one."""
     if one == two:
         return 0
-    return 1 if SequenceMatcher(None, one, two).ratio() >= JOINED_LIKENESS else 2
+    return _ALIKE if _alike(one, two) else _UNALIKE + _EXTRA
 
 
 def verdict(off: int) -> str:
