@@ -15,6 +15,7 @@ import pytest
 from caller_audio import espeak, join, silence, squeezed, word_errors, words, write_wav
 
 from sandbox.audio.echo_path import LaptopEchoPath
+from sandbox.audio.endpointer import PATIENCE_DEFAULT, windows_for
 from sandbox.audio.engine import AudioEngine, AudioOptions, EngineHooks
 from sandbox.audio.mic import MicSource
 from sandbox.audio.script_mic import ScriptMic
@@ -24,7 +25,7 @@ from sandbox.audio.voices import default_voice
 from sandbox.call.effects import CallState, Effect, PausePlayout, ResumePlayout, SendFrame
 from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
-from sandbox.call.waterfall import STAGES
+from sandbox.call.waterfall import STAGES, VOICE_END, WINDOW_CLOSED
 from sandbox.caller.espeak_voice import speak
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallOptions, open_call
@@ -284,6 +285,22 @@ async def test_the_bots_own_echo_does_not_cut_it_with_aec_on(
         )
     assert sent(effects, "interruption") == []
     assert all(u.fate is Fate.PLAYED for u in host.core.units)
+
+
+async def test_a_spoken_yes_no_question_that_rises_closes_at_the_final_window(
+    pulse: ModuleType, transcriber: Transcriber, synthesizer: Synthesizer, tmp_path: Path
+) -> None:
+    """A caller's question through the virtual microphone: its voice rises on its last
+    syllable, Whisper reads a question, so the endpointer closes it at the final window, as
+    a statement that falls, not after the confident window's thinking-pause margin."""
+    wav = caller_wav(tmp_path, "Do you take credit cards?")
+    async with audio_call("echo", transcriber, synthesizer) as (host, _engine, _effects):
+        await until(quiet(host))  # the greeting played out
+        await asyncio.to_thread(pulse.play_into_mic, wav)
+        await until(lambda: len(host.core.units) == 2 and host.core.units[1].fate is not None)
+    (timeline,) = host.core.ledger.timelines.values()
+    windows = windows_for(PATIENCE_DEFAULT)
+    assert timeline[WINDOW_CLOSED] - timeline[VOICE_END] == windows.final_ms < windows.confident_ms
 
 
 async def test_a_spoken_turn_keeps_its_latency_waterfall_in_stage_order(

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sandbox.audio.endpointer import (
     FALL_SEMITONES,
+    RISE_SEMITONES,
     Endpointer,
     EndpointEvent,
     PauseStarted,
@@ -19,6 +20,7 @@ from sandbox.audio.endpointer import (
     TextShape,
     TurnEnded,
     Windows,
+    asks_question,
     looks_complete,
     text_shape,
     windows_for,
@@ -66,7 +68,7 @@ def test_patience_scale_is_monotonic_with_seven_as_the_calibration() -> None:
         speculate_ms=90,
         level_guess_ms=300,
         final_ms=390,
-        confident_ms=870,
+        confident_ms=900,
         silence_ms=1620,
         threshold=0.5,
     )
@@ -171,7 +173,7 @@ def test_a_caller_who_pauses_up_to_840_ms_after_a_finished_sounding_half_is_not_
 ) -> None:
     """Whisper punctuates "Can somebody call?" and the model agrees, yet the caller goes on
     ("me back after six"): from the default patience up, both verdicts wait out the pauses
-    callers take to think (see the module docstring for the 870 ms)."""
+    callers take to think (see the module docstring for the 900 ms)."""
     script = spoken(Endpointer(patience))
     script.until(PauseStarted)
     script.ep.hint_turn(1.0)
@@ -228,6 +230,83 @@ def test_the_final_window_needs_both_a_finished_turn_and_a_fall(
         waited
         == {"final": w.final_ms, "confident": w.confident_ms, "silence": w.silence_ms}[window]
     )
+
+
+@pytest.mark.parametrize(
+    ("semitones", "shape", "question", "window"),
+    [
+        # "Can I pay by bank transfer?": a finished question whose voice rose on its end.
+        (RISE_SEMITONES, "finished", True, "final"),
+        (RISE_SEMITONES - 0.1, "finished", True, "confident"),  # level: maybe thinking
+        (None, "finished", True, "confident"),
+        # The same rise on words that are no question ("The heating has not worked."): a
+        # continuation rise as often as not.
+        (6.0, "finished", False, "confident"),
+        # "Which platform does the train leave from?" (open: its stranded preposition) that
+        # rose is finished even when the model doubts it; unrisen, the model decides.
+        (3.0, "open+doubt", True, "final"),
+        (-1.0, "open+doubt", True, "silence"),
+        # A rise on words the model alone calls finished ("I'd like to book") is no question.
+        (6.0, "open+model", False, "confident"),
+        (6.0, "fragment", False, "silence"),
+    ],
+)
+def test_a_finished_question_whose_voice_rose_closes_at_the_final_window(
+    semitones: float | None, shape: str, question: bool, window: str
+) -> None:
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    script.until(PauseStarted)
+    script.ep.hint_fall(0.0)
+    script.ep.hint_rise(semitones)
+    script.ep.hint_text(
+        "open" if shape.startswith("open") else cast(TextShape, shape), question=question
+    )
+    if shape == "open+model":
+        script.ep.hint_turn(w.threshold)
+    if shape == "open+doubt":
+        script.ep.hint_turn(w.threshold - 0.2)
+    waited = script.until(TurnEnded).t - 20 * F
+    assert (
+        waited
+        == {"final": w.final_ms, "confident": w.confident_ms, "silence": w.silence_ms}[window]
+    )
+
+
+def test_a_rising_pause_is_transcribed_at_once_and_a_resume_forgets_the_rise() -> None:
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    script.until(PauseStarted)
+    script.ep.hint_rise(RISE_SEMITONES + 1)
+    assert script.ep.guess_due
+    script.play("####")  # "Can I book … a table": the rise was not the end
+    resumed_end = script.t
+    script.until(PauseStarted)
+    script.ep.hint_text("finished", question=True)
+    assert script.until(TurnEnded).t == resumed_end + w.confident_ms
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("Can I pay by bank transfer?", True),
+        ("is breakfast included in the price.", True),  # Whisper's full stop on a question
+        ("How long does the repair usually take?", True),
+        ("Which platform does the train leave from?", True),
+        ("which platform does the train leave from", True),
+        ("The heating is not working.", False),
+        ("Great, see you on Saturday.", False),
+        ("Right, so what?", True),  # punctuated as a question
+        ("is the shop open on Sunday", True),  # unpunctuated, opening as a question
+        ("Can I pay for the?", False),
+        ("Do you have any...", False),
+        ("", False),
+    ],
+)
+def test_a_whole_question_is_punctuated_or_opens_as_one_and_is_no_fragment(
+    text: str, asked: bool
+) -> None:
+    assert asks_question(text) is asked
 
 
 def test_a_falling_pause_is_transcribed_at_once_a_level_one_later() -> None:

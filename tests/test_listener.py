@@ -23,7 +23,7 @@ from caller_audio import (
 from sandbox.audio.bargein import BargeIn, BotResumes, FloorEvent, FloorJudge, OverBot
 from sandbox.audio.echo_canceller import EchoCanceller
 from sandbox.audio.echo_path import LaptopEchoPath
-from sandbox.audio.endpointer import windows_for
+from sandbox.audio.endpointer import RISE_SEMITONES, windows_for
 from sandbox.audio.listener import (
     Backchannel,
     CallerSpeaking,
@@ -143,6 +143,24 @@ def test_patience_sets_how_long_a_finished_sentence_waits(
     # The guess is ready the frame the pause starts (inline), so patience 0 closes one
     # frame after it.
     assert turn.t_committed - turn.t_end_of_speech == max(w.confident_ms, w.speculate_ms + 30)
+
+
+@pytest.mark.parametrize("said", ["Do you take credit cards?", "Is the shop open on Sunday?"])
+def test_a_yes_no_question_whose_voice_rises_closes_at_the_final_window(
+    transcriber: Transcriber, said: str
+) -> None:
+    """espeak-ng's yes/no question rises on its last syllable: with Whisper's question, the
+    turn is over (a caller pausing inside a question holds the pitch level), so it closes at
+    the final window, as a falling statement does."""
+    decisions: list[tuple[str, dict[str, Any]]] = []
+    listener = Listener(in_executor(transcriber, InlineExecutor()))
+    listener.on_decision = lambda _t, kind, data: decisions.append((kind, data))
+    audio = join(silence(300), espeak(said), silence(2000))
+    (turn,) = of(TurnCommitted, listen(listener, caller_at_mic(audio)))
+    rises = [data["semitones"] for kind, data in decisions if kind == "rise"]
+    assert rises and rises[-1] >= RISE_SEMITONES, decisions
+    assert turn.reason == "confident"
+    assert turn.t_committed - turn.t_end_of_speech == windows_for(7).final_ms
 
 
 def test_a_trailing_fragment_waits_for_the_silence_window(transcriber: Transcriber) -> None:

@@ -1,12 +1,15 @@
-"""Final lowering: the pitch track on pure tones, and the fall on espeak-ng's real voices."""
+"""The voice's last movement: the pitch track on pure tones, and the fall and the rise on
+espeak-ng's real voices."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from caller_audio import espeak, join
+from caller_audio import silence as quiet
 
-from sandbox.audio.endpointer import FALL_SEMITONES
-from sandbox.audio.prosody import SAMPLE_RATE, final_fall, pitch_track
+from sandbox.audio.endpointer import FALL_SEMITONES, RISE_SEMITONES
+from sandbox.audio.prosody import SAMPLE_RATE, final_fall, final_rise, pitch_track
 from sandbox.audio.resample import Float32
 from sandbox.bench.pause_set import complete_utterance, paused_utterance
 
@@ -68,3 +71,38 @@ def test_espeak_falls_at_a_statements_end_and_not_where_a_caller_stops_to_think(
     assert paused.pause is not None
     head = final_fall(paused.audio[: paused.pause[0] * 16 + 2400])
     assert head is None or head > -FALL_SEMITONES + 1
+
+
+@pytest.mark.parametrize(
+    ("end_hz", "low", "high"), [(190, 2.0, 4.5), (150, -0.3, 0.3), (120, -4.5, -2.0)]
+)
+def test_the_rise_is_read_over_the_last_syllable(end_hz: float, low: float, high: float) -> None:
+    # Level at 150 Hz, then to end_hz over the last 150 ms: 190 Hz is +4.1 semitones.
+    pcm = np.concatenate([voice([150, 150], 1.0), voice([150, end_hz], 0.15), silence(0.3)])
+    rise = final_rise(pcm)
+    assert rise is not None and low < rise < high
+
+
+def test_the_silence_after_the_voice_reads_as_no_pitch_not_a_rise() -> None:
+    """A 40 ms frame running on into the silence correlates a shortened voice: it used to
+    read a pitch far above the voice's, a "rise" at the end of every level turn."""
+    level = np.concatenate([voice([150, 150], 1.0), silence(0.3)])
+    track = pitch_track(level)
+    assert np.nanmax(track) == pytest.approx(150, rel=0.03)
+    rise = final_rise(level)
+    assert rise is not None and abs(rise) < 0.3
+    assert final_rise(np.concatenate([voice([150, 150], 0.04), silence(0.3)])) is None
+
+
+def test_espeak_rises_at_a_yes_no_questions_end_and_not_where_a_caller_stops_to_think() -> None:
+    """Real espeak-ng: "Do you take credit cards?" and "Is the shop open on Sunday?" rise on
+    their last syllable; paused questions ("Can I book … a table", "Could you tell … me"),
+    cut where the caller stops, from the whole question's rendering, do not."""
+    for question in ("Do you take credit cards?", "Is the shop open on Sunday?"):
+        rise = final_rise(join(espeak(question), quiet(300)))
+        assert rise is not None and rise >= RISE_SEMITONES + 0.5, question
+    for index in (48, 54, 66):  # paused questions: "Can I book", "Could you tell", "Which..."
+        paused = paused_utterance(index)
+        assert paused.asked and paused.pause is not None
+        head = final_rise(paused.audio[: (paused.pause[0] + 90) * 16])
+        assert head is None or head < RISE_SEMITONES - 0.5, paused.text

@@ -3,17 +3,20 @@
 No clock, no threads, no audio: the host feeds ``(voiced, t_ms)`` for every 30 ms frame, in
 order, and acts on the events returned.
 
-How a turn ends: the voice's fall, the words, the audio turn model
-------------------------------------------------------------------
+How a turn ends: the voice's fall or rise, the words, the audio turn model
+--------------------------------------------------------------------------
 After ``speculate_ms`` of silence the endpointer emits :class:`PauseStarted`. The host
 measures at once whether the voice *fell* as it stopped (:func:`sandbox.audio.prosody.\
 final_fall`, final lowering: a statement's end drops to the bottom of the speaker's range, a
-caller stopping to think holds it level) and hands it over as :meth:`Endpointer.hint_fall`.
-Then it starts a *speculative* transcription of the turn so far: at once when the voice fell,
+caller stopping to think holds it level) and whether it *rose* on its last syllable
+(:func:`sandbox.audio.prosody.final_rise`, a yes/no question's final rise), and hands them
+over as :meth:`Endpointer.hint_fall` and :meth:`Endpointer.hint_rise`. Then it starts a
+*speculative* transcription of the turn so far: at once when the voice fell or rose,
 otherwise once the silence reaches ``level_guess_ms`` (:attr:`Endpointer.guess_due`), so the
 short pauses inside a sentence ("my order, please") do not each hold Whisper's one worker when
-the end comes. The guess comes back as :meth:`Endpointer.hint_text` (its :func:`text_shape`);
-only when its words leave the verdict open (no punctuation to go by) does the host ask the
+the end comes. The guess comes back as :meth:`Endpointer.hint_text` (its :func:`text_shape`,
+and whether it can be a whole question, :func:`asks_question`); only when its words leave
+the verdict open (no punctuation to go by) does the host ask the
 audio turn model (:mod:`sandbox.audio.turn_model`, Smart Turn), whose probability comes back
 as :meth:`Endpointer.hint_turn`. The turn is *finished* when
 
@@ -23,16 +26,19 @@ as :meth:`Endpointer.hint_turn`. The turn is *finished* when
   punctuated as one or opens with a question word), and
 * the transcript reads like a finished thought on its own (``"finished"``: terminal
   punctuation), or the model's probability reaches the patience's ``threshold``, or the
-  voice fell as it stopped.
+  voice fell as it stopped, or it rose on words that are a question.
 
-A turn whose voice fell and whose words or model say finished closes as ``"confident"`` once
-the silence reaches ``final_ms``; any other finished turn (the fall alone among them) once
+A turn whose voice fell and whose words or model say finished, or whose voice rose on a
+question's words (punctuated with "?" or opening with a question word or an auxiliary: "Can
+I pay by bank transfer?", "is the shop open on Sunday"), closes as ``"confident"`` once the
+silence reaches ``final_ms``; any other finished turn (the fall alone among them) once
 it reaches ``confident_ms``; anything else (no verdict yet, a fragment, a level voice on an
 unpunctuated guess the model doubts) closes as ``"silence"`` when the silence reaches
 ``silence_ms``, the maximum wait: the silence-forced close. So "I would like to check the
-status of my order, please." said with a falling voice is answered ~400 ms after it ends; a
-complete question Whisper leaves unpunctuated ("is the studio open on public holidays")
-closes at the confident window, as a punctuated question does, and so does a statement
+status of my order, please." said with a falling voice is answered ~400 ms after it ends, and
+so is "Do you take credit cards?" said with a rising one; a complete question whose voice
+stays level closes at the confident window, punctuated or not (the model decides an
+unpunctuated one), and so does a statement
 Whisper garbles past punctuation ("My flight lens at her best eyes") when the voice fell;
 and a caller's "I'd like to book the" waits whatever any signal says.
 
@@ -52,7 +58,7 @@ certainty above 7 and less below 5 (Smart Turn's own cut is 0.5):
 patience       0    1    2    3    4    5     6     7     8     9    10
 ===========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
 final        150  180  210  240  270  300   330   390   540   780  1410
-confident    150  210  270  330  420  540   690   870  1080  1260  1410
+confident    150  210  270  330  420  540   690   900  1080  1260  1410
 silence      450  540  660  780  960 1140  1350  1620  1950  2340  2790
 level guess   90  150  150  150  150  150   240   300   300   300   300
 threshold    .25  .30  .35  .40  .45  .50   .50   .50   .60   .70   .80
@@ -70,11 +76,23 @@ the peer's caller line, so a finished turn that also fell needs no thinking-paus
 its window (390 ms) is set below the shortest pause the set holds. Its cost is a caller who
 ends a clause with a full statement's fall and then adds to it ("I want to cancel." … "my
 membership"): answered after the clause, as a person listening would.
-10 keeps every window at 1.4 s: no fall hurries it.
 
-``speculate_ms`` is 90 ms: the pause is measured for a fall as soon as three silent frames
-make one (a fall measurement costs a few milliseconds; the gaps inside fluent speech do not
-fall, so they start no Whisper run), and a falling end's guess starts at once, so at patience
+A question's voice often does not fall: a yes/no question rises on its last syllable, and a
+caller pausing inside a question holds the pitch level. On the set (its 24 paused questions
+and the complete ones), the rise over the last syllable (:func:`~sandbox.audio.prosody.\
+final_rise`) of any first half whose words read finished is at most 1.2 semitones, and at
+least 1.9 for the complete questions that rose, so a rise of :data:`RISE_SEMITONES` on a
+question's words needs no margin either. A rise on any other words is no verdict: espeak-ng's
+continuation rise ("I'd like to book …", "The heating in our flat has not worked …") is as
+large as a question's. With both cues, the confident window now waits only for turns whose
+voice stayed level, and it is 900 ms, the longest pause in the set (870 ms cut off two of its
+72 paused utterances).
+10 keeps every window at 1.4 s: no fall or rise hurries it.
+
+``speculate_ms`` is 90 ms: the pause is measured for a fall and a rise as soon as three
+silent frames make one (a measurement costs a few milliseconds; the gaps inside fluent speech
+seldom fall or rise, so they start few Whisper runs), and a falling or rising end's guess
+starts at once, so at patience
 7 it is ready when the final window ends (90 ms + Whisper's time). A level pause waits for
 ``level_guess_ms`` before its guess, so a guess started inside a sentence's short gaps is not
 holding Whisper when the sentence ends.
@@ -127,10 +145,13 @@ class Windows:
 #: The voice's last 50 ms this many semitones or more below the turn's median pitch is a
 #: fall (see :mod:`sandbox.audio.prosody`).
 FALL_SEMITONES = 2.2
+#: The voice's last 30 ms this many semitones or more above its pitch 150 ms earlier is a
+#: question's final rise (:func:`sandbox.audio.prosody.final_rise`).
+RISE_SEMITONES = 1.5
 
 _LEVEL_GUESS_MS = (90, 150, 150, 150, 150, 150, 240, 300, 300, 300, 300)
 _FINAL_MS = (150, 180, 210, 240, 270, 300, 330, 390, 540, 780, 1410)
-_CONFIDENT_MS = (150, 210, 270, 330, 420, 540, 690, 870, 1080, 1260, 1410)
+_CONFIDENT_MS = (150, 210, 270, 330, 420, 540, 690, 900, 1080, 1260, 1410)
 _SILENCE_MS = (450, 540, 660, 780, 960, 1140, 1350, 1620, 1950, 2340, 2790)
 _THRESHOLD = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8)
 
@@ -239,6 +260,31 @@ def _stranded(text: str) -> bool:
     return stripped.endswith("?") or words[0] in _QUESTION_WORDS
 
 
+#: Words a question opens with: a question word, or the auxiliary of a yes/no question.
+_QUESTION_OPENERS = _QUESTION_WORDS | frozenset(
+    word
+    for group in (
+        "when why",
+        "is are was were am do does did have has",
+        "can could will would shall should may might",
+    )
+    for word in group.split()
+)
+
+
+def asks_question(text: str) -> bool:
+    """Whether a transcript can be a whole question, for a final rise to end: punctuated
+    with "?" or opening as a question ("is the shop open on Sunday", "is breakfast included
+    in the price." - Whisper's words for a question it did not punctuate as one), and no
+    fragment ("Can I pay for the?")."""
+    stripped = text.strip()
+    words = stripped.split()
+    if not words:
+        return False
+    opens = words[0].strip(",;:\"'").lower() in _QUESTION_OPENERS
+    return (stripped.endswith("?") or opens) and text_shape(stripped) != "fragment"
+
+
 def looks_complete(text: str) -> bool:
     """Whether a transcript reads like a finished thought (the endpointer's confidence cue).
 
@@ -262,6 +308,8 @@ class Endpointer:
         self._shape: TextShape | None = None
         self._probability: float | None = None
         self._fell = False
+        self._rose = False
+        self._question = False
         self._silent_ms = 0
 
     @property
@@ -273,12 +321,13 @@ class Endpointer:
         """Change patience now; a running pause is judged against the new windows next frame."""
         self._windows = windows_for(patience)
 
-    def hint_text(self, shape: TextShape) -> None:
+    def hint_text(self, shape: TextShape, *, question: bool = False) -> None:
         """The speculative transcript's :func:`text_shape` for the current pause (ignored
-        outside one). The host must not pass a verdict on a guess made before a
-        :class:`Resumed`."""
+        outside one), and whether it is a finished question (:func:`asks_question`). The
+        host must not pass a verdict on a guess made before a :class:`Resumed`."""
         if self._state == "paused":
             self._shape = shape
+            self._question = question
 
     def hint_turn(self, probability: float) -> None:
         """The audio turn model's probability that the caller has finished, for the current
@@ -293,20 +342,28 @@ class Endpointer:
         if self._state == "paused":
             self._fell = semitones is not None and semitones <= -FALL_SEMITONES
 
+    def hint_rise(self, semitones: float | None) -> None:
+        """:func:`sandbox.audio.prosody.final_rise` of the turn at the current pause: how far
+        the voice rose on its last syllable (None: too little voicing to say). Same rule as
+        :meth:`hint_text` for stale verdicts."""
+        if self._state == "paused":
+            self._rose = semitones is not None and semitones >= RISE_SEMITONES
+
     @property
     def guess_due(self) -> bool:
         """Whether the pause in progress should be transcribed now: at once when the voice
-        fell (the turn may close at the final window), else once the silence reaches
-        ``level_guess_ms``, so the short pauses inside a sentence ("my order, please") do
-        not each hold Whisper when the end comes."""
+        fell or rose as it stopped (the turn may close at the final window), else once the
+        silence reaches ``level_guess_ms``, so the short pauses inside a sentence ("my
+        order, please") do not each hold Whisper when the end comes."""
         if self._state != "paused":
             return False
-        return self._fell or self._silent_ms >= self._windows.level_guess_ms
+        return self._fell or self._rose or self._silent_ms >= self._windows.level_guess_ms
 
     @property
     def finished(self) -> bool:
         """Whether the verdicts so far say the turn is finished (see the module docstring)."""
-        return self._agreed or (self._fell and self._shape == "open")
+        asked = self._rose and self._question
+        return self._agreed or (self._fell and self._shape == "open") or asked
 
     @property
     def _agreed(self) -> bool:
@@ -365,8 +422,11 @@ class Endpointer:
 
     def _window(self) -> int:
         """The confident window in force: the final one when the voice fell and the words or
-        the model say finished (the fall alone waits the confident one)."""
-        if self._fell and self._agreed:
+        the model say finished, or rose on words that are a finished question (a rise on
+        anything else, "I'd like to book", "The heating has not worked", is a continuation
+        rise as often as not); the fall alone waits the confident one, the rise alone is no
+        verdict."""
+        if (self._fell and self._agreed) or (self._rose and self._question):
             return self._windows.final_ms
         return self._windows.confident_ms
 
@@ -374,3 +434,5 @@ class Endpointer:
         self._shape = None
         self._probability = None
         self._fell = False
+        self._rose = False
+        self._question = False

@@ -73,9 +73,10 @@ from sandbox.audio.endpointer import (
     Resumed,
     SpeechStarted,
     TurnEnded,
+    asks_question,
     text_shape,
 )
-from sandbox.audio.prosody import final_fall
+from sandbox.audio.prosody import final_fall, final_rise
 from sandbox.audio.resample import Float32, as_int16
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
 from sandbox.audio.turn_model import TurnModel
@@ -368,9 +369,12 @@ class Listener:
             self._decided(ev.t, "voice_paused", {"speech_end": ev.speech_end})
             turn.paused_frames = len(turn.audio)
             if not turn.overlap:
-                fall = final_fall(np.concatenate(turn.audio))
+                audio = np.concatenate(turn.audio)
+                fall, rise = final_fall(audio), final_rise(audio)
                 self._decided(ev.t, "fall", {"semitones": None if fall is None else round(fall, 2)})
+                self._decided(ev.t, "rise", {"semitones": None if rise is None else round(rise, 2)})
                 self._endpointer.hint_fall(fall)
+                self._endpointer.hint_rise(rise)
         elif isinstance(ev, Resumed):
             turn.paused = False
             turn.epoch += 1
@@ -418,7 +422,7 @@ class Listener:
                 shape = text_shape(guess)
                 self._decided(self._now, "guess", {"text": guess, "complete": shape == "finished"})
                 if turn is self._turn and turn.paused and turn.has_current_guess():
-                    self._endpointer.hint_text(shape)
+                    self._endpointer.hint_text(shape, question=asks_question(guess))
                     if shape == "open" and self._judge_turn is not None:
                         # Only unpunctuated words leave the verdict to the model.
                         heard = np.concatenate(turn.audio[: turn.paused_frames])

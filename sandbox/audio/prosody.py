@@ -1,4 +1,5 @@
-"""Final lowering: whether a caller's voice fell to the bottom of its range as it stopped.
+"""The voice's last movement: whether a caller's voice fell to the bottom of its range as it
+stopped (final lowering), or rose on its last syllable (a question's final rise).
 
 A speaker ending a statement lets the pitch fall to the low end of their range; a speaker
 who stops to think mid-sentence holds it level, or lifts it (a continuation rise). That fall
@@ -15,6 +16,14 @@ autocorrelation pitch track, 40 ms frames every 10 ms, computed with one FFT per
 (a few milliseconds for 4 s of audio). Where there is too little voicing to say (a single
 word, a whisper, a noisy line), it says nothing, and the endpointer waits as it would
 without it.
+
+A yes/no question ends the other way: its last syllable rises ("Can I pay by bank
+transfer?"), a turn-yielding cue too when the words are a finished question (Gravano and
+Hirschberg's "high-rise" ending; a level plateau holds the turn). :func:`final_rise`
+measures it: the pitch of the voice's last 30 ms against its pitch 150 ms earlier in the
+same voiced stretch, in semitones (positive: it rose). It is read over the last syllable
+alone because the rise is local: a question's whole contour may sit low or high in the
+speaker's range, which :func:`final_fall`'s comparison with the median would mix in.
 """
 
 from __future__ import annotations
@@ -71,8 +80,19 @@ def pitch_track(pcm16k: Float32) -> npt.NDArray[np.float64]:
     lags = np.array([low + _summit(row, start) for row, start in zip(search, first, strict=True)])
     peak = auto[np.arange(count), np.round(lags).astype(int)]
     loud = energy > max(float(energy.max()), 1e-12) * 10 ** (LOUDNESS_FLOOR_DB / 10)
-    voiced = loud & (peak >= PERIODICITY)
+    voiced = loud & (peak >= PERIODICITY) & _inside_sound(audio, count)
     return np.where(voiced, SAMPLE_RATE / lags, np.nan)
+
+
+def _inside_sound(audio: npt.NDArray[np.float64], count: int) -> npt.NDArray[np.bool_]:
+    """Per frame: whether it ends before the sound does. A frame running on into the silence
+    after the voice's end correlates a shortened voice, which reads shorter lags: a pitch
+    far above the voice's that would pass for a rise at the end of every turn."""
+    hops = len(audio) // HOP
+    power = np.einsum("ij,ij->i", *(2 * [audio[: hops * HOP].reshape(hops, HOP)]))
+    loud = np.flatnonzero(power >= max(float(power.max()), 1e-12) * 10 ** (LOUDNESS_FLOOR_DB / 10))
+    sound_end = (int(loud[-1]) + 1) * HOP if len(loud) else 0
+    return np.asarray(HOP * np.arange(count) + FRAME <= sound_end)
 
 
 def _summit(row: npt.NDArray[np.float64], start: int) -> float:
@@ -99,3 +119,29 @@ def final_fall(pcm16k: Float32) -> float | None:
         return None
     semitones = 12.0 * np.log2(pitch[voiced] / 100.0)
     return float(semitones[-END_FRAMES:].mean() - np.median(semitones))
+
+
+#: :func:`final_rise` compares the last 30 ms of voicing with the 30 ms starting 150 ms
+#: before its end (frames of voiced 10 ms pitch, a last syllable's length)...
+RISE_END_FRAMES = 3
+RISE_SPAN_FRAMES = 15
+#: ... within the last voiced stretch: voiced frames with no gap of more than 20 ms (a
+#: voiceless consonant inside the syllable, or a frame the track missed).
+RISE_BRIDGE_FRAMES = 2
+
+
+def final_rise(pcm16k: Float32) -> float | None:
+    """Semitones the pitch rose over the voice's last syllable: its last 30 ms against the
+    30 ms :data:`RISE_SPAN_FRAMES` voiced frames before that end (from the stretch's start
+    when it is shorter); None when the last voiced stretch is too short to say (under 60 ms)."""
+    pitch = pitch_track(np.asarray(pcm16k)[-int(CONTEXT_S * SAMPLE_RATE) :])
+    voiced = np.flatnonzero(~np.isnan(pitch))
+    if len(voiced) == 0:
+        return None
+    breaks = np.flatnonzero(np.diff(voiced) > RISE_BRIDGE_FRAMES + 1)
+    stretch = voiced[breaks[-1] + 1 :] if len(breaks) else voiced
+    if len(stretch) < 2 * RISE_END_FRAMES:
+        return None
+    semitones = 12.0 * np.log2(pitch[stretch] / 100.0)
+    earlier = semitones[-RISE_SPAN_FRAMES:][:RISE_END_FRAMES]
+    return float(semitones[-RISE_END_FRAMES:].mean() - earlier.mean())
