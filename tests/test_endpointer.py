@@ -205,15 +205,15 @@ def test_finished_words_said_with_a_falling_voice_close_at_the_final_window(pati
         (3.0, "finished", "confident"),  # a rise: a question, or a caller going on
         (None, "finished", "confident"),  # too little voice to tell
         # No punctuation, the model doubts, but the voice fell as a statement's end does
-        # (a thinking pause seldom does): finished, at the confident window, not the final.
-        (-6.0, "open", "confident"),
-        (-6.0, "open+doubt", "confident"),
+        # (a thinking pause seldom does: "Yes", "It's 3 8 1 7 7 2"): finished, at once.
+        (-6.0, "open", "final"),
+        (-6.0, "open+doubt", "final"),
         (-1.0, "open+doubt", "silence"),  # level, and the model doubts: the maximum wait
         (-6.0, "open+model", "final"),  # no punctuation, the model calls it finished
         (-6.0, "fragment", "silence"),  # "I'd like to book the" waits whatever the voice did
     ],
 )
-def test_the_final_window_needs_both_a_finished_turn_and_a_fall(
+def test_the_final_window_needs_a_fall_on_words_that_are_no_fragment(
     semitones: float | None, shape: str, window: str
 ) -> None:
     w = windows_for(7)

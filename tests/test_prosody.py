@@ -56,8 +56,13 @@ def test_a_level_or_rising_end_is_no_fall(end_hz: float, low: float, high: float
     assert fall is not None and low < fall < high
 
 
-def test_too_little_voice_says_nothing() -> None:
-    assert final_fall(np.concatenate([voice([150, 110], 0.2), silence(0.2)])) is None
+def test_a_short_words_fall_is_read_and_too_little_voice_says_nothing() -> None:
+    # "Yes." is about 0.2 s of voice: enough for its own fall.
+    short = final_fall(
+        np.concatenate([voice([150, 150], 0.1), voice([150, 110], 0.1), silence(0.2)])
+    )
+    assert short is not None and short < -FALL_SEMITONES
+    assert final_fall(np.concatenate([voice([150, 110], 0.1), silence(0.2)])) is None
     assert final_fall(silence(0.01)) is None
 
 

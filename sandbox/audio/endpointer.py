@@ -28,19 +28,19 @@ as :meth:`Endpointer.hint_turn`. The turn is *finished* when
   punctuation), or the model's probability reaches the patience's ``threshold``, or the
   voice fell as it stopped, or it rose on words that are a question.
 
-A turn whose voice fell and whose words or model say finished, or whose voice rose on a
-question's words (punctuated with "?" or opening with a question word or an auxiliary: "Can
-I pay by bank transfer?", "is the shop open on Sunday"), closes as ``"confident"`` once the
-silence reaches ``final_ms``; any other finished turn (the fall alone among them) once
-it reaches ``confident_ms``; anything else (no verdict yet, a fragment, a level voice on an
-unpunctuated guess the model doubts) closes as ``"silence"`` when the silence reaches
-``silence_ms``, the maximum wait: the silence-forced close. So "I would like to check the
-status of my order, please." said with a falling voice is answered ~400 ms after it ends, and
-so is "Do you take credit cards?" said with a rising one; a complete question whose voice
-stays level closes at the confident window, punctuated or not (the model decides an
-unpunctuated one), and so does a statement
-Whisper garbles past punctuation ("My flight lens at her best eyes") when the voice fell;
-and a caller's "I'd like to book the" waits whatever any signal says.
+A turn whose voice fell on words that are no fragment (punctuated or not: "Yes", "It's 3 8 1
+7 7 2"), or rose on a question's words (punctuated with "?" or opening with a question word
+or an auxiliary: "Can I pay by bank transfer?", "is the shop open on Sunday"), closes as
+``"confident"`` once the silence reaches ``final_ms``; any other finished turn (a level
+voice on finished words) once it reaches ``confident_ms``; anything else (no verdict yet, a
+fragment, a level voice on an unpunctuated guess the model doubts) closes as ``"silence"``
+when the silence reaches ``silence_ms``, the maximum wait: the silence-forced close. So "I
+would like to check the status of my order, please." said with a falling voice is answered
+~400 ms after it ends, and so is "Do you take credit cards?" said with a rising one; a
+complete question whose voice stays level closes at the confident window, punctuated or not
+(the model decides an unpunctuated one); a statement Whisper garbles past punctuation ("My
+flight lens at her best eyes") closes at the final window when the voice fell; and a
+caller's "I'd like to book the" waits whatever any signal says.
 
 A word (see below) during the pause emits :class:`Resumed`: the verdicts are stale, the
 silence counter restarts, and the next pause makes new ones.
@@ -421,12 +421,11 @@ class Endpointer:
         return events
 
     def _window(self) -> int:
-        """The confident window in force: the final one when the voice fell and the words or
-        the model say finished, or rose on words that are a finished question (a rise on
-        anything else, "I'd like to book", "The heating has not worked", is a continuation
-        rise as often as not); the fall alone waits the confident one, the rise alone is no
-        verdict."""
-        if (self._fell and self._agreed) or (self._rose and self._question):
+        """The confident window in force: the final one when the voice fell on words that are
+        no fragment, or rose on words that are a question (a rise on anything else, "I'd like
+        to book", "The heating has not worked", is a continuation rise as often as not); a
+        level voice waits out the confident one."""
+        if (self._fell and self._shape in ("finished", "open")) or (self._rose and self._question):
             return self._windows.final_ms
         return self._windows.confident_ms
 

@@ -45,8 +45,9 @@ CONTEXT_S = 4.0
 #: than 25 dB below the loudest frames.
 PERIODICITY = 0.45
 LOUDNESS_FLOOR_DB = -25.0
-#: Fewer voiced frames than this (0.3 s) and the range is unknown: no verdict.
-MIN_VOICED_FRAMES = 30
+#: Fewer voiced frames than this (0.15 s, a short word: "Yes.") and the range is unknown:
+#: no verdict.
+MIN_VOICED_FRAMES = 15
 #: The end's pitch is the mean of this many last voiced frames (50 ms).
 END_FRAMES = 5
 #: A lag whose peak is this close to the best is taken when shorter: the period, not a
