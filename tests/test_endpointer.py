@@ -194,7 +194,7 @@ def test_finished_words_said_with_a_falling_voice_close_at_the_final_window(pati
     script.ep.hint_text("finished")
     end = script.until(TurnEnded)
     earliest = max(w.final_ms, w.speculate_ms + F)
-    assert end == TurnEnded(t=20 * F + earliest, reason="confident", speech_end=20 * F)
+    assert end == TurnEnded(t=20 * F + earliest, reason="final", speech_end=20 * F)
 
 
 @pytest.mark.parametrize(
@@ -225,9 +225,10 @@ def test_the_final_window_needs_a_fall_on_words_that_are_no_fragment(
         script.ep.hint_turn(w.threshold)
     if shape == "open+doubt":
         script.ep.hint_turn(w.threshold - 0.2)
-    waited = script.until(TurnEnded).t - 20 * F
+    end = script.until(TurnEnded)
+    assert end.reason == window
     assert (
-        waited
+        end.t - 20 * F
         == {"final": w.final_ms, "confident": w.confident_ms, "silence": w.silence_ms}[window]
     )
 
@@ -266,9 +267,10 @@ def test_a_finished_question_whose_voice_rose_closes_at_the_final_window(
         script.ep.hint_turn(w.threshold)
     if shape == "open+doubt":
         script.ep.hint_turn(w.threshold - 0.2)
-    waited = script.until(TurnEnded).t - 20 * F
+    end = script.until(TurnEnded)
+    assert end.reason == window
     assert (
-        waited
+        end.t - 20 * F
         == {"final": w.final_ms, "confident": w.confident_ms, "silence": w.silence_ms}[window]
     )
 
@@ -536,6 +538,7 @@ def test_event_grammar_holds_for_any_vad_sequence(
                 state = "speaking"
             else:
                 assert state == "paused"
-                floor = w.confident_ms if ev.reason == "confident" else w.silence_ms
+                floors = {"final": w.final_ms, "confident": w.confident_ms}
+                floor = floors.get(ev.reason, w.silence_ms)
                 assert ev.t - ev.speech_end >= floor
                 state = "idle"

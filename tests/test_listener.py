@@ -120,7 +120,7 @@ def test_a_pause_mid_sentence_is_one_turn_with_the_whole_text(transcriber: Trans
     assert word_errors(said, turn.text) <= 2, turn.text
     assert 0 <= turn.t_end_of_speech - caller.end_ms <= 150  # the VAD's hangover
     w = windows_for(7)
-    assert turn.reason == "confident"
+    assert turn.reason == "final"
     # The sentence's end falls: it closes at the final window, not the confident one.
     assert turn.t_committed - turn.t_end_of_speech == w.final_ms
     # One guess in the 700 ms pause (the voice level, so only once the silence reached
@@ -159,7 +159,7 @@ def test_a_yes_no_question_whose_voice_rises_closes_at_the_final_window(
     (turn,) = of(TurnCommitted, listen(listener, caller_at_mic(audio)))
     rises = [data["semitones"] for kind, data in decisions if kind == "rise"]
     assert rises and rises[-1] >= RISE_SEMITONES, decisions
-    assert turn.reason == "confident"
+    assert turn.reason == "final"
     assert turn.t_committed - turn.t_end_of_speech == windows_for(7).final_ms
 
 

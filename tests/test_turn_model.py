@@ -12,7 +12,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sandbox.audio.endpointer import FALL_SEMITONES, windows_for
+from sandbox.audio.endpointer import (
+    FALL_SEMITONES,
+    RISE_SEMITONES,
+    asks_question,
+    text_shape,
+    windows_for,
+)
 from sandbox.audio.listener import Listener, TurnCommitted
 from sandbox.audio.resample import Float32
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
@@ -90,7 +96,7 @@ def test_an_unpunctuated_question_commits_as_fast_as_a_punctuated_one(
     assert COMPLETE[0] == "is the studio open on public holidays"
     utterance = complete_utterance(0)
     committed = first_commit(InlineModels(transcriber, model), 0, utterance, 7)
-    assert committed is not None and committed.reason == "confident"
+    assert committed is not None and committed.reason in ("final", "confident")
     assert "holidays" in committed.text.lower()
     w = windows_for(7)
     assert committed.t_committed - utterance.end_ms <= w.confident_ms + 60  # VAD's tail
@@ -103,11 +109,16 @@ def test_without_the_model_the_same_question_waits_unless_punctuated_or_falling(
     memo = InlineModels(transcriber, None)
     committed = first_commit(memo, 0, complete_utterance(0), 7, decisions)
     assert committed is not None
-    # Without the model only the words and the voice's fall can finish it.
+    # Without the model only the words and the voice's fall or rise can finish it.
     falls = [d["semitones"] for kind, d in decisions if kind == "fall"]
+    rises = [d["semitones"] for kind, d in decisions if kind == "rise"]
     fell = bool(falls) and falls[-1] is not None and falls[-1] <= -FALL_SEMITONES
-    punctuated = committed.text.rstrip()[-1:] in ".?!"
-    assert committed.reason == ("confident" if punctuated or fell else "silence"), decisions
+    rose = bool(rises) and rises[-1] is not None and rises[-1] >= RISE_SEMITONES
+    text = committed.text
+    hurried = (fell and text_shape(text) != "fragment") or (rose and asks_question(text))
+    punctuated = text.rstrip()[-1:] in ".?!"
+    expected = "final" if hurried else "confident" if punctuated else "silence"
+    assert committed.reason == expected, decisions
 
 
 def test_a_listener_hands_a_current_verdict_to_the_endpointer_and_records_it() -> None:
@@ -121,7 +132,8 @@ def test_a_listener_hands_a_current_verdict_to_the_endpointer_and_records_it() -
 
     def transcribe(pcm: Float32, language: str) -> Future[Transcript]:
         future: Future[Transcript] = Future()
-        future.set_result(Transcript("is the studio open on public holidays"))
+        # No question (its voice rises: a question's words would close it on the rise).
+        future.set_result(Transcript("my card was charged twice this month"))
         return future
 
     listener = Listener(transcribe, judge_turn=judge)

@@ -31,16 +31,16 @@ as :meth:`Endpointer.hint_turn`. The turn is *finished* when
 A turn whose voice fell on words that are no fragment (punctuated or not: "Yes", "It's 3 8 1
 7 7 2"), or rose on a question's words (punctuated with "?" or opening with a question word
 or an auxiliary: "Can I pay by bank transfer?", "is the shop open on Sunday"), closes as
-``"confident"`` once the silence reaches ``final_ms``; any other finished turn (a level
-voice on finished words) once it reaches ``confident_ms``; anything else (no verdict yet, a
-fragment, a level voice on an unpunctuated guess the model doubts) closes as ``"silence"``
-when the silence reaches ``silence_ms``, the maximum wait: the silence-forced close. So "I
-would like to check the status of my order, please." said with a falling voice is answered
-~400 ms after it ends, and so is "Do you take credit cards?" said with a rising one; a
-complete question whose voice stays level closes at the confident window, punctuated or not
-(the model decides an unpunctuated one); a statement Whisper garbles past punctuation ("My
-flight lens at her best eyes") closes at the final window when the voice fell; and a
-caller's "I'd like to book the" waits whatever any signal says.
+``"final"`` once the silence reaches ``final_ms``; any other finished turn (a level voice on
+finished words) closes as ``"confident"`` once it reaches ``confident_ms``; anything else
+(no verdict yet, a fragment, a level voice on an unpunctuated guess the model doubts) closes
+as ``"silence"`` when the silence reaches ``silence_ms``, the maximum wait: the
+silence-forced close. So "I would like to check the status of my order, please." said with a
+falling voice is answered ~400 ms after it ends, and so is "Do you take credit cards?" said
+with a rising one; a complete question whose voice stays level closes at the confident
+window, punctuated or not (the model decides an unpunctuated one); a statement Whisper
+garbles past punctuation ("My flight lens at her best eyes") closes at the final window when
+the voice fell; and a caller's "I'd like to book the" waits whatever any signal says.
 
 A word (see below) during the pause emits :class:`Resumed`: the verdicts are stale, the
 silence counter restarts, and the next pause makes new ones.
@@ -117,7 +117,7 @@ from typing import Literal
 from sandbox.audio.vad import FRAME_MS
 from sandbox.wire.patience import patience_error
 
-Reason = Literal["confident", "silence"]
+Reason = Literal["final", "confident", "silence"]
 #: What a transcript's wording says about the turn (see :func:`text_shape`).
 TextShape = Literal["finished", "fragment", "open"]
 
@@ -411,7 +411,7 @@ class Endpointer:
         if self._state == "paused":
             reason: Reason | None = None
             if self.finished and silent_ms >= self._window():
-                reason = "confident"
+                reason = "final" if self._hurried else "confident"
             elif silent_ms >= self._windows.silence_ms:
                 reason = "silence"
             if reason is not None:
@@ -420,14 +420,18 @@ class Endpointer:
                 self._forget_verdicts()
         return events
 
+    @property
+    def _hurried(self) -> bool:
+        """Whether the voice ended the turn: it fell on words that are no fragment, or rose on
+        words that are a question (a rise on anything else, "I'd like to book", "The heating
+        has not worked", is a continuation rise as often as not)."""
+        fell = self._fell and self._shape in ("finished", "open")
+        return fell or (self._rose and self._question)
+
     def _window(self) -> int:
-        """The confident window in force: the final one when the voice fell on words that are
-        no fragment, or rose on words that are a question (a rise on anything else, "I'd like
-        to book", "The heating has not worked", is a continuation rise as often as not); a
-        level voice waits out the confident one."""
-        if (self._fell and self._shape in ("finished", "open")) or (self._rose and self._question):
-            return self._windows.final_ms
-        return self._windows.confident_ms
+        """The window in force: the final one when the voice ended the turn, else the
+        confident one (a level voice waits out a thinking pause)."""
+        return self._windows.final_ms if self._hurried else self._windows.confident_ms
 
     def _forget_verdicts(self) -> None:
         self._shape = None

@@ -24,8 +24,8 @@ What it emits (the host pairs them with the call core):
   took the floor ("mm hmm"); for display and the record only, never a UserMessage. Not emitted
   when Whisper heard nothing. ``resumed``: the bot paused for it, then went on.
 * :class:`TurnCommitted` ``(text, reason, t_end_of_speech, t_window_closed, t_committed)`` - one
-  committed turn; ``reason`` is "confident" or "silence" (see :mod:`sandbox.audio.endpointer`),
-  ``t_window_closed`` when the endpointer closed it.
+  committed turn; ``reason`` is "final", "confident" or "silence" (see
+  :mod:`sandbox.audio.endpointer`), ``t_window_closed`` when the endpointer closed it.
 * :class:`DroppedEmpty` ``(reason)`` - a turn closed but Whisper heard nothing in it (a cough, a
   door): there is no question to answer, so nothing is handed on.
 

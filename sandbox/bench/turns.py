@@ -80,10 +80,13 @@ class TurnFigures:
 
     @property
     def patience_window_ms(self) -> int:
-        """The window that closed most turns (the confident one on a tie or no turns)."""
+        """The window that closed most turns (the longer one on a tie, the confident one when
+        there are no turns)."""
         closes = self.closes
-        reason = "silence" if closes.get("silence", 0) > closes.get("confident", 0) else "confident"
-        return self.windows_ms[reason]
+        known = [reason for reason in self.windows_ms if closes.get(reason)]
+        if not known:
+            return self.windows_ms["confident"]
+        return max(self.windows_ms[r] for r in known if closes[r] == max(closes[k] for k in known))
 
 
 def turn_run(
@@ -144,5 +147,9 @@ async def measure_turns(models: Models, runs: int, progress: Progress) -> TurnFi
     return TurnFigures(
         tuple(measured),
         patience,
-        {"confident": windows.confident_ms, "silence": windows.silence_ms},
+        {
+            "final": windows.final_ms,
+            "confident": windows.confident_ms,
+            "silence": windows.silence_ms,
+        },
     )
