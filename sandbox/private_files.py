@@ -116,3 +116,11 @@ def write_file(target: Path, data: bytes | str, *, mode: int = SHARED_MODE) -> N
     """Write ``data`` (text as UTF-8) to ``target`` whole or not at all (:class:`NewFile`)."""
     with NewFile(target, mode=mode) as out:
         out.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def move_aside(source: Path, target: Path) -> None:
+    """Rename ``source`` to ``target`` in the same folder, never over a file already there
+    (a hard link made first refuses an existing name, a link planted there included), then
+    drop the old name."""
+    os.link(source, target, follow_symlinks=False)
+    os.unlink(source)

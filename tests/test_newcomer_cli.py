@@ -125,10 +125,10 @@ def test_a_brain_on_an_address_not_this_machines_says_so(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["--ramp", "inf"], "--ramp is a number of seconds, 0 or more"),
-        (["--ramp", "nan"], "--ramp is a number of seconds, 0 or more"),
-        (["--concurrency", "0"], "--concurrency must be at least 1"),
-        (["--concurrency", "-3"], "--concurrency must be at least 1"),
+        (["--ramp", "inf"], "--ramp is a number of seconds from 0 to 3,600 (got inf)"),
+        (["--ramp", "nan"], "--ramp is a number of seconds from 0 to 3,600 (got nan)"),
+        (["--concurrency", "0"], "--concurrency is a whole number from 1 to 10,000 (got 0)"),
+        (["--concurrency", "-3"], "--concurrency is a whole number from 1 to 10,000 (got -3)"),
     ],
 )
 def test_load_refuses_values_out_of_range(tmp_path: Path, args: list[str], words: str) -> None:

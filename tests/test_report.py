@@ -45,6 +45,7 @@ KEYS = [
     "alignment_skips",
     "errors_uncounted",
     "malformed_unkept",
+    "frames_unkept",
     "record",
     "frames",
 ]
@@ -63,7 +64,7 @@ UNIT_KEYS = [
 ]
 #: Keys a report written before they existed lacks.
 LATER_KEYS = ["brain_name", "turn_closes", "backchannels", "stalls", "errors_uncounted"]
-LATER_KEYS += ["malformed_unkept", "record", "turns", "dead_air"]
+LATER_KEYS += ["malformed_unkept", "record", "turns", "dead_air", "frames_unkept"]
 
 
 async def test_a_saved_call_report_validates_and_reads_back_as_the_same_value(home: Path) -> None:

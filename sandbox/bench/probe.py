@@ -221,13 +221,22 @@ async def wait_quiet(probe: DeviceProbe, timeout_s: float) -> None:
         await asyncio.sleep(0.1)
 
 
-def spoken_line(text: str, voice: str, wpm: int) -> tuple[NDArray[np.int16], int, int]:
-    """``text`` by espeak-ng at the probe's rate, with the index of its first sample above
-    :data:`LEVEL` and one past its last: where the voice begins and ends."""
-    samples, rate = speak(text, voice=voice, wpm=wpm)
+def at_probe_rate(samples: NDArray[np.generic], rate: int) -> tuple[NDArray[np.int16], int, int]:
+    """``samples`` (int16 or float32 at ``rate``) as int16 at the probe's rate, with the index
+    of the first sample above :data:`LEVEL` and one past the last: where the voice begins
+    and ends."""
     line = as_int16(resample(as_float32(samples), rate, RATE))
     loud = np.flatnonzero(np.abs(line.astype(np.int32)) > LEVEL)
+    if not len(loud):
+        raise UserError("a caller line came out silent")
     return line, int(loud[0]), int(loud[-1]) + 1
+
+
+def spoken_line(text: str, voice: str, wpm: int) -> tuple[NDArray[np.int16], int, int]:
+    """``text`` by espeak-ng at the probe's rate, and where its voice begins and ends (see
+    :func:`at_probe_rate`)."""
+    samples, rate = speak(text, voice=voice, wpm=wpm)
+    return at_probe_rate(samples, rate)
 
 
 def loop_latency_s(trials: int = 3, attempts: int = 8) -> float:

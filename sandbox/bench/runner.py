@@ -28,6 +28,7 @@ from sandbox.bench.figures import Progress, fmt_ms
 from sandbox.bench.first_audio import measure_first_audio
 from sandbox.bench.greeting import measure_greeting_barge_in
 from sandbox.bench.heard import measure_heard
+from sandbox.bench.load import measure_load
 from sandbox.bench.models import MemoryFigures, load_models, peak_rss_mb, warm_up
 from sandbox.bench.outside import measure_devices
 from sandbox.bench.pauses import measure_pauses
@@ -46,10 +47,11 @@ QUICK = (2, 6, 3)
 FULL_FLOOR = (10, 11, 10)
 QUICK_FLOOR = (1, 1, 1)
 #: The app's patiences timed at the devices: the default, the one below it, and both ends;
-#: measured turns per system at the default patience (and the peer's), twelve for a worst
-#: turn; the other patiences take half.
+#: measured turns per system at the default patience (and each of the peer's two
+#: configurations), drawn from the set of callers: 24, three or more of each of its seven
+#: classes; the other patiences take a quarter (see sandbox.bench.outside).
 DEVICE_PATIENCES = (7, 6, 0, 10)
-DEVICE_TURNS = 12
+DEVICE_TURNS = 24
 #: (patiences, turns) at the devices for --quick.
 QUICK_DEVICE = ((7,), 3)
 #: (backchannels, barge-ins) over the app's replies at the devices, full and --quick.
@@ -57,7 +59,7 @@ QUICK_DEVICE = ((7,), 3)
 # ~13 s a trial, and the full run must stay under 20 minutes with the pause stage in it.
 DEVICE_FLOOR = (10, 6)
 QUICK_DEVICE_FLOOR = (1, 1)  # an objection, then a backchannel over its reply: ~25 s
-STAGES = 12
+STAGES = 13
 
 
 @dataclass(frozen=True)
@@ -159,15 +161,22 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
         pauses = measure_pauses(models.transcriber, progress)
         progress(f"  false cut-offs {pauses['false_cutoff_fraction']} at the default patience")
     patiences = ", ".join(map(str, config.device_patiences))
-    peer = " and the peer" if config.peer else ""
+    peer = " and both Pipecat configurations" if config.peer else ""
     stage(
         12,
         f"end of speech → first audio at the devices, outside the app (patience {patiences}{peer}),"
         " then backchannels and barge-ins",
     )
     devices = await measure_devices(
-        config.device_patiences, config.device_turns, config.peer, progress, config.device_floor
+        config.device_patiences,
+        config.device_turns,
+        config.peer,
+        progress,
+        config.device_floor,
+        config.seed,
     )
+    stage(13, "load: calls at once at a caller's pace, the built-in brain (processes of their own)")
+    load = measure_load(progress, quick=config.quick)
     memory = MemoryFigures(after_load, after_warm_up, peak)
     stages = (turns, first_audio, barge_in, backchannels, greeting, heard, echo, rtf)
     figures = Figures(*stages, memory)
@@ -180,6 +189,7 @@ async def run_bench(config: BenchConfig, progress: Progress) -> dict[str, Any]:
     extra = {
         **pauses,
         **device_result(devices),
+        **load,
         "bench_peak_rss_mb": peak_rss_mb(),
         "config": asdict(config),
         "machine": machine,

@@ -189,15 +189,18 @@ class HostileBrain:
             await self.send(body)
 
     async def _stream(self, sid: int, count: int | None) -> None:
-        """``count`` chunks (None: for ever), paced in batches to ``per_second``."""
+        """``count`` chunks (None: for ever), paced in batches to ``per_second``; flat out,
+        it still yields between batches, so the brain reads its socket while it streams (a
+        send to a reader that keeps up never waits, and would starve it)."""
         loop = asyncio.get_running_loop()
         start, sent = loop.time(), 0
         frame = encode(pb.SpeechChunk(speech_id=sid, text=self.how.chunk_text))
         while count is None or sent < count:
             await self.ws.send(frame)
             sent += 1
-            if self.how.per_second and sent % 100 == 0:
-                ahead = start + sent / self.how.per_second - loop.time()
+            if sent % 100 == 0:
+                rate = self.how.per_second
+                ahead = start + sent / rate - loop.time() if rate else 0.0
                 await asyncio.sleep(max(0.0, ahead))
 
     def _mint(self) -> int:

@@ -54,6 +54,7 @@ from sandbox.call.ledger import (
 )
 from sandbox.call.rtvi import app_frame_problem, brain_frame_problem, rtvi_name
 from sandbox.call.settings import Capabilities, Settings, merged, validate
+from sandbox.call.surplus import Surplus, SurplusFrame
 from sandbox.call.units import Bracket, Fate, Unit, UnitBook, WireRuleBroken
 from sandbox.call.waterfall import (
     FIRST_CHUNK,
@@ -210,6 +211,42 @@ class CallCore:
         except WireRuleBroken as broken:
             out = self._protocol(now, str(broken))
         return out + self._settle(now)
+
+    def surplus(self, env: pb.Envelope) -> SurplusFrame | None:
+        """Whether a frame from the brain is one the call has no more use for, and of which
+        kind (see :mod:`sandbox.call.surplus`); None: it is kept. Judged on the frames
+        handled so far: those read but not yet handled can only make a frame surplus, never
+        a surplus one of use again, so a frame judged early is never counted in error."""
+        if self.ended is not None or self._brain_ending:
+            return SurplusFrame(Surplus.AFTER_END)
+        arm = env.WhichOneof("body")
+        if arm == "speech_start":
+            start = env.speech_start
+            dead = 0 < start.turn_id <= self.watermark
+            return SurplusFrame(Surplus.DEAD_UNIT, start.speech_id) if dead else None
+        if arm not in ("speech_chunk", "speech_end", "speech_cancel"):
+            return None
+        sid: int = getattr(env, arm).speech_id
+        unit = self._book.get(sid)
+        if unit is None:
+            return None
+        if unit.fate is not None:
+            return SurplusFrame(Surplus.DEAD_UNIT, sid)
+        if unit.past_cap and arm == "speech_chunk":
+            return SurplusFrame(Surplus.PAST_CAP, sid)
+        return None
+
+    def counted(self, speech_id: int, chars: int, now: int) -> list[Effect]:
+        """Frames from the brain for unit ``speech_id`` that were only counted (surplus past
+        the record's sample, see :mod:`sandbox.call.surplus`), holding ``chars`` characters
+        of text: dropped, not kept; and the brain was still sending for the unit at ``now``
+        (a unit past its limit is not dead air while the brain streams on)."""
+        unit = self._book.get(speech_id)
+        if self.ended is not None or unit is None:
+            return []
+        unit.dropped_chars += chars
+        unit.last_frame_ms = now
+        return self._settle(now)
 
     def _dispatch(self, env: pb.Envelope, now: int) -> list[Effect]:
         arm = env.WhichOneof("body")
@@ -433,8 +470,8 @@ class CallCore:
     ) -> list[Effect]:
         """A committed caller turn (spoken, or typed as the app's send-text).
 
-        ``closed_by`` records how endpointing closed a spoken turn ("confident" or
-        "silence"), and ``heard`` when the listener heard it end: its waterfall starts
+        ``closed_by`` records how endpointing closed a spoken turn ("final", "confident"
+        or "silence"), and ``heard`` when the listener heard it end: its waterfall starts
         there (see :mod:`sandbox.call.waterfall`). Its text reaches the brain once,
         verbatim: a caller who resumes after a commit starts a new turn, and the
         Interruption it raises kills the old one, so the brain answers only the latest and

@@ -14,12 +14,15 @@ from dataclasses import dataclass, field
 from sandbox.call.heard import HeardCursor
 from sandbox.wire import pb
 
-#: The most text one unit keeps, relayed and discarded together (about an hour of speech).
-#: The wire sets no bound; this one keeps a brain that streams for ever from growing the
-#: call without limit. The chunk that crosses it is a PROTOCOL error; the rest of the
-#: unit's text is counted in ``Unit.dropped_chars`` and not kept (the session store still
-#: holds every frame as it crossed).
-MAX_UNIT_CHARS = 1_000_000
+#: The most text one unit keeps, relayed and discarded together (at 150 words a minute,
+#: nearly two hours of speech), and the most chunks it takes it in (token by token, about
+#: 80,000 characters). The wire sets no bound; these keep a brain that streams for ever
+#: from growing the call, its report and its store without limit, whatever the size of
+#: its chunks. The chunk that crosses either is a PROTOCOL error; the rest of the unit's
+#: text is counted in ``Unit.dropped_chars`` and not kept, and the record keeps only a
+#: sample of its frames (see :mod:`sandbox.call.surplus`).
+MAX_UNIT_CHARS = 100_000
+MAX_UNIT_CHUNKS = 20_000
 #: The longest text one SpeechChunk may carry: the 64 KiB the wire bounds an RTVI payload by,
 #: its only stated size. Chunks are streamed "as they are produced"; a longer one is a
 #: PROTOCOL error and is dropped whole (the call goes on; the store keeps its bytes).
@@ -70,8 +73,13 @@ class Unit:
     discarded: list[str] = field(default_factory=list)
     #: Why the playout could not speak it, when it could not (its fate is then UNSPOKEN).
     unspoken: str = ""
-    #: Characters of its text not kept, past MAX_UNIT_CHARS.
+    #: Characters of its text not kept: past MAX_UNIT_CHARS or MAX_UNIT_CHUNKS, or in
+    #: frames only counted (:mod:`sandbox.call.surplus`).
     dropped_chars: int = 0
+    #: It passed one of those limits: the rest of its text is dropped.
+    past_cap: bool = False
+    #: Chunks it took, relayed, discarded or empty (not those past its limit).
+    chunks: int = 0
     #: When the brain last sent a frame of this unit (the core's clock, ms).
     last_frame_ms: int = 0
     _discarded_chars: int = 0
@@ -162,15 +170,22 @@ class UnitBook:
                 f"{MAX_CHUNK_CHARS:,}-character limit; frame dropped (stream speech as it "
                 "is produced)"
             )
-        if unit.dropped_chars or unit.kept_chars + len(text) > MAX_UNIT_CHARS:
-            first = not unit.dropped_chars
+        if (
+            unit.past_cap
+            or unit.kept_chars + len(text) > MAX_UNIT_CHARS
+            or unit.chunks >= MAX_UNIT_CHUNKS
+        ):
+            first = not unit.past_cap
+            unit.past_cap = True
             unit.dropped_chars += len(text)
             if first:
                 raise WireRuleBroken(
-                    f"speech_id {speech_id} passed {MAX_UNIT_CHARS:,} characters, the most "
-                    "one unit keeps; the rest of its text is dropped"
+                    f"speech_id {speech_id} passed {MAX_UNIT_CHARS:,} characters or "
+                    f"{MAX_UNIT_CHUNKS:,} chunks, the most one unit keeps; the rest of its "
+                    "text is dropped"
                 )
             return False
+        unit.chunks += 1
         if unit.bracket is Bracket.CANCELLED or unit.fate is not None:
             # Sent before the brain saw its cut land, or for a dead turn: never spoken.
             unit.discard(text)

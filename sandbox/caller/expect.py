@@ -31,8 +31,15 @@ from typing import Any
 
 import msgspec
 
+from sandbox.call.core import shortened
 from sandbox.call.outcome import COMPLETED, NO_ANSWER, NOT_A_CONVERSATION, NOT_REACHED
-from sandbox.errors import UserError
+from sandbox.caller.script_limits import (
+    MAX_PHRASE_CHARS,
+    MAX_PHRASES,
+    MAX_RECORD_ITEMS,
+    REPLY_WITHIN_MS,
+    shown_value,
+)
 from sandbox.record.plain_text import quoted, visible
 from sandbox.record.report import (
     AddressedAs,
@@ -66,6 +73,10 @@ _RECORD_LISTS: dict[str, type[msgspec.Struct] | None] = {
 }
 _RECORD_FIELDS = tuple(f.name for f in msgspec.structs.fields(CallRecord))
 _WORD = re.compile(r"[\w']+")
+#: How much of what the brain said a failure quotes.
+MAX_SAID_CHARS = 500
+#: How many of the errors that crossed a failure quotes.
+MAX_ERRORS_LISTED = 5
 
 
 @dataclass(frozen=True)
@@ -132,91 +143,113 @@ class Answer:
 # ------------------------------------------------------------------------------- parsing
 
 
-def parse_step_expect(where: str, kind: str, raw: object) -> StepExpect:
-    """A step's ``expect`` table; a UserError names the step, the key and the valid keys."""
-    if kind not in EXPECTING_KINDS:
-        raise UserError(
+def parse_step_expect(where: str, kind: str | None, raw: object, problems: list[str]) -> StepExpect:
+    """A step's ``expect`` table (``kind``: the step's, None when it has none that reads);
+    each problem found is added to ``problems``, naming the step, the key and the fix."""
+    if kind is not None and kind not in EXPECTING_KINDS:
+        problems.append(
             f"{where}: expect is judged on the answer to a turn: it goes on a "
             f"{', '.join(EXPECTING_KINDS)} step, not on {kind}"
         )
-    table = _table(where, raw, STEP_KEYS)
+        return StepExpect()
+    table = _table(where, raw, STEP_KEYS, problems)
     within = table.get("reply_within_ms")
-    if within is not None and (not whole(within) or within <= 0):
-        raise UserError(f"{where}: expect.reply_within_ms is a positive whole number of ms")
+    if within is not None and not REPLY_WITHIN_MS.holds(within):
+        problems.append(f"{where}: expect.{REPLY_WITHIN_MS.refusal('reply_within_ms', within)}")
     return StepExpect(
-        heard_contains=_phrases(where, table, "heard_contains"),
-        heard_not_contains=_phrases(where, table, "heard_not_contains"),
-        generated_contains=_phrases(where, table, "generated_contains"),
+        heard_contains=_phrases(where, table, "heard_contains", problems),
+        heard_not_contains=_phrases(where, table, "heard_not_contains", problems),
+        generated_contains=_phrases(where, table, "generated_contains", problems),
         reply_within_ms=within,
-        interrupted=_flag(where, table, "interrupted"),
-        no_errors=_flag(where, table, "no_errors"),
+        interrupted=_flag(where, table, "interrupted", problems),
+        no_errors=_flag(where, table, "no_errors", problems),
     )
 
 
-def parse_end_expect(source: str, raw: object) -> EndExpect:
-    """The script's top-level ``[expect]`` table."""
-    where = f"{source}: [expect]"
-    table = _table(where, raw, END_KEYS)
+def parse_end_expect(raw: object, problems: list[str]) -> EndExpect:
+    """The script's top-level ``[expect]`` table; each problem is added to ``problems``."""
+    where = "[expect]"
+    table = _table(where, raw, END_KEYS, problems)
     outcome = table.get("outcome")
     if outcome is not None and outcome not in OUTCOMES:
-        raise UserError(f"{where}: outcome is one of {', '.join(OUTCOMES)} (got {outcome!r})")
+        problems.append(
+            f"{where}: outcome is one of {', '.join(OUTCOMES)} (got {shown_value(outcome)})"
+        )
     record = table.get("record", {})
     if not isinstance(record, dict):
-        raise UserError(f'{where}: record is a table, e.g. record.caller_name = "Ada"')
+        problems.append(f'{where}: record is a table, e.g. record.caller_name = "Ada"')
+        record = {}
     for name, value in record.items():
         if name not in _RECORD_FIELDS:
-            raise UserError(
+            problems.append(
                 f"{where}: unknown record field {name!r}: the record has "
                 f"{', '.join(_RECORD_FIELDS)}"
             )
-        if name in _RECORD_LISTS:
-            _check_items(f"{where} record.{name}", value, _RECORD_LISTS[name])
-    return EndExpect(outcome, _flag(where, table, "no_errors"), record)
+        elif name in _RECORD_LISTS:
+            _check_items(f"{where} record.{name}", value, _RECORD_LISTS[name], problems)
+    return EndExpect(outcome, _flag(where, table, "no_errors", problems), record)
 
 
-def _table(where: str, raw: object, keys: tuple[str, ...]) -> dict[str, Any]:
+def _table(where: str, raw: object, keys: tuple[str, ...], problems: list[str]) -> dict[str, Any]:
+    """``raw``'s known keys (none when it is no table); its unknown ones are a problem."""
     if not isinstance(raw, dict):
-        raise UserError(f'{where}: expect is a table, e.g. expect = {{ heard_contains = "hi" }}')
+        problems.append(f'{where}: expect is a table, e.g. expect = {{ heard_contains = "hi" }}')
+        return {}
     unknown = sorted(set(raw) - set(keys))
     if unknown:
-        raise UserError(
+        problems.append(
             f"{where}: unknown expectation(s) {', '.join(unknown)}; use {', '.join(keys)}"
         )
-    return raw
+    return {key: value for key, value in raw.items() if key in keys}
 
 
-def _phrases(where: str, table: Mapping[str, Any], key: str) -> tuple[str, ...]:
+def _phrases(
+    where: str, table: Mapping[str, Any], key: str, problems: list[str]
+) -> tuple[str, ...]:
     value = table.get(key, ())
     phrases = [value] if isinstance(value, str) else value
     if not isinstance(phrases, list | tuple) or not all(
         isinstance(p, str) and _words(p) for p in phrases
     ):
-        raise UserError(f'{where}: expect.{key} is words, or a list of them: "nine", ["a", "b"]')
+        problems.append(f'{where}: expect.{key} is words, or a list of them: "nine", ["a", "b"]')
+        return ()
+    if len(phrases) > MAX_PHRASES:
+        problems.append(
+            f"{where}: expect.{key} lists {len(phrases):,} phrases; at most {MAX_PHRASES}"
+        )
+    longest = max((len(p) for p in phrases), default=0)
+    if longest > MAX_PHRASE_CHARS:
+        problems.append(
+            f"{where}: expect.{key} has a phrase of {longest:,} characters; at most "
+            f"{MAX_PHRASE_CHARS:,}"
+        )
     return tuple(phrases)
 
 
-def _flag(where: str, table: Mapping[str, Any], key: str) -> bool | None:
+def _flag(where: str, table: Mapping[str, Any], key: str, problems: list[str]) -> bool | None:
     value = table.get(key)
     if value is not None and not isinstance(value, bool):
-        raise UserError(f"{where}: expect.{key} is true or false")
+        problems.append(f"{where}: expect.{key} is true or false")
+        return None
     return value
 
 
-def _check_items(where: str, value: object, item: type[msgspec.Struct] | None) -> None:
+def _check_items(
+    where: str, value: object, item: type[msgspec.Struct] | None, problems: list[str]
+) -> None:
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise UserError(f'{where}: a list of tables, e.g. [{{ kind = "phone" }}]')
+        problems.append(f'{where}: a list of tables, e.g. [{{ kind = "phone" }}]')
+        return
+    if len(value) > MAX_RECORD_ITEMS:
+        problems.append(f"{where}: {len(value):,} tables; at most {MAX_RECORD_ITEMS}")
     if item is None:
         return
     names = [f.name for f in msgspec.structs.fields(item)]
     for table in value:
         unknown = sorted(set(table) - set(names))
         if unknown:
-            raise UserError(f"{where}: unknown key(s) {', '.join(unknown)}; use {', '.join(names)}")
-
-
-def whole(value: object) -> bool:
-    """A TOML integer: ``true`` is an int to Python, never a count to a script."""
-    return isinstance(value, int) and not isinstance(value, bool)
+            problems.append(f"{where}: unknown key(s) {', '.join(unknown)}; use {', '.join(names)}")
+            return  # one line for the list, not one per table
 
 
 # ------------------------------------------------------------------------------ checking
@@ -250,7 +283,7 @@ def answer(
 def check_step(where: str, expect: StepExpect, got: Answer) -> list[Failure]:
     """Every expectation of a step that its answer does not meet."""
     failures: list[Failure] = []
-    heard = f"heard {quoted(got.heard)}"
+    heard = f"heard {_said(got.heard)}"
 
     def fail(expected: str, what: str) -> None:
         failures.append(Failure(where, expected, what))
@@ -263,7 +296,7 @@ def check_step(where: str, expect: StepExpect, got: Answer) -> list[Failure]:
             fail(f"heard_not_contains {quoted(phrase)}", heard)
     for phrase in expect.generated_contains:
         if not contains(got.generated, phrase):
-            fail(f"generated_contains {quoted(phrase)}", f"generated {quoted(got.generated)}")
+            fail(f"generated_contains {quoted(phrase)}", f"generated {_said(got.generated)}")
     within = expect.reply_within_ms
     if within is not None and (got.reply_ms is None or got.reply_ms > within):
         took = "no reply was heard" if got.reply_ms is None else f"took {got.reply_ms} ms"
@@ -320,12 +353,24 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.casefold())
 
 
+def _said(text: str) -> str:
+    """What the brain said, quoted for a failure: its start, when it ran long (a failure line
+    is read, and may be repeated for each phrase of an expectation)."""
+    return quoted(shortened(text, MAX_SAID_CHARS))
+
+
 def _matches(want: Mapping[str, Any], item: Mapping[str, Any]) -> bool:
     return all(item.get(key) == value for key, value in want.items())
 
 
 def _errors(errors: Sequence[str]) -> str:
-    return "errors: " + "; ".join(quoted(e) for e in errors) if errors else "no error crossed"
+    """The errors that crossed, the first few quoted and the rest counted."""
+    if not errors:
+        return "no error crossed"
+    listed = [_said(e) for e in errors[:MAX_ERRORS_LISTED]]
+    if len(errors) > MAX_ERRORS_LISTED:
+        listed.append(f"and {len(errors) - MAX_ERRORS_LISTED:,} more")
+    return "errors: " + "; ".join(listed)
 
 
 def _shown(value: object) -> str:

@@ -74,7 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--peer",
         action="store_true",
         help="also time Pipecat run fully locally (its peer_live.py, in the folder "
-        "$SANDBOX_PEER_DIR names) the same way, in the same run (set up in its own venv the "
+        "$SANDBOX_PEER_DIR names) the same way, in the same run, in both its configurations "
+        "(its 0.6 s speech timeout and its default, Smart Turn v3; set up in its own venv the "
         "first time)",
     )
     parser.add_argument(
@@ -85,9 +86,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--turns",
         type=int,
-        help=f"measured turns per system at the devices, at the default patience and the "
-        f"peer's (default {DEVICE_TURNS}; --quick: {QUICK_DEVICE[1]}); the other patiences "
-        "take half as many",
+        help=f"measured turns per system at the devices, drawn from the set of callers, at the "
+        f"default patience and each of the peer's configurations (default {DEVICE_TURNS}; "
+        f"--quick: {QUICK_DEVICE[1]}); the other patiences take a quarter as many",
     )
     parser.add_argument(
         "--sessions",
@@ -193,6 +194,7 @@ def run(args: argparse.Namespace) -> int:
                     args.peer,
                     progress,
                     config.device_floor,
+                    config.seed,
                 )
             )
         figures = device_result(devices)

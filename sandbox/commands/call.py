@@ -26,6 +26,7 @@ from sandbox.commands.options import (
     audio_options,
     call_options,
 )
+from sandbox.commands.written import FORCE_HELP, clear_the_way
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.audio_call import audio_call
@@ -62,6 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_call_options(parser)
     parser.add_argument("--script", required=True, type=Path, help="caller script (TOML)")
     parser.add_argument("--report", type=Path, help="where to write the report JSON")
+    parser.add_argument("--force", action="store_true", help=f"--report: {FORCE_HELP}")
     parser.add_argument(
         "--audio",
         choices=("sim", "real"),
@@ -83,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the call, printing what was said and what was heard as it goes; then how it ended
     and its record. A hang-up signal ends the call as the caller hanging up."""
     script = load_script(args.script)
+    if args.report is not None:  # refused now, not after the call
+        clear_the_way([args.report], force=args.force)
     if args.audio == "sim" and (args.speaker or args.no_aec or args.stt_model or args.echo_path):
         raise UserError("--speaker, --no-aec, --stt-model and --echo-path need --audio real")
     if args.echo_path and args.speaker not in (None, "none"):

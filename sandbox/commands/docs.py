@@ -71,6 +71,7 @@ def _built_docs(clone: Path | None) -> Path:
     if own.is_file():
         return own
     built = data_dir() / "docs" / "index.html"
+    _own_folders(built.parent)
     if built.is_file() and built.stat().st_mtime >= _newest_source(clone):
         return built
     if importlib.util.find_spec("mkdocs") is None:
@@ -81,6 +82,27 @@ def _built_docs(clone: Path | None) -> Path:
     print(f"building the docs from {clone / 'docs'} into {built.parent} …", file=sys.stderr)
     _build(clone, built.parent)
     return built
+
+
+def _own_folders(target: Path) -> None:
+    """Refuse, in words, a link (or a file) where the built docs go or where the old build is
+    moved aside: a build neither reads through a link nor moves a folder onto one."""
+    for path in (target, _old(target)):
+        if path.is_symlink():
+            raise UserError(
+                f"{path} is a symbolic link: the docs are built only into a folder of the "
+                f"sandbox's own. Remove the link (rm {path}), then run `sandbox docs` again"
+            )
+        if path.exists() and not path.is_dir():
+            raise UserError(
+                f"{path} is a file where `sandbox docs` keeps a folder: move it aside, "
+                "then run `sandbox docs` again"
+            )
+
+
+def _old(target: Path) -> Path:
+    """Where the last build is moved while the new one takes its place."""
+    return target.with_name(f".{target.name}.old")
 
 
 def _newest_source(clone: Path) -> float:
@@ -109,7 +131,7 @@ def _build(clone: Path, target: Path) -> None:
                 f"mkdocs could not build the docs in {clone}:\n{done.stderr.strip()}\n"
                 f"(`{BUILD}` in {clone} shows the same)"
             )
-        old = target.with_name(f".{target.name}.old")
+        old = _old(target)
         shutil.rmtree(old, ignore_errors=True)  # left by a build interrupted at this step
         with contextlib.suppress(FileNotFoundError):
             target.rename(old)

@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
-import math
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,13 +14,23 @@ from sandbox.caller.script import load_script
 from sandbox.commands.options import BRAIN_HELP, RELAY_HELP
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
-from sandbox.harness.builtin import brain_choice, brain_url_for
+from sandbox.harness.builtin import brain_choice
 from sandbox.host.launch import CallOptions, check_relay_url
 from sandbox.load.cost import RuntimeCost
+from sandbox.load.echo_process import brain_process
+from sandbox.load.limits import (
+    MAX_CALLS,
+    MAX_CONCURRENCY,
+    open_files_for,
+    ramp_seconds,
+    whole_in,
+)
 from sandbox.load.one_call import Target
 from sandbox.load.run import KEEP_CHOICES, LoadPlan, LoadRun, run_load
 from sandbox.load.scale import SCALE_COUNTS, scale_table
 from sandbox.load.table import progress_line, summary_lines
+from sandbox.record.plain_text import json_text
+from sandbox.wire.relay import RELAY_PATH
 
 HELP = "load-test a brain: many simulated calls from a caller script, C at a time"
 #: Up to this many calls every session is kept by default; above it, the failed ones.
@@ -89,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
             "--script call.toml (or --brain echo: a built-in brain served for the run)"
         )
     plan = _plan(args)
+    open_files_for(plan.concurrency)
     if args.json:  # refused now, not after the whole run
         clear_the_way([args.json], force=args.force)
     url, builtin = brain_choice(args.brain)
@@ -111,10 +120,11 @@ def run(args: argparse.Namespace) -> int:
             "relay": args.relay,
             "realtime": args.realtime,
             "peak_concurrency": load.peak_in_flight,
+            "loop_late_ms": load.lag.figures_ms(),
             "runtime": cost.as_json(load.tally.done),
             **load.tally.as_json(load.wall_s),
         }
-        write_text(args.json, json.dumps(doc, indent=2, ensure_ascii=False))
+        write_text(args.json, json_text(doc, indent=2))
         print(f"  JSON: {args.json}")
     if load.tally.flagged:
         return 2
@@ -122,23 +132,35 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> LoadPlan:
-    if args.calls < 1:
-        raise UserError("--calls must be at least 1")
-    if args.concurrency is not None and args.concurrency < 1:
-        raise UserError("--concurrency must be at least 1")
-    concurrency = args.concurrency or min(args.calls, 200)
-    if not math.isfinite(args.ramp) or args.ramp < 0:  # inf would never start the last call
-        raise UserError("--ramp is a number of seconds, 0 or more")
-    if args.max_failures is not None and args.max_failures < 1:
-        raise UserError("--max-failures must be at least 1")
-    keep = args.keep or ("all" if args.calls <= KEEP_ALL_UP_TO else "failed")
-    return LoadPlan(args.calls, min(concurrency, args.calls), args.ramp, args.max_failures, keep)
+    """The run asked for, every number in its range (:mod:`sandbox.load.limits`)."""
+    calls = whole_in(args.calls, "--calls", 1, MAX_CALLS)
+    concurrency = min(args.calls, 200) if args.concurrency is None else args.concurrency
+    concurrency = whole_in(concurrency, "--concurrency", 1, MAX_CONCURRENCY)
+    ramp = ramp_seconds(args.ramp)
+    failures = args.max_failures
+    if failures is not None:
+        whole_in(failures, "--max-failures", 1, MAX_CALLS)
+    keep = args.keep or ("all" if calls <= KEEP_ALL_UP_TO else "failed")
+    return LoadPlan(calls, min(concurrency, calls), ramp, failures, keep)
 
 
 async def _run(plan: LoadPlan, target: Target, brain: CallOptions, load: LoadRun) -> None:
-    """The run, against the brain named (a built-in one served for it)."""
-    async with brain_url_for(brain) as url, _progress(load):
-        await run_load(plan, replace(target, brain_url=url), relay=brain.relay, run=load)
+    """The run, against the brain named (a built-in one served for it in its own process)."""
+    with _served(brain) as url:
+        async with _progress(load):
+            await run_load(plan, replace(target, brain_url=url), relay=brain.relay, run=load)
+
+
+@contextlib.contextmanager
+def _served(brain: CallOptions) -> Iterator[str]:
+    """The URL to dial: the user's, or a built-in brain's served in a process of its own
+    (served in this one, it shares the calls' event loop: each slows the other, and the
+    brain's share of the work reads as the brain's slowness)."""
+    if brain.brain_url:
+        yield brain.brain_url
+        return
+    with brain_process(brain.builtin, RELAY_PATH if brain.relay else "/brain") as url:
+        yield url
 
 
 @contextlib.asynccontextmanager

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_choice
 from sandbox.host.launch import CallNotPlaced
+from sandbox.record.plain_text import json_text
 from sandbox.record.store import SessionStore
 from sandbox.replay.diff import side_by_side
 from sandbox.replay.leg_player import LegPlayer
@@ -139,7 +139,7 @@ def _redrive(args: argparse.Namespace) -> int:
     print(f"re-drove session {done.original[:12]} as {done.session_id[:12]}")
     print(side_by_side(done.diff))
     if args.json is not None:
-        write_text(args.json, json.dumps(done.diff.as_json(), indent=2, ensure_ascii=False))
+        write_text(args.json, json_text(done.diff.as_json(), indent=2))
     return done.diff.exit_status
 
 

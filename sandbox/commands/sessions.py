@@ -6,8 +6,8 @@ A session is named by its id or any unique prefix of it, as git names commits.
 from __future__ import annotations
 
 import argparse
-import json
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -21,9 +21,11 @@ from sandbox.record.legs import EXPORTED_LEGS, export_legs
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import session_page
 from sandbox.record.plain_text import json_text, visible
-from sandbox.record.session_text import session_text
+from sandbox.record.session_text import local_time, session_text
 from sandbox.record.session_words import recorded_brain
 from sandbox.record.store import Removed, SessionRow, SessionStore
+from sandbox.record.store_repair import repair_store
+from sandbox.record.store_text import damaged_lines, repaired_lines
 from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
 
 HELP = "list, show, export or remove the calls the session store kept"
@@ -60,6 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     remove.add_argument("id", help="a session id or a unique prefix of one")
     prune = _verb(verbs, "prune", "remove sessions older than a span")
     prune.add_argument("--older-than", required=True, metavar="SPAN", help="e.g. 30d, 12h")
+    _verb(verbs, "repair", REPAIR_HELP)
 
 
 def _verb(
@@ -69,6 +72,10 @@ def _verb(
     return verbs.add_parser(name, help=words, description=words)
 
 
+#: What ``sandbox sessions repair`` does.
+REPAIR_HELP = (
+    "copy what a damaged store still holds into a fresh one, and move the damaged one aside"
+)
 #: What ``sandbox sessions export`` (and ``sandbox export``) writes.
 EXPORT_HELP = (
     "write a saved session as one HTML page, a Markdown summary, its report JSON or its audio"
@@ -96,6 +103,9 @@ def export_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Carry out the verb."""
+    if args.verb == "repair":  # a damaged store may not even open
+        print("\n".join(repaired_lines(repair_store())))
+        return 0
     with SessionStore() as store:
         if args.verb == "list":
             return _list(store, args)
@@ -104,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
             count = len(removed.ids)
             print(f"removed {count} session{'s' if count != 1 else ''}{_freed(removed)}")
             for session_id in removed.in_progress:
-                print(f"kept {session_id}: its call is still in progress")
+                print(f"kept {visible(session_id)}: its call is still in progress")
             return 0
         row = store.find(args.id)
         if args.verb == "show":
@@ -120,11 +130,11 @@ def run(args: argparse.Namespace) -> int:
             events = store.events(row.id)
             steps = caller_steps(store.frames(row.id), events)
             if not steps:
-                raise UserError(f"session {row.id[:12]} has no caller side to script")
+                raise UserError(f"session {visible(row.id[:12])} has no caller side to script")
             rate = speaking_rate(events) if row.mode != "audio" else None
             print(script_toml(steps, rate, row.id), end="")
         elif args.verb == "rm":
-            print(f"removed session {row.id}{_freed(store.delete(row.id))}")
+            print(f"removed session {visible(row.id)}{_freed(store.delete(row.id))}")
     return 0
 
 
@@ -138,7 +148,7 @@ def export_session(store: SessionStore, row: SessionRow, args: argparse.Namespac
         )
     clear_the_way(_destinations(args), force=args.force)
     if args.json is not None:
-        _write(args.json, json.dumps(session_report_json(store, row), indent=2))
+        _write(args.json, json_text(session_report_json(store, row), indent=2))
     if args.wav is not None:
         for path in export_legs(row.id, args.wav):
             print(f"wrote {path}")
@@ -187,26 +197,34 @@ def span_seconds(text: str, option: str) -> float:
 def _list(store: SessionStore, args: argparse.Namespace) -> int:
     since = time.time() - span_seconds(args.since, "--since") if args.since else None
     rows = store.sessions(brain=args.brain, outcome=args.outcome, since=since)
+    damaged = store.damaged_rows()
     if args.json:
         for row in rows:
             print(json_text(_row_json(row)))
-        return 0
-    if not rows:
+    elif rows or damaged:
+        _list_rows(store, rows)
+    else:
         print("no sessions yet: `sandbox run` or `sandbox call` records every call")
+    if not damaged:
         return 0
+    print("\n".join(damaged_lines(damaged)), file=sys.stderr)
+    return 1
+
+
+def _list_rows(store: SessionStore, rows: list[SessionRow]) -> None:
     print(f"{'id':<12}  {'started':<16}  {'length':>7}  {'outcome':<18}  {'mode':<5}  "
           f"{'turns':>5}  {'units':>5}  {'cuts':>4}  {'errors':>6}  brain")  # fmt: skip
     for row in rows:
-        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.started_at))
+        started = local_time(row.started_at, "%Y-%m-%d %H:%M")
         length = f"{row.duration_ms / 1000:.1f}s" if row.duration_ms is not None else "-"
         print(
-            f"{row.id[:12]:<12}  {started:<16}  {length:>7}  {row.status:<18}  {row.mode:<5}  "
+            f"{visible(row.id[:12]):<12}  {started:<16}  {length:>7}  {row.status:<18}  "
+            f"{row.mode:<5}  "
             f"{_count(row.caller_turns):>5}  {_count(row.units):>5}  {_count(row.cuts):>4}  "
             f"{_count(row.errors):>6}  {visible(recorded_brain(store, row))}"
         )
         if row.outcome == "not_reached" and row.end_detail:
             print(f"{'':<12}  why: {visible(row.end_detail)}")
-    return 0
 
 
 def _count(value: int | None) -> str:

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from sandbox.commands.options import BRAIN_HELP
+from sandbox.commands.written import clear_the_way
 from sandbox.harness.builtin import brain_choice
 from sandbox.testing.reports import shown_path, write_reports
 from sandbox.testing.script_tests import PASSED, ScriptResult, find_scripts, run_scripts
@@ -43,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
     be reached or broke a rule of the wire."""
     brain_choice(args.brain)  # a wrong name is refused before anything runs
     scripts = find_scripts(args.paths)
+    # A CI writes its files afresh each run: overwritten, but a folder named is refused now.
+    clear_the_way([p for p in (args.junit, args.json) if p is not None], force=True)
     root = Path.cwd()
     started = time.monotonic()
     # Each script is printed as it finishes; the files keep the order they were found in.

@@ -3,7 +3,8 @@
 One target a printer, each fed a report whose every string (caller lines, a unit's text, an
 Error's code and message, the call record's values, the brain's URL, the end's detail) is
 hostile text: ESC and OSC sequences, C1 controls, carriage returns and line feeds, bidi
-overrides, Rich/Textual markup, ``<!--`` and ``<script>``, Markdown's active characters.
+overrides, noncharacters (U+FFFE, U+FFFF, ...), tag characters, lone surrogates,
+Rich/Textual markup, ``<!--`` and ``<script>``, Markdown's active characters, XML's.
 
 - ``terminal``: what ``sandbox sessions show`` prints (its transcript and record lines are
   the ones ``sandbox call`` prints) holds no control character but its own line feeds, and
@@ -12,11 +13,14 @@ overrides, Rich/Textual markup, ``<!--`` and ``<script>``, Markdown's active cha
   tables and strikethrough, as GitHub reads it) to the same blocks as the plain report's, and
   no text in it becomes a link, an image or HTML (GitHub still links a bare URL, showing it).
 - ``page``: the HTML page's data block holds no ``<`` (so no text can end it or comment it
-  out), holds no control character, and reads back as the data itself.
+  out), holds no control character, and reads back as the data itself (as any JSON of it).
 - ``notify``: an app notification of the text is not parsed as markup: Textual's toast shows
   it as written (controls spelt out).
+- ``junit``: the JUnit file of a ``sandbox test`` run whose scripts' paths, problems and
+  session ids are hostile text is well-formed XML (a CI can always read it), holds no
+  control character but its own line feeds, one line a problem.
 
-:func:`printer_escapes` runs all four over seeded random inputs for ``sandbox bench
+:func:`printer_escapes` runs them all over seeded random inputs for ``sandbox bench
 --hostile``.
 """
 
@@ -24,15 +28,19 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import random
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 from markdown_it import MarkdownIt
 from textual.message import Message
 from textual.notifications import Notification, Notify
 from textual.widgets._toast import Toast  # not exported: the widget that shows a notification
 
+from sandbox.caller.expect import Failure
 from sandbox.fuzz.draw import Draw
 from sandbox.fuzz.guard import InvariantBroken
 from sandbox.record.markdown import session_markdown
@@ -49,6 +57,8 @@ from sandbox.record.report import (
 )
 from sandbox.record.session_text import session_text
 from sandbox.record.store import SessionRow
+from sandbox.testing.reports import junit_xml
+from sandbox.testing.script_tests import Run, ScriptResult
 from sandbox.ui.plain_app import PlainApp
 
 #: Pieces hostile text is made of, beside arbitrary bytes and single control characters.
@@ -63,6 +73,10 @@ FRAGMENTS = (
     "\u2028",
     "\u202e",
     "\u2066",
+    "\ufffe",
+    "\uffff",
+    "\U000e0001\U000e0065\U000e006e\U000e007f",  # a language tag: invisible words
+    "\U000e0069\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065",  # "ignore", hidden
     "[/x]",
     "[bold red]x[/]",
     "[@click=app.quit]q[/]",
@@ -73,6 +87,8 @@ FRAGMENTS = (
     "<!--<script>",
     "]]>",
     "&amp;",
+    "&#xFFFF;",
+    "<?xml ?>",
     "`",
     "```",
     "**",
@@ -94,9 +110,12 @@ FRAGMENTS = (
     " ",
     "word",
 )
-#: Single characters worth drawing on their own: every C0, DEL, C1 and bidi control.
+#: Single characters worth drawing on their own: every C0, DEL, C1 and bidi control, and
+#: noncharacters, tag characters and surrogates from each end of their ranges.
 CONTROLS = tuple(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))) + tuple(
     "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c\u2029"
+    "\ufdd0\ufdef\ufffe\uffff\U0001fffe\U0001ffff\U0010fffe\U0010ffff"
+    "\U000e0000\U000e0001\U000e0020\U000e0041\U000e007e\U000e007f\ud800\udbff\udc00\udfff"
 )
 #: How many strings one report carries (every place a printer shows outside text).
 TEXTS = 14
@@ -260,7 +279,9 @@ def fuzz_page(data: bytes) -> None:
     if "<" in block:
         raise InvariantBroken("outside text is data", f"the page's data block holds '<': {block!r}")
     _no_control("page's data block", block, allowed="")
-    if json.loads(block) != shown:
+    # As any JSON reads back: a lone high surrogate then a lone low one (text no wire or file
+    # name holds) are one character's UTF-16 pair in JSON, whatever the writer.
+    if json.loads(block) != json.loads(json.dumps(shown)):
         raise InvariantBroken("outside text is data", f"the data block reads back as {block!r}")
 
 
@@ -300,12 +321,59 @@ def fuzz_notify(data: bytes) -> None:
     _no_control("notification", shown + note.title, allowed="")
 
 
+def _on_disk(name: str) -> str:
+    """``name`` as the system gives a file's name back: any bytes but NUL, those that are
+    not UTF-8 as lone surrogates."""
+    return os.fsdecode(name.encode("utf-8", "surrogatepass").replace(b"\x00", b""))
+
+
+def _run(t: list[str]) -> Run:
+    """A run of three scripts, failed, broken and passed, whose outside text is from ``t``."""
+    root = Path("/scripts")
+    failed = ScriptResult(
+        root / _on_disk(f"test_{t[0]}.toml"),
+        1.0,
+        failures=(Failure(t[1], t[2], t[3]), Failure("step 2", "x", t[4])),
+        session_id=t[5],
+    )
+    broken = ScriptResult(
+        root / _on_disk(t[6]) / "test_b.toml",
+        0.5,
+        rule_breaks=(t[7], t[8]),
+        unreachable=t[9],
+        session_id=t[10] or None,
+    )
+    return Run((failed, broken, ScriptResult(root / _on_disk(f"{t[11]}.toml"), 0.1)))
+
+
+def fuzz_junit(data: bytes) -> None:
+    """See the module doc."""
+    run = _run(_texts(data))
+    document = junit_xml(run, Path("/scripts"))
+    try:
+        cases = ET.fromstring(document).iter("testcase")
+    except ET.ParseError as exc:
+        raise InvariantBroken(
+            "a CI can always read the JUnit file", f"it is not well-formed XML ({exc})"
+        ) from None
+    _no_control("JUnit file", document.decode())
+    for result, case in zip(run.results, cases, strict=True):
+        # A line a problem, and one for the session when there are problems at all.
+        lines = len(result.problems) + (result.session_id is not None) if result.problems else 0
+        said = [(e.text or "").split("\n") for e in (*case.iter("failure"), *case.iter("error"))]
+        if sum(map(len, said)) != lines:
+            raise InvariantBroken(
+                "outside text cannot add a line", f"{lines} lines of problems became {said!r}"
+            )
+
+
 #: The printer targets by name, for the fuzz registry.
 PRINTERS: dict[str, tuple[Callable[[bytes], None], str]] = {
     "terminal": (fuzz_terminal, "hostile text through `sandbox sessions show`"),
     "markdown": (fuzz_markdown, "hostile text through the Markdown export"),
     "page": (fuzz_page, "hostile text in the HTML page's data block"),
     "notify": (fuzz_notify, "hostile text in an app notification"),
+    "junit": (fuzz_junit, "hostile text in the JUnit file `sandbox test --junit` writes"),
 }
 
 

@@ -23,7 +23,7 @@ from sandbox.host.session import BrainLink, CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.record.recorder import Recorder
 from sandbox.record.session_words import SESSION_OPENED, brain_name
-from sandbox.record.store import full_disk, store_path
+from sandbox.record.store import full_disk, store_for_a_call, store_path
 from sandbox.record.writer import SessionWriter
 from sandbox.wire.dial import DialError, dial
 from sandbox.wire.relay import RELAY_PATH
@@ -150,14 +150,15 @@ def host_for(
 def _start_recording(options: CallOptions, recorder: Recorder) -> None:
     if options.recording is not None:
         _room_to_record()
-        recorder.writer = SessionWriter(
-            recorder.session_id,
-            brain_url=recorder.brain_url,
-            leg="relay" if options.relay else "direct",
-            mode=options.recording,
-            started_at=recorder.started_at,
-            redrive_of=options.redrive_of,
-        )
+        with store_for_a_call():  # a locked or damaged store is said before the dial
+            recorder.writer = SessionWriter(
+                recorder.session_id,
+                brain_url=recorder.brain_url,
+                leg="relay" if options.relay else "direct",
+                mode=options.recording,
+                started_at=recorder.started_at,
+                redrive_of=options.redrive_of,
+            )
         opened = {"brain_name": recorder.brain_name, "settings": asdict(options.settings)}
         recorder.event(0, SESSION_OPENED, opened)
 

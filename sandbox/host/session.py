@@ -39,6 +39,7 @@ from sandbox.call.effects import (
 )
 from sandbox.call.played import AudioMark, ClauseUnsaid, UnitUnspoken, WordPlayed
 from sandbox.call.ports import Listening, Playout, listen, play
+from sandbox.call.surplus import Surplus, SurplusFrame
 from sandbox.call.waterfall import HeardTiming
 from sandbox.host.warp import WarpClock, brain_owes
 from sandbox.record.recorder import FrameRecord, Recorder
@@ -52,8 +53,12 @@ log = logging.getLogger(__name__)
 CoreEvent = Callable[[int], list[Effect]]
 #: Rounds of playout progress and timers at one instant before the host calls it a loop.
 PUMP_LIMIT = 1000
+#: How long, once the call has ended, the closing handshake may take before the link is
+#: dropped: a brain that streams on past End holds its close frame behind everything it
+#: sent (the WebSocket layer would wait 10 s for it), and what it sends then is counted.
+CLOSE_WITHIN_S = 0.25
 #: How long the reader may take, once the link has closed, to hand over what was left.
-READ_AFTER_CLOSE_S = 2.0
+READ_AFTER_CLOSE_S = 0.5
 #: The brain's frames read but not yet handled by the core, by count and by size. The
 #: reader waits while either is reached (one frame always gets through), so a brain that
 #: sends faster than the call can handle is held back by its own socket (after the
@@ -110,6 +115,8 @@ class CallHost:
     _timer_ids: itertools.count[int] = field(default_factory=itertools.count)
     _waiting: list[int] = field(default_factory=list)  # sizes of the frames not yet taken
     _taken: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Text of frames only counted, by unit, waiting for the core (see _counted).
+    _counted_chars: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # The clock starts when the host exists, so the audio engine attached before
@@ -220,19 +227,36 @@ class CallHost:
             # Close while the reader still reads: whatever the brain sent before the closing
             # handshake (an End right behind a fatal Error) is recorded, not lost.
             self._taken.set()  # a reader waiting for room reads on
-            try:
-                await self.conn.close()
-            except Exception:
-                # The call is over either way; what the close said goes to the log.
-                log.warning("closing the brain's link failed", exc_info=True)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(reader), READ_AFTER_CLOSE_S)
+            if await self._close():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(reader), READ_AFTER_CLOSE_S)
+            # else the brain streamed on past the end: what is left unread would be counted
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
             self._drain()
             self._wake_sleepers(everyone=True)
         return self.core.ended
+
+    async def _close(self) -> bool:
+        """Close the brain's link: the closing handshake, for CLOSE_WITHIN_S at most; then
+        the connection is dropped under it, and the close given as long again to finish.
+        False: the handshake did not complete in time."""
+        closing = asyncio.ensure_future(self.conn.close())
+        done, _ = await asyncio.wait({closing}, timeout=CLOSE_WITHIN_S)
+        if done:
+            if (failed := closing.exception()) is not None:
+                # The call is over either way; what the close said goes to the log.
+                log.warning("closing the brain's link failed", exc_info=failed)
+            return True
+        _abort(self.conn)
+        done, _ = await asyncio.wait({closing}, timeout=CLOSE_WITHIN_S)
+        if done:
+            closing.exception()  # what the close met was the drop: nothing to tell
+        else:
+            closing.cancel()
+            log.warning("the brain's link did not close within %g s", 2 * CLOSE_WITHIN_S)
+        return False
 
     def _drain(self) -> None:
         """Run what was posted after the end: the core answers each as an ended call does,
@@ -407,21 +431,36 @@ class CallHost:
         except ConnectionClosed as exc:
             self._closed(closed_words(exc))
 
-    def _record(self, direction: str, env: pb.Envelope, raw: bytes) -> None:
+    def _record(
+        self, direction: str, env: pb.Envelope, raw: bytes, surplus: SurplusFrame | None = None
+    ) -> bool:
+        """Record a frame as it crosses; False: past a sample, it was only counted."""
         if self.warp is not None:
             self.warp.frame(direction, env)
-        self._show(self.recorder.frame(direction, env, self.now(), raw))
+        kept = self.recorder.frame(direction, env, self.now(), raw, surplus)
+        if kept is not None:
+            self._show(kept)
+        return kept is not None
 
     def _show(self, record: FrameRecord) -> None:
         for listener in self.on_frame:
             listener(record)
 
     async def _read(self) -> None:
+        counted = 0
         try:
             async for message in self.conn:
+                if self.core.ended is not None:
+                    # The call is closing: read on to the close, but only count what a brain
+                    # streaming past the end sends, and let the close go on between them
+                    # (messages already buffered are read without the loop turning).
+                    if not self.recorder.count_past_sample(Surplus.AFTER_END, self.now()):
+                        self._receive(message)
+                    await asyncio.sleep(0)
+                    continue
                 while (
                     self._waiting
-                    and self.core.ended is None  # the call is closing: read on to the close
+                    and self.core.ended is None  # it ended while the reader waited: read on
                     and (
                         len(self._waiting) >= MAX_WAITING_FRAMES
                         or sum(self._waiting) >= MAX_WAITING_BYTES
@@ -429,7 +468,13 @@ class CallHost:
                 ):
                     self._taken.clear()
                     await self._taken.wait()
-                self._receive(message)
+                if not self._receive(message):
+                    continue
+                counted += 1
+                if counted % MAX_WAITING_FRAMES == 0:
+                    # Frames only counted wait for nothing, and buffered ones are read without
+                    # the loop turning: the call goes on between them.
+                    await asyncio.sleep(0)
         except ConnectionClosed as exc:
             self._closed(closed_words(exc))
             return
@@ -438,7 +483,9 @@ class CallHost:
     def _closed(self, words: str) -> None:
         self.post(lambda now: self.core.brain_closed(words, now))
 
-    def _receive(self, message: str | bytes) -> None:
+    def _receive(self, message: str | bytes) -> bool:
+        """Record a message from the brain and hand it to the core; True when it was only
+        counted (see _counted)."""
         if self.warp is not None:
             self.warp.brain_io(incoming=True)
         try:
@@ -453,11 +500,37 @@ class CallHost:
             kept = self.recorder.undecodable("in", detail, message, self.now())
             if kept is not None:  # past the first few, malformed frames are only counted
                 self._show(kept)
-            self._post_frame(len(message), lambda now: self.core.brain_malformed(detail, now))
-            return
+            if self.core.ended is None:
+                self._post_frame(len(message), lambda now: self.core.brain_malformed(detail, now))
+            return False
         assert isinstance(payload, bytes)  # decode() refuses a text message
-        self._record("in", env, payload)
-        self._post_frame(len(payload), lambda now: self.core.from_brain(env, now))
+        surplus = self.core.surplus(env)
+        recorded = self._record("in", env, payload, surplus)
+        if surplus is not None and not recorded:
+            self._counted(surplus, env)
+            return True
+        if self.core.ended is None:  # an ended call takes nothing more: none waits for it
+            self._post_frame(len(payload), lambda now: self.core.from_brain(env, now))
+        return False
+
+    def _counted(self, surplus: SurplusFrame, env: pb.Envelope) -> None:
+        """A frame the call has no use for, past its sample, is not handled one by one: the
+        core hears how much text such frames of a unit held, in one event for all that
+        arrive before it is taken (so a brain streaming for ever costs the call its reading
+        alone, and keeps pace with it, its pings' answers too)."""
+        sid = surplus.speech_id
+        if surplus.kind is Surplus.AFTER_END or self.core.ended is not None:
+            return  # nothing left to learn from it
+        chars = len(env.speech_chunk.text) if env.HasField("speech_chunk") else 0
+        if sid in self._counted_chars:
+            self._counted_chars[sid] += chars
+            return
+        self._counted_chars[sid] = chars
+
+        def taken(now: int) -> list[Effect]:
+            return self.core.counted(sid, self._counted_chars.pop(sid), now)
+
+        self.post(taken)
 
     def _post_frame(self, size: int, event: CoreEvent) -> None:
         """Queue a frame's event; running it makes room for the reader's next frame."""
@@ -475,6 +548,14 @@ def _kind(what: object) -> str:
     """An event's kind in the stored session: its class name in snake case."""
     name = type(what).__name__
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+
+
+def _abort(conn: BrainLink) -> None:
+    """Drop a WebSocket link's connection without its closing handshake (a link to a brain
+    in this process has no transport: its close does not wait on the brain)."""
+    transport = getattr(conn, "transport", None)
+    if isinstance(transport, asyncio.WriteTransport):
+        transport.abort()
 
 
 def _resolve(waiter: asyncio.Future[None]) -> None:

@@ -14,6 +14,7 @@ BRAIN_ERROR = "brain_error"  # a fatal Error from the brain ended the call
 STALLED = "stalled"  # a turn went unanswered past the stall warning
 TIMED_OUT = "timed_out"  # the script gave up waiting for the bot
 CRASHED = "crashed"  # the call's own code failed: a bug of ours, details in the log
+OVERLOADED = "overloaded"  # not dialed in time: the load generator's loop was overloaded
 
 
 @dataclass
@@ -33,6 +34,9 @@ class CallResult:
     finalize_ms: list[float] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: Dead-turn findings set aside: this process ran later than the rule's grace, so
+    #: when the brain's chunks arrived cannot be told (see ``one_call._played``).
+    unjudged: int = 0
 
     @property
     def failed(self) -> bool:
@@ -56,6 +60,7 @@ class CallResult:
             "finalize_ms": self.finalize_ms,
             "findings": [f.as_json() for f in self.findings],
             "errors": self.errors,
+            "unjudged_findings": self.unjudged,
         }
 
 

@@ -1,5 +1,6 @@
-"""The echo brain in a process of its own, so a measured run's own process holds only the
-runtime's side; and waiting for a freshly started server to listen."""
+"""A built-in brain in a process of its own (the echo brain, by default), so a measured
+run's own process holds only the runtime's side and the brain does not share its event
+loop; and waiting for a freshly started server to listen."""
 
 from __future__ import annotations
 
@@ -37,19 +38,29 @@ def wait_listening(proc: subprocess.Popen[str], port: int, timeout_s: float) -> 
 
 @contextlib.contextmanager
 def echo_brain() -> Iterator[str]:
-    """``sandbox brain echo`` on a free loopback port (its log discarded: a pipe nobody
-    reads would fill and stall it); yields its URL once it listens, stops it after."""
+    """``sandbox brain echo`` on a free loopback port; see :func:`brain_process`."""
+    with brain_process("echo") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def brain_process(name: str, path: str = "/brain") -> Iterator[str]:
+    """``sandbox brain NAME`` on a free loopback port (its log discarded: a pipe nobody
+    reads would fill and stall it); yields its URL (at ``path``) once it listens, stops it
+    after."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sandbox.cli", "brain", "echo", "--port", str(port)],
+        [sys.executable, "-m", "sandbox.cli", "brain", name, "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         text=True,
     )
     try:
         if not wait_listening(proc, port, LISTEN_WAIT_S):
-            raise UserError("the echo brain did not start listening; `sandbox brain echo` says why")
-        yield f"ws://127.0.0.1:{port}/brain"
+            raise UserError(
+                f"the {name} brain did not start listening; `sandbox brain {name}` says why"
+            )
+        yield f"ws://127.0.0.1:{port}{path}"
     finally:
         proc.terminate()
         proc.wait(10)

@@ -11,6 +11,7 @@ calls' spoken length.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Callable
@@ -20,12 +21,14 @@ from pathlib import Path
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script
 from sandbox.caller.script_runner import STEP_TIMEOUT_S, ScriptRunner, play_through
-from sandbox.check.wirelog import WireLog
+from sandbox.check import rules
+from sandbox.check.wirelog import DEAD_TURN_GRACE_MS, WireLog
 from sandbox.host.launch import CallNotPlaced, CallOptions, host_for, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
-from sandbox.load.call_result import CRASHED, CallResult, classify
+from sandbox.load.call_result import CRASHED, OVERLOADED, CallResult, classify
 from sandbox.load.frame_latency import LatencyWatch
+from sandbox.load.loop_lag import OVERLOADED_S, LoopLag
 from sandbox.load.shared_relay import SharedRelay
 from sandbox.record.report import Report
 
@@ -33,6 +36,11 @@ log = logging.getLogger(__name__)
 
 #: The caller played when none is named: two turns, a barge-in, a hang-up.
 DEFAULT_SCRIPT = Path(__file__).with_name("caller.toml")
+#: Calls dialing at once in a run; the others wait to start dialing. Each dial is a TCP
+#: handshake, a token signed, an upgrade and a ping, and a brain's server takes only so
+#: many connections at once before the rest queue in the kernel (100 by default in
+#: asyncio): 2,000 dialed at once timed out by the hundred, the brain never at fault.
+DIALS_AT_ONCE = 32
 
 
 @dataclass(frozen=True)
@@ -55,8 +63,21 @@ class Target:
         return self.script.ms_per_word or DEFAULT_MS_PER_WORD
 
 
+@dataclass(frozen=True)
+class Dialing:
+    """What a run's calls share while they dial: the gate that lets :data:`DIALS_AT_ONCE`
+    open at a time (the rest wait their turn, their time not yet counting), and the
+    loop's lateness, by which a failed dial is told to be the load generator's."""
+
+    gate: asyncio.Semaphore
+    lag: LoopLag
+
+
 async def place_call(
-    index: int, target: Target, on_first_chunk: Callable[[float], None] | None = None
+    index: int,
+    target: Target,
+    on_first_chunk: Callable[[float], None] | None = None,
+    dialing: Dialing | None = None,
 ) -> CallResult:
     """Dial, play the script to its end, and judge the call's frames; never raises for
     anything the brain does (a bug of ours is a ``crashed`` call, logged).
@@ -73,33 +94,67 @@ async def place_call(
             session_id = str(uuid.uuid4())
             link = target.relay.link(session_id)
             host = host_for(options, link, session_id, target.brain_url, playout, warp=warp)
-        else:
+        elif dialing is None:
             host = await open_call(options, target.brain_url, playout, warp=warp)
+        else:
+            async with dialing.gate:
+                began = asyncio.get_running_loop().time()
+                try:
+                    host = await open_call(options, target.brain_url, playout, warp=warp)
+                except CallNotPlaced as failed:
+                    late = dialing.lag.worst_since(began)
+                    if late < OVERLOADED_S:
+                        raise
+                    return _overloaded(index, failed, late)
     except CallNotPlaced as failed:
         report = failed.recorder.finish(failed.core, 0)
         return _result(report, CallResult(index, failed.core.session_id), [])
+    watch = LatencyWatch(on_first_chunk=on_first_chunk)
     try:
-        return await _played(index, host, target, LatencyWatch(on_first_chunk=on_first_chunk))
+        return await _played(index, host, target, watch, None if dialing is None else dialing.lag)
     except Exception as exc:
         log.exception("load call %d (session %s) failed", index, host.core.session_id)
         return CallResult(index, host.core.session_id, detail=str(exc), errors=[CRASHED])
 
 
-async def _played(index: int, host: CallHost, target: Target, watch: LatencyWatch) -> CallResult:
+async def _played(
+    index: int, host: CallHost, target: Target, watch: LatencyWatch, lag: LoopLag | None
+) -> CallResult:
     host.on_frame.append(watch)
     runner = ScriptRunner(host, target.script, step_timeout_s=target.step_timeout_s)
+    began = asyncio.get_running_loop().time()
     try:
         await play_through(host, runner)
     finally:
         report = host.recorder.finish(host.core, host.now(), script_notes=runner.notes)
+    findings = WireLog(host.recorder.frames).findings
+    # A chunk the brain sent before it read an Interruption is timed when this process reads
+    # it: a loop later than the rule's grace would make the brain's frames in flight read
+    # as speech for a dead turn. Those are set aside, counted, never the brain's.
+    late = lag is not None and lag.worst_since(began) * 1000 > DEAD_TURN_GRACE_MS
+    unjudged = [f for f in findings if late and f.rule is rules.DEAD_TURN_STOPS]
     result = CallResult(
         index,
         host.core.session_id,
         first_chunk_ms=watch.first_chunk_ms,
         finalize_ms=watch.finalize_ms,
-        findings=WireLog(host.recorder.frames).findings,
+        findings=[f for f in findings if f not in unjudged],
+        unjudged=len(unjudged),
     )
     return _result(report, result, runner.notes)
+
+
+def _overloaded(index: int, failed: CallNotPlaced, late_s: float) -> CallResult:
+    """A dial that failed while this process's loop ran ``late_s`` late: the load
+    generator's failure, said as such (the brain's words for it would blame the brain)."""
+    report = failed.recorder.finish(failed.core, 0)
+    result = _result(report, CallResult(index, failed.core.session_id), [])
+    result.errors = [OVERLOADED]
+    result.detail = (
+        f"not dialed in time: this load generator's event loop ran {late_s:.1f} s late while "
+        f"the call dialed, so the brain never had its chance ({failed})"
+    )
+    return result
 
 
 def _result(report: Report, result: CallResult, notes: list[str]) -> CallResult:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from sandbox.load.call_result import OVERLOADED
+from sandbox.load.loop_lag import OVERLOADED_S
 from sandbox.load.run import LoadRun
 from sandbox.load.tally import percentile
 from sandbox.record.table_text import table_lines
@@ -47,6 +49,9 @@ def summary_lines(run: LoadRun) -> list[str]:
     per_s = tally.done / wall if wall > 0 else 0.0
     turns_per_s = len(tally.first_chunk_ms) / wall if wall > 0 else 0.0
     rows.append(("brain throughput", f"{per_s:.1f} calls/s, {turns_per_s:.1f} answers/s"))
+    late = run.lag.figures_ms()
+    # This process's own event loop: late by more than a few ms, it was the bottleneck.
+    rows.append(("running late p50 / p99 / worst", " / ".join(map(_ms, late.values()))))
     rows.append(("wall time", f"{wall:.1f} s"))
     table = Table(box=None, show_header=False, pad_edge=False)
     for row in rows:
@@ -66,4 +71,40 @@ def summary_lines(run: LoadRun) -> list[str]:
         lines += [f"    {count:>4}  {code}" for code, count in tally.errors.most_common()]
     if run.stopped_early:
         lines.append(f"  stopped early: {run.tally.failed} calls failed (--max-failures)")
+    return lines + overload_lines(run)
+
+
+def overload_lines(run: LoadRun) -> list[str]:
+    """The load generator's own overload, when there was one, said as its own (the
+    latencies include its waits; the calls it could not dial are not the brain's)."""
+    worst = max(run.lag.late_s, default=0.0)
+    if worst < OVERLOADED_S:
+        return []
+    undialed = run.tally.errors.get(OVERLOADED, 0)
+    lines = [
+        f"  this load generator was overloaded on this machine: its event loop ran up to "
+        f"{worst:.1f} s late, so the latencies above include its own waits, not only the "
+        "brain's"
+    ]
+    if undialed:
+        lines.append(
+            f"  {undialed} call{'s' if undialed != 1 else ''} could not be dialed in time for "
+            "that (errors: overloaded), not for anything the brain did"
+        )
+    if run.tally.unjudged:
+        lines.append(
+            f"  {run.tally.unjudged} finding{'s' if run.tally.unjudged != 1 else ''} of speech "
+            "for a dead turn not judged: this process read the brain's chunks later than the "
+            "rule's grace, so whether the brain knew the turn was dead cannot be told"
+        )
+    lines.append(
+        f"  to measure the brain, spread the calls out: --ramp {_ramp_hint(run)} (or fewer "
+        "with --concurrency)"
+    )
     return lines
+
+
+def _ramp_hint(run: LoadRun) -> str:
+    """A ramp that asks the loop for no more than it kept up with: the calls at once over
+    the seconds the run took, whichever is longer than what was asked."""
+    return f"{max(run.plan.ramp_s * 2, run.wall_s, 10.0):.0f}"

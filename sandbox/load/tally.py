@@ -30,6 +30,8 @@ class Tally:
     finalize_ms: list[float] = field(default_factory=list)
     rules: Counter[str] = field(default_factory=Counter)  # rule -> calls that broke it
     errors: Counter[str] = field(default_factory=Counter)  # code -> calls that had it
+    #: Dead-turn findings not judged: the load generator ran later than the rule's grace.
+    unjudged: int = 0
 
     def add(self, result: CallResult) -> None:
         """One finished call."""
@@ -38,6 +40,7 @@ class Tally:
         self.finalize_ms += result.finalize_ms
         self.rules.update(result.rules)
         self.errors.update(result.errors)
+        self.unjudged += result.unjudged
 
     @property
     def done(self) -> int:
@@ -66,6 +69,7 @@ class Tally:
             "completed": self.completed,
             "failed": self.failed,
             "with_findings": len(self.flagged),
+            "unjudged_findings": self.unjudged,
             "rules": dict(self.rules),
             "errors": dict(self.errors),
             "first_chunk_ms": _spread(self.first_chunk_ms),

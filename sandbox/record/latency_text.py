@@ -15,6 +15,9 @@ from sandbox.record.table_text import table_lines
 
 #: A stage the turn did not reach, or that was not measured.
 ABSENT = "-"
+#: Turns the table shows one by one (the first ones): thousands of rows are not read, and
+#: take minutes to lay out. The percentiles are over every turn.
+MAX_TURNS_SHOWN = 500
 
 
 def percentile(values: Sequence[int], fraction: float) -> int:
@@ -41,7 +44,7 @@ def latency_lines(report: Report) -> list[str]:
         gaps[gap.turn_id] = gaps.get(gap.turn_id, 0) + gap.silent_ms
     if gaps:
         table.add_column("dead air", justify="right")
-    for turn_id, marks in rows:
+    for turn_id, marks in rows[:MAX_TURNS_SHOWN]:
         cells = [_ms(marks.get(stage)) for stage in stages]
         table.add_row(str(turn_id), *cells, *([_ms(gaps.get(turn_id))] if gaps else []))
     table.add_row()  # a blank line between the turns and their percentiles
@@ -61,7 +64,13 @@ def latency_lines(report: Report) -> list[str]:
             "  dead air: ms inside the turn's open units with nothing played or sent (a brain "
             "awaiting a tool mid-unit), after its first audio"
         )
-    return [head, "", *table_lines(table), "", "stages:", *legend]
+    lines = [head, "", *table_lines(table)]
+    if len(rows) > MAX_TURNS_SHOWN:  # a table of thousands of rows is not read, and is slow
+        lines.append(
+            f"(the first {MAX_TURNS_SHOWN} of {len(rows):,} turns shown; p50 and p90 are over "
+            "all of them)"
+        )
+    return [*lines, "", "stages:", *legend]
 
 
 def _ms(value: int | None) -> str:

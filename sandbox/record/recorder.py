@@ -1,6 +1,7 @@
-"""The recorder: every frame both directions as it crosses, the runtime's events, and the
-call's report. With a :class:`~sandbox.record.writer.SessionWriter` the session is also
-written to the store while the call runs (raw bytes for frames), so nothing is lost."""
+"""The recorder: every frame both directions as it crosses (of those the call has no more
+use for, a sample and a count), the runtime's events, and the call's report. With a
+:class:`~sandbox.record.writer.SessionWriter` the session is also written to the store while
+the call runs (raw bytes for frames), so nothing is lost."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.call.core import CallCore, shortened
+from sandbox.call.surplus import SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS, Unit
 from sandbox.private_files import PRIVATE_MODE, private_folder, write_file
 from sandbox.record.call_record import RecordTracker, build, heard_from
@@ -47,6 +49,17 @@ MALFORMED_KEPT = 100
 #: the call takes comes near CUT_OVER_BYTES: its longest is a chunk of 64 Ki characters.
 CUT_KEPT_BYTES = 4096
 CUT_OVER_BYTES = 2**20
+#: Of the frames the call has no more use for (:mod:`sandbox.call.surplus`), each unit's
+#: first SAMPLE_KEPT of each kind are kept (after the end: the call's first), and so are the
+#: call's first SAMPLE_KEPT frames cut as above; later ones are only counted, by kind (the
+#: report's ``frames_unkept``; in the store a ``frames_unkept_from`` event where counting
+#: began, and a ``frames_unkept`` event with the counts at the end). A brain that stops
+#: a unit when told leaves far fewer than this behind it; one that never stops, or sends
+#: 15 MB messages for a minute, no longer grows the record with them.
+SAMPLE_KEPT = 100
+#: The kind of a frame cut for its size, past the sample (the core's kinds are
+#: :class:`sandbox.call.surplus.Surplus`).
+OVERSIZED = "oversized"
 
 
 @dataclass(frozen=True)
@@ -84,18 +97,47 @@ class Recorder:
     #: Messages from the brain that were no envelope, past MALFORMED_KEPT: counted only.
     malformed_unkept: int = 0
     _malformed_kept: int = 0
+    #: Frames only counted, past SAMPLE_KEPT, by kind.
+    frames_unkept: dict[str, int] = field(default_factory=dict)
+    _sampled: dict[tuple[str, int], int] = field(default_factory=dict)  # kept, by kind and unit
     _stored: int = 0  # frames handed to the writer: the next one's place in the store
 
     @property
     def frames(self) -> list[FrameRecord]:
-        """Every frame that crossed so far, in order (described afresh on each read)."""
-        return [_record(c) if isinstance(c, tuple) else c for c in self._crossed]
+        """Every frame that crossed so far, in order (described afresh on each read; a frame
+        the same as the one before it, as a flood's are, is described once)."""
+        out: list[FrameRecord] = []
+        last: tuple[bytes, str, dict[str, Any]] | None = None
+        for entry in self._crossed:
+            if not isinstance(entry, tuple):
+                out.append(entry)
+                continue
+            t_ms, direction, raw = entry
+            if last is None or last[0] != raw:
+                last = (raw, *_described(pb.Envelope.FromString(raw)))
+            out.append(FrameRecord(t_ms, direction, last[1], last[2]))
+        return out
 
-    def frame(self, direction: str, env: pb.Envelope, t_ms: int, raw: bytes) -> FrameRecord:
+    def frame(
+        self,
+        direction: str,
+        env: pb.Envelope,
+        t_ms: int,
+        raw: bytes,
+        surplus: SurplusFrame | None = None,
+    ) -> FrameRecord | None:
         """Record one decoded envelope; ``raw`` is its bytes as they crossed (kept whole in
         the store but for a frame over CUT_OVER_BYTES or dropped for its size; the report
-        and the screen show a long text field's start)."""
-        if len(raw) > CUT_OVER_BYTES or _dropped_for_size(env, raw):
+        and the screen show a long text field's start). ``surplus``: the call has no more
+        use for it. Past the sample (SAMPLE_KEPT) such a frame, and one cut for its size,
+        is only counted (None: nothing kept to show)."""
+        cut = len(raw) > CUT_OVER_BYTES or _dropped_for_size(env, raw)
+        if surplus is not None:
+            if not self._sample(surplus.kind.value, surplus.speech_id, t_ms):
+                return None
+        elif cut and not self._sample(OVERSIZED, 0, t_ms):
+            return None
+        if cut:
             arm, shown = _described(env, CUT_KEPT_BYTES)
             record = FrameRecord(t_ms, direction, arm, {**shown, "bytes": len(raw)})
             self._crossed.add_other(record)
@@ -117,6 +159,28 @@ class Recorder:
         record = FrameRecord(t_ms, direction, "undecodable", fields)
         self._crossed.add_other(record)
         return self._keep(record, raw, cut=len(raw) > CUT_OVER_BYTES)
+
+    def count_past_sample(self, kind: str, t_ms: int) -> bool:
+        """Count a frame of ``kind`` (one of the call's, no unit's) without reading it, if
+        that kind's sample is full; False: it is to be recorded as any other."""
+        if self._sampled.get((kind, 0), 0) < SAMPLE_KEPT:
+            return False
+        return not self._sample(kind, 0, t_ms)
+
+    def _sample(self, kind: str, speech_id: int, t_ms: int) -> bool:
+        """Whether a frame of ``kind`` (naming unit ``speech_id``; 0: none) is kept: the
+        first SAMPLE_KEPT of each are; later ones are counted, and the first of them marks
+        in the store where counting began."""
+        seen = self._sampled.get((kind, speech_id), 0)
+        if seen <= SAMPLE_KEPT:  # later ones need no note of their own
+            self._sampled[(kind, speech_id)] = seen + 1
+        if seen < SAMPLE_KEPT:
+            return True
+        if seen == SAMPLE_KEPT:
+            began = {"kind": kind, "speech_id": speech_id, "seq": self._stored}
+            self.event(t_ms, "frames_unkept_from", {**began, "kept": SAMPLE_KEPT})
+        self.frames_unkept[kind] = self.frames_unkept.get(kind, 0) + 1
+        return False
 
     def event(self, t_ms: int, kind: str, data: dict[str, Any]) -> None:
         """One of the runtime's own events, for the stored session (the report has none)."""
@@ -140,6 +204,9 @@ class Recorder:
         if self.malformed_unkept:
             unkept = {"count": self.malformed_unkept, "kept": MALFORMED_KEPT}
             self.event(duration_ms, "malformed_unkept", unkept)
+        if self.frames_unkept:
+            counts = {"counts": dict(self.frames_unkept), "kept": SAMPLE_KEPT}
+            self.event(duration_ms, "frames_unkept", counts)
         report = self.report(core, script_notes)
         self.final_report = report
         if self.writer is not None:
@@ -210,6 +277,7 @@ class Recorder:
             alignment_skips=ledger.alignment_skips,
             errors_uncounted=ledger.errors_uncounted,
             malformed_unkept=self.malformed_unkept,
+            frames_unkept=dict(self.frames_unkept),
             record=build(heard_from(core)),
             frames=tuple(f.as_json() for f in self.frames),
             **({} if script_notes is None else {"script_notes": tuple(script_notes)}),
@@ -245,13 +313,6 @@ def _unit_report(unit: Unit) -> UnitReport:
         discarded=tuple(unit.discarded),
         dropped_chars=unit.dropped_chars,
     )
-
-
-def _record(crossed: tuple[int, str, bytes]) -> FrameRecord:
-    """A kept frame described again, as it was when it crossed."""
-    t_ms, direction, raw = crossed
-    arm, shown = _described(pb.Envelope.FromString(raw))
-    return FrameRecord(t_ms, direction, arm, shown)
 
 
 def _described(env: pb.Envelope, chars: int = SHOWN_CHARS) -> tuple[str, dict[str, Any]]:

@@ -20,6 +20,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from sandbox.record.plain_text import escaped_json
+
 #: Version of the report layout, so a reader can refuse one it does not know.
 REPORT_VERSION = 1
 
@@ -170,6 +172,9 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     alignment_skips: int
     errors_uncounted: int | UnsetType = UNSET
     malformed_unkept: int | UnsetType = UNSET
+    #: Frames the call had no more use for, past the sample kept, counted by kind
+    #: (``sandbox.record.recorder.SAMPLE_KEPT``).
+    frames_unkept: Mapping[str, int] | UnsetType = UNSET
     record: CallRecord | UnsetType = UNSET  # none for a call cut short
     frames: tuple[Fields, ...]
     script_notes: tuple[str, ...] | UnsetType = UNSET  # a scripted caller's notes
@@ -197,8 +202,9 @@ def _plain(value: msgspec.Struct) -> dict[str, Any]:
 
 
 def report_text(report: Report) -> str:
-    """The report as the JSON text a report file holds (indented, UTF-8 as is)."""
-    return msgspec.json.format(msgspec.json.encode(report).decode(), indent=2)
+    """The report as the JSON text a report file holds: indented, UTF-8 as is but for the
+    characters JSON's rule escapes (:func:`~sandbox.record.plain_text.escaped_json`)."""
+    return escaped_json(msgspec.json.format(msgspec.json.encode(report).decode(), indent=2))
 
 
 def report_from_json(data: object) -> Report:

@@ -16,9 +16,9 @@ from sandbox.record.transcript import transcript, transcript_line
 def session_text(row: SessionRow, report: Report) -> str:
     """The session as ``sessions show`` prints it; what a brain or a caller wrote (the
     end's detail, a close reason, the URL) is shown :func:`visible`."""
-    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at))
+    started = local_time(row.started_at, "%Y-%m-%d %H:%M:%S")
     lines = [
-        f"session {row.id}",
+        f"session {visible(row.id)}",
         f"  started {started} · {row.mode} · {row.leg} leg · "
         f"brain {visible(shown_brain(row, report))}",
         f"  outcome {outcome_sentence(row.status, row.ended_by)}",
@@ -34,3 +34,12 @@ def session_text(row: SessionRow, report: Report) -> str:
         lines += ["", "the call record:"]
         lines += [f"  {line}" for line in record_lines(report.record)]
     return "\n".join(lines)
+
+
+def local_time(at: float, pattern: str) -> str:
+    """A stored time as local time in ``pattern``; ``?`` for one no clock can show (a
+    doctored row's year 5,000,000)."""
+    try:
+        return time.strftime(pattern, time.localtime(at))
+    except (OverflowError, OSError, ValueError):
+        return "?"

@@ -11,8 +11,9 @@ barge-in, and typed while an answer was still owed it sends an Interruption; eit
 the record, with how many words had played when it happened. A simulated call keeps its
 speaking rate.
 
-The script is written with a TOML writer (``tomli_w``), so any text a caller said reads
-back as it was, control characters included.
+The script is written by the TOML rule (:func:`~sandbox.record.plain_text.toml_text`), so
+any text a caller said reads back as it was, yet no control character, bidi override or
+tag character in it reaches the terminal it is printed on raw.
 """
 
 from __future__ import annotations
@@ -21,10 +22,9 @@ import json
 import statistics
 from typing import Any
 
-import tomli_w
-
 from sandbox.call.effects import CallState
 from sandbox.record.export import frame_record
+from sandbox.record.plain_text import toml_text, visible
 from sandbox.record.store import StoredEvent, StoredFrame
 from sandbox.wire.catalog import rtvi_spelling
 
@@ -135,9 +135,9 @@ def speaking_rate(events: list[StoredEvent]) -> int | None:
 
 def script_toml(steps: list[Step], ms_per_word: int | None = None, source: str = "") -> str:
     """The steps as a caller script (any caller text round-trips: see the module doc)."""
-    head = f"# the caller's side of session {source}\n" if source else ""
+    head = f"# the caller's side of session {visible(source)}\n" if source else ""
     script: dict[str, Any] = {} if ms_per_word is None else {"ms_per_word": ms_per_word}
-    return head + tomli_w.dumps({**script, "step": steps})
+    return head + toml_text({**script, "step": steps})
 
 
 def _app_frame(fields: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,8 @@
 """A run of caller scripts as files for CI: JUnit XML (what GitHub and GitLab CI show as
-test results) and JSON. Every text in them came through :func:`visible` (a brain's words
-control nothing) and is data to the XML writer, never markup."""
+test results) and JSON. Every text in them goes through the one rule set for its file
+(:func:`visible`, :func:`json_text`): a brain's words control nothing, and no character
+they hold (U+FFFF, a lone surrogate, a C0 control) makes the XML one a CI cannot parse;
+in the XML they are data to its writer, never markup."""
 
 from __future__ import annotations
 
@@ -43,10 +45,11 @@ def junit_xml(run: Run, root: Path) -> bytes:
         )
         if result.status == "passed":
             continue
-        problems = result.problems
+        # One line a problem: a line feed in one is spelt out, not a line of its own.
+        lines = [visible(line) for line in (*result.problems, *_session(result))]
         kind = "error" if result.status == BROKEN else "failure"
-        element = ET.SubElement(case, kind, message=problems[0], type=result.status)
-        element.text = "\n".join([*problems, *_session(result)])
+        element = ET.SubElement(case, kind, message=lines[0], type=result.status)
+        element.text = "\n".join(lines)
     document: bytes = ET.tostring(suites, encoding="utf-8", xml_declaration=True)
     return document
 

@@ -22,7 +22,7 @@ from sandbox.audio.script_mic import ScriptMic
 from sandbox.brains import make_brain
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.caller.expect import Answer, Failure, answer, check_end, check_step
-from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, load_script
+from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, ScriptProblems, load_script
 from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.caller.voice_caller import InjectedVoice
 from sandbox.check.wirelog import WireLog
@@ -42,6 +42,8 @@ BrainSpec = str | Callable[[], Brain]
 #: Scripts played at once with simulated audio (a real voice has one microphone).
 SIM_AT_ONCE = 3
 PASSED, FAILED, BROKEN = "passed", "failed", "broken"
+#: Failures listed for one script; the rest are counted.
+MAX_FAILURES = 50
 #: Folders never searched for scripts, as pytest's ``norecursedirs`` (hidden ones too).
 _NOT_SEARCHED = frozenset({"node_modules", "venv", "build", "dist", "__pycache__"})
 
@@ -164,8 +166,9 @@ async def run_script(path: Path, url: str, models: AudioEngine | None = None) ->
     try:
         script = load_script(path)
     except UserError as exc:  # the author's script, not the brain: this one fails, others run
-        failure = Failure("script", "a caller script that reads", visible(str(exc)))
-        return ScriptResult(path, time.monotonic() - started, (failure,))
+        problems = exc.problems if isinstance(exc, ScriptProblems) else (str(exc),)
+        failures = [Failure("script", "a caller script that reads", visible(p)) for p in problems]
+        return ScriptResult(path, time.monotonic() - started, bounded(failures))
     options = CallOptions(brain_url=url, recording="sim" if models is None else "audio")
     try:
         if models is None:
@@ -200,11 +203,21 @@ def _judged(
     return ScriptResult(
         path,
         time.monotonic() - started,
-        tuple(judge(script, runner.notes, answers, report)),
+        bounded(judge(script, runner.notes, answers, report)),
         rule_breaks,
         session_id=report.session_id,
         answers=tuple(sorted(answers.items())),
     )
+
+
+def bounded(failures: Sequence[Failure]) -> tuple[Failure, ...]:
+    """The first :data:`MAX_FAILURES` failures, and one more line counting the rest: a script
+    with thousands of misses reads as a screenful, in the terminal and in the files."""
+    if len(failures) <= MAX_FAILURES:
+        return tuple(failures)
+    rest = len(failures) - MAX_FAILURES
+    more = Failure("script", f"at most {MAX_FAILURES} failures listed", f"{rest:,} more not listed")
+    return (*failures[:MAX_FAILURES], more)
 
 
 def answers_of(runner: ScriptRunner, report: Report) -> dict[int, Answer]:

@@ -1,0 +1,39 @@
+"""Frames from the brain that the call has no more use for, by kind.
+
+A brain can send valid frames for ever: past a unit's limit (``MAX_UNIT_CHARS`` characters or
+``MAX_UNIT_CHUNKS`` chunks, :mod:`sandbox.call.units`), for a unit that is over (its turn
+died, it was cancelled, or it already played out), or after the call or the brain ended.
+Kept, every one of them would grow the call's memory, its report and its store without
+bound: an endless stream over a caller who barged in after 20 words and hung up kept 142,697
+frames (an 18 MB report, a 30 MB store, 316 MB of memory at its peak) for a call of half a
+second. The core says which kind a frame is (:meth:`sandbox.call.core.CallCore.surplus`);
+the recorder keeps a sample of each kind, per unit, and counts the rest. A frame kept is
+handled as any other; one only counted is not handled one by one: the core hears how much
+text such frames held (:meth:`sandbox.call.core.CallCore.counted`), so the record still says
+what happened, and a brain streaming for ever costs the call little more than its reading.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Surplus(enum.StrEnum):
+    """Why a frame is one the call has no more use for; the value names it in the record."""
+
+    #: A chunk for a unit that passed its limit: its text is counted, not kept.
+    PAST_CAP = "past_cap"
+    #: A frame for a unit that is over (cut by a barge-in or a newer turn, cancelled, dead on
+    #: arrival, played out), or a SpeechStart for a turn already dead: never spoken.
+    DEAD_UNIT = "dead_unit"
+    #: Anything after the call ended, or after the brain's End.
+    AFTER_END = "after_end"
+
+
+@dataclass(frozen=True)
+class SurplusFrame:
+    """One frame's kind of surplus and the unit it names (0: none; the call's)."""
+
+    kind: Surplus
+    speech_id: int = 0

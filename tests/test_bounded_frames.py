@@ -1,0 +1,275 @@
+"""Frames the call has no more use for are counted, not kept (issue 43), on a fake clock.
+
+The core says which frames from the brain are surplus (a unit that is over, a unit past its
+limit, anything after the end); the recorder keeps a sample of each kind, per unit, and
+counts the rest, in the report and in the store. Each test drives the core and the recorder
+as the host does: every frame is judged, then recorded; a frame kept is handled, and one
+only counted is told to the core as text dropped (``CallCore.counted``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from call_rig import Rig
+from google.protobuf.message import Message
+
+from sandbox.call.effects import DeadAir, Effect, SendFrame
+from sandbox.call.surplus import Surplus, SurplusFrame
+from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, MAX_UNIT_CHUNKS, Fate
+from sandbox.record.recorder import OVERSIZED, SAMPLE_KEPT, Recorder
+from sandbox.record.store import SessionStore
+from sandbox.record.writer import SessionWriter
+from sandbox.wire import pb
+from sandbox.wire.codec import envelope
+
+BRAIN_URL = "ws://127.0.0.1:1/brain"
+
+
+class RecordedRig(Rig):
+    """The core on a fake clock with a recorder, wired as the host wires them."""
+
+    __test__ = False
+
+    def __init__(self, writer: SessionWriter | None = None, ms_per_word: int = 100) -> None:
+        super().__init__(ms_per_word)
+        self.recorder = Recorder(self.core.session_id, BRAIN_URL, writer=writer)
+
+    def take(self, effects: Iterable[Effect]) -> list[Effect]:
+        batch = super().take(effects)
+        for effect in batch:
+            if isinstance(effect, SendFrame):
+                env = effect.env
+                self.recorder.frame("out", env, self.now, env.SerializeToString())
+        return batch
+
+    def brain(self, body: Message) -> list[Effect]:
+        env = envelope(body)
+        surplus = self.core.surplus(env)
+        kept = self.recorder.frame("in", env, self.now, env.SerializeToString(), surplus)
+        if surplus is None or kept is not None:
+            return self.take(self.core.from_brain(env, self.now))
+        if surplus.kind is Surplus.AFTER_END:
+            return []
+        chars = len(env.speech_chunk.text)
+        return self.take(self.core.counted(surplus.speech_id, chars, self.now))
+
+    def kept(self, kind: str, speech_id: int | None = None) -> int:
+        """Frames from the brain of ``kind`` kept in the record (of unit ``speech_id``)."""
+        return sum(
+            1
+            for f in self.recorder.frames
+            if f.dir == "in"
+            and f.type == kind
+            and (speech_id is None or f.fields.get("speech_id") == speech_id)
+        )
+
+
+def greeted(writer: SessionWriter | None = None, ms_per_word: int = 100) -> RecordedRig:
+    rig = RecordedRig(writer, ms_per_word)
+    rig.start()
+    rig.say(1, 1, "Hi.")
+    rig.advance(1_000)
+    rig.caller("Hello?")
+    return rig
+
+
+def barged_flood(chunks: int, writer: SessionWriter | None = None) -> RecordedRig:
+    """Unit 2 answers, the caller barges in, and the brain streams ``chunks`` more chunks
+    for the dead unit, then its SpeechEnd."""
+    rig = greeted(writer)
+    rig.open(2, 2)
+    rig.chunk(2, "Let me see what I can do. ")
+    rig.advance(300)
+    rig.barge_in()
+    for _ in range(chunks):
+        rig.chunk(2, "word ")
+    rig.end(2)
+    return rig
+
+
+def test_the_core_names_the_frames_it_has_no_more_use_for() -> None:
+    rig = greeted()
+    rig.open(2, 2)
+    chunk = envelope(pb.SpeechChunk(speech_id=2, text="more"))
+    assert rig.core.surplus(chunk) is None  # a live unit's
+    rig.chunk(2, "Let me see. ")
+    rig.barge_in()
+    dead = SurplusFrame(Surplus.DEAD_UNIT, 2)
+    assert rig.core.surplus(chunk) == dead
+    assert rig.core.surplus(envelope(pb.SpeechEnd(speech_id=2))) == dead
+    # A unit opened for the dead turn is dead on arrival, its SpeechStart too.
+    late = envelope(pb.SpeechStart(speech_id=3, turn_id=2))
+    assert rig.core.surplus(late) == SurplusFrame(Surplus.DEAD_UNIT, 3)
+    rig.caller("Stop.")
+    assert rig.core.surplus(envelope(pb.SpeechStart(speech_id=4, turn_id=3))) is None
+    assert rig.core.surplus(envelope(pb.TurnStep(turn_id=3, kind="model"))) is None
+    rig.take(rig.core.hang_up(rig.now))
+    for body in (pb.SpeechStart(speech_id=4, turn_id=3), pb.TurnStep(turn_id=3), pb.End()):
+        assert rig.core.surplus(envelope(body)) == SurplusFrame(Surplus.AFTER_END)
+
+
+def test_after_the_brains_end_every_frame_is_surplus_while_the_call_plays_out() -> None:
+    rig = greeted()
+    rig.open(2, 2)
+    rig.chunk(2, "One last thing to say.")
+    rig.brain(pb.End())
+    assert rig.core.ended is None  # what it relayed still plays
+    chunk = envelope(pb.SpeechChunk(speech_id=2, text="and more"))
+    assert rig.core.surplus(chunk) == SurplusFrame(Surplus.AFTER_END)
+
+
+def test_a_unit_takes_at_most_its_chunk_limit_whatever_their_size() -> None:
+    """One-character chunks pass the chunk limit long before the character limit: the
+    chunk that crosses it is one PROTOCOL Error, the rest counted and only sampled."""
+    rig = greeted()
+    rig.open(2, 2)
+    over = 500
+    for _ in range(MAX_UNIT_CHUNKS + over):
+        rig.chunk(2, "w")
+    unit = rig.core.unit(2)
+    assert unit is not None and unit.past_cap and unit.chunks == MAX_UNIT_CHUNKS
+    assert unit.kept_chars == MAX_UNIT_CHUNKS < MAX_UNIT_CHARS
+    assert unit.dropped_chars == over
+    (error,) = rig.errors()
+    assert error.code == pb.ERROR_CODE_PROTOCOL and "the most one unit keeps" in error.message
+    # Every chunk it took is kept, and the one that crossed the limit; of the rest a sample.
+    assert rig.kept("speech_chunk", 2) == MAX_UNIT_CHUNKS + 1 + SAMPLE_KEPT
+    assert rig.recorder.frames_unkept == {Surplus.PAST_CAP.value: over - 1 - SAMPLE_KEPT}
+    # Its SpeechEnd is no surplus: the unit plays out what it kept.
+    rig.end(2)
+    rig.advance(5_000)
+    assert rig.kept("speech_end", 2) == 1
+    assert unit.fate is Fate.PLAYED and unit.heard == "w" * MAX_UNIT_CHUNKS
+
+
+def test_a_brain_streaming_past_the_limit_is_no_dead_air() -> None:
+    """Past its limit and its sample, a unit's chunks are only counted, but the brain is
+    still sending: once the kept text has played, the line is quiet but the brain is not
+    silent. When it stops sending, the dead air shows."""
+    rig = greeted(ms_per_word=1)
+    rig.open(2, 2)
+    rig.chunk(2, "word " * (MAX_UNIT_CHARS // 10))
+    rig.chunk(2, "word " * (MAX_UNIT_CHARS // 10))
+    for _ in range(1 + SAMPLE_KEPT):  # the chunk that passes the limit, then the sample
+        rig.chunk(2, "word ")
+    streamed = 300
+    for _ in range(streamed):  # 30 s: the kept text plays out in 20
+        rig.advance(100)
+        rig.chunk(2, "word ")
+    unit = rig.core.unit(2)
+    assert unit is not None and unit.cursor.words_heard == MAX_UNIT_CHARS // 5
+    assert rig.recorder.frames_unkept == {"past_cap": streamed}
+    assert unit.dropped_chars == len("word ") * (1 + SAMPLE_KEPT + streamed)
+    assert rig.of(DeadAir) == []
+    rig.advance(2_000)  # the brain goes quiet
+    assert [gap.speech_id for gap in rig.of(DeadAir)] == [2]
+
+
+def test_a_dead_units_frames_past_the_sample_are_counted_in_the_report() -> None:
+    sent = 5 * SAMPLE_KEPT
+    rig = barged_flood(sent)
+    # The live chunk, then the dead unit's first SAMPLE_KEPT frames; its SpeechEnd counted.
+    assert rig.kept("speech_chunk", 2) == 1 + SAMPLE_KEPT
+    assert rig.kept("speech_end", 2) == 0
+    unkept = sent + 1 - SAMPLE_KEPT
+    assert rig.recorder.frames_unkept == {"dead_unit": unkept}
+    report = rig.recorder.finish(rig.core, rig.now)
+    assert report.frames_unkept == {"dead_unit": unkept}
+    # The unit keeps the sample's text; the rest is counted as dropped.
+    (unit,) = [u for u in report.units if u.speech_id == 2]
+    assert unit.fate == "barged" and len(unit.discarded) == SAMPLE_KEPT
+    assert unit.generated == "Let me see what I can do. " + "word " * SAMPLE_KEPT
+    assert unit.dropped_chars == len("word ") * (sent - SAMPLE_KEPT)
+
+
+def test_each_unit_has_a_sample_of_its_own() -> None:
+    """A brain that stops when told leaves a few frames behind each cut: every cut in a
+    long call keeps them, however many cuts came before."""
+    rig = barged_flood(SAMPLE_KEPT // 2)
+    for sid in range(3, 10):
+        rig.caller(f"Line {sid}.")
+        rig.open(sid, sid)
+        rig.chunk(sid, "Sure. ")
+        rig.advance(300)
+        rig.barge_in()
+        for _ in range(SAMPLE_KEPT // 2):
+            rig.chunk(sid, "word ")
+        rig.end(sid)
+        assert rig.kept("speech_chunk", sid) == 1 + SAMPLE_KEPT // 2
+    assert rig.recorder.frames_unkept == {}
+
+
+def test_a_floods_frames_read_back_each_as_it_crossed() -> None:
+    """Alike frames are described once for the report; each keeps its own time."""
+    rig = greeted()
+    rig.open(2, 2)
+    for text in ("word ", "word ", "word ", "other ", "word "):
+        rig.advance(7)
+        rig.chunk(2, text)
+    chunks = [f for f in rig.recorder.frames if f.fields.get("speech_id") == 2][1:]
+    assert [f.type for f in chunks] == ["speech_chunk"] * 5
+    assert [f.fields["text"] for f in chunks] == ["word ", "word ", "word ", "other ", "word "]
+    times = [f.t_ms for f in chunks]
+    assert times == sorted(set(times)) and times[1] - times[0] == 7
+
+
+def test_the_record_is_bounded_by_design_not_by_the_floods_length() -> None:
+    short, long = barged_flood(2 * SAMPLE_KEPT), barged_flood(40 * SAMPLE_KEPT)
+    assert len(long.recorder.frames) == len(short.recorder.frames)
+    assert long.recorder.frames_unkept["dead_unit"] > short.recorder.frames_unkept["dead_unit"]
+
+
+def test_after_the_end_a_sample_is_kept_and_the_rest_counted_unread() -> None:
+    rig = greeted()
+    rig.open(2, 2)
+    rig.chunk(2, "Let me see. ")
+    rig.take(rig.core.hang_up(rig.now))
+    kept_before = len(rig.recorder.frames)
+    for _ in range(2 * SAMPLE_KEPT):
+        rig.chunk(2, "word ")
+    assert len(rig.recorder.frames) == kept_before + SAMPLE_KEPT
+    assert rig.recorder.frames_unkept == {"after_end": SAMPLE_KEPT}
+    # Once the sample is full, the host counts a message without decoding it.
+    assert rig.recorder.count_past_sample(Surplus.AFTER_END, rig.now)
+    assert rig.recorder.frames_unkept == {"after_end": SAMPLE_KEPT + 1}
+    fresh = greeted()
+    assert not fresh.recorder.count_past_sample(Surplus.AFTER_END, fresh.now)
+
+
+def test_frames_cut_for_their_size_are_kept_up_to_the_sample() -> None:
+    rig = greeted()
+    rig.open(2, 2)
+    huge = "x" * (MAX_CHUNK_CHARS + 1)
+    for _ in range(SAMPLE_KEPT + 7):
+        rig.chunk(2, huge)
+    cut = [f for f in rig.recorder.frames if f.fields.get("bytes", 0) > MAX_CHUNK_CHARS]
+    assert len(cut) == SAMPLE_KEPT
+    assert rig.recorder.frames_unkept == {OVERSIZED: 7}
+
+
+def test_the_store_keeps_the_sample_and_says_where_counting_began(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    writer = SessionWriter(
+        Rig().core.session_id, brain_url=BRAIN_URL, leg="sim", mode="sim", path=path
+    )
+    sent = 3 * SAMPLE_KEPT
+    rig = barged_flood(sent, writer)
+    report = rig.recorder.finish(rig.core, rig.now)
+    with SessionStore(path) as store:
+        frames = store.frames(rig.core.session_id)
+        events = store.events(rig.core.session_id)
+    assert len(frames) == len(rig.recorder.frames)
+    (began,) = [e.data for e in events if e.kind == "frames_unkept_from"]
+    assert began == {"kind": "dead_unit", "speech_id": 2, "seq": began["seq"], "kept": SAMPLE_KEPT}
+    # Nothing of unit 2 is stored from that place on: the frames before it are its sample.
+    dead = [
+        f.seq
+        for f in frames
+        if f.dir == "in" and pb.Envelope.FromString(f.raw).speech_chunk.speech_id == 2
+    ]
+    assert max(dead) < began["seq"] and len(dead) == 1 + SAMPLE_KEPT
+    (counts,) = [e.data for e in events if e.kind == "frames_unkept"]
+    assert counts == {"counts": dict(report.frames_unkept or {}), "kept": SAMPLE_KEPT}
+    assert counts["counts"] == {"dead_unit": sent + 1 - SAMPLE_KEPT}
