@@ -95,7 +95,7 @@ def test_a_brain_that_stops_answering_pings_is_reported_as_deaf(
     waiting = SCRIPT + f"[[step]]\nsilence_ms = {int((PING_INTERVAL_S + PING_TIMEOUT_S) * 2000)}\n"
     with raw_brain("deaf") as url:
         done = call(tmp_path, home, waiting, "--brain", url)
-    words = f"the brain stopped answering pings: none came back within {PING_TIMEOUT_S:g} s"
+    words = f"the brain stopped answering pings: nothing came back within {PING_TIMEOUT_S:g} s"
     assert f"  the call ended: {words}" in done.stdout, done.stdout + done.stderr
     assert stored(home, monkeypatch, session_of(done.stdout))[2].startswith(words)
 

@@ -31,6 +31,7 @@ from websockets.frames import CloseCode
 from websockets.uri import parse_uri
 
 from sandbox.errors import UserError
+from sandbox.wire.keepalive import PING_TIMEOUT_REASON, LivelyConnection
 
 #: Close code a brain (or the relay) sends when it has no agent for the session.
 NO_AGENT_CLOSE_CODE = 4000
@@ -46,8 +47,9 @@ MAX_MESSAGE_BYTES = 16 * 2**20
 #: server accepts none): compressed, one read of the socket held a dozen 15 MB messages of
 #: 15 KB each, and the call 430 MB.
 MAX_QUEUED_MESSAGES = 4
-#: Keepalive: a ping after this long without one, and the call ends if its pong does not
-#: come back within PING_TIMEOUT_S (a brain that stopped answering is not left to hang).
+#: Keepalive: a ping after this long without a byte from the brain, and the call ends if
+#: neither its pong nor anything else comes back within PING_TIMEOUT_S (a brain that
+#: stopped answering is not left to hang; one streaming faster than we read is alive).
 PING_INTERVAL_S = 20.0
 PING_TIMEOUT_S = 20.0
 
@@ -142,6 +144,7 @@ async def _open(
         compression=None,
         ping_interval=PING_INTERVAL_S,
         ping_timeout=PING_TIMEOUT_S,
+        create_connection=LivelyConnection,
     )
     try:
         pong = await conn.ping()
@@ -254,9 +257,9 @@ def closed_words(exc: ConnectionClosed) -> str:
             return f"{_protocol_fault(exc.__cause__, sent.reason)}; {closed}"
         if sent.code == CloseCode.INVALID_DATA:
             return f"the brain sent a text frame that is not valid UTF-8 ({sent.reason}); {closed}"
-        if sent.reason == "keepalive ping timeout":
+        if sent.reason == PING_TIMEOUT_REASON:
             return (
-                f"the brain stopped answering pings: none came back within "
+                f"the brain stopped answering pings: nothing came back within "
                 f"{PING_TIMEOUT_S:g} s; {closed}"
             )
         return f"{closed}: {sent.reason or 'no reason given'}"
