@@ -9,18 +9,22 @@ only counted is told to the core as text dropped (``CallCore.counted``).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
 from call_rig import Rig
 from google.protobuf.message import Message
+from waiting import until
 
 from sandbox.call.effects import DeadAir, Effect, SendFrame
 from sandbox.call.surplus import Surplus, SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, MAX_UNIT_CHUNKS, Fate
-from sandbox.record.recorder import OVERSIZED, SAMPLE_KEPT, Recorder
+from sandbox.record.export import frame_record, rebuilt_report
+from sandbox.record.recorder import OVERSIZED, SAMPLE_KEPT, UNKEPT_NOTE_MS, Recorder
+from sandbox.record.report import Report
 from sandbox.record.store import SessionStore
-from sandbox.record.writer import SessionWriter
+from sandbox.record.writer import BATCH_S, SessionWriter
 from sandbox.wire import pb
 from sandbox.wire.codec import envelope
 
@@ -270,6 +274,39 @@ def test_the_store_keeps_the_sample_and_says_where_counting_began(tmp_path: Path
         if f.dir == "in" and pb.Envelope.FromString(f.raw).speech_chunk.speech_id == 2
     ]
     assert max(dead) < began["seq"] and len(dead) == 1 + SAMPLE_KEPT
-    (counts,) = [e.data for e in events if e.kind == "frames_unkept"]
+    counts = [e.data for e in events if e.kind == "frames_unkept"][-1]
     assert counts == {"counts": dict(report.frames_unkept or {}), "kept": SAMPLE_KEPT}
     assert counts["counts"] == {"dead_unit": sent + 1 - SAMPLE_KEPT}
+
+
+def test_a_call_that_dies_mid_flood_reads_back_its_counts_so_far(tmp_path: Path) -> None:
+    """The counts are written as they grow (at most each UNKEPT_NOTE_MS), so a call killed
+    in a flood reads back with what it counted up to about its last second, not with none."""
+    path = tmp_path / "sessions.db"
+    writer = SessionWriter(
+        Rig().core.session_id, brain_url=BRAIN_URL, leg="sim", mode="sim", path=path
+    )
+    rig = greeted(writer)
+    rig.open(2, 2)
+    rig.chunk(2, "Let me see. ")
+    rig.advance(300)
+    rig.barge_in()
+    for _ in range(5):  # five seconds of a dead unit's chunks, 400 a second
+        for _ in range(400):
+            rig.chunk(2, "word ")
+        rig.advance(UNKEPT_NOTE_MS)
+    counted = dict(rig.recorder.frames_unkept)
+    time.sleep(BATCH_S)  # the last count written at 4 s, committed; then the process "dies"
+
+    def rebuilt() -> Report | None:
+        with SessionStore(path) as store:
+            row = store.find(rig.core.session_id)
+            frames = [frame_record(f) for f in store.frames(row.id)]
+            report = rebuilt_report(row, frames, store.events(row.id), crashed=True)
+        return report if report.frames_unkept else None
+
+    report = until(rebuilt, "the counts committed")
+    assert counted == {"dead_unit": 5 * 400 - SAMPLE_KEPT}
+    # Written at the first frame counted, then at the first frame of each second after: the
+    # last at the fifth second's first frame (a call killed loses at most a second's counts).
+    assert report.frames_unkept == {"dead_unit": counted["dead_unit"] - 399}

@@ -176,7 +176,22 @@ def rebuilt_report(
         dead_air=_dead_air(events, max([f.t_ms for f in frames] + [e.t_ms for e in events] + [0])),
         alignment_skips=0,
         frames=tuple(frame.as_json() for frame in frames),
+        **_unkept(events),
     )
+
+
+def _unkept(events: list[StoredEvent]) -> dict[str, Any]:
+    """What the call only counted, as last written to the store (the recorder writes the
+    counts as they grow, so a call that died keeps them up to about its last second)."""
+    out: dict[str, Any] = {}
+    for event in events:
+        if event.kind == "malformed_unkept":
+            out["malformed_unkept"] = stored_int(event.data.get("count"))
+        elif event.kind == "frames_unkept":
+            counts = event.data.get("counts")
+            if isinstance(counts, dict):
+                out["frames_unkept"] = {str(k): stored_int(v) for k, v in counts.items()}
+    return out
 
 
 def _dead_air(events: list[StoredEvent], last_ms: int) -> tuple[DeadAirReport, ...]:

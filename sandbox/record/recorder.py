@@ -53,10 +53,13 @@ CUT_OVER_BYTES = 2**20
 #: first SAMPLE_KEPT of each kind are kept (after the end: the call's first), and so are the
 #: call's first SAMPLE_KEPT frames cut as above; later ones are only counted, by kind (the
 #: report's ``frames_unkept``; in the store a ``frames_unkept_from`` event where counting
-#: began, and a ``frames_unkept`` event with the counts at the end). A brain that stops
+#: began, and a ``frames_unkept`` event with the counts so far, at most each UNKEPT_NOTE_MS
+#: while counting and at the end, so a call that dies keeps them too). A brain that stops
 #: a unit when told leaves far fewer than this behind it; one that never stops, or sends
 #: 15 MB messages for a minute, no longer grows the record with them.
 SAMPLE_KEPT = 100
+#: How often, at most, the counts of frames not kept are written to the store as they grow.
+UNKEPT_NOTE_MS = 1000
 #: The kind of a frame cut for its size, past the sample (the core's kinds are
 #: :class:`sandbox.call.surplus.Surplus`).
 OVERSIZED = "oversized"
@@ -101,6 +104,7 @@ class Recorder:
     frames_unkept: dict[str, int] = field(default_factory=dict)
     _sampled: dict[tuple[str, int], int] = field(default_factory=dict)  # kept, by kind and unit
     _stored: int = 0  # frames handed to the writer: the next one's place in the store
+    _unkept_noted_ms: int | None = None  # when the counts were last written to the store
 
     @property
     def frames(self) -> list[FrameRecord]:
@@ -153,6 +157,7 @@ class Recorder:
         count it (None: nothing kept to show)."""
         if self._malformed_kept >= MALFORMED_KEPT:
             self.malformed_unkept += 1
+            self._note_unkept(t_ms)
             return None
         self._malformed_kept += 1
         fields = {"detail": detail, "bytes": len(raw)}
@@ -180,7 +185,22 @@ class Recorder:
             began = {"kind": kind, "speech_id": speech_id, "seq": self._stored}
             self.event(t_ms, "frames_unkept_from", {**began, "kept": SAMPLE_KEPT})
         self.frames_unkept[kind] = self.frames_unkept.get(kind, 0) + 1
+        self._note_unkept(t_ms)
         return False
+
+    def _note_unkept(self, t_ms: int, *, final: bool = False) -> None:
+        """Write the counts of what was not kept to the store, at most each UNKEPT_NOTE_MS
+        (and always ``final``ly): a rebuilt report reads the last."""
+        noted = self._unkept_noted_ms
+        if not final and noted is not None and t_ms - noted < UNKEPT_NOTE_MS:
+            return
+        self._unkept_noted_ms = t_ms
+        if self.malformed_unkept:
+            unkept = {"count": self.malformed_unkept, "kept": MALFORMED_KEPT}
+            self.event(t_ms, "malformed_unkept", unkept)
+        if self.frames_unkept:
+            counts = {"counts": dict(self.frames_unkept), "kept": SAMPLE_KEPT}
+            self.event(t_ms, "frames_unkept", counts)
 
     def event(self, t_ms: int, kind: str, data: dict[str, Any]) -> None:
         """One of the runtime's own events, for the stored session (the report has none)."""
@@ -201,12 +221,7 @@ class Recorder:
         """The call is over: its report, which the stored session keeps with its index.
         ``script_notes``: what a scripted caller noted, kept in the report."""
         self.follow(core, duration_ms)  # what only the end decides (a read-back never answered)
-        if self.malformed_unkept:
-            unkept = {"count": self.malformed_unkept, "kept": MALFORMED_KEPT}
-            self.event(duration_ms, "malformed_unkept", unkept)
-        if self.frames_unkept:
-            counts = {"counts": dict(self.frames_unkept), "kept": SAMPLE_KEPT}
-            self.event(duration_ms, "frames_unkept", counts)
+        self._note_unkept(duration_ms, final=True)
         report = self.report(core, script_notes)
         self.final_report = report
         if self.writer is not None:
