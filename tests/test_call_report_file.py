@@ -84,3 +84,15 @@ def test_sandbox_test_refuses_a_folder_for_its_junit_file_before_running(tmp_pat
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stderr == f"sandbox test: {tmp_path} is a folder: name the file to write\n"
     assert done.stdout == "" and not (home / "sessions.db").exists()
+
+
+def test_the_apps_report_file_is_checked_before_the_app_opens(tmp_path: Path) -> None:
+    """``sandbox run --report FILE`` overwrote an existing file when the app closed; it is
+    refused as ``call`` refuses it, before the app (or a brain) starts."""
+    home, report = tmp_path / "home", tmp_path / "report.json"
+    report.write_text("mine")
+    done = sandbox_cli(home, "run", "--typed", "--brain", NOWHERE, "--report", str(report))
+    assert done.returncode == 1, done.stdout + done.stderr
+    says = f"{report} already there: pass --force to overwrite, or name another file"
+    assert done.stderr == f"sandbox run: {says}\n"
+    assert report.read_text() == "mine" and not (home / "sessions.db").exists()

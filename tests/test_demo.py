@@ -115,6 +115,22 @@ def test_every_shipped_scene_loads_and_a_bad_one_is_an_error_in_words(tmp_path: 
     assert load_scene(str(mine)).title == "Mine"
 
 
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        (f"ms_per_word = {2**63 - 1}", "ms_per_word must be a positive whole number of ms up to"),
+        ("ms_per_word = 0", "ms_per_word must be a positive whole number of ms up to 10,000"),
+        (f"idle_ms = {2**63 - 1}", "idle_ms: must be 0 (off) or at most 4,294,967,295 ms"),
+        ("idle_ms = 5", "idle_ms: must be 0 (off) or at least 250 ms (got 5)"),
+        ("idle_ms = -1", "idle_ms: must be a whole number of ms (0: off)"),
+    ],
+)
+def test_a_scenes_numbers_have_ranges(line: str, words: str) -> None:
+    """A huge rate overflowed the recorder's clock and a huge idle never ended (issue 43)."""
+    with pytest.raises(UserError, match=re.escape(f"scene big: {words}")):
+        parse_scene(f'{line}\n[[step]]\nsay = "hello"\n', "big")
+
+
 async def test_a_scene_plays_in_the_app_with_its_captions_and_ends_on_the_card() -> None:
     scene = load_scene("backchannel")
     audio = TypedAudio(20, "on the clock")

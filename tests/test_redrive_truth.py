@@ -21,10 +21,16 @@ from hypothesis import strategies as st
 from ui_tmux import sandbox_run
 
 from sandbox.caller.script import parse_script
+from sandbox.caller.script_limits import SILENCE_MS
 from sandbox.host.warp import WarpClock, hold_for, work_gaps
 from sandbox.paths import HOME_ENV
 from sandbox.record.store import StoredEvent
-from sandbox.replay.caller_script import caller_steps, hang_up_over_bot, script_toml
+from sandbox.replay.caller_script import (
+    IDLE_MARGIN_MS,
+    caller_steps,
+    hang_up_over_bot,
+    script_toml,
+)
 from sandbox.wire import pb
 
 REPO = Path(__file__).resolve().parent.parent
@@ -105,6 +111,21 @@ def test_a_typed_line_that_cut_the_bot_is_a_barge_in_at_its_word() -> None:
         {"barge_in": "thanks", "after_words": 1},
         {"type": "bye"},
     ]
+
+
+def test_an_idle_longer_than_a_script_step_is_several_silences_a_script_accepts() -> None:
+    """A call's idle may be as long as the wire carries (~49 days); a script's silence_ms is
+    at most ten minutes. The script ``sessions script`` writes must load (issue 43)."""
+    events = [
+        _event(1, 100, "caller_shown", kind="typed", text="hello", turn_id=1),
+        _event(2, 1_500_000, "caller_idle", idle_ms=1_400_000, level=1),
+        _event(3, 1_600_000, "caller_shown", kind="typed", text="still there", turn_id=3),
+    ]
+    steps = caller_steps([], events)
+    silences = [step["silence_ms"] for step in steps if "silence_ms" in step]
+    assert silences == [SILENCE_MS.high, SILENCE_MS.high, 200_000 + IDLE_MARGIN_MS]
+    assert [step.get("type") for step in steps if "type" in step] == ["hello", "still there"]
+    parse_script(script_toml(steps))  # loads: every number in its range
 
 
 def test_a_caller_who_hangs_up_over_the_bot_hangs_up_at_that_word() -> None:

@@ -395,3 +395,23 @@ def test_processes_opening_a_fresh_store_at_once_all_open_it(tmp_path: Path) -> 
         assert [opener.returncode for opener in openers] == [0] * 4
         version = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0]
         assert version == SCHEMA_VERSION
+
+
+def test_a_value_the_store_refuses_stops_the_record_in_words_and_the_end_is_kept(
+    home: Path,
+) -> None:
+    """SQLite takes 64-bit integers; a time past that raised OverflowError in the writer's
+    thread, which died: later frames piled up in memory and the end was never written."""
+    sid = "bbbb1111-0000-4000-8000-000000000000"
+    told: list[str] = []
+    writer = SessionWriter(
+        sid, brain_url="ws://brain", leg="direct", mode="sim", on_failure=told.append
+    )
+    writer.frame(0, "out", b"\x0a\x00")
+    writer.event(2**63, "word_played", {"speech_id": 1})
+    writer.frame(5, "out", b"\x0a\x00")
+    writer.finish(SessionEnd("completed", "caller", "", 10, 1, 0, 0, 0, {"frames": []}))
+    assert told and told[0].startswith("recording stopped (") and "the call goes on" in told[0]
+    with SessionStore() as store:
+        row = store.find(sid)
+        assert row.outcome == "completed" and row.recording_stopped == told[0]

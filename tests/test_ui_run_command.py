@@ -19,7 +19,9 @@ from sandbox.errors import UserError
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
-        (["--ms-per-word", "0"], "--ms-per-word must be a positive number of milliseconds"),
+        (["--ms-per-word", "0"], "--ms-per-word must be a positive whole number of ms up to"),
+        (["--ms-per-word", str(2**63 - 1)], "up to 10,000 (got 9,223,372,036,854,775,807)"),
+        (["--idle-ms", str(2**63)], "--idle-ms: idle.timeout_ms must be 0 (off) or at most"),
         (["--voice", "nobody"], "unknown voice 'nobody'"),
         (["--patience", "11"], "--patience: stt.patience must be between 0 and 10 (got 11)"),
         (["--init", "[1]"], "--init must be a JSON object"),

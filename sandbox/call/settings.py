@@ -15,6 +15,8 @@ DEFAULT_IDLE_MS = 8000
 #: The shortest idle timeout served. An idle turn left unanswered escalates after another
 #: timeout of silence, so a 1 ms timeout would mint a UserIdle every millisecond.
 MIN_IDLE_MS = 250
+#: The longest idle timeout the wire carries (``IdleConfig.timeout_ms`` is a uint32: ~49 days).
+MAX_IDLE_MS = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,11 @@ class Settings:
 
 def idle_error(timeout_ms: int) -> str | None:
     """The one wording for an idle timeout that is not served, at whichever door it arrives."""
+    if timeout_ms > MAX_IDLE_MS:
+        return (
+            f"idle.timeout_ms must be 0 (off) or at most {MAX_IDLE_MS:,} ms, the wire's "
+            f"largest (got {timeout_ms:,})"
+        )
     if timeout_ms == 0 or timeout_ms >= MIN_IDLE_MS:
         return None
     return f"idle.timeout_ms must be 0 (off) or at least {MIN_IDLE_MS} ms (got {timeout_ms})"

@@ -106,8 +106,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--hostile",
         action="store_true",
         help="measure hostile input instead: text→speech and the printers fuzzed with hostile "
-        "text, and one call's peak memory against each misbehaving brain (--quick: fewer, "
-        "smaller)",
+        "text; against each misbehaving brain for a minute, one call's peak memory, its "
+        "report's size and how soon a hang-up ends it (--quick: fewer, smaller, 10 s)",
     )
     parser.add_argument(
         "--pauses",

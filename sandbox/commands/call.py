@@ -18,6 +18,7 @@ from sandbox.call.core import CallCore
 from sandbox.call.effects import BrainStalled, CallerShown, DeadAir, DeadAirEnded, ScreenEffect
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, load_script
+from sandbox.caller.script_limits import MS_PER_WORD
 from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.caller.voice_caller import InjectedVoice
 from sandbox.commands.options import (
@@ -85,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the call, printing what was said and what was heard as it goes; then how it ended
     and its record. A hang-up signal ends the call as the caller hanging up."""
     script = load_script(args.script)
+    if args.ms_per_word is not None and not MS_PER_WORD.holds(args.ms_per_word):
+        raise UserError(MS_PER_WORD.refusal("--ms-per-word", args.ms_per_word))
     if args.report is not None:  # refused now, not after the call
         clear_the_way([args.report], force=args.force)
     if args.audio == "sim" and (args.speaker or args.no_aec or args.stt_model or args.echo_path):

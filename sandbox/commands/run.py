@@ -8,12 +8,14 @@ from pathlib import Path
 
 from sandbox.audio.device_choice import is_file
 from sandbox.caller.script import DEFAULT_MS_PER_WORD
+from sandbox.caller.script_limits import MS_PER_WORD
 from sandbox.commands.options import (
     add_audio_options,
     add_call_options,
     audio_options,
     call_options,
 )
+from sandbox.commands.written import FORCE_HELP, clear_the_way
 from sandbox.errors import UserError
 from sandbox.record.plain_text import visible
 
@@ -49,6 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: on)",
     )
     parser.add_argument("--report", type=Path, help="where to write the report JSON")
+    parser.add_argument("--force", action="store_true", help=f"--report: {FORCE_HELP}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,8 +60,10 @@ def run(args: argparse.Namespace) -> int:
     from sandbox.ui.choose import choose_audio
     from sandbox.ui.runner import CallSetup
 
-    if args.ms_per_word <= 0:
-        raise UserError("--ms-per-word must be a positive number of milliseconds")
+    if not MS_PER_WORD.holds(args.ms_per_word):
+        raise UserError(MS_PER_WORD.refusal("--ms-per-word", args.ms_per_word))
+    if args.report is not None:  # refused now, not after the call
+        clear_the_way([args.report], force=args.force)
     _check_file_mic(args)
     audio = choose_audio(
         audio_options(args),

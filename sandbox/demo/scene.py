@@ -32,7 +32,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from sandbox.call.settings import idle_error
 from sandbox.caller.script import Step, parse_step, toml_steps
+from sandbox.caller.script_limits import MS_PER_WORD, whole
 from sandbox.errors import UserError
 
 #: When a caption is shown: as soon as it is reached, once the bot's unit was cut, or once
@@ -82,8 +84,8 @@ def parse_scene(text: str, name: str) -> Scene:
         title=_text(data, "title", name, default=name),
         brain=_text(data, "brain", name, default="concierge"),
         items=items,
-        idle_ms=_count(data, "idle_ms", name, 0),
-        ms_per_word=_count(data, "ms_per_word", name, 300) or 300,
+        idle_ms=_idle_ms(data, name),
+        ms_per_word=_ms_per_word(data, name),
     )
 
 
@@ -124,8 +126,16 @@ def _text(data: dict[str, Any], key: str, name: str, *, default: str) -> str:
     return value
 
 
-def _count(data: dict[str, Any], key: str, name: str, default: int) -> int:
-    value = data.get(key, default)
-    if not isinstance(value, int) or value < 0:
-        raise UserError(f"scene {name}: {key} must be a whole number ≥ 0")
-    return value
+def _idle_ms(data: dict[str, Any], name: str) -> int:
+    value = data.get("idle_ms", 0)
+    problem = idle_error(value) if whole(value) and value >= 0 else "must be a whole number of ms (0: off)"
+    if problem:
+        raise UserError(f"scene {name}: idle_ms: {problem.removeprefix('idle.timeout_ms ')}")
+    return int(value)
+
+
+def _ms_per_word(data: dict[str, Any], name: str) -> int:
+    value = data.get("ms_per_word", 300)
+    if not MS_PER_WORD.holds(value):
+        raise UserError(f"scene {name}: {MS_PER_WORD.refusal('ms_per_word', value)}")
+    return int(value)

@@ -155,11 +155,14 @@ class SessionWriter:
             with self._db:
                 for item in batch:
                     self._store(item)
-        except sqlite3.Error as exc:
-            if self.failure is None:
-                self._failed(exc)
-            else:
+        except Exception as exc:  # a value SQLite refuses (an integer over 64 bits) as well
+            if self.failure is not None:
                 log.warning("session %s: its end could not be recorded (%s)", self.session_id, exc)
+                return
+            self._failed(exc)
+            ends: list[_Item] = [item for item in batch if isinstance(item, SessionEnd)]
+            if ends:  # the end shared the failed batch: it is still worth its own write
+                self._commit(ends)
 
     def _store(self, item: _Item) -> None:
         sid = self.session_id
@@ -196,7 +199,7 @@ class SessionWriter:
                 ),
             )
 
-    def _failed(self, exc: sqlite3.Error) -> None:
+    def _failed(self, exc: Exception) -> None:
         """Stop recording for good; say why once. What was committed stays as it was."""
         full = "full" in str(exc).lower()
         self.failure = (

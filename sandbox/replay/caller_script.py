@@ -23,9 +23,11 @@ import statistics
 from typing import Any
 
 from sandbox.call.effects import CallState
+from sandbox.caller.script_limits import SILENCE_MS
 from sandbox.record.export import frame_record
 from sandbox.record.plain_text import toml_text, visible
 from sandbox.record.store import StoredEvent, StoredFrame
+from sandbox.record.unit_fates import stored_int
 from sandbox.wire.catalog import rtvi_spelling
 
 #: The states a caller's hang-up cuts the bot in (its reply playing or owed).
@@ -71,9 +73,11 @@ def caller_steps(frames: list[StoredFrame], events: list[StoredEvent]) -> list[S
             if kind != "backchannel":
                 words, interrupted_at, cut_at, line_ms = 0, None, None, event.t_ms
         elif event.kind == "caller_idle":
-            steps.append(
-                (event.t_ms, event.seq, {"silence_ms": int(data["idle_ms"]) + IDLE_MARGIN_MS})
-            )
+            silence = stored_int(data.get("idle_ms")) + IDLE_MARGIN_MS
+            while silence > 0:  # in steps a script allows: an idle may be longer than one
+                step_ms = min(silence, SILENCE_MS.high)
+                steps.append((event.t_ms, event.seq, {"silence_ms": step_ms}))
+                silence -= step_ms
             words, interrupted_at, cut_at, line_ms = 0, None, None, event.t_ms
     for frame in frames:
         record = frame_record(frame)
