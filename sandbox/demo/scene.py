@@ -128,7 +128,11 @@ def _text(data: dict[str, Any], key: str, name: str, *, default: str) -> str:
 
 def _idle_ms(data: dict[str, Any], name: str) -> int:
     value = data.get("idle_ms", 0)
-    problem = idle_error(value) if whole(value) and value >= 0 else "must be a whole number of ms (0: off)"
+    problem = (
+        idle_error(value)
+        if whole(value) and value >= 0
+        else "must be a whole number of ms (0: off)"
+    )
     if problem:
         raise UserError(f"scene {name}: idle_ms: {problem.removeprefix('idle.timeout_ms ')}")
     return int(value)
