@@ -21,7 +21,13 @@ from sandbox.call.effects import DeadAir, Effect, SendFrame
 from sandbox.call.surplus import Surplus, SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, MAX_UNIT_CHUNKS, Fate
 from sandbox.record.export import frame_record, rebuilt_report
-from sandbox.record.recorder import OVERSIZED, SAMPLE_KEPT, UNKEPT_NOTE_MS, Recorder
+from sandbox.record.recorder import (
+    KIND_KEPT,
+    OVERSIZED,
+    SAMPLE_KEPT,
+    UNKEPT_NOTE_MS,
+    Recorder,
+)
 from sandbox.record.report import Report
 from sandbox.record.store import SessionStore
 from sandbox.record.writer import BATCH_S, SessionWriter
@@ -109,6 +115,12 @@ def test_the_core_names_the_frames_it_has_no_more_use_for() -> None:
     rig.caller("Stop.")
     assert rig.core.surplus(envelope(pb.SpeechStart(speech_id=4, turn_id=3))) is None
     assert rig.core.surplus(envelope(pb.TurnStep(turn_id=3, kind="model"))) is None
+    # A unit never opened, unless a SpeechStart read ahead of the core may yet open it; a
+    # SpeechCancel naming one is no flood's (it is answered by what it cuts).
+    unopened = envelope(pb.SpeechChunk(speech_id=9, text="who?"))
+    assert rig.core.surplus(unopened) == SurplusFrame(Surplus.UNKNOWN_UNIT, 9)
+    assert rig.core.surplus(unopened, starts_waiting=True) is None
+    assert rig.core.surplus(envelope(pb.SpeechCancel(speech_id=9))) is None
     rig.take(rig.core.hang_up(rig.now))
     for body in (pb.SpeechStart(speech_id=4, turn_id=3), pb.TurnStep(turn_id=3), pb.End()):
         assert rig.core.surplus(envelope(body)) == SurplusFrame(Surplus.AFTER_END)
@@ -310,3 +322,39 @@ def test_a_call_that_dies_mid_flood_reads_back_its_counts_so_far(tmp_path: Path)
     # Written at the first frame counted, then at the first frame of each second after: the
     # last at the fifth second's first frame (a call killed loses at most a second's counts).
     assert report.frames_unkept == {"dead_unit": counted["dead_unit"] - 399}
+
+
+def test_a_flood_naming_a_new_unit_each_frame_keeps_a_sample_of_the_kind() -> None:
+    """Each dead unit keeps its own sample, but all of them together keep at most KIND_KEPT
+    of the frames only counted: a brain opening unit after unit for a dead turn kept them
+    all before."""
+    rig = greeted()
+    rig.open(2, 2)
+    rig.chunk(2, "Let me see. ")
+    rig.advance(300)
+    rig.barge_in()  # turn 2 is dead: every unit opened for it is dead on arrival
+    units = 3 * KIND_KEPT
+    for sid in range(100, 100 + units):
+        rig.open(sid, 2)
+        rig.chunk(sid, "word ")
+    # Every SpeechStart is kept and handled (each unit is owed its Finalize), its chunk
+    # only up to the kind's sample.
+    assert rig.kept("speech_start") - 2 == units  # besides the greeting's and unit 2's
+    assert rig.kept("speech_chunk") - 2 == KIND_KEPT
+    assert rig.recorder.frames_unkept == {"dead_unit": units - KIND_KEPT}
+    finalized = {f.fields.get("speech_id") for f in rig.recorder.frames if f.type == "finalize"}
+    assert finalized >= set(range(100, 100 + units))
+
+
+def test_chunks_for_units_never_opened_keep_a_sample_and_draw_errors_while_kept() -> None:
+    """001: "Naming 0 or a unit this session never opened: a non-fatal PROTOCOL Error; the
+    call continues". Each such frame was kept; a flood naming a new id each time kept all."""
+    rig = greeted()
+    flood = 3 * KIND_KEPT
+    for sid in range(10**9, 10**9 + flood):
+        rig.brain(pb.SpeechChunk(speech_id=sid, text="word "))
+    assert rig.kept("speech_chunk") == 1 + KIND_KEPT  # the greeting's, and the sample
+    assert rig.recorder.frames_unkept == {"unknown_unit": flood - KIND_KEPT}
+    errors = [f for f in rig.recorder.frames if f.dir == "out" and f.type == "error"]
+    assert errors and all(not f.fields.get("fatal") for f in errors)
+    assert rig.core.ended is None

@@ -175,7 +175,51 @@ class HostileBrain:
             await self.ws.send(frame)
         await self._say(turn, ANSWER)
 
+    async def _many_units(self, turn: int) -> None:
+        """A new whole unit for the line's turn (start, a word, end) for ever, at
+        ``per_second`` frames: each a unit the call owes a Finalize."""
+        self._answered = 0
+        await self._forever(
+            lambda sid: (
+                pb.SpeechStart(speech_id=sid, turn_id=turn),
+                pb.SpeechChunk(speech_id=sid, text=self.how.chunk_text),
+                pb.SpeechEnd(speech_id=sid),
+            )
+        )
+
+    async def _endless_steps(self, turn: int) -> None:
+        """TurnSteps for the line's turn for ever, at ``per_second`` (a trace gone mad)."""
+        self._answered = 0
+        await self._forever(lambda n: (pb.TurnStep(turn_id=turn, kind="tool", name=f"t{n}"),))
+
+    async def _endless_rtvi(self, turn: int) -> None:
+        """RTVI server-messages to the app for ever, at ``per_second``."""
+        self._answered = 0
+        await self._forever(
+            lambda n: (pb.RTVIFrame(type=pb.RTVI_TYPE_SERVER_MESSAGE, data=f'{{"n": {n}}}'),)
+        )
+
+    async def _unknown_ids(self, turn: int) -> None:
+        """Chunks for units never opened, each a new id, for ever, at ``per_second``."""
+        self._answered = 0
+        await self._forever(
+            lambda n: (pb.SpeechChunk(speech_id=10**9 + n, text=self.how.chunk_text),)
+        )
+
     # ------------------------------------------------------------- plumbing
+
+    async def _forever(self, frames: Callable[[int], tuple[Message, ...]]) -> None:
+        """``frames(n)`` for n = a fresh id each time, for ever, paced as :meth:`_stream`."""
+        loop = asyncio.get_running_loop()
+        start, sent = loop.time(), 0
+        while True:
+            for body in frames(self._mint()):
+                await self.ws.send(encode(body))
+                sent += 1
+                if sent % 100 == 0:
+                    rate = self.how.per_second
+                    ahead = start + sent / rate - loop.time() if rate else 0.0
+                    await asyncio.sleep(max(0.0, ahead))
 
     async def _say(self, turn: int, text: str) -> None:
         if self._misbehave == self._silent:
@@ -236,6 +280,10 @@ BEHAVIOURS: dict[str, str] = {
         "_huge",
         "_never_reads",
         "_huge_errors",
+        "_many_units",
+        "_endless_steps",
+        "_endless_rtvi",
+        "_unknown_ids",
     )
 }
 

@@ -212,11 +212,13 @@ class CallCore:
             out = self._protocol(now, str(broken))
         return out + self._settle(now)
 
-    def surplus(self, env: pb.Envelope) -> SurplusFrame | None:
+    def surplus(self, env: pb.Envelope, *, starts_waiting: bool = False) -> SurplusFrame | None:
         """Whether a frame from the brain is one the call has no more use for, and of which
         kind (see :mod:`sandbox.call.surplus`); None: it is kept. Judged on the frames
         handled so far: those read but not yet handled can only make a frame surplus, never
-        a surplus one of use again, so a frame judged early is never counted in error."""
+        a surplus one of use again, so a frame judged early is never counted in error; but
+        for a SpeechStart read and not yet handled (``starts_waiting``), which may open the
+        unit a frame names, so no frame is judged to name a unit never opened meanwhile."""
         if self.ended is not None or self._brain_ending:
             return SurplusFrame(Surplus.AFTER_END)
         arm = env.WhichOneof("body")
@@ -229,7 +231,8 @@ class CallCore:
         sid: int = getattr(env, arm).speech_id
         unit = self._book.get(sid)
         if unit is None:
-            return None
+            never = arm != "speech_cancel" and not starts_waiting
+            return SurplusFrame(Surplus.UNKNOWN_UNIT, sid) if never else None
         if unit.fate is not None:
             return SurplusFrame(Surplus.DEAD_UNIT, sid)
         if unit.past_cap and arm == "speech_chunk":

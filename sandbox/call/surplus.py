@@ -29,6 +29,9 @@ class Surplus(enum.StrEnum):
     DEAD_UNIT = "dead_unit"
     #: Anything after the call ended, or after the brain's End.
     AFTER_END = "after_end"
+    #: A chunk or SpeechEnd for a unit never opened (and none waiting to be): each draws a
+    #: non-fatal PROTOCOL Error while it is kept; past the sample it is only counted.
+    UNKNOWN_UNIT = "unknown_unit"
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,7 @@ class CallHost:
     _taken: asyncio.Event = field(default_factory=asyncio.Event)
     #: Text of frames only counted, by unit, waiting for the core (see _counted).
     _counted_chars: dict[int, int] = field(default_factory=dict)
+    _starts_waiting: int = 0  # SpeechStarts read from the brain, not yet handled by the core
 
     def __post_init__(self) -> None:
         # The clock starts when the host exists, so the audio engine attached before
@@ -504,13 +505,20 @@ class CallHost:
                 self._post_frame(len(message), lambda now: self.core.brain_malformed(detail, now))
             return False
         assert isinstance(payload, bytes)  # decode() refuses a text message
-        surplus = self.core.surplus(env)
+        surplus = self.core.surplus(env, starts_waiting=self._starts_waiting > 0)
         recorded = self._record("in", env, payload, surplus)
         if surplus is not None and not recorded:
             self._counted(surplus, env)
             return True
         if self.core.ended is None:  # an ended call takes nothing more: none waits for it
-            self._post_frame(len(payload), lambda now: self.core.from_brain(env, now))
+            opens = env.HasField("speech_start")
+            self._starts_waiting += opens
+
+            def handled(now: int) -> list[Effect]:
+                self._starts_waiting -= opens
+                return self.core.from_brain(env, now)
+
+            self._post_frame(len(payload), handled)
         return False
 
     def _counted(self, surplus: SurplusFrame, env: pb.Envelope) -> None:

@@ -58,6 +58,9 @@ CUT_OVER_BYTES = 2**20
 #: a unit when told leaves far fewer than this behind it; one that never stops, or sends
 #: 15 MB messages for a minute, no longer grows the record with them.
 SAMPLE_KEPT = 100
+#: Of each kind, the most frames kept over all units: a brain naming a new unit in every frame
+#: (a unit for ever, or chunks for ids never opened) would otherwise keep a sample of each.
+KIND_KEPT = 10 * SAMPLE_KEPT
 #: How often, at most, the counts of frames not kept are written to the store as they grow.
 UNKEPT_NOTE_MS = 1000
 #: The kind of a frame cut for its size, past the sample (the core's kinds are
@@ -103,6 +106,7 @@ class Recorder:
     #: Frames only counted, past SAMPLE_KEPT, by kind.
     frames_unkept: dict[str, int] = field(default_factory=dict)
     _sampled: dict[tuple[str, int], int] = field(default_factory=dict)  # kept, by kind and unit
+    _kind_kept: dict[str, int] = field(default_factory=dict)  # kept, by kind, all units
     _stored: int = 0  # frames handed to the writer: the next one's place in the store
     _unkept_noted_ms: int | None = None  # when the counts were last written to the store
 
@@ -137,7 +141,10 @@ class Recorder:
         is only counted (None: nothing kept to show)."""
         cut = len(raw) > CUT_OVER_BYTES or _dropped_for_size(env, raw)
         if surplus is not None:
-            if not self._sample(surplus.kind.value, surplus.speech_id, t_ms):
+            # A SpeechStart is its unit's first frame, so always kept: each one opens a unit
+            # owed its Finalize (the kind's cap does not take that from it).
+            opens = env.WhichOneof("body") == "speech_start"
+            if not self._sample(surplus.kind.value, surplus.speech_id, t_ms, capped=not opens):
                 return None
         elif cut and not self._sample(OVERSIZED, 0, t_ms):
             return None
@@ -172,18 +179,29 @@ class Recorder:
             return False
         return not self._sample(kind, 0, t_ms)
 
-    def _sample(self, kind: str, speech_id: int, t_ms: int) -> bool:
+    def _sample(self, kind: str, speech_id: int, t_ms: int, *, capped: bool = True) -> bool:
         """Whether a frame of ``kind`` (naming unit ``speech_id``; 0: none) is kept: the
-        first SAMPLE_KEPT of each are; later ones are counted, and the first of them marks
-        in the store where counting began."""
-        seen = self._sampled.get((kind, speech_id), 0)
-        if seen <= SAMPLE_KEPT:  # later ones need no note of their own
-            self._sampled[(kind, speech_id)] = seen + 1
-        if seen < SAMPLE_KEPT:
+        first SAMPLE_KEPT of each unit are, up to KIND_KEPT of the kind in all (a flood
+        naming a new unit each frame is no smaller for it); later ones are counted, and the
+        first of them marks in the store where counting began (``speech_id`` -1: for every
+        unit of the kind). Not ``capped``: only the unit's own sample holds it."""
+        key = (kind, speech_id)
+        seen = self._sampled.get(key, 0)
+        of_kind = self._kind_kept.get(kind, 0)
+        if seen < SAMPLE_KEPT and (of_kind < KIND_KEPT or not capped):
+            self._sampled[key] = seen + 1
+            if capped:
+                self._kind_kept[kind] = of_kind + 1
             return True
-        if seen == SAMPLE_KEPT:
-            began = {"kind": kind, "speech_id": speech_id, "seq": self._stored}
-            self.event(t_ms, "frames_unkept_from", {**began, "kept": SAMPLE_KEPT})
+        began = {"kind": kind, "seq": self._stored}
+        if seen == SAMPLE_KEPT:  # this unit's sample is full: noted once
+            self._sampled[key] = seen + 1
+            self.event(
+                t_ms, "frames_unkept_from", {**began, "speech_id": speech_id, "kept": SAMPLE_KEPT}
+            )
+        elif of_kind == KIND_KEPT:  # the kind's is: noted once, no entry per unit from now
+            self._kind_kept[kind] = of_kind + 1
+            self.event(t_ms, "frames_unkept_from", {**began, "speech_id": -1, "kept": KIND_KEPT})
         self.frames_unkept[kind] = self.frames_unkept.get(kind, 0) + 1
         self._note_unkept(t_ms)
         return False
