@@ -17,6 +17,7 @@ from call_rig import Rig
 from google.protobuf.message import Message
 from waiting import until
 
+from sandbox.call.core import MAX_TURN_STEPS
 from sandbox.call.effects import DeadAir, Effect, SendFrame
 from sandbox.call.surplus import Surplus, SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, MAX_UNIT_CHUNKS, Fate
@@ -358,3 +359,22 @@ def test_chunks_for_units_never_opened_keep_a_sample_and_draw_errors_while_kept(
     errors = [f for f in rig.recorder.frames if f.dir == "out" and f.type == "error"]
     assert errors and all(not f.fields.get("fatal") for f in errors)
     assert rig.core.ended is None
+
+
+def test_a_turns_steps_past_its_cap_are_counted_not_kept() -> None:
+    """A TurnStep is a trace, owed nothing: a turn keeps its first MAX_TURN_STEPS, and
+    steps naming turns never minted share one count; the rest are a sample and a count."""
+    rig = greeted()
+    flood = MAX_TURN_STEPS + 3 * SAMPLE_KEPT
+    for n in range(flood):
+        rig.brain(pb.TurnStep(turn_id=2, kind="tool", name=f"t{n}"))
+        rig.brain(pb.TurnStep(turn_id=10**6 + n, kind="tool", name=f"f{n}"))
+    steps = rig.core.ledger.steps
+    mine = len([s for s in steps if s.turn_id == 2])
+    never = len([s for s in steps if not s.known_turn])
+    # Each count fills, then the kind's sample of SAMPLE_KEPT is shared by what comes after.
+    assert mine >= MAX_TURN_STEPS and never >= MAX_TURN_STEPS
+    assert mine + never == 2 * MAX_TURN_STEPS + SAMPLE_KEPT
+    assert rig.recorder.frames_unkept == {
+        "step_past_cap": 2 * flood - 2 * MAX_TURN_STEPS - SAMPLE_KEPT
+    }

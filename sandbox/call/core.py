@@ -87,6 +87,9 @@ DEAD_AIR_MS = 1_000
 #: (``CallCore.ledger.errors_uncounted``), so a brain repeating one mistake thousands of times a
 #: second cannot grow the call, its record or the screen without bound.
 MAX_ERRORS = 200
+#: A turn's TurnSteps the call keeps (a tool-heavy turn sends a few dozen); later ones are
+#: surplus, counted (:data:`~sandbox.call.surplus.Surplus.STEP_PAST_CAP`).
+MAX_TURN_STEPS = 500
 #: The most of a brain's Error message the call keeps (its record, the screen, the end's
 #: detail), the rest counted in words: the wire bounds it only by the message size, and
 #: thirty 15 MB messages kept whole made a 740 MB call and a 90 MB report.
@@ -222,6 +225,11 @@ class CallCore:
         if self.ended is not None or self._brain_ending:
             return SurplusFrame(Surplus.AFTER_END)
         arm = env.WhichOneof("body")
+        if arm == "turn_step":
+            turn = env.turn_step.turn_id
+            steps = self._ledger.steps_of(turn if 0 < turn <= self.turn else 0)
+            taken = pb.CAPABILITY_TURN_STEPS in self.capabilities and steps < MAX_TURN_STEPS
+            return None if taken else SurplusFrame(Surplus.STEP_PAST_CAP)
         if arm == "speech_start":
             start = env.speech_start
             dead = 0 < start.turn_id <= self.watermark

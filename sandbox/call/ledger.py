@@ -127,6 +127,7 @@ class Ledger:
     a test comparing ``ledger.stalls == []`` and a reader keeping one both stay correct."""
 
     _steps: list[StepRecord] = field(default_factory=list)
+    _steps_by_turn: dict[int, int] = field(default_factory=dict)
     _errors: list[WireErrorRecord] = field(default_factory=list)
     _caller_lines: list[str] = field(default_factory=list)
     _caller_closes: dict[int, str] = field(default_factory=dict)
@@ -142,6 +143,12 @@ class Ledger:
     def add_step(self, step: StepRecord) -> None:
         """A TurnStep crossed."""
         self._steps.append(step)
+        bucket = step.turn_id if step.known_turn else 0
+        self._steps_by_turn[bucket] = self._steps_by_turn.get(bucket, 0) + 1
+
+    def steps_of(self, turn_id: int) -> int:
+        """How many TurnSteps crossed for turn ``turn_id`` (0: for turns never minted)."""
+        return self._steps_by_turn.get(turn_id, 0)
 
     def add_error(self, error: WireErrorRecord) -> None:
         """An error was told either way."""

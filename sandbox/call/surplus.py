@@ -32,6 +32,9 @@ class Surplus(enum.StrEnum):
     #: A chunk or SpeechEnd for a unit never opened (and none waiting to be): each draws a
     #: non-fatal PROTOCOL Error while it is kept; past the sample it is only counted.
     UNKNOWN_UNIT = "unknown_unit"
+    #: A TurnStep past its turn's first ``MAX_TURN_STEPS`` (all turns never minted share one
+    #: count), or any when the call does not list TurnSteps: a trace, owed nothing.
+    STEP_PAST_CAP = "step_past_cap"
 
 
 @dataclass(frozen=True)
