@@ -17,8 +17,8 @@ from call_rig import Rig
 from google.protobuf.message import Message
 from waiting import until
 
-from sandbox.call.core import MAX_TURN_STEPS
-from sandbox.call.effects import DeadAir, Effect, SendFrame
+from sandbox.call.core import MAX_RTVI_KEPT, MAX_TURN_STEPS
+from sandbox.call.effects import DeadAir, Effect, SendFrame, ToApp
 from sandbox.call.surplus import Surplus, SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, MAX_UNIT_CHUNKS, Fate
 from sandbox.record.export import frame_record, rebuilt_report
@@ -59,7 +59,7 @@ class RecordedRig(Rig):
         env = envelope(body)
         surplus = self.core.surplus(env)
         kept = self.recorder.frame("in", env, self.now, env.SerializeToString(), surplus)
-        if surplus is None or kept is not None:
+        if surplus is None or kept is not None or surplus.handled:
             return self.take(self.core.from_brain(env, self.now))
         if surplus.kind is Surplus.AFTER_END:
             return []
@@ -378,3 +378,17 @@ def test_a_turns_steps_past_its_cap_are_counted_not_kept() -> None:
     assert rig.recorder.frames_unkept == {
         "step_past_cap": 2 * flood - 2 * MAX_TURN_STEPS - SAMPLE_KEPT
     }
+
+
+def test_rtvi_past_the_calls_cap_still_crosses_to_the_app_and_is_counted() -> None:
+    """001: a brain's server-message crosses to the app; the record keeps MAX_RTVI_KEPT of
+    them and a sample, and counts the rest (a flood kept them all)."""
+    rig = greeted()
+    flood = MAX_RTVI_KEPT + 3 * SAMPLE_KEPT
+    crossed = 0
+    for n in range(flood):
+        body = pb.RTVIFrame(type=pb.RTVI_TYPE_SERVER_MESSAGE, data=f'{{"n": {n}}}')
+        crossed += sum(isinstance(e, ToApp) for e in rig.brain(body))
+    assert crossed == flood
+    assert rig.kept("rtvi") == MAX_RTVI_KEPT + SAMPLE_KEPT
+    assert rig.recorder.frames_unkept == {"rtvi_past_cap": flood - MAX_RTVI_KEPT - SAMPLE_KEPT}

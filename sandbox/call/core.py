@@ -90,6 +90,9 @@ MAX_ERRORS = 200
 #: A turn's TurnSteps the call keeps (a tool-heavy turn sends a few dozen); later ones are
 #: surplus, counted (:data:`~sandbox.call.surplus.Surplus.STEP_PAST_CAP`).
 MAX_TURN_STEPS = 500
+#: A call's RTVI frames from the brain the record keeps; later ones still cross to the app,
+#: and the record keeps a sample and counts the rest (``Surplus.RTVI_PAST_CAP``).
+MAX_RTVI_KEPT = 1000
 #: The most of a brain's Error message the call keeps (its record, the screen, the end's
 #: detail), the rest counted in words: the wire bounds it only by the message size, and
 #: thirty 15 MB messages kept whole made a 740 MB call and a 90 MB report.
@@ -139,6 +142,7 @@ class CallCore:
     _stt_language_pending: int | None = None
     _brain_ending: bool = False
     _brain_spoke: bool = False  # any frame at all has come from the brain
+    _rtvi: int = 0  # RTVI frames from the brain handled
     _silence_reported: bool = False
     #: When SessionStart went out, on the host's clock: the core's times are the host's, and
     #: the session's own waits count from here (the host may start it at any time).
@@ -225,6 +229,8 @@ class CallCore:
         if self.ended is not None or self._brain_ending:
             return SurplusFrame(Surplus.AFTER_END)
         arm = env.WhichOneof("body")
+        if arm == "rtvi":
+            return SurplusFrame(Surplus.RTVI_PAST_CAP) if self._rtvi >= MAX_RTVI_KEPT else None
         if arm == "turn_step":
             turn = env.turn_step.turn_id
             steps = self._ledger.steps_of(turn if 0 < turn <= self.turn else 0)
@@ -379,6 +385,7 @@ class CallCore:
         return [self._response(msg.request_id, problem), *out]
 
     def _on_rtvi(self, msg: pb.RTVIFrame) -> list[Effect]:
+        self._rtvi += 1
         problem = brain_frame_problem(msg)
         if problem:
             raise WireRuleBroken(f"{problem}; frame dropped")

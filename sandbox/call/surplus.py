@@ -35,6 +35,9 @@ class Surplus(enum.StrEnum):
     #: A TurnStep past its turn's first ``MAX_TURN_STEPS`` (all turns never minted share one
     #: count), or any when the call does not list TurnSteps: a trace, owed nothing.
     STEP_PAST_CAP = "step_past_cap"
+    #: An RTVI frame past the call's first ``MAX_RTVI_KEPT``: it still crosses to the app
+    #: (the contract's), but the record keeps a sample and counts the rest.
+    RTVI_PAST_CAP = "rtvi_past_cap"
 
 
 @dataclass(frozen=True)
@@ -43,3 +46,8 @@ class SurplusFrame:
 
     kind: Surplus
     speech_id: int = 0
+
+    @property
+    def handled(self) -> bool:
+        """Handled by the core even when only counted: what it carries still crosses."""
+        return self.kind is Surplus.RTVI_PAST_CAP

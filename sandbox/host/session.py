@@ -507,7 +507,7 @@ class CallHost:
         assert isinstance(payload, bytes)  # decode() refuses a text message
         surplus = self.core.surplus(env, starts_waiting=self._starts_waiting > 0)
         recorded = self._record("in", env, payload, surplus)
-        if surplus is not None and not recorded:
+        if surplus is not None and not recorded and not surplus.handled:
             self._counted(surplus, env)
             return True
         if self.core.ended is None:  # an ended call takes nothing more: none waits for it
