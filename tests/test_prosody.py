@@ -66,6 +66,20 @@ def test_a_short_words_fall_is_read_and_too_little_voice_says_nothing() -> None:
     assert final_fall(silence(0.01)) is None
 
 
+def test_a_short_answer_falls_from_its_peak_and_a_long_turn_from_its_median() -> None:
+    """"That's right." in a neural voice: a brief accent, then back down to where it began,
+    so the end is at the turn's median but well below its peak. A turn this short is
+    measured from its peak; the same contour at the end of a long level turn is no fall."""
+    answer = voice([160, 160, 210, 170, 160], 0.45)  # under SHORT_VOICED_FRAMES of voice
+    short = final_fall(np.concatenate([answer, silence(0.15)]))
+    assert short is not None and short < -FALL_SEMITONES
+    level = voice([160, 160], 1.5)
+    long = final_fall(np.concatenate([level, answer, silence(0.15)]))
+    assert long is not None and long > -FALL_SEMITONES
+    flat = final_fall(np.concatenate([voice([170, 170], 0.45), silence(0.15)]))
+    assert flat is not None and flat > -FALL_SEMITONES  # a level short word: no fall
+
+
 def test_espeak_falls_at_a_statements_end_and_not_where_a_caller_stops_to_think() -> None:
     """Real espeak-ng voices: "I need to cancel my booking for tomorrow." falls; "I'd like to
     book …" cut where a caller pauses, from the whole sentence's rendering, does not."""

@@ -50,6 +50,15 @@ LOUDNESS_FLOOR_DB = -25.0
 MIN_VOICED_FRAMES = 15
 #: The end's pitch is the mean of this many last voiced frames (50 ms).
 END_FRAMES = 5
+#: Under this much voice (0.6 s: "Yes.", "No thanks.", "That's right.") the turn holds one or
+#: two accents, and its median is the accent itself, not the speaker's range: the fall of
+#: such a turn is measured from its peak (the PEAK_PERCENTILE of its pitch), where a short
+#: answer said as a statement falls from. On the caller set this reads hibari's "That's
+#: right." and "No thanks." as falls (0.7 and 0.3 semitones from the median, 4.6 and 2.9
+#: from the peak); on the pause set the first halves this short stay under the fall but
+#: for one that ends on "to", a fragment, which a fall does not finish.
+SHORT_VOICED_FRAMES = 60
+PEAK_PERCENTILE = 90
 #: A lag whose peak is this close to the best is taken when shorter: the period, not a
 #: multiple of it (autocorrelation's octave error).
 OCTAVE_TOLERANCE = 0.9
@@ -112,14 +121,17 @@ def _summit(row: npt.NDArray[np.float64], start: int) -> float:
 def final_fall(pcm16k: Float32) -> float | None:
     """Semitones from the turn's median pitch to the pitch of its last voiced 50 ms
     (negative when the voice fell as it stopped); None when too little of the turn's last
-    :data:`CONTEXT_S` seconds is voiced to say."""
+    :data:`CONTEXT_S` seconds is voiced to say. A short turn (under
+    :data:`SHORT_VOICED_FRAMES`) is measured from its peak instead (see there)."""
     tail = np.asarray(pcm16k)[-int(CONTEXT_S * SAMPLE_RATE) :]
     pitch = pitch_track(tail)
     voiced = np.flatnonzero(~np.isnan(pitch))
     if len(voiced) < MIN_VOICED_FRAMES:
         return None
     semitones = 12.0 * np.log2(pitch[voiced] / 100.0)
-    return float(semitones[-END_FRAMES:].mean() - np.median(semitones))
+    short = len(voiced) < SHORT_VOICED_FRAMES
+    reference = np.percentile(semitones, PEAK_PERCENTILE) if short else np.median(semitones)
+    return float(semitones[-END_FRAMES:].mean() - reference)
 
 
 #: :func:`final_rise` compares the last 30 ms of voicing with the 30 ms starting 150 ms
