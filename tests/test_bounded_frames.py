@@ -390,5 +390,8 @@ def test_rtvi_past_the_calls_cap_still_crosses_to_the_app_and_is_counted() -> No
         body = pb.RTVIFrame(type=pb.RTVI_TYPE_SERVER_MESSAGE, data=f'{{"n": {n}}}')
         crossed += sum(isinstance(e, ToApp) for e in rig.brain(body))
     assert crossed == flood
+    # The app is shown every one; the stored call's events keep the first MAX_RTVI_KEPT.
+    shown = [e for e in rig.effects if isinstance(e, ToApp)]
+    assert len(shown) == flood and sum(e.recorded for e in shown) == MAX_RTVI_KEPT
     assert rig.kept("rtvi") == MAX_RTVI_KEPT + SAMPLE_KEPT
     assert rig.recorder.frames_unkept == {"rtvi_past_cap": flood - MAX_RTVI_KEPT - SAMPLE_KEPT}

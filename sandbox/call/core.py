@@ -390,7 +390,8 @@ class CallCore:
         if problem:
             raise WireRuleBroken(f"{problem}; frame dropped")
         # turn_id annotates traces and never reaches the app.
-        return [ToApp(rtvi_name(msg.type), msg.data, msg.id if msg.HasField("id") else None)]
+        crossing = ToApp(rtvi_name(msg.type), msg.data, msg.id if msg.HasField("id") else None)
+        return [crossing if self._rtvi <= MAX_RTVI_KEPT else replace(crossing, recorded=False)]
 
     def _on_turn_step(self, msg: pb.TurnStep, now: int) -> list[Effect]:
         if pb.CAPABILITY_TURN_STEPS not in self.capabilities:

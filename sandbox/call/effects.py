@@ -79,11 +79,14 @@ class ResumePlayout:
 
 @dataclass(frozen=True)
 class ToApp:
-    """An RTVI frame for the app (screen), already checked against the whitelist."""
+    """An RTVI frame for the app (screen), already checked against the whitelist.
+    ``recorded``: False past the call's cap on RTVI kept (``MAX_RTVI_KEPT``): it crosses,
+    and is only counted."""
 
     type: str
     data: str
     id: str | None
+    recorded: bool = True
 
 
 @dataclass(frozen=True)
