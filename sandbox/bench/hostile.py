@@ -93,10 +93,8 @@ _SCRIPTS = {"endless": _TALKED_OVER}
 #: call ends.
 _UNTIL_THE_END = str(10**9)
 #: Each behaviour's arguments (else its defaults: garbage's 300,000 messages). The floods
-#: stream for the whole call at their default 10,000 chunks a second (a unit): flat out,
-#: a brain outpaces the call's reading on a loaded machine, and the keepalive ping's answer,
-#: queued behind its frames, comes too late (the call ends after ~45 s, "the brain stopped
-#: answering pings"), so the hang-up would never be timed.
+#: stream for the whole call at their default 10,000 frames a second: the rate a brain
+#: gone wrong reaches, paced so that runs compare (flat out, the rate is the machine's).
 _ARGS = {
     "flood": ("--chunks", _UNTIL_THE_END),
     "huge": ("--huge-chunks", _UNTIL_THE_END),
