@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from raw_brain import _PONG, _frame, _handshake
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.protocol import State
 
 from sandbox.wire.keepalive import PING_TIMEOUT_REASON, LivelyConnection
-from tests.raw_brain import _PONG, _frame, _handshake
 
 INTERVAL_S, TIMEOUT_S = 0.2, 0.3
 #: How long the server chatters before it falls silent: many keepalive timeouts.

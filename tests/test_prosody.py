@@ -67,7 +67,7 @@ def test_a_short_words_fall_is_read_and_too_little_voice_says_nothing() -> None:
 
 
 def test_a_short_answer_falls_from_its_peak_and_a_long_turn_from_its_median() -> None:
-    """"That's right." in a neural voice: a brief accent, then back down to where it began,
+    """ "That's right." in a neural voice: a brief accent, then back down to where it began,
     so the end is at the turn's median but well below its peak. A turn this short is
     measured from its peak; the same contour at the end of a long level turn is no fall."""
     answer = voice([160, 160, 210, 170, 160], 0.45)  # under SHORT_VOICED_FRAMES of voice

@@ -13,6 +13,7 @@ import heapq
 import itertools
 import logging
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Protocol, assert_never
@@ -34,6 +35,7 @@ from sandbox.call.effects import (
     ListenEffect,
     PlayoutEffect,
     ScreenEffect,
+    ToApp,
     UnitChanged,
     WireEffect,
 )
@@ -107,11 +109,14 @@ class CallHost:
     warp: WarpClock | None = None
 
     words_played: int = 0
-    _events: asyncio.Queue[CoreEvent] = field(default_factory=asyncio.Queue)
+    _events: deque[CoreEvent] = field(default_factory=deque)
+    #: The step waiting for an event (see _next_event); True is set when one is posted.
+    _wakeup: asyncio.Future[bool] | None = None
     _t0: float = 0.0
     _loop: asyncio.AbstractEventLoop = field(init=False)
     _timers: list[tuple[int, int, asyncio.Future[None]]] = field(default_factory=list)
-    _waiters: list[asyncio.Future[None]] = field(default_factory=list)
+    #: Waits in wait_for: each one's predicate, and the future woken once it holds.
+    _waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = field(default_factory=list)
     _timer_ids: itertools.count[int] = field(default_factory=itertools.count)
     _waiting: list[int] = field(default_factory=list)  # sizes of the frames not yet taken
     _taken: asyncio.Event = field(default_factory=asyncio.Event)
@@ -137,17 +142,20 @@ class CallHost:
     @property
     def backlog(self) -> int:
         """Events posted to the core and not yet taken (a soak watches it stay low)."""
-        return self._events.qsize()
+        return len(self._events)
 
     # ---------------------------------------------------------------- inputs
 
     def post(self, event: CoreEvent) -> None:
         """Queue a call into the core, from the event loop's thread."""
-        self._events.put_nowait(event)
+        self._events.append(event)
+        wakeup = self._wakeup
+        if wakeup is not None and not wakeup.done():
+            wakeup.set_result(True)
 
     def post_threadsafe(self, event: CoreEvent) -> None:
         """Queue a call into the core from another thread (the audio engine)."""
-        self._loop.call_soon_threadsafe(self._events.put_nowait, event)
+        self._loop.call_soon_threadsafe(self.post, event)
 
     def wake(self) -> None:
         """From any thread: drain the playout now (it released something)."""
@@ -155,7 +163,8 @@ class CallHost:
 
     def heard(self, event: ListenerEvent) -> None:
         """From the listener's thread: what it decided about the caller, into the core."""
-        self.recorder.event(self.now(), _kind(event), asdict(event))
+        if self.recorder.keeps_events:
+            self.recorder.event(self.now(), _kind(event), asdict(event))
         core = self.core
         match event:
             case CallerSpeaking():
@@ -262,8 +271,8 @@ class CallHost:
     def _drain(self) -> None:
         """Run what was posted after the end: the core answers each as an ended call does,
         so nothing waits forever (a ``configure`` resolves with "the call has ended")."""
-        while not self._events.empty():
-            left = self._events.get_nowait()(self.now())
+        while self._events:
+            left = self._events.popleft()(self.now())
             if left:
                 log.warning("dropped %d effects posted after the call ended", len(left))
 
@@ -291,10 +300,12 @@ class CallHost:
             left = deadline - self.clock()
             if left <= 0 or self.core.ended is not None:
                 return predicate()
-            # A bare future, woken straight from the step: the waiter runs on the loop's very
-            # next turn, before a warp clock decides whether anything is left to wait for.
+            # A bare future, woken straight from the step once the predicate holds (not on
+            # every event: 2,000 calls' waits woke for nothing hundreds of times a call): the
+            # waiter runs on the loop's very next turn, before a warp clock decides whether
+            # anything is left to wait for.
             waiter: asyncio.Future[None] = loop.create_future()
-            self._waiters.append(waiter)
+            self._waiters.append((predicate, waiter))
             timer = loop.call_later(left, _resolve, waiter)
             try:
                 await waiter
@@ -313,35 +324,67 @@ class CallHost:
         if self.warp is not None and timeout:
             timeout = await self._warped(self.warp, timeout)
         event: CoreEvent | None = None
-        if not self._events.empty():  # before what is due: it happened first
-            event = self._events.get_nowait()
+        if self._events:  # before what is due: it happened first
+            event = self._events.popleft()
         else:
-            with contextlib.suppress(TimeoutError):
-                event = await asyncio.wait_for(self._events.get(), timeout)
+            event = await self._next_event(timeout)
             if event is None and self.warp is not None and due:
                 self.warp.woke_late(self._t0 + min(due) / 1000)
         for taken in range(EVENTS_A_TURN):
             if taken:
                 # Events already waiting are taken in this turn of the loop: one event a
                 # turn would let a busy loop (the app drawing) set the pace of the brain.
-                if self._events.empty() or self.core.ended is not None:
+                if not self._events or self.core.ended is not None:
                     return
-                event = self._events.get_nowait()
+                event = self._events.popleft()
             if event is not None:
                 await self._carry(event(self.now()))
             word = await self._pump()
             self._wake_sleepers()
-            waiters, self._waiters = self._waiters, []
-            for waiter in waiters:
-                _resolve(waiter)
+            self._wake_waiters()
             if word:  # released on a warp clock: whoever waits for that word acts first
                 await asyncio.sleep(0)
                 return
 
+    async def _next_event(self, timeout: float | None) -> CoreEvent | None:
+        """The next event posted within ``timeout`` seconds (None: however long it takes),
+        or None. A bare future and a timer: ``asyncio.wait_for`` on a queue made a task,
+        and more, for each of a call's hundreds of waits."""
+        if timeout is not None and timeout <= 0:
+            await asyncio.sleep(0)  # nothing may be waited for: others still get their turn
+            return None
+        wakeup: asyncio.Future[bool] = self._loop.create_future()
+        self._wakeup = wakeup
+        timer = None if timeout is None else self._loop.call_later(timeout, _timed_out, wakeup)
+        try:
+            posted = await wakeup
+        finally:
+            self._wakeup = None
+            if timer is not None:
+                timer.cancel()
+        # An event posted as the time ran out waits for the next step, behind what was due.
+        return self._events.popleft() if posted and self._events else None
+
+    def _wake_waiters(self) -> None:
+        """Wake each wait_for whose predicate now holds, and all of them once the call has
+        ended (a predicate that raises wakes its waiter, which raises it in its own task)."""
+        if not self._waiters:
+            return
+        ended = self.core.ended is not None
+        still: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
+        for predicate, waiter in self._waiters:
+            if waiter.done():
+                continue
+            if ended or _holds(predicate):
+                waiter.set_result(None)
+            else:
+                still.append((predicate, waiter))
+        self._waiters = still
+
     async def _warped(self, warp: WarpClock, timeout: float) -> float:
         """Skip a wait nothing can interrupt (see warp.py); the wait still to sleep."""
         await asyncio.sleep(0)  # whoever the last step woke acts first (a scripted caller)
-        if not self._events.empty() or brain_owes(self.core):
+        if self._events or brain_owes(self.core):
             return timeout
         left = warp.quiet_left()
         if left > 0:
@@ -352,6 +395,7 @@ class CallHost:
     async def _pump(self) -> bool:
         """Feed playout progress and due timers into the core until nothing more is due; on a
         warp clock, one word at a time (see _released_to): True when it stopped at a word."""
+        keeps = self.recorder.keeps_events
         for _ in range(PUMP_LIMIT):
             now = self.now()
             effects: list[Effect] = []
@@ -360,19 +404,23 @@ class CallHost:
                 if isinstance(played, WordPlayed):
                     word = True
                     self.words_played += 1
-                    self.recorder.event(now, "word_played", asdict(played))
+                    if keeps:
+                        self.recorder.event(now, "word_played", asdict(played))
                     effects += self.core.word_played(played.speech_id, played.word, now)
                 elif isinstance(played, UnitUnspoken):
-                    self.recorder.event(now, "unit_unspoken", asdict(played))
+                    if keeps:
+                        self.recorder.event(now, "unit_unspoken", asdict(played))
                     effects += self.core.unit_unspoken(played.speech_id, played.reason, now)
                 elif isinstance(played, AudioMark):
                     effects += self.core.audio_mark(played.speech_id, played.stage, played.t_ms)
                 elif isinstance(played, ClauseUnsaid):
-                    self.recorder.event(now, "clause_unsaid", asdict(played))
+                    if keeps:
+                        self.recorder.event(now, "clause_unsaid", asdict(played))
                     sid, text, why = played.speech_id, played.text, played.reason
                     effects += self.core.clause_unsaid(sid, text, why, now)
                 else:
-                    self.recorder.event(now, "unit_played", asdict(played))
+                    if keeps:
+                        self.recorder.event(now, "unit_played", asdict(played))
                     effects += self.core.unit_played(played.speech_id, now)
             effects += self.core.tick(now)
             if not effects:
@@ -395,8 +443,9 @@ class CallHost:
 
     async def _carry(self, effects: list[Effect]) -> None:
         now = self.now()
+        keeps = self.recorder.keeps_events  # else an event's data is built for nobody
         for effect in effects:
-            if not isinstance(effect, WireEffect | UnitChanged):
+            if keeps and not isinstance(effect, WireEffect | UnitChanged) and _recorded(effect):
                 # A frame is recorded as it crosses; a redraw's reason is in the frames.
                 self.recorder.event(now, _kind(effect), asdict(effect))
             # Each effect to its one port, in the order the core returned them.
@@ -552,6 +601,12 @@ class CallHost:
         self.post(taken)
 
 
+def _recorded(effect: Effect) -> bool:
+    """Whether an effect is kept as an event of the stored call: not an RTVI frame past the
+    call's cap (it crossed to the app, and is counted)."""
+    return not isinstance(effect, ToApp) or effect.recorded
+
+
 def _kind(what: object) -> str:
     """An event's kind in the stored session: its class name in snake case."""
     name = type(what).__name__
@@ -569,6 +624,19 @@ def _abort(conn: BrainLink) -> None:
 def _resolve(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_result(None)
+
+
+def _timed_out(wakeup: asyncio.Future[bool]) -> None:
+    if not wakeup.done():
+        wakeup.set_result(False)
+
+
+def _holds(predicate: Callable[[], bool]) -> bool:
+    """Whether a waiter's predicate holds; one that raises is woken to raise it itself."""
+    try:
+        return predicate()
+    except Exception:
+        return True
 
 
 def _nothing(_now: int) -> list[Effect]:

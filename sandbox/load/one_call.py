@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.call.core import CallCore
+from sandbox.call.settings import Capabilities
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script
 from sandbox.caller.script_runner import STEP_TIMEOUT_S, ScriptRunner, play_through
@@ -30,7 +32,7 @@ from sandbox.load.call_result import CRASHED, OVERLOADED, CallResult, classify
 from sandbox.load.frame_latency import LatencyWatch
 from sandbox.load.loop_lag import OVERLOADED_S, LoopLag
 from sandbox.load.shared_relay import SharedRelay
-from sandbox.record.report import Report
+from sandbox.record.recorder import CallEnd
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,9 @@ class Target:
     #: Play every call on the wall clock, as ``sandbox call --audio sim`` does, rather
     #: than skipping its dead time: N calls at once then load the brain as N callers would.
     realtime: bool = False
+    #: The speech tier every call is set up with; None: read from disk for each call (a
+    #: run reads it once: reading the voice catalog cost each call more than a millisecond).
+    caps: Capabilities | None = None
 
     @property
     def ms_per_word(self) -> int:
@@ -93,22 +98,25 @@ async def place_call(
         if target.relay is not None:
             session_id = str(uuid.uuid4())
             link = target.relay.link(session_id)
-            host = host_for(options, link, session_id, target.brain_url, playout, warp=warp)
+            host = host_for(
+                options, link, session_id, target.brain_url, playout, target.caps, warp=warp
+            )
         elif dialing is None:
-            host = await open_call(options, target.brain_url, playout, warp=warp)
+            host = await open_call(options, target.brain_url, playout, target.caps, warp=warp)
         else:
             async with dialing.gate:
                 began = asyncio.get_running_loop().time()
                 try:
-                    host = await open_call(options, target.brain_url, playout, warp=warp)
+                    host = await open_call(
+                        options, target.brain_url, playout, target.caps, warp=warp
+                    )
                 except CallNotPlaced as failed:
                     late = dialing.lag.worst_since(began)
                     if late < OVERLOADED_S:
                         raise
                     return _overloaded(index, failed, late)
-    except CallNotPlaced as failed:
-        report = failed.recorder.finish(failed.core, 0)
-        return _result(report, CallResult(index, failed.core.session_id), [])
+    except CallNotPlaced as failed:  # its session was finished where the dial failed
+        return _result(failed.core, CallResult(index, failed.core.session_id), [])
     watch = LatencyWatch(on_first_chunk=on_first_chunk)
     try:
         return await _played(index, host, target, watch, None if dialing is None else dialing.lag)
@@ -126,7 +134,8 @@ async def _played(
     try:
         await play_through(host, runner)
     finally:
-        report = host.recorder.finish(host.core, host.now(), script_notes=runner.notes)
+        if host.recorder.writer is not None:  # kept: the whole report, for the store
+            host.recorder.finish(host.core, host.now(), script_notes=runner.notes)
     findings = WireLog(host.recorder.frames).findings
     # A chunk the brain sent before it read an Interruption is timed when this process reads
     # it: a loop later than the rule's grace would make the brain's frames in flight read
@@ -141,14 +150,13 @@ async def _played(
         findings=[f for f in findings if f not in unjudged],
         unjudged=len(unjudged),
     )
-    return _result(report, result, runner.notes)
+    return _result(host.core, result, runner.notes)
 
 
 def _overloaded(index: int, failed: CallNotPlaced, late_s: float) -> CallResult:
     """A dial that failed while this process's loop ran ``late_s`` late: the load
     generator's failure, said as such (the brain's words for it would blame the brain)."""
-    report = failed.recorder.finish(failed.core, 0)
-    result = _result(report, CallResult(index, failed.core.session_id), [])
+    result = _result(failed.core, CallResult(index, failed.core.session_id), [])
     result.errors = [OVERLOADED]
     result.detail = (
         f"not dialed in time: this load generator's event loop ran {late_s:.1f} s late while "
@@ -157,16 +165,18 @@ def _overloaded(index: int, failed: CallNotPlaced, late_s: float) -> CallResult:
     return result
 
 
-def _result(report: Report, result: CallResult, notes: list[str]) -> CallResult:
-    """Fill in how the call ended and classify what went wrong."""
-    codes = [e.code for e in report.errors if e.dir == "in"]
-    result.outcome = report.outcome
-    result.ended_by = report.ended_by
-    result.detail = report.end_detail
+def _result(core: CallCore, result: CallResult, notes: list[str]) -> CallResult:
+    """Fill in how the call ended and classify what went wrong, as its report says (read
+    off the core: a call kept nowhere has no report built)."""
+    end = CallEnd.of(core)
+    codes = [e.code for e in core.ledger.errors if e.dir == "in"]
+    result.outcome = end.outcome
+    result.ended_by = end.ended_by
+    result.detail = end.end_detail
     result.errors = classify(
         result.ended_by,
         codes,
-        stalled=bool(report.stalls),
+        stalled=bool(core.ledger.stalls),
         gave_up=any("gave up waiting" in note for note in notes),
     )
     return result

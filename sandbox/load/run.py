@@ -14,7 +14,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from sandbox.host.launch import speech_tier
 from sandbox.load.call_result import CallResult
+from sandbox.load.collector import collector_held
 from sandbox.load.loop_lag import LoopLag
 from sandbox.load.one_call import DIALS_AT_ONCE, Dialing, Target, place_call
 from sandbox.load.shared_relay import SharedRelay
@@ -73,7 +75,7 @@ async def run_load(
     cannot be opened."""
     run = run or LoadRun(plan)
     shared = await SharedRelay.open(target.brain_url) if relay else None
-    target = replace(target, relay=shared)
+    target = replace(target, relay=shared, caps=target.caps or speech_tier())
     indices = iter(range(plan.calls))
     dialing = Dialing(asyncio.Semaphore(DIALS_AT_ONCE), run.lag)
     #: Set once no call is left to start: a slot still waiting for its place in the ramp
@@ -97,6 +99,7 @@ async def run_load(
                 result = await place_call(index, target, run.live_first_chunk_ms.append, dialing)
             finally:
                 run.in_flight -= 1
+            held.call_ended()  # the collector held for the run (below), as calls end
             run.tally.add(result)
             if plan.max_failures is not None and run.tally.failed >= plan.max_failures:
                 run.stopped_early = run.tally.done < plan.calls
@@ -104,8 +107,9 @@ async def run_load(
                 on_call(run, result)
 
     try:
-        async with run.lag.watching():
-            await asyncio.gather(*(worker(slot) for slot in range(plan.concurrency)))
+        with collector_held() as held:
+            async with run.lag.watching():
+                await asyncio.gather(*(worker(slot) for slot in range(plan.concurrency)))
     finally:
         run.ended = time.monotonic()
         if shared is not None:

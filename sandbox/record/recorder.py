@@ -86,6 +86,24 @@ class FrameRecord:
         return head
 
 
+@dataclass(frozen=True)
+class CallEnd:
+    """How a call ended, in its report's words (:meth:`Recorder.report`)."""
+
+    outcome: str
+    ended_by: str
+    end_detail: str
+
+    @classmethod
+    def of(cls, core: CallCore) -> CallEnd:
+        """Read off the core: a call kept nowhere (a load run's) needs this of its report,
+        and building the whole report would judge its call record for nobody."""
+        ended = core.ended
+        if ended is None:
+            return cls(core.outcome(), "unfinished", "")
+        return cls(ended.outcome, ended.ended_by, ended.detail)
+
+
 @dataclass
 class Recorder:
     """Collects frames as they cross; builds and writes the report when the call ends."""
@@ -109,6 +127,12 @@ class Recorder:
     _kind_kept: dict[str, int] = field(default_factory=dict)  # kept, by kind, all units
     _stored: int = 0  # frames handed to the writer: the next one's place in the store
     _unkept_noted_ms: int | None = None  # when the counts were last written to the store
+
+    @property
+    def keeps_events(self) -> bool:
+        """Whether :meth:`event` keeps what it is given (a store is written): when not, an
+        event's data need not be built."""
+        return self.writer is not None
 
     @property
     def frames(self) -> list[FrameRecord]:
@@ -276,7 +300,7 @@ class Recorder:
     def report(self, core: CallCore, script_notes: Sequence[str] | None = None) -> Report:
         """The call's report, built from the core's ledger and units (see
         :mod:`sandbox.record.report`)."""
-        ended = core.ended
+        end = CallEnd.of(core)
         ledger = core.ledger
         return Report(
             report_version=REPORT_VERSION,
@@ -284,9 +308,9 @@ class Recorder:
             brain_url=self.brain_url,
             brain_name=self.brain_name or self.brain_url,
             started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started_at)),
-            outcome=ended.outcome if ended else core.outcome(),
-            ended_by=ended.ended_by if ended else "unfinished",
-            end_detail=ended.detail if ended else "",
+            outcome=end.outcome,
+            ended_by=end.ended_by,
+            end_detail=end.end_detail,
             settings=core.settings.describe(),
             watermark=core.watermark,
             caller_turns=tuple(ledger.caller_lines),
