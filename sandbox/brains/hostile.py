@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
@@ -209,17 +210,8 @@ class HostileBrain:
     # ------------------------------------------------------------- plumbing
 
     async def _forever(self, frames: Callable[[int], tuple[Message, ...]]) -> None:
-        """``frames(n)`` for n = a fresh id each time, for ever, paced as :meth:`_stream`."""
-        loop = asyncio.get_running_loop()
-        start, sent = loop.time(), 0
-        while True:
-            for body in frames(self._mint()):
-                await self.ws.send(encode(body))
-                sent += 1
-                if sent % 100 == 0:
-                    rate = self.how.per_second
-                    ahead = start + sent / rate - loop.time() if rate else 0.0
-                    await asyncio.sleep(max(0.0, ahead))
+        """``frames(n)`` for n = a fresh id each time, for ever, paced as :meth:`_paced`."""
+        await self._paced(encode(body) for _ in itertools.count() for body in frames(self._mint()))
 
     async def _say(self, turn: int, text: str) -> None:
         if self._misbehave == self._silent:
@@ -233,15 +225,20 @@ class HostileBrain:
             await self.send(body)
 
     async def _stream(self, sid: int, count: int | None) -> None:
-        """``count`` chunks (None: for ever), paced in batches to ``per_second``; flat out,
-        it still yields between batches, so the brain reads its socket while it streams (a
-        send to a reader that keeps up never waits, and would starve it)."""
-        loop = asyncio.get_running_loop()
-        start, sent = loop.time(), 0
+        """``count`` chunks of unit ``sid`` (None: for ever), paced as :meth:`_paced`."""
         frame = encode(pb.SpeechChunk(speech_id=sid, text=self.how.chunk_text))
-        while count is None or sent < count:
+        await self._paced(
+            itertools.repeat(frame) if count is None else itertools.repeat(frame, count)
+        )
+
+    async def _paced(self, frames: Iterator[bytes]) -> None:
+        """Send ``frames`` paced in batches to ``per_second``; flat out, it still yields between
+        batches, so the brain reads its socket while it streams (a send to a reader that
+        keeps up never waits, and would starve it)."""
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for sent, frame in enumerate(frames, 1):
             await self.ws.send(frame)
-            sent += 1
             if sent % 100 == 0:
                 rate = self.how.per_second
                 ahead = start + sent / rate - loop.time() if rate else 0.0
