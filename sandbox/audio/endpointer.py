@@ -25,8 +25,9 @@ as :meth:`Endpointer.hint_turn`. The turn is *finished* when
   preposition, "Which platform does the train leave from?", and is no fragment when it is
   punctuated as one or opens with a question word), and
 * the transcript reads like a finished thought on its own (``"finished"``: terminal
-  punctuation), or the model's probability reaches the patience's ``threshold``, or the
-  voice fell as it stopped, or it rose on words that are a question.
+  punctuation, or a wh-question punctuated with "?" though it ends on its preposition),
+  or the model's probability reaches the patience's ``threshold``, or the voice fell as it
+  stopped, or it rose on words that are a question.
 
 A turn whose voice fell on words that are no fragment (punctuated or not: "Yes", "It's 3 8 1
 7 7 2"), or rose on a question's words (punctuated with "?" or opening with a question word
@@ -57,7 +58,7 @@ certainty above 7 and less below 5 (Smart Turn's own cut is 0.5):
 ===========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
 patience       0    1    2    3    4    5     6     7     8     9    10
 ===========  ===  ===  ===  ===  ===  ===  ====  ====  ====  ====  ====
-final        150  180  210  240  270  300   330   390   540   780  1410
+final        150  150  180  180  210  240   270   300   540   780  1410
 confident    150  210  270  330  420  540   690   900  1080  1260  1410
 silence      450  540  660  780  960 1140  1350  1620  1950  2340  2790
 level guess   90  150  150  150  150  150   240   300   300   300   300
@@ -73,7 +74,10 @@ confident window is what keeps callers from being cut off: 720 ms cut off 21% of
 840 ms 4%, 870 ms 2%, 900 ms none. The voice's fall does tell them apart: 1 of the set's 48
 first halves falls by :data:`FALL_SEMITONES`, against 24 of its 44 complete utterances and
 the peer's caller line, so a finished turn that also fell needs no thinking-pause margin, and
-its window (390 ms) is set below the shortest pause the set holds. Its cost is a caller who
+its window (300 ms) is set well below the shortest pause the set holds (400 ms), and no
+shorter than Whisper needs for the turn's guess, started at the first 90 ms of quiet (the
+final windows of the lowest patiences share a step where Whisper, not the window, is the
+limit). Its cost is a caller who
 ends a clause with a full statement's fall and then adds to it ("I want to cancel." … "my
 membership"): answered after the clause, as a person listening would.
 
@@ -150,7 +154,7 @@ FALL_SEMITONES = 2.2
 RISE_SEMITONES = 1.5
 
 _LEVEL_GUESS_MS = (90, 150, 150, 150, 150, 150, 240, 300, 300, 300, 300)
-_FINAL_MS = (150, 180, 210, 240, 270, 300, 330, 390, 540, 780, 1410)
+_FINAL_MS = (150, 150, 180, 180, 210, 240, 270, 300, 540, 780, 1410)
 _CONFIDENT_MS = (150, 210, 270, 330, 420, 540, 690, 900, 1080, 1260, 1410)
 _SILENCE_MS = (450, 540, 660, 780, 960, 1140, 1350, 1620, 1950, 2340, 2790)
 _THRESHOLD = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8)
@@ -237,11 +241,13 @@ def _ends_on_fragment(text: str) -> bool:
 
 
 def text_shape(text: str) -> TextShape:
-    """What a transcript's wording says: ``"finished"`` (:func:`looks_complete`),
-    ``"fragment"`` (it trails off, or ends on a word that cannot end a sentence, punctuated
-    or not; nothing heard is a fragment too) or ``"open"`` (no punctuation to go by, or a
-    question that ends on its preposition: the turn model decides)."""
-    if looks_complete(text):
+    """What a transcript's wording says: ``"finished"`` (:func:`looks_complete`, or a
+    wh-question Whisper punctuated as one though it ends on its preposition: "Who should I
+    send the contract to?"), ``"fragment"`` (it trails off, or ends on a word that cannot end
+    a sentence, punctuated or not; nothing heard is a fragment too) or ``"open"`` (no
+    punctuation to go by, or a yes/no question or an unpunctuated one that ends on its
+    preposition: the turn model decides)."""
+    if looks_complete(text) or _asked_whole(text):
         return "finished"
     if not text.strip() or (_ends_on_fragment(text) and not _stranded(text)):
         return "fragment"
@@ -258,6 +264,16 @@ def _stranded(text: str) -> bool:
     if not words or words[-1] not in _PREPOSITIONS:
         return False
     return stripped.endswith("?") or words[0] in _QUESTION_WORDS
+
+
+def _asked_whole(text: str) -> bool:
+    """A wh-question punctuated with "?" that ends on its preposition ("Where do I pick the
+    parcel up from?"): Whisper heard a whole question, as it does when it punctuates any
+    other one, so it waits only the confident window (a thinking pause's margin), not the
+    maximum wait. A yes/no question does not leave its preposition ("Can I pay for?")."""
+    stripped = text.strip()
+    opener = stripped.split()[0].strip(",;:\"'").lower() if stripped else ""
+    return stripped.endswith("?") and _stranded(stripped) and opener in _QUESTION_WORDS
 
 
 #: Words a question opens with: a question word, or the auxiliary of a yes/no question.
