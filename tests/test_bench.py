@@ -472,7 +472,7 @@ def _figures(*, decision_ms: float, self_interruptions: int) -> Figures:
         heard=HeardFigures((Cut("r", True, 1.0, "a b", "a b", "a b", "a b"),)),
         echo=EchoFigures(20, self_interruptions, 0, 0, 0, 0, 0, 120.0, 90.0),
         rtf=RtfFigures(0.3, 0.1, {"1.1s": 580.0}),
-        memory=MemoryFigures(after_load_mb=290.0, after_warm_up_mb=350.0, peak_mb=650.0),
+        memory=MemoryFigures(after_load_mb=290.0, after_warm_up_mb=350.0, peak_mb=550.0),
     )
 
 
@@ -487,7 +487,7 @@ def test_targets_are_reported_met_or_missed_never_enforced() -> None:
     assert (good["rss_after_load_mb"], good["rss_after_warm_up_mb"], good["peak_rss_mb"]) == (
         290.0,
         350.0,
-        650.0,
+        550.0,
     )
     assert good["targets"]["greeting_barge_in_landed"] == {"min": 1, "met": True}
     assert good["targets"]["onset_to_silence_ms"] == {"max": 300, "met": True}
@@ -496,7 +496,7 @@ def test_targets_are_reported_met_or_missed_never_enforced() -> None:
     assert bad["targets"]["elapsed_without_peer_s"] == {"max": 1200, "met": False}
     assert bad["targets"]["barge_in_decision_to_silence_ms"] == {"max": 30, "met": False}
     assert bad["targets"]["self_interruptions"] == {"max": 0, "met": False}
-    assert targets({"patience_window_ms": 720})["peak_rss_mb"] == {"max": 700, "met": None}
+    assert targets({"patience_window_ms": 720})["peak_rss_mb"] == {"max": 600, "met": None}
 
 
 def test_the_table_shows_measured_target_and_peer() -> None:
@@ -509,7 +509,7 @@ def test_the_table_shows_measured_target_and_peer() -> None:
     assert "1000 ms" in reply and "1470 ms" in reply  # the peer's figure beside ours
     assert "≤ 870 ms ✓" in text and "patience 7" in text and "20 replies" in text
     memory = next(line for line in lines if line.startswith("peak RSS"))
-    assert "650 MB" in memory and "≤ 700 MB ✓" in memory
+    assert "550 MB" in memory and "≤ 600 MB ✓" in memory
     assert "290 MB loaded, 350 MB warmed up" in memory
 
 

@@ -66,6 +66,7 @@ def _run(
     closes: list[str | None] | None = None,
     strategy: str | None = None,
     missed: tuple[str, ...] = (),
+    peak: float | None = None,
 ) -> DeviceRun:
     kinds = kinds or ["statement"] * len(values)
     closes = closes or [None] * len(values)
@@ -73,7 +74,7 @@ def _run(
         DeviceTurn(v, brain, kind, f"line {n}", "espeak en-us+m3 150", how)
         for n, (v, kind, how) in enumerate(zip(values, kinds, closes, strict=True))
     )
-    return DeviceRun(who, patience, turns, missed, strategy)
+    return DeviceRun(who, patience, turns, missed, strategy, peak)
 
 
 Q, S = "wh_question", "statement"
@@ -86,13 +87,13 @@ def test_device_ratios_are_to_the_faster_pipecat_configuration_overall_and_by_cl
             _run("app (patience 7)", 7, [900, 1000, 1100, 400, 500, 600], 850,
                  [Q, Q, Q, S, S, S],
                  ["confident", "confident", "silence", "final", "final", "confident"]),
-            _run("app (patience 6)", 6, [800, 700, 900], 700),
-            _run("app (patience 0)", 0, [400, 500, 600], 350),
+            _run("app (patience 6)", 6, [800, 700, 900], 700, peak=612.5),
+            _run("app (patience 0)", 0, [400, 500, 600], 350, peak=580.0),
         ),
         (
             # Speech timeout: faster overall (median 1100 against 1250) and on statements.
             _run("Pipecat (speech-timeout)", None, [1200, 1300, 1400, 800, 900, 1000], 900,
-                 [Q, Q, Q, S, S, S], strategy="speech-timeout"),
+                 [Q, Q, Q, S, S, S], strategy="speech-timeout", peak=450.0),
             # Smart Turn: faster on questions, with the slowest turn of all; a question and
             # a request unanswered.
             _run("Pipecat (smart-turn)", None, [1000, 1100, 3400, 1200, 1300, 1400], 900,
@@ -105,6 +106,9 @@ def test_device_ratios_are_to_the_faster_pipecat_configuration_overall_and_by_cl
     )  # fmt: skip
     result = device_result(figures)
     assert result["peer_stage_s"] == 181.5  # the full run's budget leaves it out
+    # Each process's peak, read as it exited: the app's highest session, and the peer's.
+    assert result["device_app_peak_rss_mb"] == 612.5 and result["peer_peak_rss_mb"] == 450.0
+    assert result["device_runs"][0]["peak_rss_mb"] is None  # not read: not guessed
     assert result["device_end_of_speech_to_first_audio_ms"] == 750
     assert result["device_end_of_speech_to_first_audio_fast_ms"] == 800
     assert [r["strategy"] for r in result["peer_runs"]] == ["speech-timeout", "smart-turn"]
@@ -159,11 +163,13 @@ def test_device_ratios_are_to_the_faster_pipecat_configuration_overall_and_by_cl
     assert bounds["peer_class_ratio_wh_question"] == ("max", 0.80)
     assert bounds["peer_class_ratio_statement"] == ("max", 0.80)
     assert bounds["worst_turn_ratio"] == ("max", 0.9)
+    assert bounds["device_app_peak_rss_mb"] == ("max", 600)
     assert result["audit_units"] == 8 and bounds["audit_max_words_off"] == ("max", 1)
     lines = device_lines(result)
     assert any("Pipecat (smart-turn)" in line and "1250 ms" in line for line in lines)
     assert any("app (patience 7)" in line and "closed 2 final, 3 confident, 1 silence" in line
                for line in lines)  # fmt: skip
+    assert any("app (patience 6)" in line and line.endswith("; peak 612 MB") for line in lines)
     assert "  the faster Pipecat configuration: speech-timeout" in lines
     # The table by class: ours, each configuration's, and the ratio to the faster.
     row = next(line for line in lines if line.strip().startswith(Q))

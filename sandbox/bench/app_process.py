@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox.bench import pulse
+from sandbox.bench.child_memory import PeakWatch, reap
 from sandbox.brains.fixed import FixedReply
 from sandbox.errors import UserError
 from sandbox.sdk import serve
@@ -39,6 +40,8 @@ class Arrivals:
 
     started: float | None = None
     messages: list[tuple[float, str]] = field(default_factory=list)
+    #: The app's peak resident memory over its whole run (MB), known once it has exited.
+    peak_rss_mb: float | None = None
 
     def notify(self, kind: str, text: str) -> None:
         """The brain's hook (see :class:`~sandbox.brains.fixed.FixedReply`)."""
@@ -90,6 +93,7 @@ async def running_app(patience: int, report: Path) -> AsyncIterator[Arrivals]:
     app = subprocess.Popen(
         command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
     )
+    watch = PeakWatch(app.pid)
     os.close(slave)
     drain = threading.Thread(target=_drain, args=(master,), daemon=True)
     drain.start()
@@ -98,10 +102,6 @@ async def running_app(patience: int, report: Path) -> AsyncIterator[Arrivals]:
     finally:
         with contextlib.suppress(OSError):
             os.write(master, b"\x11")  # ctrl+q: the app ends the call and writes its report
-        try:
-            await asyncio.to_thread(app.wait, QUIT_S)
-        except subprocess.TimeoutExpired:
-            app.kill()
-            await asyncio.to_thread(app.wait)
+        arrivals.peak_rss_mb = await reap(app, QUIT_S, watch)
         os.close(master)
         await server.close()

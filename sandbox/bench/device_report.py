@@ -54,6 +54,8 @@ FLOOR_TARGETS: dict[str, tuple[str, float]] = {
     "barge_in_onset_to_silence_ms": ("max", 200),
     "device_backchannel_answered_fraction": ("max", 0),
 }
+#: The app's whole process at the devices (issue 40's bound on resident memory).
+MEMORY_TARGETS: dict[str, tuple[str, float]] = {"device_app_peak_rss_mb": ("max", 600)}
 
 
 def class_figures(
@@ -110,6 +112,7 @@ def _run(run: DeviceRun, order: Sequence[str]) -> dict[str, Any]:
         "close_reasons": None if run.patience is None else close_reasons(run),
         "values_ms": values,
         "brain_values_ms": [t.to_brain_ms for t in run.turns],
+        "peak_rss_mb": run.peak_rss_mb,
         "turn_log": [
             {
                 "class": t.kind,
@@ -182,6 +185,7 @@ def _peer_keys(
         "peer_ratio_end_of_speech_to_first_audio_fast": _ratio(
             None if fast is None else fast.first_audio_ms, theirs
         ),
+        "peer_peak_rss_mb": _highest(figures.peers),
         "device_worst_turn_ms": ours_worst,
         "peer_worst_turn_ms": None if best is None else _worst(best),
     }
@@ -228,6 +232,8 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
         out["device_close_reasons"] = close_reasons(default)
     for run in figures.runs:
         out[f"device_end_of_speech_to_user_message_p{run.patience}_ms"] = run.to_brain_ms
+    # The app as its users run it (`sandbox run`, real devices, both models), from outside.
+    out["device_app_peak_rss_mb"] = _highest(figures.runs)
     if figures.peers:
         out.update(_peer_keys(figures, default, fast))
     if figures.floor is not None:
@@ -235,10 +241,17 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
     return out
 
 
+def _highest(runs: Sequence[DeviceRun]) -> float | None:
+    """The highest peak resident memory of ``runs`` (MB), None when none was read."""
+    return max((r.peak_rss_mb for r in runs if r.peak_rss_mb is not None), default=None)
+
+
 def device_targets(figures: dict[str, Any]) -> dict[str, tuple[str, float]]:
     """The bounds of the device keys present in ``figures``."""
     bounds: dict[str, tuple[str, float]] = {
-        k: v for k, v in (RATIO_TARGETS | FLOOR_TARGETS).items() if figures.get(k) is not None
+        k: v
+        for k, v in (RATIO_TARGETS | FLOOR_TARGETS | MEMORY_TARGETS).items()
+        if figures.get(k) is not None
     }
     for key, value in figures.items():
         if key.startswith(CLASS_RATIO_PREFIX) and value is not None:
@@ -313,11 +326,13 @@ def _run_line(run: dict[str, Any]) -> str:
         if run[key]
     ]
     closes = run["close_reasons"]
+    peak = run.get("peak_rss_mb")
     return (
         f"  {run['who']:<28} {fmt_ms(run['end_of_speech_to_first_audio_ms']):>8} "
         f"({fmt_ms(low)} to {fmt_ms(high)}, {', '.join(notes)}); "
         f"at the brain {fmt_ms(run['end_of_speech_to_brain_ms'])}"
         + ("; closed " + ", ".join(f"{n} {how}" for how, n in closes.items()) if closes else "")
+        + ("" if peak is None else f"; peak {peak:.0f} MB")
     )
 
 

@@ -77,6 +77,8 @@ class DeviceRun:
     turns: tuple[DeviceTurn, ...]
     missed: tuple[str, ...]  # the class of each turn with no reply in time
     strategy: str | None = None
+    #: The process's peak resident memory over the whole session (MB), read as it exited.
+    peak_rss_mb: float | None = None
 
     @property
     def closes(self) -> dict[str, int]:
@@ -225,7 +227,7 @@ async def measure_app(
                 "no turn reached the brain after it" if turn.heard is None else "not in its report"
             )
             progress(f"  {who}: measured turn {number} ({turn.text!r}): no close reason ({why})")
-    return DeviceRun(who, patience, turns, missed), floor_run
+    return DeviceRun(who, patience, turns, missed, peak_rss_mb=arrivals.peak_rss_mb), floor_run
 
 
 def _closed_by(
@@ -255,7 +257,8 @@ async def measure_peer(
                 return None if found is None else AtBrain(found)
 
             measured, missed = await _turns(probe, loop_s, lines, warmup, at_brain, progress, who)
-    return DeviceRun(who, None, tuple(t for t, _ in measured), missed, strategy)
+    turns = tuple(t for t, _ in measured)
+    return DeviceRun(who, None, turns, missed, strategy, events.peak_rss_mb)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.bench import pulse
+from sandbox.bench.child_memory import PeakWatch, reap
 from sandbox.bench.figures import Progress
 from sandbox.errors import UserError
 
@@ -34,6 +35,8 @@ PYAUDIO = "pyaudio==0.2.14"
 BEST, DEFAULT = "speech-timeout", "smart-turn"
 #: Model loading and pipeline start.
 READY_S = 120.0
+#: How long the peer may take to stop once asked before it is killed.
+QUIT_S = 10.0
 
 
 def peer_dir() -> Path:
@@ -101,6 +104,8 @@ class PeerEvents:
     """The peer's event log (one JSON object a line, ``time.monotonic()`` seconds)."""
 
     path: Path
+    #: The peer's peak resident memory over its whole run (MB), known once it has exited.
+    peak_rss_mb: float | None = None
 
     def _events(self) -> list[dict[str, object]]:
         if not self.path.exists():
@@ -132,6 +137,7 @@ async def running_peer(python: Path, strategy: str, events: Path) -> AsyncIterat
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )  # fmt: skip
+    watch = PeakWatch(peer.pid)
     try:
         waited = 0.0
         while not log.ready:
@@ -144,8 +150,4 @@ async def running_peer(python: Path, strategy: str, events: Path) -> AsyncIterat
         yield log
     finally:
         peer.terminate()
-        try:
-            await asyncio.to_thread(peer.wait, 10)
-        except subprocess.TimeoutExpired:
-            peer.kill()
-            await asyncio.to_thread(peer.wait)
+        log.peak_rss_mb = await reap(peer, QUIT_S, watch)

@@ -34,7 +34,7 @@ FIXED_TARGETS: dict[str, tuple[str, float]] = {
     "heard_exact_fraction": ("min", 0.95),
     "heard_max_word_error": ("max", 1),
     "self_interruptions": ("max", 0),
-    "peak_rss_mb": ("max", 700),
+    "peak_rss_mb": ("max", 600),
     "onset_to_silence_ms": ("max", 300),
     "backchannel_resumed_fraction": ("min", 0.9),
     "backchannel_resumed_whole_fraction": ("min", 1.0),
