@@ -91,7 +91,41 @@ def pitch_track(pcm16k: Float32) -> npt.NDArray[np.float64]:
     peak = auto[np.arange(count), np.round(lags).astype(int)]
     loud = energy > max(float(energy.max()), 1e-12) * 10 ** (LOUDNESS_FLOOR_DB / 10)
     voiced = loud & (peak >= PERIODICITY) & _inside_sound(audio, count)
-    return np.where(voiced, SAMPLE_RATE / lags, np.nan)
+    return mend_octaves(np.where(voiced, SAMPLE_RATE / lags, np.nan))
+
+
+#: A voiced frame this many semitones or more above the voice just before it, and above the
+#: turn's median, is the tracker taking a fraction of the period, not the voice: a voice
+#: moves a semitone or two in 10 ms, and an octave is 12.
+OCTAVE_JUMP = 8.0
+#: The voice before a frame, for :func:`mend_octaves`: the last voiced frame if it is at most
+#: this many frames (200 ms, a consonant or two) earlier, else the track's median.
+OCTAVE_BRIDGE_FRAMES = 20
+
+
+def mend_octaves(pitch: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``pitch`` (Hz, NaN unvoiced) with each frame read an octave or more above the voice
+    around it moved down by whole octaves. The track takes the shortest lag whose peak is
+    near the best (:data:`OCTAVE_TOLERANCE`), so its errors are upward, where the voice is
+    weak at a turn's end: espeak-ng's "That's right." with its last syllable read an octave
+    up passed for a rise of 15 semitones and hid a fall of 6. A reading an octave *below*
+    is left as it is: the period really looked doubled there, which is a creaky voice (vocal
+    fry), heard as low, and a turn's end as often as not."""
+    voiced = np.flatnonzero(~np.isnan(pitch))
+    if len(voiced) == 0:
+        return pitch
+    semitones = 12.0 * np.log2(pitch / 100.0)
+    median = float(np.median(semitones[voiced]))
+    mended = semitones.copy()
+    last: int | None = None
+    for i in map(int, voiced):
+        near = last is not None and i - last <= OCTAVE_BRIDGE_FRAMES
+        anchor = mended[last] if near and last is not None else median
+        above = min(semitones[i] - anchor, semitones[i] - median)
+        if above >= OCTAVE_JUMP:
+            mended[i] -= 12.0 * max(1.0, float(np.round(above / 12.0)))
+        last = i
+    return np.asarray(100.0 * 2.0 ** (mended / 12.0))
 
 
 def _inside_sound(audio: npt.NDArray[np.float64], count: int) -> npt.NDArray[np.bool_]:
