@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import errno
 import importlib
+import importlib.util
 import logging
 import os
 import select
 import signal
 import sqlite3
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -69,8 +71,33 @@ class CommandParser(argparse.ArgumentParser):
         return parsed, extras
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser, with every available sub-command."""
+def _constant(module: str, name: str) -> str | None:
+    """The string constant ``name`` of ``module``, read from its source without importing
+    it (following ``HELP = OTHER`` and ``from … import OTHER``); None when there is none."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return None
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    return _constant(node.module, alias.name)
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            if isinstance(node.value, ast.Name):
+                return _constant(module, node.value.id)
+            value = ast.literal_eval(node.value)
+            return value if isinstance(value, str) else None
+    return None
+
+
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser. The sub-commands in ``commands`` (all of them when None) are
+    loaded with their options; the others are listed by their one-line help alone, read
+    from their source, so ``sandbox --help`` and one command's run load only what that
+    command uses (not the speech stack, when it needs none)."""
     parser = CommandParser(
         prog="sandbox",
         description="A mini Voqalize in your terminal.",
@@ -79,6 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subs = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
+        if commands is not None and name not in commands:
+            line = _constant(f"sandbox.commands.{name}", "HELP")
+            if line is not None:
+                subs.add_parser(name, help=line, description=line)
+            continue
         module = _load(name)
         if module is None:
             continue
@@ -102,8 +134,9 @@ def command_parser(words: Sequence[str]) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``sandbox`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[:1] if words and words[0] in COMMANDS else ())
+    args = parser.parse_args(words)
     module: ModuleType | None = getattr(args, "_module", None)
     if module is None:
         parser.print_help()

@@ -8,8 +8,8 @@ from typing import Any
 from google.protobuf.message import Message
 
 from sandbox.call.core import CallCore
+from sandbox.call.drive import feed_played
 from sandbox.call.effects import Effect, PlayoutEffect, SendFrame
-from sandbox.call.played import UnitPlayed, WordPlayed
 from sandbox.call.ports import play
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.call.sim_playout import SimPlayout
@@ -70,10 +70,7 @@ class Rig:
                 break
             self.now = step
             for event in self.sim.advance(self.now):
-                if isinstance(event, WordPlayed):
-                    self.take(self.core.word_played(event.speech_id, event.word, self.now))
-                elif isinstance(event, UnitPlayed):
-                    self.take(self.core.unit_played(event.speech_id, self.now))
+                self.take(feed_played(self.core, event, self.now))
             self.take(self.core.tick(self.now))
         self.now = end
 

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 from caller_audio import espeak, join, silence, squeezed, word_errors, words, write_wav
 
+from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.endpointer import PATIENCE_DEFAULT, windows_for
-from sandbox.audio.engine import AudioEngine, AudioOptions, EngineHooks
+from sandbox.audio.engine import AudioEngine, EngineHooks
 from sandbox.audio.mic import MicSource
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.stt import Transcriber

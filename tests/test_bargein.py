@@ -7,16 +7,10 @@ import pytest
 from caller_audio import espeak, join, silence
 
 from sandbox.audio.backchannels import Burst, classify
-from sandbox.audio.bargein import (
-    LONG_ASK_MS,
-    BargeIn,
-    BotResumes,
-    FloorEvent,
-    FloorJudge,
-    OverBot,
-)
+from sandbox.audio.bargein import LONG_ASK_MS, FloorJudge
 from sandbox.audio.resample import Float32, as_int16
 from sandbox.audio.vad import FrameVad
+from sandbox.call.caller_events import BargeIn, BotResumes, FloorEvent, OverBot
 
 F = 30
 

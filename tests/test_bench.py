@@ -13,8 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sandbox.audio.bargein import BargeIn, OverBot
-from sandbox.audio.listener import TurnCommitted
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.sinks import Block
 from sandbox.audio.tts import Clip, WordSpan
@@ -46,6 +44,7 @@ from sandbox.bench.runner import (
     BenchConfig,
 )
 from sandbox.bench.turns import TurnFigures, TurnRun, turn_run
+from sandbox.call.caller_events import BargeIn, OverBot, TurnCommitted
 from sandbox.call.effects import CutPlayout, PausePlayout, SendFrame
 from sandbox.wire import pb
 from sandbox.wire.codec import envelope

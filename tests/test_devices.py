@@ -12,6 +12,7 @@ from types import ModuleType
 import pytest
 from ui_tmux import sandbox_run
 
+from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.devices import (
     Device,
     list_devices,
@@ -19,7 +20,6 @@ from sandbox.audio.devices import (
     resolve_input,
     resolve_output,
 )
-from sandbox.audio.engine import AudioOptions
 from sandbox.errors import UserError
 from sandbox.ui.choose import choose_audio
 

@@ -8,6 +8,7 @@ arrows, and checks what importing the SDK (``import *`` included) really loads.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import re
 import subprocess
@@ -135,7 +136,8 @@ def test_the_checker_sees_a_forbidden_arrow(
     [
         ("sandbox.sdk", ("call", "host", "audio", "record", "ui", "harness", "brains")),
         ("sandbox.call.core", ("host", "audio", "record", "ui", "harness", "sdk")),
-        ("sandbox.host.session", ("sdk", "brains", "harness", "ui")),
+        # The host knows the listener's events from the core, not the audio layer.
+        ("sandbox.host.session", ("sdk", "brains", "harness", "ui", "audio")),
     ],
 )
 def test_importing_a_layer_loads_nothing_above_it(module: str, absent: tuple[str, ...]) -> None:
@@ -194,3 +196,52 @@ def test_the_driver_is_still_reachable_from_the_sdk() -> None:
     assert sandbox.sdk.VoqalizeDriver is sandbox.harness.VoqalizeDriver
     with pytest.raises(AttributeError):
         _ = sandbox.sdk.NoSuchThing
+
+
+#: What hearing and speaking need, and the app's screen: a brain's test, a simulated call and
+#: the command line's help need none of it.
+SPEECH_STACK = frozenset(
+    {
+        "numpy", "webrtcvad", "faster_whisper", "ctranslate2", "onnxruntime", "sounddevice",
+        "soundfile", "piper", "livekit", "textual",
+    }
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # A simulated call: the driver, `sandbox test`'s runner and its pytest plugin, the
+        # load generator, the host.
+        "import sandbox.harness, sandbox.testing.script_tests, sandbox.testing.plugin, "
+        "sandbox.load.run, sandbox.host.session",
+        # `sandbox --help`, and the commands that run simulated calls or read the store.
+        "import contextlib, io\nfrom sandbox.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['--help'])",
+        "from sandbox.cli import build_parser\n"
+        "for name in ('test', 'load', 'call', 'sessions', 'export', 'check', 'brain'):\n"
+        "    build_parser([name])",
+    ],
+)
+def test_a_simulated_call_and_the_help_load_no_speech_stack(code: str) -> None:
+    _parts, modules = _loaded(code)
+    assert not modules & SPEECH_STACK, sorted(modules & SPEECH_STACK)
+
+
+def test_the_help_lists_every_command_with_its_own_words() -> None:
+    """`sandbox --help` reads each command's one line from its source, not its module: the
+    same words the loaded command gives."""
+    from sandbox.cli import COMMANDS, build_parser
+
+    lazy, loaded = build_parser(()), build_parser()
+    for parser in (lazy, loaded):
+        assert list(_choices(parser)) == list(COMMANDS)
+    assert {n: p.description for n, p in _choices(lazy).items()} == {
+        n: p.description for n, p in _choices(loaded).items()
+    }
+
+
+def _choices(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(subs.choices)

@@ -20,22 +20,25 @@ from caller_audio import (
     words,
 )
 
-from sandbox.audio.bargein import BargeIn, BotResumes, FloorEvent, FloorJudge, OverBot
+from sandbox.audio.bargein import FloorJudge
 from sandbox.audio.echo_canceller import EchoCanceller
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.endpointer import RISE_SEMITONES, windows_for
-from sandbox.audio.listener import (
-    Backchannel,
-    CallerSpeaking,
-    DroppedEmpty,
-    Listener,
-    ListenerEvent,
-    TurnCommitted,
-    in_executor,
-)
+from sandbox.audio.listener import Listener, in_executor
 from sandbox.audio.resample import Float32, resample
 from sandbox.audio.stt import Transcriber, Transcript
 from sandbox.bench.pause_set import pause_inside
+from sandbox.call.caller_events import (
+    Backchannel,
+    BargeIn,
+    BotResumes,
+    CallerSpeaking,
+    DroppedEmpty,
+    FloorEvent,
+    ListenerEvent,
+    OverBot,
+    TurnCommitted,
+)
 
 MIC_RATE = 48000
 BOT_RATE = 22050

@@ -22,7 +22,8 @@ from ui_tmux import sandbox_in_tmux
 from sandbox.audio.stt import Transcriber
 from sandbox.call.units import Fate
 from sandbox.paths import HOME_ENV
-from sandbox.record.legs import MIC, SPEAKER, leg_path
+from sandbox.record.leg_files import leg_path
+from sandbox.record.legs import MIC, SPEAKER
 from sandbox.record.store import SessionStore
 from sandbox.replay.leg_player import LegPlayer
 from sandbox.replay.source import open_recording

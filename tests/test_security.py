@@ -33,7 +33,8 @@ from sandbox.harness.builtin import brain_url_for
 from sandbox.host import launch
 from sandbox.host.launch import INIT_LIMIT, CallOptions, check_init
 from sandbox.logs import Redacted, log_path, logging_to_file
-from sandbox.record.legs import MIC, AudioLeg, leg_path
+from sandbox.record.leg_files import leg_path
+from sandbox.record.legs import MIC, AudioLeg
 from sandbox.record.recorder import default_report_path
 from sandbox.record.store import SessionStore
 from sandbox.sdk import serve

@@ -26,7 +26,8 @@ from sandbox.brains.echo import Echo
 from sandbox.caller.script import parse_script
 from sandbox.paths import HOME_ENV
 from sandbox.record.export import frame_record, session_report, session_report_json
-from sandbox.record.legs import leg_path, read_leg
+from sandbox.record.leg_files import leg_path
+from sandbox.record.legs import read_leg
 from sandbox.record.markdown import session_markdown
 from sandbox.record.report import report_from_json, report_json
 from sandbox.record.store import SCHEMA_VERSION, SessionStore, StoreError, connect, store_path

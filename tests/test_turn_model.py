@@ -19,7 +19,7 @@ from sandbox.audio.endpointer import (
     text_shape,
     windows_for,
 )
-from sandbox.audio.listener import Listener, TurnCommitted
+from sandbox.audio.listener import Listener
 from sandbox.audio.resample import Float32
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
 from sandbox.audio.turn_model import (
@@ -34,6 +34,7 @@ from sandbox.audio.turn_model import (
 )
 from sandbox.bench.pause_set import COMPLETE, complete_utterance
 from sandbox.bench.pauses import InlineModels, first_commit, pauses_table
+from sandbox.call.caller_events import TurnCommitted
 
 #: Clips and their features by pipecat 1.14.0's own numpy port of WhisperFeatureExtractor
 #: (written by tools/vendor-turn-model from the wheel).

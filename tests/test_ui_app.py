@@ -23,8 +23,7 @@ from ui_rig import (
     wait_until,
 )
 
-from sandbox.audio.bargein import BotResumes, OverBot
-from sandbox.audio.listener import Backchannel
+from sandbox.call.caller_events import Backchannel, BotResumes, OverBot
 from sandbox.call.effects import CallState
 from sandbox.call.units import Fate
 from sandbox.ui.screens.help import HelpScreen

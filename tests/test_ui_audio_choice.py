@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from caller_audio import silence, write_wav
 
+from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.device_choice import pick_devices
 from sandbox.audio.devices import Device
-from sandbox.audio.engine import AudioOptions
 from sandbox.errors import UserError
 from sandbox.record.recorder import FrameRecord
 from sandbox.ui.choose import ASKED_TYPED, HOW_TO_ENABLE, choose_audio, missing_audio

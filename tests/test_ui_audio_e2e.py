@@ -17,7 +17,8 @@ from readme import commands
 from ui_rig import SIZE, host_of, line_texts, say, use_home, wait_until
 from ui_tmux import sandbox_run
 
-from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.audio.audio_options import AudioOptions
+from sandbox.audio.engine import AudioEngine
 from sandbox.call.effects import CallState
 from sandbox.call.settings import Settings
 from sandbox.call.units import Fate

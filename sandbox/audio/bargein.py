@@ -48,42 +48,10 @@ from __future__ import annotations
 
 import enum
 from collections import deque
-from dataclasses import dataclass
 
 from sandbox.audio.backchannels import MAX_TOKENS, Burst, classify, tokens
 from sandbox.audio.vad import FRAME_MS
-
-
-@dataclass(frozen=True)
-class OverBot:
-    """The caller's voice began over the bot at ``t_onset``: pause playout (at ``t``)."""
-
-    t_onset: int
-    t: int
-
-
-@dataclass(frozen=True)
-class BargeIn:
-    """The caller took the floor: speech began at ``t_onset`` and was judged real at
-    ``t_decided`` (ms); ``why``: what decided it (a sentence's length, a floor word...)."""
-
-    t_onset: int
-    t_decided: int
-    why: str = ""
-
-
-@dataclass(frozen=True)
-class BotResumes:
-    """The voice that began at ``t_onset`` did not take the floor; the bot goes on at ``t``.
-    ``why``: noise, backchannel or undecided; ``text``: its transcript, if one was judged."""
-
-    t_onset: int
-    t: int
-    why: str
-    text: str = ""
-
-
-FloorEvent = OverBot | BargeIn | BotResumes
+from sandbox.call.caller_events import BargeIn, BotResumes, FloorEvent, OverBot
 
 #: Longest a long burst waits for its transcript before it is taken for a sentence.
 LONG_ASK_MS = 800

@@ -122,9 +122,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sandbox.audio.vad import FRAME_MS
+from sandbox.call.caller_events import Reason
 from sandbox.wire.patience import patience_error
 
-Reason = Literal["final", "confident", "silence"]
 #: What a transcript's wording says about the turn (see :func:`text_shape`).
 TextShape = Literal["finished", "fragment", "open"]
 

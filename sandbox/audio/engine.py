@@ -29,15 +29,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.caller_aloud import CallerAloud
 from sandbox.audio.echo_canceller import EchoCanceller
-from sandbox.audio.listener import (
-    Listener,
-    ListenerEvent,
-    TurnCommitted,
-    in_executor,
-    judged_in,
-)
+from sandbox.audio.listener import Listener, in_executor, judged_in
 from sandbox.audio.mic import DeviceMic, MicSource
 from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.resample import Float32
@@ -47,6 +42,7 @@ from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
 from sandbox.audio.turn_model import TurnModel
 from sandbox.audio.voices import catalog, default_voice, voice_languages
+from sandbox.call.caller_events import ListenerEvent, TurnCommitted
 from sandbox.call.ports import Listening
 from sandbox.call.settings import Capabilities
 from sandbox.errors import UserError
@@ -86,18 +82,6 @@ class CallLink(Protocol):
 
     def wake(self) -> None:
         """Playout released something: drain it (called from the audio thread)."""
-
-
-@dataclass(frozen=True)
-class AudioOptions:
-    """``mic``: a device (index or name) or a WAV file (read into a :class:`WavMic` given as
-    the engine's ``mic_source``); ``speaker``: a device, a WAV file to write, or "none"
-    (silent, still paced in real time). None means the default device."""
-
-    mic: str | None = None
-    speaker: str | None = None
-    aec: bool = True
-    stt_model: str | None = None
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sandbox.audio.bargein import BargeIn, BotResumes, FloorEvent, FloorJudge, OverBot
+from sandbox.audio.bargein import FloorJudge
 from sandbox.audio.doubletalk import BOT_SILENT_RMS, DoubleTalk
 from sandbox.audio.echo_canceller import EchoCanceller
 from sandbox.audio.endpointer import (
@@ -69,7 +69,6 @@ from sandbox.audio.endpointer import (
     Endpointer,
     EndpointEvent,
     PauseStarted,
-    Reason,
     Resumed,
     SpeechStarted,
     TurnEnded,
@@ -81,6 +80,17 @@ from sandbox.audio.resample import Float32, as_int16
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
 from sandbox.audio.turn_model import TurnModel
 from sandbox.audio.vad import FRAME_MS, FrameVad
+from sandbox.call.caller_events import (
+    Backchannel,
+    BargeIn,
+    BotResumes,
+    CallerSpeaking,
+    DroppedEmpty,
+    FloorEvent,
+    ListenerEvent,
+    OverBot,
+    TurnCommitted,
+)
 
 #: Whisper hook: (float32 16 kHz audio, ISO language) -> a future transcript.
 TranscribeFn = Callable[[Float32, str], "Future[Transcript]"]
@@ -114,47 +124,6 @@ def judged_in(model: TurnModel, executor: Executor) -> JudgeTurnFn:
         return executor.submit(model.probability, pcm)
 
     return submit
-
-
-@dataclass(frozen=True)
-class CallerSpeaking:
-    """A caller turn began at ``t``."""
-
-    t: int
-
-
-@dataclass(frozen=True)
-class Backchannel:
-    """Speech under the bot that did not take the floor, voiced from ``t_onset`` to
-    ``t_end``."""
-
-    text: str
-    t_onset: int
-    t_end: int
-    resumed: bool = False
-
-
-@dataclass(frozen=True)
-class TurnCommitted:
-    """One committed caller turn."""
-
-    text: str
-    reason: Reason
-    t_end_of_speech: int
-    t_window_closed: int
-    t_committed: int
-
-
-@dataclass(frozen=True)
-class DroppedEmpty:
-    """A turn closed with nothing transcribed; nothing is handed on."""
-
-    reason: Reason
-
-
-ListenerEvent = (
-    CallerSpeaking | OverBot | BotResumes | BargeIn | Backchannel | TurnCommitted | DroppedEmpty
-)
 
 
 @dataclass

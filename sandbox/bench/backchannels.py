@@ -22,7 +22,6 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sandbox.audio.bargein import BargeIn, BotResumes, OverBot
 from sandbox.audio.resample import Float32
 from sandbox.bench.bargein import first_event, first_silence
 from sandbox.bench.call import BenchCall, bench_call, listening, say, until
@@ -31,6 +30,7 @@ from sandbox.bench.mic import CallerLine
 from sandbox.bench.models import Models
 from sandbox.bench.noises import cough, knock
 from sandbox.bench.texts import LONG_REPLY_QUESTIONS
+from sandbox.call.caller_events import BargeIn, BotResumes, OverBot
 from sandbox.call.effects import PausePlayout, ResumePlayout
 from sandbox.call.played import WordPlayed
 from sandbox.call.units import Fate

@@ -24,13 +24,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sandbox.audio.bargein import BargeIn, OverBot
-from sandbox.audio.listener import ListenerEvent
 from sandbox.bench.call import BenchCall, CallLog, bench_call, listening, say, sent_after, until
 from sandbox.bench.figures import Progress, fmt_ms, median
 from sandbox.bench.mic import CallerLine
 from sandbox.bench.models import Models
 from sandbox.bench.texts import LONG_REPLY_QUESTIONS, OBJECTIONS
+from sandbox.call.caller_events import BargeIn, ListenerEvent, OverBot
 from sandbox.call.effects import PausePlayout
 
 #: The objection starts after this many words of the reply were heard (drawn at random).

@@ -16,11 +16,11 @@ import numpy as np
 
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.engine import AudioEngine, EngineHooks
-from sandbox.audio.listener import ListenerEvent
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.sinks import Block
 from sandbox.bench.mic import CallerLine, Spoken, TimedMic
 from sandbox.bench.models import Models
+from sandbox.call.caller_events import ListenerEvent
 from sandbox.call.effects import CallState, Effect, SendFrame
 from sandbox.call.settings import Settings
 from sandbox.harness.builtin import brain_url_for

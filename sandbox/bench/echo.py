@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sandbox.audio.bargein import BargeIn, BotResumes, OverBot
 from sandbox.audio.echo_path import LaptopEchoPath
-from sandbox.audio.listener import Backchannel, TurnCommitted
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.bench.call import answered, bench_call, listening, until
 from sandbox.bench.figures import Progress
 from sandbox.bench.models import Models
 from sandbox.bench.texts import ECHO_PROMPTS
+from sandbox.call.caller_events import Backchannel, BargeIn, BotResumes, OverBot, TurnCommitted
 from sandbox.call.units import Fate
 
 

@@ -12,7 +12,6 @@ import asyncio
 import random
 from dataclasses import dataclass
 
-from sandbox.audio.bargein import OverBot
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.bench.bargein import first_event
@@ -21,6 +20,7 @@ from sandbox.bench.figures import Progress, median
 from sandbox.bench.mic import CallerLine
 from sandbox.bench.models import Models
 from sandbox.bench.texts import OBJECTIONS
+from sandbox.call.caller_events import OverBot
 from sandbox.call.units import Fate
 
 #: How far into the greeting the objection starts (seconds, drawn at random).

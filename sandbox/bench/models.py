@@ -6,7 +6,8 @@ import resource
 import sys
 from dataclasses import dataclass
 
-from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.audio.audio_options import AudioOptions
+from sandbox.audio.engine import AudioEngine
 from sandbox.audio.resample import resample
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber
 from sandbox.audio.tts import Synthesizer

@@ -34,12 +34,13 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from sandbox.audio.endpointer import looks_complete
-from sandbox.audio.listener import Listener, TurnCommitted
+from sandbox.audio.listener import Listener
 from sandbox.audio.resample import Float32
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
 from sandbox.audio.turn_model import TurnModel
 from sandbox.bench.figures import Progress, median
 from sandbox.bench.pause_set import Utterance, afterthought_set, complete_set, paused_set
+from sandbox.call.caller_events import TurnCommitted
 from sandbox.call.settings import DEFAULT_PATIENCE
 
 #: A commit this soon after the utterance's end is early.

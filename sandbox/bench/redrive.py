@@ -52,7 +52,8 @@ from typing import TypeVar
 
 from textual.widgets import Input
 
-from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.audio.audio_options import AudioOptions
+from sandbox.audio.engine import AudioEngine
 from sandbox.bench import pulse
 from sandbox.bench.audit import audit_stored_sessions
 from sandbox.bench.figures import Progress, target_lines

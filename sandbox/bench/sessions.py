@@ -28,7 +28,8 @@ from google.protobuf.message import Message
 
 from sandbox.bench.figures import Progress, median, target_lines
 from sandbox.bench.own_home import own_home
-from sandbox.record.legs import MIC, SPEAKER, STORED_RATE, AudioLeg, leg_path
+from sandbox.record.leg_files import leg_path
+from sandbox.record.legs import MIC, SPEAKER, STORED_RATE, AudioLeg
 from sandbox.record.page.build import session_page
 from sandbox.record.recorder import Recorder
 from sandbox.record.store import SessionStore

@@ -48,7 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.audio.audio_options import AudioOptions
+from sandbox.audio.engine import AudioEngine
 from sandbox.bench import pulse
 from sandbox.bench.figures import Progress, median, target_lines
 from sandbox.bench.own_home import own_home

@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sandbox.audio.endpointer import windows_for
-from sandbox.audio.listener import TurnCommitted
 from sandbox.bench.call import CallLog, bench_call, listening, say, sent_after, until
 from sandbox.bench.figures import Progress, fmt_ms, median
 from sandbox.bench.mic import CallerLine
 from sandbox.bench.models import Models
 from sandbox.bench.texts import CALLER_TURNS
+from sandbox.call.caller_events import TurnCommitted
 from sandbox.call.settings import Settings
 
 #: Longest a turn may take to reach the brain before the run counts as lost.

@@ -11,16 +11,12 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sandbox.audio.echo_path import LaptopEchoPath
-from sandbox.audio.engine import AudioEngine
-from sandbox.audio.script_mic import ScriptMic
 from sandbox.call.core import CallCore
 from sandbox.call.effects import BrainStalled, CallerShown, DeadAir, DeadAirEnded, ScreenEffect
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, load_script
 from sandbox.caller.script_limits import MS_PER_WORD
 from sandbox.caller.script_runner import ScriptRunner, play_through
-from sandbox.caller.voice_caller import InjectedVoice
 from sandbox.commands.options import (
     add_audio_options,
     add_call_options,
@@ -30,7 +26,6 @@ from sandbox.commands.options import (
 from sandbox.commands.written import FORCE_HELP, clear_the_way
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
-from sandbox.host.audio_call import audio_call
 from sandbox.host.launch import CallNotPlaced, open_call
 from sandbox.host.session import CallHost
 from sandbox.record.plain_text import visible
@@ -190,6 +185,13 @@ async def _sim_call(
 
 
 async def _real_call(args: argparse.Namespace, script: Script, hang_up: HangUp) -> Written:
+    # The speech stack loads only here: a simulated call needs none of it.
+    from sandbox.audio.echo_path import LaptopEchoPath
+    from sandbox.audio.engine import AudioEngine
+    from sandbox.audio.script_mic import ScriptMic
+    from sandbox.caller.voice_caller import InjectedVoice
+    from sandbox.host.audio_call import audio_call
+
     options = call_options(args, recording="audio")
     echo = LaptopEchoPath(ScriptMic.RATE) if args.echo_path else None
     mic = ScriptMic(echo)

@@ -114,8 +114,9 @@ def _frontend(
     args: argparse.Namespace, scene: Scene, models: _Models
 ) -> tuple[AudioFrontend, Caller | None, str]:
     """The scene's sound: both voices through the speaker, or the clock (and why)."""
+    from sandbox.audio.audio_options import AudioOptions
     from sandbox.audio.caller_aloud import CallerAloud
-    from sandbox.audio.engine import AudioEngine, AudioOptions
+    from sandbox.audio.engine import AudioEngine
     from sandbox.audio.script_mic import ScriptMic
     from sandbox.caller.voice_caller import InjectedVoice
     from sandbox.ui.choose import missing_audio

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sandbox.audio.engine import AudioOptions
+from sandbox.audio.audio_options import AudioOptions
 from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, idle_error
 from sandbox.errors import UserError
 from sandbox.harness.builtin import BRAIN_NAMES, brain_choice

@@ -17,9 +17,7 @@ from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
 from sandbox.record.export import session_report, session_report_json
 from sandbox.record.latency_text import latency_lines
-from sandbox.record.legs import EXPORTED_LEGS, export_legs
 from sandbox.record.markdown import session_markdown
-from sandbox.record.page.build import session_page
 from sandbox.record.plain_text import json_text, visible
 from sandbox.record.session_text import local_time, session_text
 from sandbox.record.session_words import recorded_brain
@@ -149,10 +147,15 @@ def export_session(store: SessionStore, row: SessionRow, args: argparse.Namespac
     clear_the_way(_destinations(args), force=args.force)
     if args.json is not None:
         _write(args.json, json_text(session_report_json(store, row), indent=2))
+    # The audio library (numpy, soundfile) loads only for what writes audio.
     if args.wav is not None:
+        from sandbox.record.legs import export_legs
+
         for path in export_legs(row.id, args.wav):
             print(f"wrote {path}")
     if args.html is not None:
+        from sandbox.record.page.build import session_page
+
         _write(args.html, session_page(store, row))
     if args.md is not None:
         summary = session_markdown(row, session_report(store, row))
@@ -168,6 +171,8 @@ def _destinations(args: argparse.Namespace) -> list[Path]:
     if args.md is not None and str(args.md) != "-":
         files.append(args.md)
     if args.wav is not None:
+        from sandbox.record.legs import EXPORTED_LEGS
+
         files += [args.wav / f"{leg}.wav" for leg in EXPORTED_LEGS]
     return files
 

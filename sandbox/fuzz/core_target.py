@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from google.protobuf.message import Message
 
 from sandbox.call.core import CallCore
+from sandbox.call.drive import feed_played
 from sandbox.call.effects import Effect, PlayoutEffect, SendFrame
-from sandbox.call.played import UnitPlayed, WordPlayed
 from sandbox.call.ports import play
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.call.sim_playout import SimPlayout
@@ -121,10 +121,7 @@ class _Drive:
                 return
             self.now = step
             for event in self.playout.advance(self.now):
-                if isinstance(event, WordPlayed):
-                    self.take(self.core.word_played(event.speech_id, event.word, self.now))
-                elif isinstance(event, UnitPlayed):
-                    self.take(self.core.unit_played(event.speech_id, self.now))
+                self.take(feed_played(self.core, event, self.now))
             self.tick()
         raise InvariantBroken("time", f"the clock never settled within {MAX_STEPS} steps")
 

@@ -12,7 +12,8 @@ from sandbox.audio.sinks import Block
 from sandbox.audio.stt import SAMPLE_RATE
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
-from sandbox.record.legs import MIC, SPEAKER, AudioLeg, leg_path
+from sandbox.record.leg_files import leg_path
+from sandbox.record.legs import MIC, SPEAKER, AudioLeg
 
 
 def record_legs(engine: AudioEngine, host: CallHost) -> tuple[list[AudioLeg], EngineHooks]:

@@ -20,15 +20,11 @@ from typing import Protocol, assert_never
 
 from websockets.exceptions import ConnectionClosed
 
-from sandbox.audio.bargein import BargeIn, BotResumes, OverBot
-from sandbox.audio.listener import (
-    Backchannel,
-    CallerSpeaking,
-    DroppedEmpty,
+from sandbox.call.caller_events import (
     ListenerEvent,
-    TurnCommitted,
 )
 from sandbox.call.core import CallCore
+from sandbox.call.drive import feed_heard, feed_played
 from sandbox.call.effects import (
     CallEnded,
     Effect,
@@ -39,10 +35,9 @@ from sandbox.call.effects import (
     UnitChanged,
     WireEffect,
 )
-from sandbox.call.played import AudioMark, ClauseUnsaid, UnitUnspoken, WordPlayed
+from sandbox.call.played import AudioMark, WordPlayed
 from sandbox.call.ports import Listening, Playout, listen, play
 from sandbox.call.surplus import Surplus, SurplusFrame
-from sandbox.call.waterfall import HeardTiming
 from sandbox.host.warp import WarpClock, brain_owes
 from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
@@ -165,27 +160,7 @@ class CallHost:
         """From the listener's thread: what it decided about the caller, into the core."""
         if self.recorder.keeps_events:
             self.recorder.event(self.now(), _kind(event), asdict(event))
-        core = self.core
-        match event:
-            case CallerSpeaking():
-                self.post_threadsafe(core.caller_speaking)
-            case OverBot():
-                self.post_threadsafe(core.caller_over_bot)
-            case BotResumes():
-                self.post_threadsafe(core.bot_keeps_floor)
-            case BargeIn():
-                self.post_threadsafe(core.barge_in)
-            case Backchannel(text=text, resumed=resumed):
-                self.post_threadsafe(lambda now: core.backchannel(text, now, resumed=resumed))
-            case TurnCommitted(text=text, reason=reason):
-                timing = HeardTiming(
-                    event.t_end_of_speech, event.t_window_closed, event.t_committed
-                )
-                self.post_threadsafe(
-                    lambda now: core.caller_turn(text, now, closed_by=reason, heard=timing)
-                )
-            case DroppedEmpty():
-                self.post_threadsafe(core.caller_quiet)
+        self.post_threadsafe(lambda now: feed_heard(self.core, event, now))
 
     def caller_turn(self, text: str, *, typed: bool = False) -> None:
         """A committed caller turn."""
@@ -404,24 +379,9 @@ class CallHost:
                 if isinstance(played, WordPlayed):
                     word = True
                     self.words_played += 1
-                    if keeps:
-                        self.recorder.event(now, "word_played", asdict(played))
-                    effects += self.core.word_played(played.speech_id, played.word, now)
-                elif isinstance(played, UnitUnspoken):
-                    if keeps:
-                        self.recorder.event(now, "unit_unspoken", asdict(played))
-                    effects += self.core.unit_unspoken(played.speech_id, played.reason, now)
-                elif isinstance(played, AudioMark):
-                    effects += self.core.audio_mark(played.speech_id, played.stage, played.t_ms)
-                elif isinstance(played, ClauseUnsaid):
-                    if keeps:
-                        self.recorder.event(now, "clause_unsaid", asdict(played))
-                    sid, text, why = played.speech_id, played.text, played.reason
-                    effects += self.core.clause_unsaid(sid, text, why, now)
-                else:
-                    if keeps:
-                        self.recorder.event(now, "unit_played", asdict(played))
-                    effects += self.core.unit_played(played.speech_id, now)
+                if keeps and not isinstance(played, AudioMark):
+                    self.recorder.event(now, _kind(played), asdict(played))
+                effects += feed_played(self.core, played, now)
             effects += self.core.tick(now)
             if not effects:
                 return False

@@ -27,7 +27,7 @@ from typing import Any, Concatenate, ParamSpec, TypeGuard, TypeVar
 from sandbox.errors import UserError
 from sandbox.paths import data_dir
 from sandbox.private_files import private_files, private_folder
-from sandbox.record.legs import plain_id, remove_legs
+from sandbox.record.leg_files import plain_id, remove_legs
 from sandbox.record.plain_text import quoted, visible
 from sandbox.record.salvage import Scan, is_damage, readable_rows
 

@@ -25,7 +25,8 @@ from sandbox.audio.stt import SAMPLE_RATE, Transcriber
 from sandbox.errors import UserError
 from sandbox.judges.heard_truth import doubted, verdict, words_off
 from sandbox.record.export import frame_record, session_report
-from sandbox.record.legs import SPEAKER, at_rate, leg_path, read_leg
+from sandbox.record.leg_files import leg_path
+from sandbox.record.legs import SPEAKER, at_rate, read_leg
 from sandbox.record.session_words import AUDITED
 from sandbox.record.store import SessionRow, SessionStore
 

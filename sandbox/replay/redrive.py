@@ -27,7 +27,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.audio.audio_options import AudioOptions
+from sandbox.audio.engine import AudioEngine
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.call.settings import Settings
 from sandbox.call.sim_playout import SimPlayout
@@ -42,7 +43,8 @@ from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock, hold_for, work_gaps
 from sandbox.record.export import frame_record, session_report
-from sandbox.record.legs import MIC, leg_path, read_leg
+from sandbox.record.leg_files import leg_path
+from sandbox.record.legs import MIC, read_leg
 from sandbox.record.report import Report
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent
 from sandbox.replay.caller_audio import SpokenLine, cut_clips, spoken_lines

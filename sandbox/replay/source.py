@@ -10,7 +10,8 @@ import numpy.typing as npt
 
 from sandbox.errors import UserError
 from sandbox.record.export import session_report
-from sandbox.record.legs import MIC, SPEAKER, leg_path, read_leg
+from sandbox.record.leg_files import leg_path
+from sandbox.record.legs import MIC, SPEAKER, read_leg
 from sandbox.record.session_words import recorded_brain
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent
 from sandbox.replay.timeline import PROCESS_STOPPED, Replayer

@@ -16,25 +16,25 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sandbox.audio.engine import AudioEngine, AudioOptions
-from sandbox.audio.script_mic import ScriptMic
 from sandbox.brains import make_brain
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.caller.expect import Answer, Failure, answer, check_end, check_step
 from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, ScriptProblems, load_script
 from sandbox.caller.script_runner import ScriptRunner, play_through
-from sandbox.caller.voice_caller import InjectedVoice
 from sandbox.check.wirelog import WireLog
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_choice, serving
-from sandbox.host.audio_call import audio_call
 from sandbox.host.launch import CallNotPlaced, CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.record.plain_text import visible
 from sandbox.record.report import Report
 from sandbox.sdk import Brain
+
+if TYPE_CHECKING:  # the speech stack loads only for a run with real audio
+    from sandbox.audio.engine import AudioEngine
 
 #: What names the brain under test: a WebSocket URL, a built-in brain's name, or a factory
 #: of brains served in-process for the run (a pytest fixture's own brain class).
@@ -177,6 +177,12 @@ async def run_script(path: Path, url: str, models: AudioEngine | None = None) ->
             runner = ScriptRunner(host, script)
             await play_through(host, runner)
             return _judged(path, started, script, host, runner)
+        from sandbox.audio.audio_options import AudioOptions
+        from sandbox.audio.engine import AudioEngine
+        from sandbox.audio.script_mic import ScriptMic
+        from sandbox.caller.voice_caller import InjectedVoice
+        from sandbox.host.audio_call import audio_call
+
         mic = ScriptMic()
         engine = AudioEngine(
             AudioOptions(),
@@ -252,6 +258,9 @@ def judge(
 
 async def _loaded_models() -> AudioEngine:
     """An engine whose models (Whisper, the default voice) are loaded once for the run."""
+    from sandbox.audio.audio_options import AudioOptions
+    from sandbox.audio.engine import AudioEngine
+
     engine = AudioEngine(AudioOptions())
     await asyncio.to_thread(engine.load, lambda words: print(words, file=sys.stderr))
     return engine

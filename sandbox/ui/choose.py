@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.device_choice import DeviceChoice, is_file, pick_devices
 from sandbox.audio.devices import Device
-from sandbox.audio.engine import AudioEngine, AudioOptions
+from sandbox.audio.engine import AudioEngine
 from sandbox.audio.mic import WavMic
 from sandbox.caller.file_caller import FileCaller
 from sandbox.ui.audio import AudioFrontend

@@ -21,7 +21,8 @@ import numpy.typing as npt
 from sandbox.call.waterfall import STAGES, VOICE_END, from_start, in_order
 from sandbox.judges.heard_truth import doubted
 from sandbox.record.export import frame_record, session_report
-from sandbox.record.legs import MIC, SPEAKER, leg_path, read_leg
+from sandbox.record.leg_files import leg_path
+from sandbox.record.legs import MIC, SPEAKER, read_leg
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
 from sandbox.record.report import Report

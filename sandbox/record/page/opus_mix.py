@@ -13,7 +13,8 @@ import io
 import numpy as np
 import numpy.typing as npt
 
-from sandbox.record.legs import MIC, SPEAKER, STORED_RATE, leg_path, read_leg
+from sandbox.record.leg_files import leg_path
+from sandbox.record.legs import MIC, SPEAKER, STORED_RATE, read_leg
 
 
 def mixed_legs(session_id: str, duration_ms: int) -> npt.NDArray[np.float32]:

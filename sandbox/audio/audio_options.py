@@ -1,0 +1,20 @@
+"""The audio a call uses, as the command line and the app ask for it: which microphone and
+speaker, echo cancellation, which recognizer. Apart from the engine, so that choosing them
+(parsing options, a simulated call that passes them along) loads no part of the speech stack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class AudioOptions:
+    """``mic``: a device (index or name) or a WAV file (read into a :class:`WavMic` given as
+    the engine's ``mic_source``); ``speaker``: a device, a WAV file to write, or "none"
+    (silent, still paced in real time). None means the default device."""
+
+    mic: str | None = None
+    speaker: str | None = None
+    aec: bool = True
+    stt_model: str | None = None
