@@ -21,7 +21,7 @@ from typing import Any
 
 from sandbox.errors import UserError
 from sandbox.logs import log_path, logging_to_file
-from sandbox.malloc_arenas import limit_malloc_arenas
+from sandbox.malloc_tuning import tune_malloc
 from sandbox.paths import data_dir
 from sandbox.record.store import full_disk, is_full, store_path
 
@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with contextlib.ExitStack() as logging_on:
         if args.command != "brain":  # a brain server logs to its console on purpose
             logging_on.enter_context(logging_to_file())
-        limit_malloc_arenas()
+        tune_malloc()
         code = _run(module, args)
         try:
             sys.stdout.flush()  # now, so a reader that went away is met here, not at exit

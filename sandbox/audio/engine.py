@@ -46,7 +46,7 @@ from sandbox.call.caller_events import ListenerEvent, TurnCommitted
 from sandbox.call.ports import Listening
 from sandbox.call.settings import Capabilities
 from sandbox.errors import UserError
-from sandbox.malloc_arenas import give_back_free_memory
+from sandbox.malloc_tuning import give_back_free_memory
 from sandbox.wire.catalog import LANGUAGE_BY_ISO
 
 Progress = Callable[[str], None]

@@ -64,7 +64,7 @@ from sandbox.harness.builtin import brain_url_for
 from sandbox.host.audio_call import audio_call
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
-from sandbox.malloc_arenas import give_back_free_memory
+from sandbox.malloc_tuning import give_back_free_memory
 from sandbox.record.recorder import FrameRecord
 from sandbox.ui.latency import LatencyTracker
 
