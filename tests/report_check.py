@@ -12,6 +12,8 @@ from typing import Any
 
 import jsonschema
 
+from sandbox.call.effects import EndedBy
+from sandbox.call.outcome import Outcome
 from sandbox.record.report import REPORT_VERSION, Fields, Report, report_schema
 
 
@@ -61,14 +63,15 @@ def check_saved_reports(home: Path) -> None:
 
 def bare_report(frames: Sequence[Fields] = (), **fields: Any) -> Report:
     """A report holding only ``frames`` and ``fields``: no units, no record, every text
-    empty (for the printers, which read a report whatever call it came from)."""
+    empty, a completed call the caller ended (for the printers, which read a report
+    whatever call it came from)."""
     empty: dict[str, Any] = {
         "report_version": REPORT_VERSION,
         "session_id": "",
         "brain_url": "",
         "started_at": "",
-        "outcome": "",
-        "ended_by": "",
+        "outcome": Outcome.COMPLETED,
+        "ended_by": EndedBy.CALLER,
         "end_detail": "",
         "settings": "",
         "watermark": 0,

@@ -44,8 +44,8 @@ from sandbox.bench.runner import (
     BenchConfig,
 )
 from sandbox.bench.turns import TurnFigures, TurnRun, turn_run
-from sandbox.call.caller_events import BargeIn, OverBot, TurnCommitted
-from sandbox.call.effects import CutPlayout, PausePlayout, SendFrame
+from sandbox.call.caller_events import BargeIn, OverBot, TurnClose, TurnCommitted
+from sandbox.call.effects import CutPlayout, CutReason, PausePlayout, SendFrame
 from sandbox.wire import pb
 from sandbox.wire.codec import envelope
 
@@ -273,7 +273,7 @@ def _um(turn_id: int, text: str) -> SendFrame:
 
 def test_a_turn_is_timed_from_the_voice_end_to_its_user_message() -> None:
     log = CallLog()
-    log.events.append((1900, TurnCommitted("Book a table.", "confident", 1120, 1700, 1890)))
+    log.events.append((1900, TurnCommitted("Book a table.", TurnClose.CONFIDENT, 1120, 1700, 1890)))
     log.effects.append((1905, _um(2, "Book a table.")))
     log.releases += [(1500, 0.0), (1980, 0.0), (2040, 20.0), (2060, 20.0)]
     run = turn_run("Book a table.", 1000.0, log, {2: "confident"})
@@ -323,7 +323,7 @@ def test_a_barge_in_is_timed_from_the_objections_onset_to_the_pauses_silence() -
     log.effects += [
         (1102, PausePlayout()),
         (1760, SendFrame(envelope(pb.Interruption(through_turn=3)))),
-        (1761, CutPlayout("barge-in")),
+        (1761, CutPlayout(CutReason.BARGE_IN)),
     ]
     log.releases += [(1100, 20.0), (1120, 10.0), (1140, 0.0), (1160, 0.0), (1780, 0.0)]
     run = barge_in_run(5, 1000.0, log)

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from call_rig import Rig
 
+from sandbox.call.caller_events import TurnClose
 from sandbox.call.effects import (
     BrainStalled,
     CallEnded,
     CallState,
     CutPlayout,
+    EndedBy,
     OpenUnit,
     StateChanged,
     StepForUnknownTurn,
     ToApp,
 )
-from sandbox.call.outcome import Verdict
+from sandbox.call.outcome import Outcome, Verdict
 from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
 from sandbox.record.call_record import heard_from
@@ -442,7 +444,8 @@ def test_brain_socket_closing_ends_the_call() -> None:
     assert rig.core.ended is not None and rig.core.ended.ended_by == "brain_closed"
     # Before the caller heard a word from it: the worker failed, not "nobody answered".
     assert rig.core.verdict() == Verdict(
-        "not_reached", "the brain failed before the caller heard a word from it: connection lost"
+        Outcome.NOT_REACHED,
+        "the brain failed before the caller heard a word from it: connection lost",
     )
 
 
@@ -497,7 +500,7 @@ def test_a_resumed_fragment_is_a_new_turn_and_no_text_reaches_the_brain_twice() 
     rig = started()
     rig.caller("I'd like to book a table for")
     rig.advance(1200)  # silence forced the close; the caller goes on before any answer
-    rig.take(rig.core.caller_turn("two on Friday", rig.now, closed_by="confident"))
+    rig.take(rig.core.caller_turn("two on Friday", rig.now, closed_by=TurnClose.CONFIDENT))
     messages = [e.user_message for e in rig.sent if e.HasField("user_message")]
     assert [(m.turn_id, m.text) for m in messages] == [
         (2, "I'd like to book a table for"),
@@ -535,5 +538,5 @@ def test_after_the_brains_end_no_new_unit_opens() -> None:
 def test_a_call_never_placed_ends_not_reached_with_its_reason() -> None:
     rig = Rig()
     (ended,) = rig.take(rig.core.not_placed("the brain did not answer"))
-    assert ended == CallEnded("not_reached", "dial_failed", "the brain did not answer")
+    assert ended == CallEnded(Outcome.NOT_REACHED, EndedBy.DIAL_FAILED, "the brain did not answer")
     assert rig.core.ended == ended and rig.sent == []

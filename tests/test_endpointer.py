@@ -25,6 +25,7 @@ from sandbox.audio.endpointer import (
     text_shape,
     windows_for,
 )
+from sandbox.call.caller_events import TurnClose
 
 F = 30  # ms per frame
 E = TypeVar("E", SpeechStarted, PauseStarted, Resumed, TurnEnded)
@@ -134,7 +135,7 @@ def test_confident_close_after_the_confident_window(patience: int) -> None:
     script.ep.hint_text("finished")  # the fastest a guess can come: the frame after the pause
     end = script.until(TurnEnded)
     earliest = max(w.confident_ms, w.speculate_ms + F)
-    assert end == TurnEnded(t=20 * F + earliest, reason="confident", speech_end=20 * F)
+    assert end == TurnEnded(t=20 * F + earliest, reason=TurnClose.CONFIDENT, speech_end=20 * F)
 
 
 @pytest.mark.parametrize("patience", [0, 7, 10])
@@ -148,7 +149,7 @@ def test_silence_forced_close_without_a_complete_guess(
     if hint is not None:
         script.ep.hint_text(hint)
     end = script.until(TurnEnded)
-    assert end == TurnEnded(t=20 * F + w.silence_ms, reason="silence", speech_end=20 * F)
+    assert end == TurnEnded(t=20 * F + w.silence_ms, reason=TurnClose.SILENCE, speech_end=20 * F)
 
 
 @pytest.mark.parametrize("patience", [0, 7, 10])
@@ -164,7 +165,7 @@ def test_an_unpunctuated_guess_the_turn_model_calls_finished_closes_as_fast_as_p
         script.ep.hint_text(shape)
         closes.append(script.until(TurnEnded))
     assert closes[0] == closes[1]
-    assert closes[1].reason == "confident"
+    assert closes[1].reason == TurnClose.CONFIDENT
 
 
 @pytest.mark.parametrize("patience", [7, 10])
@@ -194,7 +195,7 @@ def test_finished_words_said_with_a_falling_voice_close_at_the_final_window(pati
     script.ep.hint_text("finished")
     end = script.until(TurnEnded)
     earliest = max(w.final_ms, w.speculate_ms + F)
-    assert end == TurnEnded(t=20 * F + earliest, reason="final", speech_end=20 * F)
+    assert end == TurnEnded(t=20 * F + earliest, reason=TurnClose.FINAL, speech_end=20 * F)
 
 
 @pytest.mark.parametrize(
@@ -349,7 +350,7 @@ def test_the_turn_model_below_the_threshold_leaves_an_unpunctuated_guess_to_the_
     script.until(PauseStarted)
     script.ep.hint_turn(w.threshold - 0.01)
     script.ep.hint_text("open")
-    assert script.until(TurnEnded) == TurnEnded(20 * F + w.silence_ms, "silence", 20 * F)
+    assert script.until(TurnEnded) == TurnEnded(20 * F + w.silence_ms, TurnClose.SILENCE, 20 * F)
 
 
 @pytest.mark.parametrize("probability", [None, 0.0, 1.0])
@@ -364,7 +365,9 @@ def test_a_fragment_waits_whatever_the_turn_model_says(probability: float | None
             script.ep.hint_turn(probability)
         if shape is not None:
             script.ep.hint_text("fragment")
-        assert script.until(TurnEnded) == TurnEnded(20 * F + w.silence_ms, "silence", 20 * F)
+        assert script.until(TurnEnded) == TurnEnded(
+            20 * F + w.silence_ms, TurnClose.SILENCE, 20 * F
+        )
 
 
 def test_patience_moves_the_threshold_of_a_pause_already_running() -> None:
@@ -423,7 +426,7 @@ def test_a_late_guess_closes_on_the_next_frame() -> None:
     script.play("." * ((w.confident_ms + 300) // F))  # Whisper still busy past the window
     script.ep.hint_text("finished")
     assert script.play(".") == [
-        TurnEnded(t=script.t, reason="confident", speech_end=20 * F),
+        TurnEnded(t=script.t, reason=TurnClose.CONFIDENT, speech_end=20 * F),
     ]
 
 
@@ -439,7 +442,7 @@ def test_resuming_discards_the_guess_and_restarts_the_silence_counter() -> None:
     script.until(PauseStarted)
     # The old "complete" verdict is gone: without a new one, only silence closes the turn.
     end = script.until(TurnEnded)
-    assert end == TurnEnded(speech_end + w.silence_ms, "silence", speech_end)
+    assert end == TurnEnded(speech_end + w.silence_ms, TurnClose.SILENCE, speech_end)
     assert pause.speech_end == 20 * F
 
 
@@ -458,7 +461,7 @@ def test_set_patience_shortens_a_pause_already_running() -> None:
     script.play("." * (1500 // F))  # 1.5 s of silence: patience 10 keeps waiting
     assert not any(isinstance(e, TurnEnded) for e in script.events)
     script.ep.set_patience(0)
-    assert script.play(".") == [TurnEnded(script.t, "silence", 20 * F)]
+    assert script.play(".") == [TurnEnded(script.t, TurnClose.SILENCE, 20 * F)]
 
 
 def test_set_patience_lengthens_a_pause_already_running() -> None:
@@ -467,14 +470,14 @@ def test_set_patience_lengthens_a_pause_already_running() -> None:
     script.ep.hint_text("finished")
     script.ep.set_patience(10)  # before the 150 ms confident window of patience 0 elapsed
     end = script.until(TurnEnded)
-    assert end == TurnEnded(20 * F + windows_for(10).confident_ms, "confident", 20 * F)
+    assert end == TurnEnded(20 * F + windows_for(10).confident_ms, TurnClose.CONFIDENT, 20 * F)
 
 
 def test_a_hint_outside_a_pause_is_ignored() -> None:
     script = spoken(Endpointer(7))
     script.ep.hint_text("finished")  # no guess can exist while the caller is talking
     end = script.until(TurnEnded)
-    assert end.reason == "silence"
+    assert end.reason == TurnClose.SILENCE
 
 
 def test_next_turn_starts_fresh() -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from sandbox.call.effects import EndedBy
+from sandbox.call.outcome import Outcome
+from sandbox.call.units import Fate
 from sandbox.caller.expect import (
     Answer,
     StepMark,
@@ -15,6 +18,7 @@ from sandbox.caller.expect import (
 )
 from sandbox.caller.script import parse_script
 from sandbox.errors import UserError
+from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.report import (
     REPORT_VERSION,
     CallRecord,
@@ -23,6 +27,7 @@ from sandbox.record.report import (
     UnitReport,
     ValueReadBack,
 )
+from sandbox.wire.direction import Direction
 
 SCRIPT = """
 [[step]]
@@ -48,7 +53,7 @@ def _unit(speech_id: int, turn_id: int, generated: str, heard: str) -> UnitRepor
         relayed=generated,
         heard=heard,
         interrupted=heard != generated,
-        fate="played" if heard == generated else "interrupted",
+        fate=Fate.PLAYED if heard == generated else Fate.BARGED,
         words_heard=len(heard.split()),
         words_total=len(generated.split()),
         discarded=(),
@@ -72,7 +77,7 @@ def _record(**changes: object) -> CallRecord:
                 kind="phone",
                 value="07700900123",
                 said="oh seven",
-                status="confirmed",
+                status=ReadbackStatus.CONFIRMED,
                 speech_id=2,
                 reply_turn=1,
             ),
@@ -89,8 +94,8 @@ def _report(units: tuple[UnitReport, ...] = (), errors: tuple[ErrorReport, ...] 
         session_id="s",
         brain_url="ws://x",
         started_at="",
-        outcome="completed",
-        ended_by="caller",
+        outcome=Outcome.COMPLETED,
+        ended_by=EndedBy.CALLER,
         end_detail="",
         settings="",
         watermark=0,
@@ -161,8 +166,8 @@ def test_an_answer_is_the_units_of_the_steps_turns_and_its_errors() -> None:
         _unit(3, 2, "Sunday too.", "Sunday too."),
     )
     errors = (
-        ErrorReport(t_ms=1200, dir="in", code="INTERNAL", message="boom", fatal=False),
-        ErrorReport(t_ms=3000, dir="in", code="INTERNAL", message="later", fatal=False),
+        ErrorReport(t_ms=1200, dir=Direction.IN, code="INTERNAL", message="boom", fatal=False),
+        ErrorReport(t_ms=3000, dir=Direction.IN, code="INTERNAL", message="later", fatal=False),
     )
     mark = StepMark(1, "say", at_ms=1000, turn_end_ms=1000, turns=[1])
     got = answer(mark, 2500, _report(units, errors), {1: 50, 2: 1400, 3: 2800})

@@ -37,6 +37,7 @@ from sandbox.call.caller_events import (
     FloorEvent,
     ListenerEvent,
     OverBot,
+    TurnClose,
     TurnCommitted,
 )
 
@@ -123,7 +124,7 @@ def test_a_pause_mid_sentence_is_one_turn_with_the_whole_text(transcriber: Trans
     assert word_errors(said, turn.text) <= 2, turn.text
     assert 0 <= turn.t_end_of_speech - caller.end_ms <= 150  # the VAD's hangover
     w = windows_for(7)
-    assert turn.reason == "final"
+    assert turn.reason == TurnClose.FINAL
     # The sentence's end falls: it closes at the final window, not the confident one.
     assert turn.t_committed - turn.t_end_of_speech == w.final_ms
     # One guess in the 700 ms pause (the voice level, so only once the silence reached
@@ -162,7 +163,7 @@ def test_a_yes_no_question_whose_voice_rises_closes_at_the_final_window(
     (turn,) = of(TurnCommitted, listen(listener, caller_at_mic(audio)))
     rises = [data["semitones"] for kind, data in decisions if kind == "rise"]
     assert rises and rises[-1] >= RISE_SEMITONES, decisions
-    assert turn.reason == "final"
+    assert turn.reason == TurnClose.FINAL
     assert turn.t_committed - turn.t_end_of_speech == windows_for(7).final_ms
 
 
@@ -170,7 +171,7 @@ def test_a_trailing_fragment_waits_for_the_silence_window(transcriber: Transcrib
     listener = Listener(in_executor(transcriber, InlineExecutor()))
     audio = join(silence(300), espeak("I want to book a table and"), silence(2500))
     (turn,) = of(TurnCommitted, listen(listener, caller_at_mic(audio)))
-    assert turn.reason == "silence"
+    assert turn.reason == TurnClose.SILENCE
     assert turn.t_committed - turn.t_end_of_speech == windows_for(7).silence_ms
 
 
@@ -183,14 +184,14 @@ def test_patience_change_applies_to_the_pause_in_progress(transcriber: Transcrib
     t = len(speech) * 1000 // MIC_RATE + 900
     events = listener.feed(np.zeros(960, dtype=np.float32), MIC_RATE, t, False)
     (turn,) = of(TurnCommitted, events)
-    assert turn.reason == "silence"
+    assert turn.reason == TurnClose.SILENCE
 
 
 def test_a_noise_burst_is_dropped_not_committed(transcriber: Transcriber) -> None:
     listener = Listener(in_executor(transcriber, InlineExecutor()))
     audio = join(silence(500), noise(400, level=0.2, seed=7), silence(2500))
     events = listen(listener, caller_at_mic(audio))
-    assert of(DroppedEmpty, events) == [DroppedEmpty("silence")]
+    assert of(DroppedEmpty, events) == [DroppedEmpty(TurnClose.SILENCE)]
     assert of(TurnCommitted, events) == []
 
 
@@ -249,7 +250,7 @@ def test_a_slow_guess_holds_the_commit_and_the_next_guess(transcriber: Transcrib
     events += listener.feed(np.zeros(960, dtype=np.float32), MIC_RATE, t + BLOCK_MS, False)
     (turn,) = of(TurnCommitted, events)
     assert word_errors("I'd like to book a table for two people.", turn.text) <= 2, turn.text
-    assert turn.reason == "silence"  # no guess came in time to make it confident
+    assert turn.reason == TurnClose.SILENCE  # no guess came in time to make it confident
     # Committed when the transcript came in, well after the silence window closed the turn.
     assert turn.t_committed - turn.t_end_of_speech > windows_for(7).silence_ms + 200
 

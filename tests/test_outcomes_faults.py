@@ -31,7 +31,7 @@ from fault_brains import (
 from ui_brains import dropping_brain, in_thread
 
 from sandbox.call.core import DEFAULT_STALL_MS, SILENT_BRAIN_MS
-from sandbox.call.outcome import Verdict
+from sandbox.call.outcome import Outcome, Verdict
 from sandbox.call.settings import Settings
 from sandbox.wire import pb
 
@@ -57,14 +57,14 @@ def test_a_socket_closed_before_a_word_was_heard_is_not_reached() -> None:
     rig = started()
     rig.take(rig.core.brain_closed("the brain closed the connection (code 1011)", rig.now))
     why = FAILED + "the brain closed the connection (code 1011)"
-    assert rig.core.verdict() == Verdict("not_reached", why)
+    assert rig.core.verdict() == Verdict(Outcome.NOT_REACHED, why)
 
 
 def test_a_fatal_error_is_not_reached_naming_its_code() -> None:
     rig = started()
     rig.brain(pb.Error(code=pb.ERROR_CODE_INTERNAL, message="no key", fatal=True))
     assert rig.core.verdict() == Verdict(
-        "not_reached", FAILED + "it sent a fatal INTERNAL Error: no key"
+        Outcome.NOT_REACHED, FAILED + "it sent a fatal INTERNAL Error: no key"
     )
 
 
@@ -72,7 +72,7 @@ def test_a_cancel_before_a_word_was_heard_is_not_reached() -> None:
     rig = started()
     rig.brain(pb.Cancel(reason="shutting down"))
     assert rig.core.verdict() == Verdict(
-        "not_reached", FAILED + "it cancelled the call: shutting down"
+        Outcome.NOT_REACHED, FAILED + "it cancelled the call: shutting down"
     )
 
 
@@ -83,7 +83,7 @@ def test_a_brain_that_never_sends_a_frame_is_not_reached_even_when_the_caller_ta
     rig.advance(1_000)
     rig.caller("Hello?")
     assert hung_up(rig) == Verdict(
-        "not_reached",
+        Outcome.NOT_REACHED,
         FAILED + f"it sent nothing in the {SILENT_BRAIN_MS // 1000} s after SessionStart",
     )
 
@@ -97,7 +97,7 @@ def test_a_brain_that_sent_no_frame_is_not_reached_however_soon_the_caller_hangs
     rig.caller("Hi, this is Sarah. My number is 07700 900123.")
     rig.advance(500)
     assert hung_up(rig) == Verdict(
-        "not_reached", FAILED + "it sent no frame at all, so the caller heard nothing from it"
+        Outcome.NOT_REACHED, FAILED + "it sent no frame at all, so the caller heard nothing from it"
     )
 
 
@@ -109,7 +109,7 @@ def test_a_brain_that_leaves_the_callers_turn_unanswered_is_not_reached() -> Non
     rig.caller("I would like to book a table for two tonight")
     rig.advance(DEFAULT_STALL_MS)
     assert hung_up(rig) == Verdict(
-        "not_reached", FAILED + f"it left turn 2 unanswered for {DEFAULT_STALL_MS // 1000} s"
+        Outcome.NOT_REACHED, FAILED + f"it left turn 2 unanswered for {DEFAULT_STALL_MS // 1000} s"
     )
 
 
@@ -120,14 +120,14 @@ def test_a_brain_that_fails_after_it_was_heard_leaves_the_callers_outcome() -> N
     rig.say(1, 1, "Hello.")
     rig.advance(100)
     rig.take(rig.core.brain_closed("the brain closed the connection (code 1011)", rig.now))
-    assert rig.core.verdict() == Verdict("no_answer")
+    assert rig.core.verdict() == Verdict(Outcome.NO_ANSWER)
 
     rig = started()
     rig.say(1, 1, "Hello.")
     rig.advance(100)
     rig.caller("I want to book a table for two")
     rig.advance(DEFAULT_STALL_MS)
-    assert hung_up(rig) == Verdict("completed")
+    assert hung_up(rig) == Verdict(Outcome.COMPLETED)
 
 
 def test_no_answer_is_a_reached_brain_and_a_silent_caller() -> None:
@@ -135,13 +135,13 @@ def test_no_answer_is_a_reached_brain_and_a_silent_caller() -> None:
     rig.start()
     rig.say(1, 1, "Hello.")
     rig.advance(5_000)  # idle turns the brain leaves unanswered owe nothing
-    assert hung_up(rig) == Verdict("no_answer")
+    assert hung_up(rig) == Verdict(Outcome.NO_ANSWER)
 
 
 def test_a_caller_who_hangs_up_before_the_greeting_played_is_no_answer() -> None:
     rig = started()
     rig.say(1, 1, "Hello, and welcome to the shop.")
-    assert hung_up(rig) == Verdict("no_answer")  # nobody failed: the caller left
+    assert hung_up(rig) == Verdict(Outcome.NO_ANSWER)  # nobody failed: the caller left
 
 
 def test_an_unspoken_greeting_is_not_reached_though_the_caller_talks_and_hears_a_reply() -> None:
@@ -167,7 +167,7 @@ def test_a_greeting_cut_by_the_caller_before_its_first_word_is_no_fault() -> Non
     rig.say(1, 1, "Hello, and welcome to the shop.")
     rig.barge_in()
     rig.caller("Hi, I need to book a table for tonight")
-    assert hung_up(rig) == Verdict("completed")
+    assert hung_up(rig) == Verdict(Outcome.COMPLETED)
 
 
 def test_a_greeting_heard_in_part_is_not_a_silent_failure() -> None:
@@ -179,7 +179,7 @@ def test_a_greeting_heard_in_part_is_not_a_silent_failure() -> None:
     rig.take(rig.core.clause_unsaid(1, "Welcome!", "the synthesizer failed", rig.now))
     rig.take(rig.core.unit_played(1, rig.now))
     assert rig.finalizes() == [(1, "Hello.")]
-    assert hung_up(rig) == Verdict("no_answer")
+    assert hung_up(rig) == Verdict(Outcome.NO_ANSWER)
 
 
 # ------------------------------------------------------------- through sandbox call

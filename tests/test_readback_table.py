@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections import Counter
 
 from sandbox.judges.entities import Value, values
-from sandbox.judges.readback import CONFIRMED, CORRECTED, UNCONFIRMED, answer
+from sandbox.judges.readback import ReadbackStatus as Status
+from sandbox.judges.readback import answer
 
 #: The values read back, each as the caller first said it.
 SAID: dict[str, str] = {
@@ -24,10 +25,10 @@ SAID: dict[str, str] = {
 CONFIRMATION, CORRECTION, QUESTION, UNRELATED = "confirmation", "correction", "question", "other"
 #: What each class of answer must be judged.
 EXPECTED = {
-    CONFIRMATION: CONFIRMED,
-    CORRECTION: CORRECTED,
-    QUESTION: UNCONFIRMED,
-    UNRELATED: UNCONFIRMED,
+    CONFIRMATION: Status.CONFIRMED,
+    CORRECTION: Status.CORRECTED,
+    QUESTION: Status.UNCONFIRMED,
+    UNRELATED: Status.UNCONFIRMED,
 }
 
 #: (the value read back, the caller's answer, its class).
@@ -185,6 +186,6 @@ def test_no_answer_is_a_false_correction_and_none_is_missed() -> None:
     right = Counter(kind for _, kind, status in judged if status == EXPECTED[kind])
     total = Counter(kind for _, kind, _ in judged)
     fared = ", ".join(f"{kind} {right[kind]}/{total[kind]}" for kind in EXPECTED)
-    false_corrections = [w for w in wrong if w[2] == CORRECTED]
+    false_corrections = [w for w in wrong if w[2] == Status.CORRECTED]
     assert false_corrections == [], f"false corrections ({fared})"
     assert wrong == [], f"judged wrongly ({fared})"

@@ -6,18 +6,18 @@ from __future__ import annotations
 import pytest
 
 from sandbox.call.floor import measure
+from sandbox.call.outcome import Outcome
 from sandbox.judges.entities import values
 from sandbox.judges.names import addressed_as, introduced, is_form_of_address, refused
 from sandbox.judges.promises import booked, promises_follow_up
 from sandbox.judges.readback import (
-    CONFIRMED,
-    CORRECTED,
-    NOT_HEARD,
-    UNCONFIRMED,
     BotLine,
     CallerTurn,
     answer,
     judge,
+)
+from sandbox.judges.readback import (
+    ReadbackStatus as Status,
 )
 from sandbox.record.call_record import Heard, build
 from sandbox.record.report import record_json
@@ -34,57 +34,62 @@ def _judge(bot: list[BotLine], reply: str | None, *, ended: bool = True) -> str 
 
 
 def test_a_read_back_heard_whole_and_agreed_is_confirmed() -> None:
-    assert _judge([BotLine(2, 2, READ_BACK, READ_BACK)], "Yes, that's right") == CONFIRMED
+    assert _judge([BotLine(2, 2, READ_BACK, READ_BACK)], "Yes, that's right") == Status.CONFIRMED
 
 
 def test_a_read_back_the_caller_answers_with_another_number_is_corrected() -> None:
     bot = [BotLine(2, 2, READ_BACK, READ_BACK)]
-    assert _judge(bot, "oh seven seven double four five six seven eight nine one") == CORRECTED
-    assert _judge(bot, "No, that's wrong") == CORRECTED
+    assert (
+        _judge(bot, "oh seven seven double four five six seven eight nine one") == Status.CORRECTED
+    )
+    assert _judge(bot, "No, that's wrong") == Status.CORRECTED
 
 
 def test_a_value_never_read_back_is_unconfirmed() -> None:
     bot = [BotLine(2, 2, "Thanks!", "Thanks!"), BotLine(3, 3, "Anything else?", "Anything else?")]
-    assert _judge(bot, "yes") == UNCONFIRMED
+    assert _judge(bot, "yes") == Status.UNCONFIRMED
 
 
 def test_a_read_back_cut_before_the_value_was_heard_is_not_heard() -> None:
     cut = BotLine(2, 2, READ_BACK, "Thanks. That's")  # the caller cut in: heard only this
-    assert _judge([cut, BotLine(3, 3, "Go on.", "Go on.")], "yes") == NOT_HEARD
+    assert _judge([cut, BotLine(3, 3, "Go on.", "Go on.")], "yes") == Status.NOT_HEARD
     half = BotLine(2, 2, READ_BACK, "Thanks. That's 07744")  # the value, only half heard
-    assert _judge([half], "yes") == NOT_HEARD
+    assert _judge([half], "yes") == Status.NOT_HEARD
 
 
 def test_the_second_unit_may_carry_the_read_back_but_not_the_third() -> None:
     first, third = BotLine(2, 2, "Thanks.", "Thanks."), BotLine(4, 3, READ_BACK, READ_BACK)
     second = BotLine(3, 2, READ_BACK, READ_BACK)
-    assert _judge([first, second], "yes") == CONFIRMED
-    assert _judge([first, BotLine(3, 2, "One moment.", "One moment."), third], "y") == UNCONFIRMED
+    assert _judge([first, second], "yes") == Status.CONFIRMED
+    assert (
+        _judge([first, BotLine(3, 2, "One moment.", "One moment."), third], "y")
+        == Status.UNCONFIRMED
+    )
 
 
 def test_a_read_back_is_undecided_while_it_plays_or_before_the_caller_answers() -> None:
     playing = BotLine(2, 2, READ_BACK, "Thanks.", final=False)
     assert _judge([playing], None, ended=False) is None
     assert _judge([BotLine(2, 2, READ_BACK, READ_BACK)], None, ended=False) is None
-    assert _judge([BotLine(2, 2, READ_BACK, READ_BACK)], None, ended=True) == UNCONFIRMED
+    assert _judge([BotLine(2, 2, READ_BACK, READ_BACK)], None, ended=True) == Status.UNCONFIRMED
 
 
 @pytest.mark.parametrize(
     ("line", "status"),
     [
-        ("yes", CONFIRMED),
-        ("Yeah, that's it.", CONFIRMED),
-        ("correct", CONFIRMED),
-        ("spot on, thanks", CONFIRMED),
-        ("no problem", CONFIRMED),
-        ("no", CORRECTED),
-        ("Nope.", CORRECTED),
-        ("not quite", CORRECTED),
-        ("actually it ends in one", CORRECTED),
-        ("that's not right", CORRECTED),
-        ("it's oh seven seven double four five six seven eight nine one", CORRECTED),
-        ("what are your opening hours?", UNCONFIRMED),
-        ("can I give you my work number too, 020 7946 0958?", UNCONFIRMED),
+        ("yes", Status.CONFIRMED),
+        ("Yeah, that's it.", Status.CONFIRMED),
+        ("correct", Status.CONFIRMED),
+        ("spot on, thanks", Status.CONFIRMED),
+        ("no problem", Status.CONFIRMED),
+        ("no", Status.CORRECTED),
+        ("Nope.", Status.CORRECTED),
+        ("not quite", Status.CORRECTED),
+        ("actually it ends in one", Status.CORRECTED),
+        ("that's not right", Status.CORRECTED),
+        ("it's oh seven seven double four five six seven eight nine one", Status.CORRECTED),
+        ("what are your opening hours?", Status.UNCONFIRMED),
+        ("can I give you my work number too, 020 7946 0958?", Status.UNCONFIRMED),
     ],
 )
 def test_how_a_caller_answers_a_read_back(line: str, status: str) -> None:
@@ -111,7 +116,7 @@ def test_the_floor_at_its_edges(lines: list[str], below: bool) -> None:
 
 def test_below_the_floor_the_record_says_why_and_skips_the_summary() -> None:
     record = record_json(
-        build(Heard((CallerTurn(2, "hi there"),), (), (), 2, True, "not_a_conversation"))
+        build(Heard((CallerTurn(2, "hi there"),), (), (), 2, True, Outcome.NOT_A_CONVERSATION))
     )
     assert record["below_floor"] is True
     assert record["floor"].startswith("1 caller line and 2 words: below the floor")
@@ -178,7 +183,7 @@ def test_an_invented_name_and_the_caller_are_flagged_a_form_of_address_is_not() 
         steps=(),
         turn=3,
         ended=True,
-        outcome="completed",
+        outcome=Outcome.COMPLETED,
     )
     record = record_json(build(heard))
     assert record["caller_name"] == "John"
@@ -210,7 +215,7 @@ def test_a_promise_is_unbooked_without_a_tool_step_on_its_turn() -> None:
             steps=steps,
             turn=2,
             ended=True,
-            outcome="completed",
+            outcome=Outcome.COMPLETED,
         )
         return [f["kind"] for f in record_json(build(heard))["findings"]]
 

@@ -11,15 +11,22 @@ import subprocess
 from pathlib import Path
 
 import jsonschema
+import pytest
 from brain_process import sandbox_command, sandbox_env
 from msgspec import UNSET
-from report_check import saved_reports
+from report_check import bare_report, saved_reports
 from session_rig import recorded_call
 
+from sandbox.call.caller_events import TurnClose
 from sandbox.call.core import CallCore
+from sandbox.call.effects import EndedBy
+from sandbox.call.outcome import Outcome
+from sandbox.call.units import Fate
+from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.export import session_report, session_report_json
-from sandbox.record.report import report_from_json, report_json, report_schema
+from sandbox.record.report import ReportError, report_from_json, report_json, report_schema
 from sandbox.record.store import SessionStore
+from sandbox.wire.direction import Direction
 
 #: The report's keys, in order, as every build has written them since it had each.
 KEYS = [
@@ -92,6 +99,31 @@ def test_sandbox_schema_report_prints_the_schema_reports_are_checked_against(hom
     assert printed == report_schema()
     jsonschema.Draft202012Validator.check_schema(printed)
     assert set(printed["$defs"]["Report"]["required"]) == set(KEYS) - set(LATER_KEYS)
+
+
+#: Each word of the report that comes from a fixed vocabulary, and its enum: (struct, field).
+VOCABULARIES = {
+    ("Report", "outcome"): Outcome,
+    ("Report", "ended_by"): EndedBy,
+    ("UnitReport", "fate"): Fate,
+    ("ErrorReport", "dir"): Direction,
+    ("CallRecord", "outcome"): Outcome,
+    ("ValueReadBack", "status"): ReadbackStatus,
+}
+
+
+def test_the_reports_vocabularies_are_enums_and_a_word_outside_one_is_refused() -> None:
+    defs = report_schema()["$defs"]
+    for (struct, field), vocabulary in VOCABULARIES.items():
+        ref = defs[struct]["properties"][field]["$ref"].removeprefix("#/$defs/")
+        assert set(defs[ref]["enum"]) == {word.value for word in vocabulary}, (struct, field)
+    closes = defs["Report"]["properties"]["turn_closes"]["additionalProperties"]
+    assert set(defs[closes["$ref"].removeprefix("#/$defs/")]["enum"]) == set(TurnClose)
+    good = report_json(bare_report(turn_closes={"2": TurnClose.SILENCE}))
+    assert report_from_json(good).outcome is Outcome.COMPLETED
+    for key, word in (("outcome", "bogus"), ("ended_by", "someone"), ("turn_closes", {"2": "?"})):
+        with pytest.raises(ReportError, match=key):
+            report_from_json({**good, key: word})
 
 
 async def test_a_report_from_an_older_build_loads_and_exports_as_it_was(home: Path) -> None:

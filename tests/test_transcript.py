@@ -6,12 +6,13 @@ from __future__ import annotations
 import msgspec
 from report_check import bare_report
 
+from sandbox.call.units import Fate
 from sandbox.record.report import BackchannelReport, StallReport, UnitReport
 from sandbox.record.transcript import transcript, transcript_line
 
 HOURS = "Our hours are nine to five."
 REPORT = bare_report(
-    units=(UnitReport(1, 2, HOURS, HOURS, HOURS, False, "played", 6, 6, ()),),
+    units=(UnitReport(1, 2, HOURS, HOURS, HOURS, False, Fate.PLAYED, 6, 6, ()),),
     frames=[
         {"t_ms": 100, "dir": "out", "type": "user_message", "turn_id": 2, "text": "hours?"},
         {"t_ms": 130, "dir": "in", "type": "speech_start", "speech_id": 1, "turn_id": 2},

@@ -34,7 +34,7 @@ from sandbox.audio.turn_model import (
 )
 from sandbox.bench.pause_set import COMPLETE, complete_utterance
 from sandbox.bench.pauses import InlineModels, first_commit, pauses_table
-from sandbox.call.caller_events import TurnCommitted
+from sandbox.call.caller_events import TurnClose, TurnCommitted
 
 #: Clips and their features by pipecat 1.14.0's own numpy port of WhisperFeatureExtractor
 #: (written by tools/vendor-turn-model from the wheel).
@@ -149,7 +149,7 @@ def test_a_listener_hands_a_current_verdict_to_the_endpointer_and_records_it() -
             verdicts[-1].set_result(0.99)
     assert "turn_model" in decisions
     closes = [e.reason for e in events if isinstance(e, TurnCommitted)]
-    assert closes and closes[0] == "confident"
+    assert closes and closes[0] == TurnClose.CONFIDENT
 
 
 @pytest.mark.parametrize(

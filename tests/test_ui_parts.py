@@ -11,8 +11,10 @@ from sandbox.call.effects import (
     CallEnded,
     CallerIdle,
     CallerShown,
+    EndedBy,
     ProtocolViolation,
 )
+from sandbox.call.outcome import Outcome
 from sandbox.call.settings import Settings
 from sandbox.call.units import Bracket, Fate, Unit
 from sandbox.record.recorder import FrameRecord
@@ -211,15 +213,15 @@ def test_caller_lines_notices_and_endings_read_as_words() -> None:
         "brain broke the wire (PROTOCOL): second SpeechEnd for speech_id 3",
     )
     assert notice_words(BrainError("INTERNAL", "model down", fatal=True))[0] == "error"
-    assert ended_words(CallEnded("completed", "caller", "")) == "you ended the call"
-    assert ended_words(CallEnded("completed", "brain", "")) == "the brain hung up"
-    assert ended_words(CallEnded("x", "brain_closed", "it closed (code 1011)")) == (
-        "it closed (code 1011)"
-    )
-    assert ended_words(CallEnded("x", "brain_cancel", "")) == (
+    assert ended_words(CallEnded(Outcome.COMPLETED, EndedBy.CALLER, "")) == "you ended the call"
+    assert ended_words(CallEnded(Outcome.COMPLETED, EndedBy.BRAIN, "")) == "the brain hung up"
+    closed = CallEnded(Outcome.COMPLETED, EndedBy.BRAIN_CLOSED, "it closed (code 1011)")
+    assert ended_words(closed) == ("it closed (code 1011)")
+    assert ended_words(CallEnded(Outcome.COMPLETED, EndedBy.BRAIN_CANCEL, "")) == (
         "the brain cancelled the call: no reason given"
     )
-    assert ended_words(CallEnded("x", "something_new", "")) == "something_new"
+    unreached = CallEnded(Outcome.NOT_REACHED, EndedBy.DIAL_FAILED, "connection refused")
+    assert ended_words(unreached) == "the brain could not be reached: connection refused"
 
 
 # -------------------------------------------------------------- status, meter

@@ -11,13 +11,14 @@ from call_rig import Rig
 from cli_rig import sandbox_cli
 from session_rig import recorded_call
 
+from sandbox.call.caller_events import TurnClose
 from sandbox.call.played import AudioMark
 from sandbox.call.waterfall import STAGES, HeardTiming, from_start, in_order
 from sandbox.record.latency_text import percentile
 
 
 def _spoken_turn(rig: Rig, text: str, heard: HeardTiming) -> None:
-    rig.take(rig.core.caller_turn(text, rig.now, closed_by="confident", heard=heard))
+    rig.take(rig.core.caller_turn(text, rig.now, closed_by=TurnClose.CONFIDENT, heard=heard))
 
 
 def test_a_spoken_turn_keeps_every_stage_on_the_calls_clock() -> None:

@@ -122,7 +122,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sandbox.audio.vad import FRAME_MS
-from sandbox.call.caller_events import Reason
+from sandbox.call.caller_events import Reason, TurnClose
 from sandbox.wire.patience import patience_error
 
 #: What a transcript's wording says about the turn (see :func:`text_shape`).
@@ -430,9 +430,9 @@ class Endpointer:
         if self._state == "paused":
             reason: Reason | None = None
             if self.finished and silent_ms >= self._window():
-                reason = "final" if self._hurried else "confident"
+                reason = TurnClose.FINAL if self._hurried else TurnClose.CONFIDENT
             elif silent_ms >= self._windows.silence_ms:
-                reason = "silence"
+                reason = TurnClose.SILENCE
             if reason is not None:
                 events.append(TurnEnded(end, reason, self._speech_end))
                 self._state = "idle"

@@ -89,6 +89,7 @@ from sandbox.call.caller_events import (
     FloorEvent,
     ListenerEvent,
     OverBot,
+    TurnClose,
     TurnCommitted,
 )
 
@@ -308,7 +309,7 @@ class Listener:
             if isinstance(event, BargeIn):
                 # The burst's own turn is over (heard as a backchannel already) or never
                 # began: no commit will close the caller's side the cut opens, so close it.
-                out.append(DroppedEmpty("silence"))
+                out.append(DroppedEmpty(TurnClose.SILENCE))
             return out
         if not overlap.overlap:
             return out

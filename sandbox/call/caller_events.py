@@ -8,12 +8,23 @@ host and a simulated call know them without loading the speech stack.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Literal
 
-#: How a caller's turn was closed: the voice ended it (a fall, or a question's rise), the
-#: words or the turn model said finished at the confident window, or the maximum wait.
-Reason = Literal["final", "confident", "silence"]
+
+class TurnClose(enum.StrEnum):
+    """How a caller's turn was closed (a report's ``turn_closes``); the value is the word."""
+
+    FINAL = "final"  # the voice ended it: a fall, or a question's rise
+    CONFIDENT = "confident"  # the words or the turn model said finished
+    SILENCE = "silence"  # the maximum wait
+    TYPED = "typed"  # typed, not spoken
+    GIVEN = ""  # a line given whole (a caller script's in a simulated call): nothing closed it
+
+
+#: How the endpointer closes a spoken turn.
+Reason = Literal[TurnClose.FINAL, TurnClose.CONFIDENT, TurnClose.SILENCE]
 
 
 @dataclass(frozen=True)

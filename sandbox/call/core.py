@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field, replace
 
 from sandbox.call import outcome as outcomes
+from sandbox.call.caller_events import TurnClose
 from sandbox.call.effects import (
     AppFrameRefused,
     BrainError,
@@ -26,9 +27,11 @@ from sandbox.call.effects import (
     ConfigApplied,
     ConfigRejected,
     CutPlayout,
+    CutReason,
     DeadAir,
     DeadAirEnded,
     Effect,
+    EndedBy,
     FrameDropped,
     ListenWith,
     OpenUnit,
@@ -66,6 +69,7 @@ from sandbox.call.waterfall import (
 from sandbox.wire import WIRE_VERSION, pb
 from sandbox.wire.catalog import ISO_BY_LANGUAGE, RTVI_TYPE_BY_NAME, VOQALIZE_ARMS
 from sandbox.wire.codec import envelope, unknown_arms
+from sandbox.wire.direction import Direction
 
 DEFAULT_CAPABILITIES = (pb.CAPABILITY_SPEECH_CANCEL, pb.CAPABILITY_TURN_STEPS)
 #: How long a minted turn may go unanswered before the user is told the brain is slow.
@@ -181,7 +185,8 @@ class CallCore:
         """The brain could not be reached: the call ends before SessionStart, not reached."""
         if self.started or self.ended is not None:
             raise RuntimeError("not_placed() is for a call that never started")
-        self.ended = CallEnded(self.verdict(("dial_failed", reason)).word, "dial_failed", reason)
+        failed = EndedBy.DIAL_FAILED
+        self.ended = CallEnded(self.verdict((failed, reason)).word, failed, reason)
         return [self.ended]
 
     @property
@@ -285,7 +290,7 @@ class CallCore:
             case "end":
                 return self._on_end(now)
             case "cancel":
-                return self._end(now, ended_by="brain_cancel", detail=env.cancel.reason)
+                return self._end(now, ended_by=EndedBy.BRAIN_CANCEL, detail=env.cancel.reason)
             case "error":
                 return self._on_error(env.error, now)
             case None if unknown_arms(env):
@@ -308,7 +313,7 @@ class CallCore:
         """The brain's socket closed. The socket is the session: the call ends."""
         if self.ended is not None:
             return []
-        return self._end(now, ended_by="brain_closed", detail=detail)
+        return self._end(now, ended_by=EndedBy.BRAIN_CLOSED, detail=detail)
 
     def _on_speech_start(self, msg: pb.SpeechStart, now: int) -> list[Effect]:
         sid, turn = msg.speech_id, msg.turn_id
@@ -371,7 +376,7 @@ class CallCore:
         # Today the cut is the whole floor: every unit still playing, queued or open.
         # The cut goes even when no unit has text yet: a unit opened with none stays queued
         # in playout and would hold every later unit back (the caller would hear no more).
-        out: list[Effect] = [self._cut("cancel")]
+        out: list[Effect] = [self._cut(CutReason.CANCEL)]
         for other in self._book.unresolved():
             if other.bracket is Bracket.OPEN:
                 other.bracket = Bracket.CANCELLED
@@ -408,7 +413,7 @@ class CallCore:
             return []
         code = pb.ErrorCode.Name(msg.code) if msg.code in pb.ErrorCode.values() else str(msg.code)
         message = shortened(msg.message, MAX_ERROR_CHARS)
-        self._ledger.add_error(WireErrorRecord(now, "in", code, message, msg.fatal))
+        self._ledger.add_error(WireErrorRecord(now, Direction.IN, code, message, msg.fatal))
         told = BrainError(code.removeprefix("ERROR_CODE_"), message, msg.fatal)
         if not msg.fatal:
             # The brain owning up to a failure while it owes an answer is its answer: the
@@ -418,7 +423,7 @@ class CallCore:
             if self._pending is not None and not self._pending.warned:
                 self._pending = None
             return [told]
-        return [told, *self._end(now, ended_by="brain_error", detail=message)]
+        return [told, *self._end(now, ended_by=EndedBy.BRAIN_ERROR, detail=message)]
 
     # ----------------------------------------------------------- caller side
 
@@ -475,7 +480,7 @@ class CallCore:
         self._idle.caller_spoke()
         out = self._interrupt(now, taken=True)
         if self._paused:  # nothing in flight to cut, but the held playout must not go on
-            out.append(self._cut("barge-in"))
+            out.append(self._cut(CutReason.BARGE_IN))
         return out + self._settle(now)
 
     def caller_turn(
@@ -484,7 +489,7 @@ class CallCore:
         now: int,
         *,
         typed: bool = False,
-        closed_by: str = "",
+        closed_by: TurnClose = TurnClose.GIVEN,
         heard: HeardTiming | None = None,
     ) -> list[Effect]:
         """A committed caller turn (spoken, or typed as the app's send-text).
@@ -506,7 +511,7 @@ class CallCore:
         out += self._land_stt_language()
         self._interrupted = False
         self.turn += 1
-        self._ledger.add_caller_line(self.turn, text, "typed" if typed else closed_by)
+        self._ledger.add_caller_line(self.turn, text, TurnClose.TYPED if typed else closed_by)
         marks = heard.marks() if heard is not None else {}
         self._ledger.open_timeline(self.turn, {**marks, USER_MESSAGE: now})
         self._pending = _Pending(self.turn, now, self.stall_ms)
@@ -542,7 +547,7 @@ class CallCore:
         the person (their audio file ran out, the demo's scene ended)."""
         if self.ended is not None:
             return []
-        return self._end(now, ended_by="caller", detail=why, say_end=True)
+        return self._end(now, ended_by=EndedBy.CALLER, detail=why, say_end=True)
 
     # --------------------------------------------------------------- playout
 
@@ -710,17 +715,17 @@ class CallCore:
             return CallState.THINKING
         return CallState.LISTENING
 
-    def outcome(self) -> str:
+    def outcome(self) -> outcomes.Outcome:
         """The word the call's record ends with."""
         return self.verdict().word
 
-    def verdict(self, ending: tuple[str, str] | None = None) -> outcomes.Verdict:
+    def verdict(self, ending: tuple[EndedBy, str] | None = None) -> outcomes.Verdict:
         """The outcome and, when the call was not reached, why (see
         :mod:`sandbox.call.outcome`). ``ending``: (ended_by, detail) of an end being decided
         now; by default the call's own end, if it has ended."""
         if ending is None and self.ended is not None:
             ending = (self.ended.ended_by, self.ended.detail)
-        ended_by, detail = ending or ("", "")
+        ended_by, detail = ending or (None, "")
         greeting = [u for u in self.units if u.turn_id == 1 and u.has_text]
         unsaid = next((u.unspoken for u in greeting if u.fate is Fate.UNSPOKEN), None)
         # A fatal Error ends the call: the brain's first is its last.
@@ -728,7 +733,7 @@ class CallCore:
         refused = fatal is not None and fatal.code == "ERROR_CODE_VERSION"
         unreached = None
         if not self.started:
-            dialed = ended_by == "dial_failed"
+            dialed = ended_by is EndedBy.DIAL_FAILED
             unreached = f"the dial failed: {detail}" if dialed else "the brain was never dialed"
         return outcomes.decide(
             outcomes.Facts(
@@ -742,15 +747,15 @@ class CallCore:
         )
 
     def _brain_failure(
-        self, ended_by: str, detail: str, fatal: WireErrorRecord | None
+        self, ended_by: EndedBy | None, detail: str, fatal: WireErrorRecord | None
     ) -> str | None:
         """How the brain failed the call, if it did: it ended it abruptly, or left the
         greeting (sending nothing at all) or a caller's turn unanswered past the stall."""
-        if ended_by == "brain_closed":
+        if ended_by is EndedBy.BRAIN_CLOSED:
             return detail
-        if ended_by == "brain_error" and fatal is not None:
+        if ended_by is EndedBy.BRAIN_ERROR and fatal is not None:
             return f"it sent a fatal {fatal.code.removeprefix('ERROR_CODE_')} Error: {detail}"
-        if ended_by == "brain_cancel":
+        if ended_by is EndedBy.BRAIN_CANCEL:
             return "it cancelled the call" + (f": {detail}" if detail else "")
         stall = next(iter(self._ledger.stalls), None)
         if stall is None:
@@ -796,12 +801,12 @@ class CallCore:
         self._interrupted = True
         out: list[Effect] = [SendFrame(envelope(pb.Interruption(through_turn=through)))]
         if in_flight:  # also a unit with no text yet: queued in playout, it holds later ones
-            out.append(self._cut("barge-in"))
+            out.append(self._cut(CutReason.BARGE_IN))
         for unit in in_flight:
             out += self._seal(unit, Fate.BARGED)
         return out + self._flush()
 
-    def _cut(self, reason: str) -> CutPlayout:
+    def _cut(self, reason: CutReason) -> CutPlayout:
         """Silence playout (a cut also ends a pause)."""
         self._paused = False
         return CutPlayout(reason)
@@ -840,14 +845,16 @@ class CallCore:
 
     def _maybe_finish(self, now: int) -> list[Effect]:
         if self._brain_ending and not self._book.unresolved():
-            return self._end(now, ended_by="brain", detail="")
+            return self._end(now, ended_by=EndedBy.BRAIN, detail="")
         return []
 
-    def _end(self, now: int, *, ended_by: str, detail: str, say_end: bool = False) -> list[Effect]:
+    def _end(
+        self, now: int, *, ended_by: EndedBy, detail: str, say_end: bool = False
+    ) -> list[Effect]:
         out: list[Effect] = []
         left = self._book.unresolved()
         if any(u.has_text for u in left):
-            out.append(self._cut("end"))
+            out.append(self._cut(CutReason.END))
         for unit in left:
             out += self._seal(unit, Fate.ABANDONED)
         out += self._flush()  # every bracket still gets its one Finalize
@@ -901,7 +908,7 @@ class CallCore:
         if self._ledger.error_count == MAX_ERRORS - 1:
             message += " (the last error this call records; later ones are only counted)"
         name = pb.ErrorCode.Name(code)
-        self._ledger.add_error(WireErrorRecord(now, "out", name, message, False))
+        self._ledger.add_error(WireErrorRecord(now, Direction.OUT, name, message, False))
         err = pb.Error(code=code, message=message, fatal=False)  # type: ignore[arg-type]
         return [
             SendFrame(envelope(err)),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from sandbox.call.outcome import Outcome
 from sandbox.call.settings import Settings
 from sandbox.wire import pb
 
@@ -60,11 +61,19 @@ class CloseUnit:
     speech_id: int
 
 
+class CutReason(enum.StrEnum):
+    """Why playout is cut."""
+
+    BARGE_IN = "barge-in"  # the caller took the floor
+    CANCEL = "cancel"  # the brain's SpeechCancel
+    END = "end"  # the call ended
+
+
 @dataclass(frozen=True)
 class CutPlayout:
-    """Silence the speaker now and drop everything queued. ``reason``: barge-in, cancel, end."""
+    """Silence the speaker now and drop everything queued."""
 
-    reason: str
+    reason: CutReason
 
 
 @dataclass(frozen=True)
@@ -218,12 +227,25 @@ class StateChanged:
     state: CallState
 
 
+class EndedBy(enum.StrEnum):
+    """Who or what ended a call (a report's ``ended_by``); the value is the stored word."""
+
+    CALLER = "caller"  # hung up, or the script ended
+    BRAIN = "brain"  # the brain's End
+    BRAIN_CANCEL = "brain_cancel"  # the brain cancelled the call
+    BRAIN_CLOSED = "brain_closed"  # the brain's socket closed
+    BRAIN_ERROR = "brain_error"  # the brain's fatal Error
+    DIAL_FAILED = "dial_failed"  # the brain could not be reached
+    # Never ended by a live call: one still running, or a stored one whose process died.
+    UNFINISHED = "unfinished"
+
+
 @dataclass(frozen=True)
 class CallEnded:
     """The call is over; close the socket and write the report."""
 
-    outcome: str
-    ended_by: str
+    outcome: Outcome
+    ended_by: EndedBy
     detail: str
 
 

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from sandbox.call.caller_events import TurnClose
 from sandbox.call.waterfall import in_order
 from sandbox.wire import pb
+from sandbox.wire.direction import Direction
 
 
 @dataclass(frozen=True)
@@ -22,7 +24,7 @@ class WireErrorRecord:
     """One error either side reported, for the call's record."""
 
     t_ms: int
-    dir: str  # "out": Voqalize told the brain; "in": the brain told Voqalize
+    dir: Direction  # "out": Voqalize told the brain; "in": the brain told Voqalize
     code: str
     message: str
     fatal: bool
@@ -92,7 +94,7 @@ class LedgerView(Protocol):
         """Each committed caller turn's text, in order."""
 
     @property
-    def caller_closes(self) -> Mapping[int, str]:
+    def caller_closes(self) -> Mapping[int, TurnClose]:
         """How each caller turn (by its turn id) was closed: "typed", "confident", ..."""
 
     @property
@@ -130,7 +132,7 @@ class Ledger:
     _steps_by_turn: dict[int, int] = field(default_factory=dict)
     _errors: list[WireErrorRecord] = field(default_factory=list)
     _caller_lines: list[str] = field(default_factory=list)
-    _caller_closes: dict[int, str] = field(default_factory=dict)
+    _caller_closes: dict[int, TurnClose] = field(default_factory=dict)
     _backchannels: list[BackchannelRecord] = field(default_factory=list)
     _stalls: list[StallRecord] = field(default_factory=list)
     _dead_air: list[DeadAirRecord] = field(default_factory=list)
@@ -154,7 +156,7 @@ class Ledger:
         """An error was told either way."""
         self._errors.append(error)
 
-    def add_caller_line(self, turn_id: int, text: str, closed_by: str) -> None:
+    def add_caller_line(self, turn_id: int, text: str, closed_by: TurnClose) -> None:
         """The caller committed ``text`` as turn ``turn_id``, closed as ``closed_by``."""
         self._caller_lines.append(text)
         self._caller_closes[turn_id] = closed_by
@@ -213,7 +215,7 @@ class Ledger:
         return list(self._caller_lines)
 
     @property
-    def caller_closes(self) -> Mapping[int, str]:
+    def caller_closes(self) -> Mapping[int, TurnClose]:
         """See :class:`LedgerView`."""
         return MappingProxyType(dict(self._caller_closes))
 

@@ -21,19 +21,27 @@ script) and the worker is the brain, which Voqalize dials for the call:
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sandbox.call.floor import measure
 
-#: It never rang: the worker failed (the reason says how). An operational fault.
-NOT_REACHED = "not_reached"
-#: It rang and nobody picked up: the brain was reached and the caller never said anything.
-NO_ANSWER = "no_answer"
-#: Below the thin-call floor: fewer than two lines and fewer than five words from the caller.
-NOT_A_CONVERSATION = "not_a_conversation"
-#: A conversation happened.
-COMPLETED = "completed"
+
+class Outcome(enum.StrEnum):
+    """The word a call's record ends with; a string enum, so its value is the stored word."""
+
+    #: It never rang: the worker failed (the reason says how). An operational fault.
+    NOT_REACHED = "not_reached"
+    #: It rang and nobody picked up: the brain was reached and the caller never said anything.
+    NO_ANSWER = "no_answer"
+    #: Below the thin-call floor: fewer than two lines and fewer than five words from the caller.
+    NOT_A_CONVERSATION = "not_a_conversation"
+    #: A conversation happened.
+    COMPLETED = "completed"
+    #: Never decided by a live call: a stored session that did not end (its process died), as
+    #: its rebuilt report and the session list say.
+    UNFINISHED = "unfinished"
 
 
 @dataclass(frozen=True)
@@ -57,26 +65,30 @@ class Facts:
 class Verdict:
     """The outcome's word and, for ``not_reached``, why ("" otherwise)."""
 
-    word: str
+    word: Outcome
     reason: str = ""
 
 
 def decide(facts: Facts) -> Verdict:
     """Classify a call from ``facts`` (see the module doc); never invents a conversation."""
     if facts.unreached is not None:
-        return Verdict(NOT_REACHED, facts.unreached)
+        return Verdict(Outcome.NOT_REACHED, facts.unreached)
     if facts.refusal is not None:
-        return Verdict(NOT_REACHED, f"the brain refused the session's version: {facts.refusal}")
+        return Verdict(
+            Outcome.NOT_REACHED, f"the brain refused the session's version: {facts.refusal}"
+        )
     if facts.greeting_unsaid is not None:
         why = f"; {facts.greeting_unsaid}" if facts.greeting_unsaid else ""
-        return Verdict(NOT_REACHED, f"the greeting could not be spoken: a silent failure{why}")
+        return Verdict(
+            Outcome.NOT_REACHED, f"the greeting could not be spoken: a silent failure{why}"
+        )
     if facts.brain_failed is not None and not facts.bot_heard:
         return Verdict(
-            NOT_REACHED,
+            Outcome.NOT_REACHED,
             f"the brain failed before the caller heard a word from it: {facts.brain_failed}",
         )
     if not facts.caller_lines:
-        return Verdict(NO_ANSWER)
+        return Verdict(Outcome.NO_ANSWER)
     if measure(facts.caller_lines).below:
-        return Verdict(NOT_A_CONVERSATION)
-    return Verdict(COMPLETED)
+        return Verdict(Outcome.NOT_A_CONVERSATION)
+    return Verdict(Outcome.COMPLETED)

@@ -37,8 +37,9 @@ class Bracket(enum.Enum):
     CANCELLED = "cancelled"  # closed by the brain's SpeechCancel
 
 
-class Fate(enum.Enum):
-    """How a unit's playout finished; None on a Unit means it is still in play."""
+class Fate(enum.StrEnum):
+    """How a unit's playout finished; None on a Unit means it is still in play. The stored
+    report's vocabulary for a unit's fate too: a string enum, so its value is the word."""
 
     PLAYED = "played"  # every word reached the output
     BARGED = "barged"  # cut by the caller's barge-in (its turn is at or below the watermark)
@@ -50,6 +51,9 @@ class Fate(enum.Enum):
     # Never sealed by a live call: a reader of a stored session gives it to a unit in play
     # when the call's process died (killed, crashed) before its Finalize.
     CRASHED = "crashed"
+    # Never sealed either: a report's word for a unit with no fate yet (the report was
+    # written while it played, or rebuilt from a stored call that had not ended).
+    IN_PLAY = "in play"
 
 
 class WireRuleBroken(Exception):
@@ -83,6 +87,11 @@ class Unit:
     #: When the brain last sent a frame of this unit (the core's clock, ms).
     last_frame_ms: int = 0
     _discarded_chars: int = 0
+
+    @property
+    def reported_fate(self) -> Fate:
+        """Its fate as a report states it: :attr:`Fate.IN_PLAY` while it has none."""
+        return self.fate or Fate.IN_PLAY
 
     @property
     def has_text(self) -> bool:

@@ -32,7 +32,7 @@ from typing import Any
 import msgspec
 
 from sandbox.call.core import shortened
-from sandbox.call.outcome import COMPLETED, NO_ANSWER, NOT_A_CONVERSATION, NOT_REACHED
+from sandbox.call.outcome import Outcome
 from sandbox.caller.script_limits import (
     MAX_PHRASE_CHARS,
     MAX_PHRASES,
@@ -63,7 +63,7 @@ STEP_KEYS = (
 )
 #: The keys of the script's ``[expect]`` table.
 END_KEYS = ("outcome", "no_errors", "record")
-OUTCOMES = (COMPLETED, NO_ANSWER, NOT_REACHED, NOT_A_CONVERSATION)
+OUTCOMES = (Outcome.COMPLETED, Outcome.NO_ANSWER, Outcome.NOT_REACHED, Outcome.NOT_A_CONVERSATION)
 #: The record's list fields, each with the struct of its items (None: any keys, the findings).
 _RECORD_LISTS: dict[str, type[msgspec.Struct] | None] = {
     "entities": ValueHeard,

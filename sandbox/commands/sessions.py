@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sandbox.call.outcome import COMPLETED, NO_ANSWER, NOT_A_CONVERSATION, NOT_REACHED
+from sandbox.call.outcome import Outcome
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
 from sandbox.record.export import session_report, session_report_json
@@ -29,7 +29,13 @@ from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rat
 HELP = "list, show, export or remove the calls the session store kept"
 
 #: What ``--outcome`` picks: a call's outcome, or ``unfinished`` for one that never ended.
-OUTCOMES = (COMPLETED, NOT_A_CONVERSATION, NO_ANSWER, NOT_REACHED, "unfinished")
+OUTCOMES = (
+    Outcome.COMPLETED,
+    Outcome.NOT_A_CONVERSATION,
+    Outcome.NO_ANSWER,
+    Outcome.NOT_REACHED,
+    Outcome.UNFINISHED,
+)
 #: ``--outcome``'s help, for every command that filters saved sessions.
 OUTCOME_HELP = f"only sessions with this outcome ({', '.join(OUTCOMES)})"
 

@@ -40,9 +40,13 @@ from textual.message import Message
 from textual.notifications import Notification, Notify
 from textual.widgets._toast import Toast  # not exported: the widget that shows a notification
 
+from sandbox.call.effects import EndedBy
+from sandbox.call.outcome import Outcome
+from sandbox.call.units import Fate
 from sandbox.caller.expect import Failure
 from sandbox.fuzz.draw import Draw
 from sandbox.fuzz.guard import InvariantBroken
+from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import DATA_OPEN, page_html
 from sandbox.record.plain_text import CONTROL, visible
@@ -181,7 +185,7 @@ def _report(t: list[str]) -> Report:
     )
     generated = f"{t[7]} and the rest"
     record = CallRecord(
-        outcome="completed",
+        outcome=Outcome.COMPLETED,
         reason=t[8],
         below_floor=False,
         floor="",
@@ -190,7 +194,7 @@ def _report(t: list[str]) -> Report:
         summary="allowed",
         caller_name=t[9],
         entities=(ValueHeard(2, "date", t[11], t[11]),),
-        readbacks=(ValueReadBack(2, "phone", t[10], t[10], "confirmed", 1, 3),),
+        readbacks=(ValueReadBack(2, "phone", t[10], t[10], ReadbackStatus.CONFIRMED, 1, 3),),
         addressed_as=(),
         findings=(
             {"kind": "promised_unbooked", "detail": t[12]},
@@ -202,14 +206,14 @@ def _report(t: list[str]) -> Report:
         session_id="0123456789abcdef",
         brain_url=t[0],
         started_at="",
-        outcome="completed",
-        ended_by="brain_error",
+        outcome=Outcome.COMPLETED,
+        ended_by=EndedBy.BRAIN_ERROR,
         end_detail=t[1],
         settings="",
         watermark=2,
         caller_turns=(t[3],),
         turn_closes={},
-        units=(UnitReport(1, 2, generated, generated, t[7], True, "barged", 1, 4, ()),),
+        units=(UnitReport(1, 2, generated, generated, t[7], True, Fate.BARGED, 1, 4, ()),),
         steps=(),
         errors=(),
         backchannels=(BackchannelReport(25, t[11], True),),

@@ -42,6 +42,7 @@ from sandbox.call.effects import CallEnded
 from sandbox.call.ledger import WireErrorRecord
 from sandbox.call.settings import Settings
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.call.units import Fate
 from sandbox.caller.script import Script, Step
 from sandbox.caller.script_runner import ScriptRunner
 from sandbox.harness.inproc import open_inproc_call
@@ -77,7 +78,7 @@ class HeardUnit:
     generated: str
     heard: str
     interrupted: bool
-    fate: str
+    fate: Fate
 
 
 class VoqalizeDriver:
@@ -215,7 +216,7 @@ class VoqalizeDriver:
                 generated=u.generated,
                 heard=u.heard,
                 interrupted=u.heard != u.generated,
-                fate=u.fate.value if u.fate else "in play",
+                fate=u.reported_fate,
             )
             for u in self._live().core.units
         ]

@@ -12,6 +12,7 @@ read back is ``unconfirmed`` too.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,7 +20,16 @@ from dataclasses import dataclass
 from sandbox.judges.entities import Value, mentions, same, values
 from sandbox.judges.spoken import normalise
 
-CONFIRMED, CORRECTED, UNCONFIRMED, NOT_HEARD = "confirmed", "corrected", "unconfirmed", "not_heard"
+
+class ReadbackStatus(enum.StrEnum):
+    """How a read-back went (a report's ``readbacks[].status``); the value is the word."""
+
+    CONFIRMED = "confirmed"
+    CORRECTED = "corrected"
+    UNCONFIRMED = "unconfirmed"
+    NOT_HEARD = "not_heard"
+
+
 #: How many bot units after the caller's line may carry the read-back.
 READBACK_UNITS = 2
 
@@ -110,7 +120,7 @@ class Readback:
     """The verdict on one value: its status, the unit that carried the read-back (if the
     brain generated one) and the caller's line that answered it (if any)."""
 
-    status: str
+    status: ReadbackStatus
     speech_id: int | None
     reply_turn: int | None
 
@@ -134,15 +144,15 @@ def judge(
     if heard is None:
         cut = next((u for u in after if mentions(value, u.generated)), None)
         if cut is not None:
-            return Readback(NOT_HEARD, cut.speech_id, None)
-        return Readback(UNCONFIRMED, None, None)
+            return Readback(ReadbackStatus.NOT_HEARD, cut.speech_id, None)
+        return Readback(ReadbackStatus.UNCONFIRMED, None, None)
     reply = next((c for c in callers if c.turn_id > heard.turn_id), None)
     if reply is None:
-        return Readback(UNCONFIRMED, heard.speech_id, None) if ended else None
+        return Readback(ReadbackStatus.UNCONFIRMED, heard.speech_id, None) if ended else None
     return Readback(answer(value, reply.text), heard.speech_id, reply.turn_id)
 
 
-def answer(value: Value, line: str) -> str:
+def answer(value: Value, line: str) -> ReadbackStatus:
     """How the caller's ``line`` answers a read-back of ``value``.
 
     ``corrected`` needs an answer aimed at the read-back: a refusal ("no", "that's wrong",
@@ -156,22 +166,26 @@ def answer(value: Value, line: str) -> str:
     text = " ".join(words)
     kin = [(v, at, end) for v, at, end in _placed(words, values(line)) if v.kind == value.kind]
     if _NO.search(text) and not _NOT_NO.match(text):
-        return CORRECTED
+        return ReadbackStatus.CORRECTED
     for other, at, end in kin:
         if same(value, other) and any(words[max(at - len(w), 0) : at] == w for w in _REFUSING):
-            return CORRECTED  # the read-back value itself refused: "not Friday"
+            return ReadbackStatus.CORRECTED  # the read-back value itself refused: "not Friday"
         if not same(value, other) and (_INSTEAD.search(text) or _as_the_answer(words, at, end)):
-            return CORRECTED  # another value in its place: "Thursday.", "make it Thursday"
+            return (
+                ReadbackStatus.CORRECTED
+            )  # another value in its place: "Thursday.", "make it Thursday"
     statements = [s for s in _sentences(words) if not _asked(s)]
     if (
         _YES_FIRST.match(text)
         or any(_YES_SAID.search(" ".join(s)) for s in statements)
         or any(same(value, v) and _as_the_answer(words, at, end) for v, at, end in kin)
     ):
-        return CONFIRMED  # agreement, or the same value said again as the answer
+        return ReadbackStatus.CONFIRMED  # agreement, or the same value said again as the answer
     if _ACTUALLY.match(text) and not _asked(_sentences(words)[0]):
-        return CORRECTED  # "actually it ends in one": a contrast, with nothing agreeing
-    return UNCONFIRMED
+        return (
+            ReadbackStatus.CORRECTED
+        )  # "actually it ends in one": a contrast, with nothing agreeing
+    return ReadbackStatus.UNCONFIRMED
 
 
 def _placed(words: list[str], found: list[Value]) -> list[tuple[Value, int, int]]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from sandbox.call.core import CallCore
 from sandbox.call.floor import measure
-from sandbox.call.outcome import NOT_REACHED
+from sandbox.call.outcome import Outcome
 from sandbox.judges import names, promises
 from sandbox.judges.entities import Value, values
 from sandbox.judges.readback import BotLine, CallerTurn, judge
@@ -43,7 +43,7 @@ class Heard:
     steps: tuple[tuple[int, str], ...]
     turn: int  # the last turn minted
     ended: bool
-    outcome: str
+    outcome: Outcome
     reason: str = ""
     #: (speech_id, turn, why) of every sealed unit the playout could not say all of.
     unsaid: tuple[tuple[int, int, str], ...] = ()
@@ -81,7 +81,7 @@ def build(heard: Heard) -> CallRecord:
     keeps its reason and no facts: "not_reached — it never rang at all: no lead, no facts"
     (003), whatever the caller said into the silence."""
     floor = measure([c.text for c in heard.callers])
-    reached = heard.outcome != NOT_REACHED
+    reached = heard.outcome is not Outcome.NOT_REACHED
     events = list(_kept(heard))
     entities = [data for kind, data in events if kind == "entity_heard"]
     readbacks = [data for kind, data in events if kind == "entity_readback"]
@@ -120,7 +120,7 @@ def _kept(heard: Heard) -> Iterator[tuple[str, dict[str, Any]]]:
     """The findings the record keeps: every one; of a call not reached, only what the runtime
     could not say (the fault's own account), never a fact about the caller."""
     for kind, data in _findings(heard):
-        if heard.outcome != NOT_REACHED or kind == SPEECH_UNSAID:
+        if heard.outcome is not Outcome.NOT_REACHED or kind == SPEECH_UNSAID:
             yield kind, data
 
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from sandbox.call.effects import EndedBy
 from sandbox.call.heard import HeardCursor
+from sandbox.call.outcome import Outcome
 from sandbox.call.units import Fate
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.report import (
@@ -32,6 +34,7 @@ from sandbox.record.session_words import SESSION_OPENED
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent, StoredFrame
 from sandbox.record.unit_fates import FateReader, stored_int
 from sandbox.wire.codec import WireError, decode
+from sandbox.wire.direction import direction
 from sandbox.wire.plain import describe
 
 #: The events a rebuilt unit reads: the words played, and what the playout could not speak.
@@ -134,11 +137,11 @@ def rebuilt_report(
             callers.append(str(f.get("text", "")))
         elif frame.type == "turn_step" and frame.dir == "in":
             steps.append({"t_ms": frame.t_ms, **f})
-        elif frame.type == "error":
+        elif frame.type == "error" and (side := direction(frame.dir)) is not None:
             errors.append(
                 ErrorReport(
                     frame.t_ms,
-                    frame.dir,
+                    side,
                     str(f.get("code", "")),
                     str(f.get("message", "")),
                     bool(f.get("fatal", False)),
@@ -150,11 +153,13 @@ def rebuilt_report(
     for sid, unit in units.items():
         fate = fates.fate(sid)
         if fate is None:  # no Finalize: cut by the crash, or still playing
-            unit["fate"] = Fate.CRASHED.value if crashed else "in play"
+            unit["fate"] = Fate.CRASHED if crashed else Fate.IN_PLAY
         else:
-            unit["fate"] = fate.value
+            unit["fate"] = fate
         unit["relayed"] = unit["generated"]
-        unit["interrupted"] = unit["fate"] != "in play" and unit["heard"] != unit["generated"]
+        unit["interrupted"] = (
+            unit["fate"] is not Fate.IN_PLAY and unit["heard"] != unit["generated"]
+        )
         unit["words_heard"] = len(unit["heard"].split())
         unit["words_total"] = len(unit["generated"].split())
     return Report(
@@ -163,8 +168,8 @@ def rebuilt_report(
         brain_url=row.brain_url,
         brain_name=str(named or row.brain_url),
         started_at=_started(row.started_at),
-        outcome="unfinished",
-        ended_by="unfinished",
+        outcome=Outcome.UNFINISHED,
+        ended_by=EndedBy.UNFINISHED,
         end_detail=_unended(row, crashed),
         settings="",
         watermark=fates.watermark,
@@ -240,6 +245,6 @@ def _unit(speech_id: int, turn_id: int) -> dict[str, Any]:
         "turn_id": turn_id,
         "generated": "",
         "heard": "",
-        "fate": "in play",
+        "fate": Fate.IN_PLAY,
         "discarded": (),
     }

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import time
 
-from sandbox.call.outcome import NOT_REACHED
+from sandbox.call.outcome import Outcome
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
 from sandbox.record.report import Report
@@ -75,7 +75,7 @@ def session_markdown(row: SessionRow, report: Report) -> str:
     cut = [u for u in units if u.cut]
     record = report.record or None  # a call cut short, or from an older build, has none
     lines += ["", "### Heard truth", ""]
-    if record is not None and record.outcome == NOT_REACHED:
+    if record is not None and record.outcome is Outcome.NOT_REACHED:
         lines.append("Not summarised: the call was not reached.")
     elif record is not None and record.below_floor:
         lines.append(f"Not summarised: {_md(record.floor)}.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sandbox.call.outcome import NOT_REACHED
+from sandbox.call.outcome import Outcome
 from sandbox.record.plain_text import quoted, visible
 from sandbox.record.report import CallRecord
 
@@ -22,7 +22,7 @@ def record_lines(record: CallRecord) -> list[str]:
     """``record`` (a report's ``record``) as lines of plain text, most important first;
     the caller's and the brain's words in them :func:`visible`."""
     lines = [f"outcome {record.outcome}" + (f": {record.reason}" if record.reason else "")]
-    if record.outcome == NOT_REACHED:
+    if record.outcome is Outcome.NOT_REACHED:
         lines.append("summary skipped, no name or values kept: a line that never rang says nothing")
     if record.below_floor:
         lines.append(f"below the floor: {record.floor}; summary skipped")

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.call.core import CallCore, shortened
+from sandbox.call.effects import EndedBy
+from sandbox.call.outcome import Outcome
 from sandbox.call.surplus import SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS, Unit
 from sandbox.private_files import PRIVATE_MODE, private_folder, write_file
@@ -90,8 +92,8 @@ class FrameRecord:
 class CallEnd:
     """How a call ended, in its report's words (:meth:`Recorder.report`)."""
 
-    outcome: str
-    ended_by: str
+    outcome: Outcome
+    ended_by: EndedBy
     end_detail: str
 
     @classmethod
@@ -100,7 +102,7 @@ class CallEnd:
         and building the whole report would judge its call record for nobody."""
         ended = core.ended
         if ended is None:
-            return cls(core.outcome(), "unfinished", "")
+            return cls(core.outcome(), EndedBy.UNFINISHED, "")
         return cls(ended.outcome, ended.ended_by, ended.detail)
 
 
@@ -364,7 +366,7 @@ def _unit_report(unit: Unit) -> UnitReport:
         relayed=unit.relayed,
         heard=unit.heard,
         interrupted=unit.heard != unit.generated,
-        fate=unit.fate.value if unit.fate else "in play",
+        fate=unit.reported_fate,
         words_heard=unit.cursor.words_heard,
         words_total=unit.cursor.words_total,
         discarded=tuple(unit.discarded),

@@ -20,7 +20,13 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from sandbox.call.caller_events import TurnClose
+from sandbox.call.effects import EndedBy
+from sandbox.call.outcome import Outcome
+from sandbox.call.units import Fate
+from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.plain_text import escaped_json
+from sandbox.wire.direction import Direction
 
 #: Version of the report layout, so a reader can refuse one it does not know.
 REPORT_VERSION = 1
@@ -40,7 +46,7 @@ class UnitReport(msgspec.Struct, frozen=True):
     relayed: str
     heard: str
     interrupted: bool
-    fate: str
+    fate: Fate
     words_heard: int
     words_total: int
     discarded: tuple[str, ...]
@@ -60,7 +66,7 @@ class ErrorReport(msgspec.Struct, frozen=True):
     """An error either side reported (``dir`` "out": Voqalize told the brain)."""
 
     t_ms: int
-    dir: str
+    dir: Direction
     code: str
     message: str
     fatal: bool
@@ -108,7 +114,7 @@ class ValueReadBack(msgspec.Struct, frozen=True):
     kind: str
     value: str
     said: str
-    status: str
+    status: ReadbackStatus
     speech_id: int | None
     reply_turn: int | None
 
@@ -124,7 +130,7 @@ class CallRecord(msgspec.Struct, frozen=True):
     """What the call leaves behind, judged on what the caller heard (see
     :mod:`sandbox.record.call_record`)."""
 
-    outcome: str
+    outcome: Outcome
     reason: str
     below_floor: bool
     floor: str
@@ -152,14 +158,14 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     #: How the brain is shown (see :mod:`sandbox.record.session_words`).
     brain_name: str | UnsetType = UNSET
     started_at: str
-    outcome: str
-    ended_by: str
+    outcome: Outcome
+    ended_by: EndedBy
     end_detail: str
     settings: str
     watermark: int
     caller_turns: tuple[str, ...]
     #: How each caller turn closed, by its turn id as a string ("confident", "typed"...).
-    turn_closes: Mapping[str, str] | UnsetType = UNSET
+    turn_closes: Mapping[str, TurnClose] | UnsetType = UNSET
     #: Each caller turn's latency waterfall, in turn order.
     turns: tuple[TurnReport, ...] | UnsetType = UNSET
     units: tuple[UnitReport, ...]

@@ -11,6 +11,8 @@ the terminal.
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from rich.text import Text
 
 from sandbox.call.effects import (
@@ -24,6 +26,7 @@ from sandbox.call.effects import (
     ConfigRejected,
     DeadAir,
     DeadAirEnded,
+    EndedBy,
     FrameDropped,
     Notice,
     ProtocolViolation,
@@ -187,14 +190,23 @@ def shown_text(shown: CallerShown | CallerIdle | Notice | CallEnded) -> tuple[Te
 def ended_words(ended: CallEnded) -> str:
     """Who ended the call and why, in words."""
     detail = ended.detail
-    words = {
-        "caller": detail or "you ended the call",
-        "brain": "the brain hung up",
-        "brain_closed": detail or "the brain's connection closed",
-        "brain_error": f"the brain ended the session with a fatal error: {detail}",
-        "brain_cancel": f"the brain cancelled the call: {detail or 'no reason given'}",
-    }
-    return words.get(ended.ended_by, f"{ended.ended_by}: {detail}".rstrip(": "))
+    match ended.ended_by:
+        case EndedBy.CALLER:
+            return detail or "you ended the call"
+        case EndedBy.BRAIN:
+            return "the brain hung up"
+        case EndedBy.BRAIN_CLOSED:
+            return detail or "the brain's connection closed"
+        case EndedBy.BRAIN_ERROR:
+            return f"the brain ended the session with a fatal error: {detail}"
+        case EndedBy.BRAIN_CANCEL:
+            return f"the brain cancelled the call: {detail or 'no reason given'}"
+        case EndedBy.DIAL_FAILED:
+            return f"the brain could not be reached: {detail}".rstrip(": ")
+        case EndedBy.UNFINISHED:
+            return "the call has not ended"
+        case unknown:
+            assert_never(unknown)
 
 
 def ended_text(ended: CallEnded) -> Text:
