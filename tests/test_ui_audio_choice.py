@@ -11,10 +11,8 @@ from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.device_choice import pick_devices
 from sandbox.audio.devices import Device
 from sandbox.errors import UserError
-from sandbox.record.recorder import FrameRecord
 from sandbox.ui.choose import ASKED_TYPED, HOW_TO_ENABLE, choose_audio, missing_audio
 from sandbox.ui.engine_audio import EngineAudio, level_from_db
-from sandbox.ui.latency import LatencyTracker
 from sandbox.ui.typed_audio import TypedAudio
 
 
@@ -93,14 +91,3 @@ def test_the_meter_maps_dbfs_onto_its_bar() -> None:
     assert level_from_db(-30.0) == 0.5
     assert level_from_db(0.0) == 1.0
     assert level_from_db(6.0) == 1.0
-
-
-def test_end_of_speech_told_after_its_user_message_still_lands_on_that_turn() -> None:
-    tracker = LatencyTracker()
-    tracker.frame(FrameRecord(1000, "out", "user_message", {"turn_id": 2, "text": "hi"}))
-    assert tracker.end_of_speech(640)
-    assert tracker.last is not None and tracker.last.end_of_speech_ms == 640
-    assert tracker.last.describe().startswith("turn 2: end of speech ─360 ms→ UserMessage")
-    assert not tracker.end_of_speech(1500)  # the next turn's: it waits for its UserMessage
-    tracker.frame(FrameRecord(1900, "out", "user_message", {"turn_id": 3, "text": "more"}))
-    assert tracker.last.end_of_speech_ms == 1500

@@ -17,6 +17,16 @@ from sandbox.call.effects import (
 from sandbox.call.outcome import Outcome
 from sandbox.call.settings import Settings
 from sandbox.call.units import Bracket, Fate, Unit
+from sandbox.call.waterfall import (
+    COMMITTED,
+    FIRST_CHUNK,
+    FIRST_SAMPLE,
+    FIRST_SPEAKER,
+    USER_MESSAGE,
+    VOICE_END,
+    from_start,
+    summary,
+)
 from sandbox.record.recorder import FrameRecord
 from sandbox.ui.frame_text import (
     frame_detail,
@@ -26,7 +36,6 @@ from sandbox.ui.frame_text import (
     matches,
     parse_filter,
 )
-from sandbox.ui.latency import LatencyTracker, Waterfall
 from sandbox.ui.lines import (
     caller_text,
     cut_mark,
@@ -53,43 +62,20 @@ def rec(t: int, direction: str, kind: str, **fields: object) -> FrameRecord:
 # ------------------------------------------------------------------ latency
 
 
-def test_waterfall_of_a_typed_turn_starts_at_the_user_message() -> None:
-    tracker = LatencyTracker()
-    assert tracker.frame(rec(1000, "out", "user_message", turn_id=2, text="hi"))
-    assert not tracker.frame(rec(1040, "in", "speech_start", speech_id=5, turn_id=2))
-    assert tracker.frame(rec(1100, "in", "speech_chunk", speech_id=5, text="Hello "))
-    assert not tracker.frame(rec(1110, "in", "speech_chunk", speech_id=5, text="there"))
-    assert tracker.word_heard(5, 1250)
-    assert not tracker.word_heard(5, 1300)  # only the first word counts
-    assert tracker.last == Waterfall(2, 1000, None, 1100, 1250)
-    assert tracker.last.describe() == (
-        "turn 2 (typed): UserMessage ─100 ms→ first chunk ─150 ms→ first audio · 250 ms"
+def test_the_status_lines_latency_is_the_timelines_own_figures() -> None:
+    typed = {USER_MESSAGE: 1000, FIRST_CHUNK: 1100, FIRST_SAMPLE: 1250}
+    assert summary(2, typed) == (
+        "turn 2 · first audio 250 ms after its first stage (typed) (first chunk 100)"
     )
-
-
-def test_waterfall_with_end_of_speech_and_marks_not_reached_yet() -> None:
-    tracker = LatencyTracker()
-    tracker.end_of_speech(600)
-    tracker.frame(rec(1000, "out", "user_message", turn_id=4, text="hi"))
-    assert tracker.last is not None
-    assert tracker.last.describe() == (
-        "turn 4: end of speech ─400 ms→ UserMessage ─…→ first chunk ─…→ first audio"
+    spoken = {**typed, VOICE_END: 530, COMMITTED: 990, FIRST_SPEAKER: 1270}
+    # The speaker's stage when the device's delay is known: f7's last bar, the same figure.
+    assert summary(3, spoken) == (
+        "turn 3 · first audio 740 ms after voice end (committed 460, first chunk 570)"
     )
-    tracker.frame(rec(2000, "out", "user_message", turn_id=5, text="again"))
-    assert tracker.last.end_of_speech_ms is None  # one end of speech per turn
-
-
-def test_waterfall_ignores_units_of_other_turns_and_empty_chunks() -> None:
-    tracker = LatencyTracker()
-    tracker.frame(rec(0, "in", "speech_start", speech_id=1, turn_id=1))  # before any turn
-    tracker.frame(rec(100, "out", "user_message", turn_id=2, text="hi"))
-    tracker.frame(rec(110, "in", "speech_start", speech_id=1, turn_id=1))  # a stale turn
-    assert not tracker.frame(rec(120, "in", "speech_chunk", speech_id=1, text="late"))
-    assert not tracker.word_heard(1, 130)
-    tracker.frame(rec(140, "in", "speech_start", speech_id=2, turn_id=2))
-    assert not tracker.frame(rec(150, "in", "speech_chunk", speech_id=2, text=""))
-    assert tracker.frame(rec(160, "in", "speech_chunk", speech_id=2, text="ok"))
-    assert tracker.last is not None and tracker.last.first_chunk_ms == 160
+    assert from_start(spoken)[FIRST_SPEAKER] == 740
+    assert summary(4, {VOICE_END: 0, COMMITTED: 400}) == (
+        "turn 4 · no audio yet · ms after voice end (committed 400)"
+    )
 
 
 # ------------------------------------------------------------------- frames

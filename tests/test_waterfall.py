@@ -15,6 +15,7 @@ from sandbox.call.caller_events import TurnClose
 from sandbox.call.played import AudioMark
 from sandbox.call.waterfall import STAGES, HeardTiming, from_start, in_order
 from sandbox.record.latency_text import percentile
+from sandbox.record.waterfall_text import waterfall_text
 
 
 def _spoken_turn(rig: Rig, text: str, heard: HeardTiming) -> None:
@@ -140,6 +141,12 @@ async def test_a_sim_call_stores_each_turns_timeline_in_order_and_prints_its_tab
     table = sandbox_cli(home, "sessions", "show", sid, "--latency")
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
+    # Each turn's waterfall first, drawn as f7 draws it, then the table.
+    for turn in turns:
+        drawn = waterfall_text(turn["turn_id"], turn["timeline"]).plain.splitlines()
+        at = lines.index(drawn[0])
+        assert lines[at : at + len(drawn)] == drawn and "█" in drawn[1]
+    lines = lines[next(i for i, line in enumerate(lines) if line.startswith("latency:")) :]
     header = next(line for line in lines if line.lstrip().startswith("turn"))
     assert header.split() == ["turn", "user", "message", "first", "chunk", "first", "sample"]
     rows = {line.split()[0]: line.split()[1:] for line in lines if line[:6].strip()}

@@ -42,7 +42,7 @@ from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
 from sandbox.audio.turn_model import TurnModel
 from sandbox.audio.voices import catalog, default_voice, voice_languages
-from sandbox.call.caller_events import ListenerEvent, TurnCommitted
+from sandbox.call.caller_events import ListenerEvent
 from sandbox.call.ports import Listening
 from sandbox.call.settings import Capabilities
 from sandbox.errors import UserError
@@ -113,13 +113,6 @@ class EngineHooks:
         )
 
 
-@dataclass(frozen=True)
-class TurnTiming:
-    """The last committed turn, for the latency waterfall (host milliseconds)."""
-
-    end_of_speech_ms: int
-
-
 def _is_wav(spec: str | None) -> bool:
     return spec is not None and spec.lower().endswith(".wav")
 
@@ -152,7 +145,6 @@ class AudioEngine:
     #: Mixes a scripted caller's voice into the speaker, after playout (a demo's caller).
     caller_aloud: CallerAloud | None = None
     mic_level_db: float = -120.0
-    last_turn: TurnTiming | None = None
     #: Capture blocks taken from the microphone, and those the listener has heard with their
     #: events handed to the call: a caller that stops can wait for its last block to be heard.
     blocks_captured: int = 0
@@ -370,8 +362,6 @@ class AudioEngine:
                 now = link.now()
                 for hook in self._hooks.heard:
                     hook(now, event)
-                if isinstance(event, TurnCommitted):
-                    self.last_turn = TurnTiming(event.t_end_of_speech)
                 link.heard(event)
             # Settled first: a reader that sees the count sees this block's state or later.
             self._caller_settled = listener.settled

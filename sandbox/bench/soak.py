@@ -54,8 +54,9 @@ from sandbox.bench import pulse
 from sandbox.bench.figures import Progress, median, target_lines
 from sandbox.bench.own_home import own_home
 from sandbox.bench.redrive import script_for
-from sandbox.call.effects import CallState, Effect, UnitChanged
+from sandbox.call.effects import CallState
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.call.waterfall import FIRST_CHUNK, FIRST_SAMPLE, USER_MESSAGE
 from sandbox.caller.espeak_voice import speak
 from sandbox.caller.script import parse_script
 from sandbox.caller.script_runner import ScriptRunner, play_through
@@ -66,7 +67,6 @@ from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.malloc_tuning import give_back_free_memory
 from sandbox.record.recorder import FrameRecord
-from sandbox.ui.latency import LatencyTracker
 
 #: Targets from the issue: memory flat, no growth in flight, latency at the end as at the start.
 TARGETS: dict[str, tuple[str, float]] = {
@@ -109,38 +109,30 @@ class Turn:
 
 @dataclass
 class _Watch:
-    """What the soak learns from the call's frames and effects as they happen."""
+    """What the soak counts of the call's frames as they cross, and its turns' marks read
+    off the core's timelines (:mod:`sandbox.call.waterfall`) when it is over."""
 
     host: CallHost
-    latency: LatencyTracker = field(default_factory=LatencyTracker)
     turns: list[Turn] = field(default_factory=list)
     frames: Counter[str] = field(default_factory=Counter)
 
     def frame(self, record: FrameRecord) -> None:
         self.frames[f"{record.dir} {record.type}"] += 1
-        if record.dir == "out" and record.type == "user_message":
-            self.close_turn()  # the turn before this one has all the marks it will get
-        self.latency.frame(record)
 
-    def effect(self, effect: Effect) -> None:
-        if isinstance(effect, UnitChanged):
-            unit = self.host.core.unit(effect.speech_id)
-            if unit is not None and unit.cursor.words_heard > 0:
-                self.latency.word_heard(unit.speech_id, self.host.now())
-
-    def close_turn(self) -> None:
-        """Keep the latest turn's marks."""
-        last = self.latency.last
-        if last is None:
-            return
-        chunk, audio, asked = last.first_chunk_ms, last.first_audio_ms, last.user_message_ms
-        self.turns.append(
-            Turn(
-                asked / 1000,
-                None if chunk is None else chunk - asked,
-                None if audio is None else audio - asked,
+    def read_turns(self) -> None:
+        """Each answered caller turn's first chunk and first sample after its UserMessage."""
+        for timeline in self.host.core.ledger.timelines.values():
+            asked = timeline.get(USER_MESSAGE)
+            if asked is None:
+                continue
+            chunk, audio = timeline.get(FIRST_CHUNK), timeline.get(FIRST_SAMPLE)
+            self.turns.append(
+                Turn(
+                    asked / 1000,
+                    None if chunk is None else chunk - asked,
+                    None if audio is None else audio - asked,
+                )
             )
-        )
 
 
 @dataclass(frozen=True)
@@ -348,7 +340,6 @@ async def measure_soak(minutes: float, audio: str, progress: Progress) -> SoakFi
         async with brain_url_for(options) as url, _call(audio, options, url) as (host, quiet):
             watch = _Watch(host)
             host.on_frame.append(watch.frame)
-            host.on_effect.append(watch.effect)
             caller = PulseVoice() if audio == "real" else None
             runner = ScriptRunner(host, script, caller=caller)
             progress(f"  a {minutes:g}-minute {audio} call, sampled every {every_s:g} s")
@@ -361,6 +352,7 @@ async def measure_soak(minutes: float, audio: str, progress: Progress) -> SoakFi
                 sampler.cancel()
             host.recorder.finish(host.core, host.now(), script_notes=runner.notes)
             call_s = host.now() / 1000
+            watch.read_turns()
     return _figures(audio, minutes, call_s, samples, watch)
 
 

@@ -72,6 +72,28 @@ def from_start(timeline: Mapping[str, int]) -> dict[str, int]:
     return {stage: at - start for stage, at in ordered.items()}
 
 
+#: The stages a turn's one-line summary names beside its total.
+_SUMMARY_STAGES = (COMMITTED, FIRST_CHUNK)
+
+
+def summary(turn_id: int, timeline: Mapping[str, int]) -> str:
+    """The turn's waterfall in one line, for a status bar, in the figures its full waterfall
+    shows (:func:`from_start`): ``turn 2 · first audio 1400 ms after voice end (committed
+    470, first chunk 610)``; the speaker's stage when measured, else the first sample."""
+    marks = from_start(timeline)
+    start = "voice end" if VOICE_END in marks else "its first stage (typed)"
+    known = ", ".join(f"{_words(s)} {marks[s]}" for s in _SUMMARY_STAGES if s in marks)
+    detail = f" ({known})" if known else ""
+    heard = marks.get(FIRST_SPEAKER, marks.get(FIRST_SAMPLE))
+    if heard is None:
+        return f"turn {turn_id} · no audio yet · ms after {start}{detail}"
+    return f"turn {turn_id} · first audio {heard} ms after {start}{detail}"
+
+
+def _words(stage: str) -> str:
+    return stage.replace("_", " ")
+
+
 def turn_at(
     timelines: Mapping[int, Mapping[str, int]], t_ms: int
 ) -> tuple[int | None, dict[str, int]]:

@@ -1,6 +1,7 @@
-"""A session's latency waterfalls as a plain table, as ``sandbox sessions show --latency``
-prints it: one row per caller turn, one column per stage, each cell the stage's ms after the
-turn's caller voice end, then the p50 and p90 of each stage over the turns that reached it."""
+"""A session's latency waterfalls as ``sandbox sessions show --latency`` prints them: each
+caller turn's waterfall drawn as the app's ``f7`` draws it (:mod:`.waterfall_text`), then a
+table, one row per caller turn, one column per stage, each cell the stage's ms after the
+turn's caller voice end, and the p50 and p90 of each stage over the turns that reached it."""
 
 from __future__ import annotations
 
@@ -12,12 +13,15 @@ from rich.table import Table
 from sandbox.call.waterfall import STAGES, from_start
 from sandbox.record.report import Report
 from sandbox.record.table_text import table_lines
+from sandbox.record.waterfall_text import waterfall_text
 
 #: A stage the turn did not reach, or that was not measured.
 ABSENT = "-"
 #: Turns the table shows one by one (the first ones): thousands of rows are not read, and
 #: take minutes to lay out. The percentiles are over every turn.
 MAX_TURNS_SHOWN = 500
+#: Turns whose waterfall is drawn (the first ones): a dozen lines each.
+MAX_WATERFALLS_SHOWN = 50
 
 
 def percentile(values: Sequence[int], fraction: float) -> int:
@@ -64,7 +68,12 @@ def latency_lines(report: Report) -> list[str]:
             "  dead air: ms inside the turn's open units with nothing played or sent (a brain "
             "awaiting a tool mid-unit), after its first audio"
         )
-    lines = [head, "", *table_lines(table)]
+    drawn: list[str] = []
+    for turn in turns[:MAX_WATERFALLS_SHOWN]:
+        drawn += [*waterfall_text(turn.turn_id, turn.timeline).plain.split("\n"), ""]
+    if len(turns) > MAX_WATERFALLS_SHOWN:
+        drawn += [f"(the waterfalls of the first {MAX_WATERFALLS_SHOWN} turns drawn)", ""]
+    lines = [*drawn, head, "", *table_lines(table)]
     if len(rows) > MAX_TURNS_SHOWN:  # a table of thousands of rows is not read, and is slow
         lines.append(
             f"(the first {MAX_TURNS_SHOWN} of {len(rows):,} turns shown; p50 and p90 are over "

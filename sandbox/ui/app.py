@@ -35,13 +35,13 @@ from sandbox.call.effects import (
     ToApp,
     UnitChanged,
 )
+from sandbox.call.waterfall import summary
 from sandbox.host.session import CallHost
 from sandbox.record.plain_text import visible
 from sandbox.record.session_words import brain_name
 from sandbox.record.transcript import dead_air_words
 from sandbox.ui import panes
 from sandbox.ui.keys import HELP_ROWS, KEYS
-from sandbox.ui.latency import LatencyTracker
 from sandbox.ui.lines import notice_text, record_card, shown_text
 from sandbox.ui.messages import (
     CallEffect,
@@ -50,7 +50,6 @@ from sandbox.ui.messages import (
     CallProgress,
     CallStarted,
     DeviceLost,
-    EndOfSpeech,
     RecordingStopped,
 )
 from sandbox.ui.meter import meter
@@ -96,7 +95,6 @@ class SandboxApp(PlainApp[Path | None]):
         super().__init__()
         self.setup = setup
         self.runner = CallRunner(setup, self)
-        self.latency = LatencyTracker()
         self.panes = panes.CallPanes(wire_keeps=WIRE_KEEPS)
         self.banner, self.status = self.panes.banner, self.panes.status
         self.conversation, self.wire = self.panes.conversation, self.panes.wire
@@ -191,8 +189,7 @@ class SandboxApp(PlainApp[Path | None]):
             unit = host.core.unit(effect.speech_id)
             if unit is not None:
                 self.conversation.show_unit(unit)
-                heard = unit.cursor.words_heard > 0
-                if heard and self.latency.word_heard(unit.speech_id, message.t_ms):
+                if unit.cursor.words_heard > 0:
                     self._show_latency()
         elif isinstance(effect, CallerShown | CallerIdle | Notice | CallEnded):
             if isinstance(effect, DeadAir | DeadAirEnded):  # the status line says it too
@@ -229,17 +226,12 @@ class SandboxApp(PlainApp[Path | None]):
         if not self._showing:
             return
         self.wire.add_many(records)
+        if records:
+            self._show_latency()
         for record in records:
-            if self.latency.frame(record):
-                self._show_latency()
             sent = app_frame_of(record)
             if sent is not None:
                 self.app_pane.show("app", *sent)
-
-    def on_end_of_speech(self, message: EndOfSpeech) -> None:
-        """The audio engine marked the end of the caller's speech."""
-        if self.latency.end_of_speech(message.t_ms):
-            self._show_latency()
 
     def on_recording_stopped(self, message: RecordingStopped) -> None:
         """The session store failed: say so once; the call goes on."""
@@ -410,9 +402,13 @@ class SandboxApp(PlainApp[Path | None]):
             self.status.show(state=words)
 
     def _show_latency(self) -> None:
-        last = self.latency.last
-        if last is not None:
-            self.status.show(latency=last.describe())
+        """The latest caller turn's waterfall in one line, read off the core's timeline as
+        ``f7`` draws it, so the two agree."""
+        host = self.host
+        timelines = host.core.ledger.timelines if host is not None else {}
+        turn_id = max(timelines, default=None)
+        if turn_id is not None:
+            self.status.show(latency=summary(turn_id, timelines[turn_id]))
 
     def _configure(self, delta: pb.Config | None) -> None:
         if delta is None:

@@ -15,8 +15,6 @@ from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities
 from sandbox.host.session import CallHost
 
-#: Told, on the host's clock, when the caller's speech ended for a turn about to be committed.
-SpeechEndAt = Callable[[int], None]
 #: Told something in words.
 Say = Callable[[str], None]
 
@@ -58,11 +56,9 @@ class AudioFrontend(Protocol):
         hops back with ``loop.call_soon_threadsafe``): it posts to the UI.
         """
 
-    async def attach(self, host: CallHost, end_of_speech: SpeechEndAt, lost: Say) -> None:
+    async def attach(self, host: CallHost, lost: Say) -> None:
         """Start feeding caller events into ``host``.
 
-        ``end_of_speech(t_ms)`` is called, on the host's clock, when the caller's speech
-        ended for a turn about to be committed (the first bar of the latency waterfall).
         ``lost(words)`` is called, on the event loop's thread, when the microphone
         or the speaker went away mid-call (the call goes on without it).
         """

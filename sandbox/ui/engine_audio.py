@@ -8,8 +8,7 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sandbox.audio.engine import AudioEngine, EngineHooks, TurnTiming
-from sandbox.call.effects import Effect, SendFrame
+from sandbox.audio.engine import AudioEngine, EngineHooks
 from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities
 from sandbox.caller.file_caller import FileCaller
@@ -17,7 +16,7 @@ from sandbox.errors import UserError
 from sandbox.host.audio_call import record_legs
 from sandbox.host.session import CallHost
 from sandbox.record.legs import AudioLeg
-from sandbox.ui.audio import Say, SpeechEndAt
+from sandbox.ui.audio import Say
 
 #: The meter's floor: quieter than this shows as an empty bar.
 METER_FLOOR_DB = -60.0
@@ -39,7 +38,6 @@ class EngineAudio:
     #: A WAV file speaking as the caller (the engine's microphone is its ``mic``).
     caller: FileCaller | None = None
     _caller_task: asyncio.Task[None] | None = field(default=None, init=False)
-    _reported: TurnTiming | None = field(default=None, init=False)
     _legs: list[AudioLeg] = field(default_factory=list, init=False)
     _host: CallHost | None = field(default=None, init=False)
 
@@ -85,23 +83,15 @@ class EngineAudio:
         except UserError as exc:
             raise UserError(f"{exc} ({TYPED_HINT})") from None
 
-    async def attach(self, host: CallHost, end_of_speech: SpeechEndAt, lost: Say) -> None:
-        """Start the microphone and the speaker; mark each spoken turn's end of speech; say
-        when a device goes away, in the app and in the session."""
+    async def attach(self, host: CallHost, lost: Say) -> None:
+        """Start the microphone and the speaker; say when a device goes away, in the app and
+        in the session."""
         loop = asyncio.get_running_loop()
 
         def went_away(words: str) -> None:  # on the engine's watcher thread
             loop.call_soon_threadsafe(lost, words)
             host.recorder.event(host.now(), "device_lost", {"words": words})
 
-        def spoken_turn(effect: Effect) -> None:
-            turn = self.engine.last_turn
-            committed = isinstance(effect, SendFrame) and effect.env.HasField("user_message")
-            if committed and turn is not None and turn is not self._reported:
-                self._reported = turn  # a typed turn after it has no end of speech
-                end_of_speech(turn.end_of_speech_ms)
-
-        host.on_effect.append(spoken_turn)
         self._host = host
         self._legs, hooks = record_legs(self.engine, host)
         try:

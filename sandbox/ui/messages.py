@@ -41,14 +41,6 @@ class CallFrames(Message):
     :meth:`~sandbox.ui.runner.CallRunner.take_frames`)."""
 
 
-class EndOfSpeech(Message):
-    """The audio engine saw the caller's speech end (``t_ms`` on the host's clock)."""
-
-    def __init__(self, t_ms: int) -> None:
-        super().__init__()
-        self.t_ms = t_ms
-
-
 class RecordingStopped(Message):
     """The session store could not be written (a full disk): the call goes on unrecorded."""
 

@@ -10,7 +10,7 @@ clock runs on its own, at the chosen speed.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual import on
@@ -19,15 +19,14 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Header, ListView
 
 from sandbox.call.effects import ToApp
-from sandbox.call.waterfall import turn_at
+from sandbox.call.waterfall import summary, turn_at
 from sandbox.record.legs import MIC, SPEAKER
 from sandbox.record.plain_text import visible
 from sandbox.replay.leg_player import LegPlayer
 from sandbox.replay.source import Recording
-from sandbox.replay.timeline import Changes, Moment, RecordNote, Shown
+from sandbox.replay.timeline import Changes, RecordNote, Shown
 from sandbox.ui import panes
 from sandbox.ui.keys import REPLAY_KEYS
-from sandbox.ui.latency import LatencyTracker
 from sandbox.ui.lines import record_note, shown_text
 from sandbox.ui.plain_app import PlainApp
 from sandbox.ui.screens.waterfall import WaterfallScreen
@@ -75,7 +74,6 @@ class ReplayApp(PlainApp[None]):
         self.conversation, self.wire = self.panes.conversation, self.panes.wire
         self.app_pane = self.panes.app_pane
         self.timeline = TimelineStrip(id="timeline")
-        self.latency = LatencyTracker()
 
     def compose(self) -> ComposeResult:
         """Banner, conversation | wire + app pane, timeline, status line, footer."""
@@ -203,16 +201,11 @@ class ReplayApp(PlainApp[None]):
         self.t_ms = t_ms
         changes = self.recording.replayer.seek(t_ms)
         view = self.recording.replayer.view
-        replayer = self.recording.replayer
         if changes is None:  # moved back: start the panes over
             self.conversation.reset()
             self.wire.reset()
             self.app_pane.clear()
             changes = Changes(list(view.units), list(view.entries), list(view.frames))
-            self.latency = LatencyTracker()
-            self._follow_latency(m for m in replayer.moments if m.t_ms <= t_ms)
-        else:
-            self._follow_latency(changes.moments)
         for record in changes.frames:
             self.wire.add(record)
             sent = app_frame_of(record)
@@ -222,29 +215,14 @@ class ReplayApp(PlainApp[None]):
             self._entry(entry)
         for speech_id in dict.fromkeys(changes.units):
             self.conversation.show_unit(view.units[speech_id])
-        last = self.latency.last
+        turn_id, timeline = turn_at(self.recording.timelines, t_ms)
         self.status.show(
             state=view.state,
             watermark=view.watermark,
             config=view.settings,
-            latency=last.describe() if last is not None else "",
+            latency=summary(turn_id, timeline) if turn_id is not None else "",
         )
         self._draw_timeline()
-
-    def _follow_latency(self, moments: Iterable[Moment]) -> None:
-        """The waterfall as the live status line drew it: fed the frames, the ends of speech
-        and the words played, in the order the call had them."""
-        for moment in moments:
-            if moment.frame is not None:
-                self.latency.frame(moment.frame)
-                continue
-            event = moment.event
-            if event is None:
-                continue
-            if event.kind == "word_played":
-                self.latency.word_heard(int(event.data.get("speech_id", 0)), event.t_ms)
-            elif event.kind == "turn_committed" and "t_end_of_speech" in event.data:
-                self.latency.end_of_speech(int(event.data["t_end_of_speech"]))
 
     def _entry(self, entry: int | Shown) -> None:
         if isinstance(entry, int):

@@ -36,7 +36,6 @@ from sandbox.ui.messages import (
     CallProgress,
     CallStarted,
     DeviceLost,
-    EndOfSpeech,
     RecordingStopped,
 )
 
@@ -119,7 +118,6 @@ class CallRunner:
         try:
             await self.setup.audio.attach(
                 host,
-                lambda t_ms: self._post(EndOfSpeech(t_ms)),
                 lambda words: self._post(DeviceLost(words)),
             )
             await host.run()

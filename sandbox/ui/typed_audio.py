@@ -13,7 +13,7 @@ from sandbox.call.ports import Playout
 from sandbox.call.settings import Capabilities
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.host.session import CallHost
-from sandbox.ui.audio import Say, SpeechEndAt
+from sandbox.ui.audio import Say
 
 
 def typed_banner(why: str, ms_per_word: int, how: str = "") -> str:
@@ -66,7 +66,7 @@ class TypedAudio:
     async def prepare(self, progress: Callable[[str], None]) -> None:
         """Nothing to load."""
 
-    async def attach(self, host: CallHost, end_of_speech: SpeechEndAt, lost: Say) -> None:
+    async def attach(self, host: CallHost, lost: Say) -> None:
         """Typed turns come from the app itself; nothing to feed, no device to lose."""
 
     async def close(self) -> None:
