@@ -26,6 +26,7 @@ from ui_rig import (
 from sandbox.call.caller_events import Backchannel, BotResumes, OverBot
 from sandbox.call.effects import CallState
 from sandbox.call.units import Fate
+from sandbox.call.waterfall import from_start, summary
 from sandbox.ui.screens.help import HelpScreen
 from sandbox.ui.screens.rtvi import RtviScreen
 from sandbox.ui.screens.settings import SettingsScreen
@@ -61,8 +62,10 @@ async def test_greeting_plays_and_a_typed_turn_is_answered() -> None:
         assert types[0] == ("out", "session_start")
         assert ("out", "user_message") in types and ("in", "rtvi") in types
         assert types.count(("out", "finalize")) == 2
-        latency = app.status.info.latency
-        assert latency.startswith("turn 2 (typed): UserMessage ─") and "first audio · " in latency
+        # The status line's figure is the timeline's, as f7 draws it: one number per turn.
+        timeline = host_of(app).core.ledger.timelines[2]
+        assert app.status.info.latency == summary(2, timeline)
+        assert f"first audio {from_start(timeline)['first_sample']} ms" in summary(2, timeline)
         assert app.status.info.state is CallState.LISTENING
 
 

@@ -68,7 +68,8 @@ async def test_a_spoken_turn_is_transcribed_answered_and_cut_by_key(
         await wait_until(pilot, lambda: len(core.units) >= 2, "the answer", AUDIO_WAIT_S)
         said = next(t for t in line_texts(app) if t.startswith("you said · turn 2"))
         assert word_errors(HELLO, said.split("\n", 1)[1]) <= 2, said
-        assert app.status.info.latency.startswith("turn 2: end of speech ─")
+        assert app.status.info.latency.startswith("turn 2 · ")
+        assert "after voice end (committed " in app.status.info.latency
 
         answer = core.units[1]
         await wait_until(pilot, lambda: answer.cursor.words_heard >= 3, "3 words", AUDIO_WAIT_S)
