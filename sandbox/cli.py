@@ -159,7 +159,7 @@ def _run(module: ModuleType, args: argparse.Namespace) -> int:
         code: int = module.run(args)
     except UserError as exc:
         print(f"sandbox {args.command}: {exc}", file=sys.stderr)
-        return 1
+        return exc.exit_status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError as exc:

@@ -17,7 +17,7 @@ from hostile_text_brain import HOSTILE, hostile_text_brain
 from readme import code_block
 
 from sandbox.brains.hostile import hostile_process
-from sandbox.errors import UserError
+from sandbox.errors import UsageError
 from sandbox.testing.script_tests import find_scripts
 
 REPO = Path(__file__).resolve().parents[1]
@@ -109,6 +109,17 @@ def test_the_default_brain_is_the_built_in_one(home: Path, tmp_path: Path) -> No
     )
     done = sandbox_cli(home, "test", str(script))
     assert done.returncode == 0, done.stdout + done.stderr
+    # The run's session is kept, tagged: left out of the list unless asked.
+    listed = sandbox_cli(home, "sessions", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines() == [
+        "(1 recorded by test runs not shown: --all or --tests shows them)"
+    ]
+    for asked in ("--all", "--tests"):
+        rows = sandbox_cli(home, "sessions", "list", asked).stdout.splitlines()
+        assert len(rows) == 2 and rows[1].split()[5] == "test", rows
+    as_json = sandbox_cli(home, "sessions", "list", "--tests", "--json").stdout.splitlines()
+    assert [json.loads(line)["origin"] for line in as_json] == ["test"]
 
 
 def test_a_brain_that_breaks_the_wire_is_exit_2(home: Path, tmp_path: Path) -> None:
@@ -118,6 +129,15 @@ def test_a_brain_that_breaks_the_wire_is_exit_2(home: Path, tmp_path: Path) -> N
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stdout.startswith("BROKEN")
     assert "  wire rule broken: " in done.stdout
+
+
+def test_a_path_that_holds_no_script_is_a_usage_error_exit_2(home: Path, tmp_path: Path) -> None:
+    # 2, as argparse's own usage errors: a CI tells a typo from a failed expectation (1).
+    missing = sandbox_cli(home, "test", str(tmp_path / "test_gone.toml"))
+    assert missing.returncode == 2, missing.stdout + missing.stderr
+    assert "test_gone.toml: no such file or folder" in missing.stderr
+    empty = sandbox_cli(home, "test", str(tmp_path))
+    assert empty.returncode == 2 and "no caller scripts (test_*.toml) under" in empty.stderr
 
 
 def test_an_unreachable_brain_is_exit_2(home: Path, tmp_path: Path) -> None:
@@ -229,5 +249,5 @@ def test_scripts_are_found_where_pytest_would_look(tmp_path: Path) -> None:
         "a/one.toml",
     ]
     (tmp_path / "empty").mkdir()
-    with pytest.raises(UserError, match="no caller scripts"):
+    with pytest.raises(UsageError, match="no caller scripts"):
         find_scripts([tmp_path / "empty"])

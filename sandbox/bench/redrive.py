@@ -72,7 +72,7 @@ from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.record.export import frame_record
 from sandbox.record.recorder import FrameRecord
-from sandbox.record.store import SessionStore
+from sandbox.record.store import SessionStore, short_id
 from sandbox.replay.diff import Diff
 from sandbox.replay.redrive import Redrive, redrive, redrive_audio
 from sandbox.ui.app import SandboxApp
@@ -567,7 +567,7 @@ class Verdicts:
             self.stt_differences += 1  # Whisper heard other words: not a change of history
             return
         kind["false"] += 1
-        self.false_changes.append(f"{session.kind} {session.session_id[:8]}: {_first(diff)}")
+        self.false_changes.append(f"{session.kind} {short_id(session.session_id)}: {_first(diff)}")
 
 
 def _lines(history: list[tuple[str, str]]) -> list[str]:
@@ -634,7 +634,7 @@ async def measure_false_alarms(
             for run in range(1, runs + 1):
                 done = await redrive_audio(session.session_id, None)
                 tally.count(session, done)
-                said(f"    real-audio session {session.session_id[:8]}, run {run} re-driven")
+                said(f"    real-audio session {short_id(session.session_id)}, run {run} re-driven")
 
     await asyncio.gather(simulated(), voiced())
     for line in tally.false_changes:

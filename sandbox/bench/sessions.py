@@ -32,7 +32,7 @@ from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER, STORED_RATE, AudioLeg
 from sandbox.record.page.build import session_page
 from sandbox.record.recorder import Recorder
-from sandbox.record.store import SessionStore
+from sandbox.record.store import SessionStore, short_id
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.replay.leg_player import LegPlayer
 from sandbox.replay.source import open_recording
@@ -94,7 +94,7 @@ def _measure(minutes: float, home: Path, progress: Progress) -> SessionFigures:
     moments = 0
     for _ in range(3):
         start = time.perf_counter()
-        recording = open_recording(session_id[:8])
+        recording = open_recording(short_id(session_id))
         LegPlayer(recording.legs, STORED_RATE).pull(1024)  # ready to play: its first block
         recording.replayer.seek(0)
         opens.append((time.perf_counter() - start) * 1000)

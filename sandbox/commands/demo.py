@@ -12,6 +12,7 @@ from sandbox.commands.options import BRAIN_HELP
 from sandbox.demo.headless import scene_options
 from sandbox.demo.scene import SHIPPED, Scene, load_scene
 from sandbox.harness.builtin import brain_choice
+from sandbox.record.store import short_id
 
 if TYPE_CHECKING:
     from sandbox.audio.engine import AudioEngine
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         )
         app.run()
         if app.host is not None:
-            sessions.append(app.host.core.session_id[:8])
+            sessions.append(short_id(app.host.core.session_id))
         if app.problem:
             print(f"sandbox demo: {app.problem}", file=sys.stderr)
             return 1

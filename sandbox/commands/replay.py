@@ -17,7 +17,7 @@ from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_choice
 from sandbox.host.launch import CallNotPlaced
 from sandbox.record.plain_text import json_text
-from sandbox.record.store import SessionStore
+from sandbox.record.store import SessionStore, short_id
 from sandbox.replay.diff import side_by_side
 from sandbox.replay.leg_player import LegPlayer
 from sandbox.replay.source import open_recording
@@ -136,7 +136,7 @@ def _redrive(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return NOT_PLACED
-    print(f"re-drove session {done.original[:12]} as {done.session_id[:12]}")
+    print(f"re-drove session {short_id(done.original)} as {short_id(done.session_id)}")
     print(side_by_side(done.diff))
     if args.json is not None:
         write_text(args.json, json_text(done.diff.as_json(), indent=2))
@@ -171,12 +171,12 @@ async def _redrive_many(args: argparse.Namespace) -> int:
         changed = sum(t.changed(args.ignore_text) for t in diff.turns)
         words = ["same" if diff.exit_status == 0 else f"{changed} turn(s) changed"]
         words += [f"{len(diff.findings)} rule(s) broken"] if diff.findings else []
-        return diff.exit_status, f"{', '.join(words)} → {done.session_id[:12]}"
+        return diff.exit_status, f"{', '.join(words)} → {short_id(done.session_id)}"
 
     results = await asyncio.gather(*(one(row.id) for row in rows))
     print(f"{'session':<12}  {'status':>6}  result")
     for row, (status, words) in zip(rows, results, strict=True):
-        print(f"{row.id[:12]:<12}  {status:>6}  {words}")
+        print(f"{short_id(row.id):<12}  {status:>6}  {words}")
     return max(status for status, _ in results)
 
 
@@ -210,7 +210,7 @@ def _not_placed(failed: CallNotPlaced) -> str:
     to fix."""
     return (
         f"was not re-driven, so nothing was compared (the attempt is recorded as session "
-        f"{failed.core.session_id[:12]}, not_reached): {str(failed).rstrip('.')}"
+        f"{short_id(failed.core.session_id)}, not_reached): {str(failed).rstrip('.')}"
     )
 
 

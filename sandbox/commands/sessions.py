@@ -21,7 +21,7 @@ from sandbox.record.markdown import session_markdown
 from sandbox.record.plain_text import json_text, visible
 from sandbox.record.session_text import local_time, session_text
 from sandbox.record.session_words import recorded_brain
-from sandbox.record.store import Removed, SessionRow, SessionStore
+from sandbox.record.store import TEST_ORIGIN, Removed, SessionRow, SessionStore, short_id
 from sandbox.record.store_repair import repair_store
 from sandbox.record.store_text import damaged_lines, repaired_lines
 from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
@@ -51,6 +51,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     listing.add_argument("--outcome", choices=OUTCOMES, metavar="OUTCOME", help=OUTCOME_HELP)
     listing.add_argument("--since", metavar="SPAN", help="only the last SPAN (30m, 12h, 7d)")
     listing.add_argument("--json", action="store_true", help="one JSON object per session")
+    runs = listing.add_mutually_exclusive_group()
+    runs.add_argument(
+        "--all",
+        action="store_true",
+        help="also the sessions test runs recorded (sandbox test, the pytest plugin), marked "
+        "test; left out by default",
+    )
+    runs.add_argument("--tests", action="store_true", help="only the sessions test runs recorded")
     show = _verb(verbs, "show", "one session: its index, transcript and errors")
     show.add_argument("id", help="a session id or a unique prefix of one")
     show.add_argument("--json", action="store_true", help="print the session's report JSON")
@@ -134,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
             events = store.events(row.id)
             steps = caller_steps(store.frames(row.id), events)
             if not steps:
-                raise UserError(f"session {visible(row.id[:12])} has no caller side to script")
+                raise UserError(f"session {visible(short_id(row.id))} has no caller side to script")
             rate = speaking_rate(events) if row.mode != "audio" else None
             print(script_toml(steps, rate, row.id), end="")
         elif args.verb == "rm":
@@ -148,7 +156,7 @@ def export_session(store: SessionStore, row: SessionRow, args: argparse.Namespac
         raise UserError("say what to export: --html FILE, --md FILE, --json FILE or --wav DIR")
     if args.wav is not None and row.mode != "audio":
         raise UserError(
-            f"session {row.id[:12]} was a {row.mode} call: it has no audio legs to export"
+            f"session {short_id(row.id)} was a {row.mode} call: it has no audio legs to export"
         )
     clear_the_way(_destinations(args), force=args.force)
     if args.json is not None:
@@ -207,15 +215,23 @@ def span_seconds(text: str, option: str) -> float:
 
 def _list(store: SessionStore, args: argparse.Namespace) -> int:
     since = time.time() - span_seconds(args.since, "--since") if args.since else None
-    rows = store.sessions(brain=args.brain, outcome=args.outcome, since=since)
+    tests = None if args.all else bool(args.tests)
+
+    def chosen(tests: bool | None) -> list[SessionRow]:
+        return store.sessions(brain=args.brain, outcome=args.outcome, since=since, tests=tests)
+
+    rows = chosen(tests)
     damaged = store.damaged_rows()
+    hidden = len(chosen(True)) if tests is False else 0
     if args.json:
         for row in rows:
             print(json_text(_row_json(row)))
     elif rows or damaged:
         _list_rows(store, rows)
-    else:
+    elif not hidden:
         print("no sessions yet: `sandbox run` or `sandbox call` records every call")
+    if hidden and not args.json:
+        print(f"({hidden:,} recorded by test runs not shown: --all or --tests shows them)")
     if not damaged:
         return 0
     print("\n".join(damaged_lines(damaged)), file=sys.stderr)
@@ -229,8 +245,8 @@ def _list_rows(store: SessionStore, rows: list[SessionRow]) -> None:
         started = local_time(row.started_at, "%Y-%m-%d %H:%M")
         length = f"{row.duration_ms / 1000:.1f}s" if row.duration_ms is not None else "-"
         print(
-            f"{visible(row.id[:12]):<12}  {started:<16}  {length:>7}  {row.status:<18}  "
-            f"{row.mode:<5}  "
+            f"{visible(short_id(row.id)):<12}  {started:<16}  {length:>7}  {row.status:<18}  "
+            f"{'test' if row.origin == TEST_ORIGIN else row.mode:<5}  "
             f"{_count(row.caller_turns):>5}  {_count(row.units):>5}  {_count(row.cuts):>4}  "
             f"{_count(row.errors):>6}  {visible(recorded_brain(store, row))}"
         )

@@ -41,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run every script; exit 0 all passed, 1 an expectation failed, 2 the brain could not
-    be reached or broke a rule of the wire."""
+    be reached or broke a rule of the wire, or a path named holds no script (a usage
+    error)."""
     brain_choice(args.brain)  # a wrong name is refused before anything runs
     scripts = find_scripts(args.paths)
     # A CI writes its files afresh each run: overwritten, but a folder named is refused now.

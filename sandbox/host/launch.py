@@ -52,6 +52,8 @@ class CallOptions:
     recording: str | None = None
     #: The recorded session whose caller side this call plays again, if it is a re-drive.
     redrive_of: str | None = None
+    #: What records the call when no person does (``sandbox.record.store.TEST_ORIGIN``).
+    origin: str | None = None
 
 
 #: The most ``--init`` may carry: the client's 64 KiB message limit, as for RTVI data.
@@ -158,6 +160,7 @@ def _start_recording(options: CallOptions, recorder: Recorder) -> None:
                 mode=options.recording,
                 started_at=recorder.started_at,
                 redrive_of=options.redrive_of,
+                origin=options.origin,
             )
         opened = {"brain_name": recorder.brain_name, "settings": asdict(options.settings)}
         recorder.event(0, SESSION_OPENED, opened)

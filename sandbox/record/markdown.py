@@ -20,7 +20,7 @@ from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
 from sandbox.record.report import Report
 from sandbox.record.session_words import outcome_sentence, shown_brain
-from sandbox.record.store import SessionRow
+from sandbox.record.store import SessionRow, short_id
 from sandbox.record.transcript import (
     BotUnit,
     BrainStall,
@@ -42,7 +42,7 @@ def session_markdown(row: SessionRow, report: Report) -> str:
     started = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.started_at))
     length = f"{row.duration_ms / 1000:.1f} s" if row.duration_ms is not None else "unfinished"
     lines = [
-        f"## Call {row.id[:12]}: {_md(outcome_sentence(row.status, row.ended_by))}",
+        f"## Call {short_id(row.id)}: {_md(outcome_sentence(row.status, row.ended_by))}",
         "",
         f"{started} · {length} · {row.mode} · {row.leg} leg · "
         f"brain {_code(shown_brain(row, report))}",

@@ -31,6 +31,7 @@ from sandbox.record.report import (
     report_json,
     report_text,
 )
+from sandbox.record.store import short_id
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import pb
 from sandbox.wire.plain import describe
@@ -398,4 +399,4 @@ def default_report_path(session_id: str, started_at: float | None = None) -> Pat
     from sandbox.paths import data_dir
 
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(started_at))
-    return data_dir() / "sessions" / f"{stamp}-{session_id[:8]}.json"
+    return data_dir() / "sessions" / f"{stamp}-{short_id(session_id)}.json"

@@ -32,7 +32,7 @@ from sandbox.record.plain_text import quoted, visible
 from sandbox.record.salvage import Scan, is_damage, readable_rows
 
 #: The layout this build writes and reads. Each entry of _MIGRATIONS moves one version up.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 STORE_FILE = "sessions.db"
 #: How long a reader or writer waits for another process's lock ...
 BUSY_TIMEOUT_S = 10.0
@@ -87,7 +87,14 @@ _MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE sessions ADD COLUMN redrive_of TEXT;
     """,
+    # 2 -> 3: what recorded a call when no person did (a test run's, TEST_ORIGIN).
+    """
+    ALTER TABLE sessions ADD COLUMN origin TEXT;
+    """,
 )
+#: The origin of a session a caller script recorded as a test (``sandbox test``, the pytest
+#: plugin): ``sessions list`` leaves those out unless asked, so they do not crowd out calls.
+TEST_ORIGIN = "test"
 
 
 class StoreError(UserError):
@@ -117,6 +124,7 @@ class SessionRow:
     errors: int | None
     recording_stopped: str | None
     redrive_of: str | None  # the session whose caller side this one re-drove
+    origin: str | None = None  # TEST_ORIGIN for a test run's; None for a person's call
 
     @property
     def status(self) -> str:
@@ -149,7 +157,7 @@ class StoredEvent:
 SESSION_COLUMNS = tuple(SessionRow.__dataclass_fields__)
 _ROW_COLUMNS = ", ".join(SESSION_COLUMNS)
 _TEXT = ("brain_url", "leg", "mode", "app_version")
-_MAYBE_TEXT = ("outcome", "ended_by", "end_detail", "recording_stopped", "redrive_of")
+_MAYBE_TEXT = ("outcome", "ended_by", "end_detail", "recording_stopped", "redrive_of", "origin")
 _MAYBE_COUNT = ("duration_ms", "caller_turns", "units", "cuts", "errors")
 
 
@@ -205,6 +213,16 @@ def shown_id(value: object) -> str:
     """A session id as stored, as printable text: a damaged one may hold anything."""
     text = value if isinstance(value, str) else repr(value)
     return visible(text if len(text) <= 40 else f"{text[:40]}…")
+
+
+#: How many of a session id's characters are shown wherever one is (any unique prefix names it).
+SHORT_ID_CHARS = 12
+
+
+def short_id(session_id: str) -> str:
+    """A session id as every list, message and hint shows it: its first
+    :data:`SHORT_ID_CHARS` characters."""
+    return session_id[:SHORT_ID_CHARS]
 
 
 def store_path() -> Path:
@@ -461,10 +479,16 @@ class SessionStore:
 
     @_guarded
     def sessions(
-        self, *, brain: str | None = None, outcome: str | None = None, since: float | None = None
+        self,
+        *,
+        brain: str | None = None,
+        outcome: str | None = None,
+        since: float | None = None,
+        tests: bool | None = None,
     ) -> list[SessionRow]:
-        """Sessions newest first, filtered by brain URL (substring), outcome and start time;
-        a damaged index row is left out (:meth:`damaged_rows` names it)."""
+        """Sessions newest first, filtered by brain URL (substring), outcome, start time and
+        whether a test run recorded them (``tests``: only those, False: none of those, None:
+        either); a damaged index row is left out (:meth:`damaged_rows` names it)."""
         rows = [
             row
             for values in self._db.execute(
@@ -478,6 +502,7 @@ class SessionStore:
             if (brain is None or brain in row.brain_url)
             and (outcome is None or row.status == outcome)
             and (since is None or row.started_at >= since)
+            and (tests is None or (row.origin == TEST_ORIGIN) == tests)
         ]
 
     @_guarded
@@ -604,7 +629,7 @@ class SessionStore:
         ).fetchone()
         if ended is not None and not ended[0] and is_running(self.path, session_id):
             raise StoreError(
-                f"session {session_id[:12]} is a call still in progress: hang it up first, "
+                f"session {short_id(session_id)} is a call still in progress: hang it up first, "
                 "then remove it"
             )
         return self._remove([session_id])
@@ -758,7 +783,7 @@ def _shown_values(*values: object) -> str:
 
 
 def _short_id(row: SessionRow | DamagedRow) -> str:
-    return row.id[:12] if isinstance(row, SessionRow) else row.shown_id[:12]
+    return short_id(row.id) if isinstance(row, SessionRow) else row.shown_short_id(id)
 
 
 def _escaped(text: str) -> str:

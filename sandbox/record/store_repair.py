@@ -31,6 +31,7 @@ from sandbox.record.store import (
     opening,
     read_only,
     session_row,
+    short_id,
     store_path,
 )
 
@@ -105,7 +106,7 @@ def _no_call_recording(path: Path) -> None:
     busy = [lock.stem for lock in locks if is_running(path, lock.stem)]
     if busy:
         raise StoreError(
-            f"a call is being recorded into the session store (session {busy[0][:12]}): hang "
+            f"a call is being recorded into the session store (session {short_id(busy[0])}): hang "
             "it up first, then repair"
         )
 

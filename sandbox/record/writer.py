@@ -80,11 +80,13 @@ class SessionWriter:
         started_at: float | None = None,
         on_failure: Callable[[str], None] | None = None,
         redrive_of: str | None = None,
+        origin: str | None = None,
     ) -> None:
         """Open the store and write the session's index row now (so a crash still lists it),
         holding the session's lock while the call runs (so a reader tells it from a crash).
 
-        ``mode`` says what the call carried: ``sim``, ``typed`` or ``audio``.
+        ``mode`` says what the call carried: ``sim``, ``typed`` or ``audio``; ``origin``
+        what recorded it when no person did (:data:`~sandbox.record.store.TEST_ORIGIN`).
         """
         self.session_id = session_id
         self.failure: str | None = None
@@ -96,7 +98,7 @@ class SessionWriter:
         with self._db:
             self._db.execute(
                 "INSERT INTO sessions (id, started_at, brain_url, leg, mode, app_version, "
-                "wire_version, redrive_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "wire_version, redrive_of, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     started_at if started_at is not None else time.time(),
@@ -106,6 +108,7 @@ class SessionWriter:
                     __version__,
                     WIRE_VERSION,
                     redrive_of,
+                    origin,
                 ),
             )
         self._queue: queue.Queue[_Item | None] = queue.Queue()

@@ -46,7 +46,7 @@ from sandbox.record.export import frame_record, session_report
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, read_leg
 from sandbox.record.report import Report
-from sandbox.record.store import SessionRow, SessionStore, StoredEvent
+from sandbox.record.store import SessionRow, SessionStore, StoredEvent, short_id
 from sandbox.replay.caller_audio import SpokenLine, cut_clips, spoken_lines
 from sandbox.replay.caller_script import (
     caller_steps,
@@ -94,8 +94,8 @@ def _original(session: str) -> _Original:
         steps = caller_steps(frames, events)
         report = session_report(store, row)
     if not steps:
-        raise UserError(f"session {row.id[:12]} has no caller side to play again")
-    script = parse_script(script_toml(steps), f"session {row.id[:12]}")
+        raise UserError(f"session {short_id(row.id)} has no caller side to play again")
+    script = parse_script(script_toml(steps), f"session {short_id(row.id)}")
     words = hang_up_over_bot(events)
     if words is not None:  # no script step says "at word N": the re-drive's own ending
         script = replace(script, steps=(*script.steps, Step("end", after_words=words, now=True)))
@@ -144,7 +144,7 @@ async def redrive_audio(
     row = original.row
     if row.mode != "audio":
         raise UserError(
-            f"session {row.id[:12]} has no caller audio (it was a {row.mode} call): "
+            f"session {short_id(row.id)} has no caller audio (it was a {row.mode} call): "
             "re-drive it without --audio real"
         )
     samples, rate = read_leg(leg_path(row.id, MIC))
@@ -175,7 +175,7 @@ def _voiced(
     spoken = [i for i, step in enumerate(script.steps) if step.kind in _SPOKEN]
     if len(spoken) != len(lines):
         raise UserError(
-            f"session {session_id[:12]}'s caller audio does not line up with its turns "
+            f"session {short_id(session_id)}'s caller audio does not line up with its turns "
             f"({len(lines)} voiced lines for {len(spoken)} spoken steps)"
         )
     steps, voiced = list(script.steps), []

@@ -24,13 +24,14 @@ from sandbox.caller.expect import Answer, Failure, answer, check_end, check_step
 from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, ScriptProblems, load_script
 from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.check.wirelog import WireLog
-from sandbox.errors import UserError
+from sandbox.errors import UsageError, UserError
 from sandbox.harness.builtin import brain_choice, serving
 from sandbox.host.launch import CallNotPlaced, CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.record.plain_text import visible
 from sandbox.record.report import Report
+from sandbox.record.store import TEST_ORIGIN
 from sandbox.sdk import Brain
 
 if TYPE_CHECKING:  # the speech stack loads only for a run with real audio
@@ -94,7 +95,7 @@ class Run:
 
 def find_scripts(paths: Sequence[Path]) -> list[Path]:
     """Every ``test_*.toml`` under ``paths`` (a file named is taken as it is), sorted; a
-    UserError when a path is missing or nothing is found."""
+    :class:`~sandbox.errors.UsageError` when a path is missing or nothing is found."""
     found: list[Path] = []
     for path in paths:
         if path.is_file():
@@ -106,10 +107,10 @@ def find_scripts(paths: Sequence[Path]) -> list[Path]:
                 if p.is_file() and not _skipped(p.relative_to(path).parts[:-1])
             )
         else:
-            raise UserError(f"{path}: no such file or folder")
+            raise UsageError(f"{path}: no such file or folder")
     if not found:
         where = ", ".join(str(p) for p in paths)
-        raise UserError(f"no caller scripts (test_*.toml) under {where}")
+        raise UsageError(f"no caller scripts (test_*.toml) under {where}")
     return found
 
 
@@ -169,7 +170,8 @@ async def run_script(path: Path, url: str, models: AudioEngine | None = None) ->
         problems = exc.problems if isinstance(exc, ScriptProblems) else (str(exc),)
         failures = [Failure("script", "a caller script that reads", visible(p)) for p in problems]
         return ScriptResult(path, time.monotonic() - started, bounded(failures))
-    options = CallOptions(brain_url=url, recording="sim" if models is None else "audio")
+    recording = "sim" if models is None else "audio"
+    options = CallOptions(brain_url=url, recording=recording, origin=TEST_ORIGIN)
     try:
         if models is None:
             rate = script.ms_per_word or DEFAULT_MS_PER_WORD

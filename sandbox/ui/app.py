@@ -39,6 +39,7 @@ from sandbox.call.waterfall import summary
 from sandbox.host.session import CallHost
 from sandbox.record.plain_text import visible
 from sandbox.record.session_words import brain_name
+from sandbox.record.store import short_id
 from sandbox.record.transcript import dead_air_words
 from sandbox.ui import panes
 from sandbox.ui.keys import HELP_ROWS, KEYS
@@ -153,7 +154,7 @@ class SandboxApp(PlainApp[Path | None]):
         host = self.host
         if host is None or self.setup.options.recording is None:
             return None
-        return f"sandbox replay {host.core.session_id[:8]}"
+        return f"sandbox replay {short_id(host.core.session_id)}"
 
     @property
     def _showing(self) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 from sandbox.record.page.data import page_data
 from sandbox.record.page.opus_mix import mixed_legs, opus_data_uri
 from sandbox.record.plain_text import json_text
-from sandbox.record.store import SessionRow, SessionStore
+from sandbox.record.store import SessionRow, SessionStore, short_id
 
 #: The element the page's data sits in, as the template writes it.
 DATA_OPEN = '<script type="application/json" id="call-data">'
@@ -27,7 +27,7 @@ def session_page(store: SessionStore, row: SessionRow) -> str:
         # No controls of its own: the page's play button is the one way to play it.
         audio = f'<audio id="audio" preload="auto" src="{uri}"></audio>'
     scene = data["scene"]
-    what = f"{scene['title']} · call {row.id[:12]}" if scene else f"call {row.id[:12]}"
+    what = f"{scene['title']} · call {short_id(row.id)}" if scene else f"call {short_id(row.id)}"
     return page_html(data, f"Voqalize Sandbox · {what} · {row.status}", audio)
 
 
