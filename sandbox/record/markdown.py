@@ -61,8 +61,12 @@ def session_markdown(row: SessionRow, report: Report) -> str:
                 lines.append(
                     f"- *the caller stayed silent: idle nudge, level {level}* (turn {turn})"
                 )
-            case FloorTaken(through_turn=through):
+            case FloorTaken(through_turn=through, cut=True):
                 lines.append(f"- *✋ the caller barged in: turns up to {through} are dead*")
+            case FloorTaken(through_turn=through):
+                lines.append(
+                    f"- *the caller's new turn, nothing cut: turns up to {through} are dead*"
+                )
             case BotUnit():
                 lines.append(f"- **Bot** (unit {entry.speech_id}): {_heard(entry)}")
             case CallerBackchannel(text=text):

@@ -783,7 +783,7 @@ def _shown_values(*values: object) -> str:
 
 
 def _short_id(row: SessionRow | DamagedRow) -> str:
-    return short_id(row.id) if isinstance(row, SessionRow) else row.shown_short_id(id)
+    return short_id(row.id if isinstance(row, SessionRow) else row.shown_id)
 
 
 def _escaped(text: str) -> str:

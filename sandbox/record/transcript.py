@@ -35,9 +35,12 @@ class IdleNudge:
 
 @dataclass(frozen=True)
 class FloorTaken:
-    """A barge-in: turns up to ``through_turn`` are dead."""
+    """An Interruption: turns up to ``through_turn`` are dead. ``cut``: it cut the bot's
+    speech (a barge-in); a caller's new turn when nothing was left unheard (typed after the
+    bot fell silent, with an answer still owed) cuts nothing."""
 
     through_turn: int
+    cut: bool = True
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ class BotUnit:
     turn_id: int
     generated: str
     heard: str
-    fate: str
+    fate: Fate
 
     @property
     def cut(self) -> bool:
@@ -63,7 +66,7 @@ class BotUnit:
     @property
     def fate_words(self) -> str:
         """The fate as the printers say it."""
-        return CRASHED_WORDS if self.fate == Fate.CRASHED.value else self.fate
+        return CRASHED_WORDS if self.fate is Fate.CRASHED else self.fate.value
 
     @property
     def cut_mark(self) -> str:
@@ -147,7 +150,22 @@ def transcript(report: Report) -> list[Entry]:
         entry = frame_entry(frame)
         if entry is not None:
             out.append(entry)
-    return out + [aside for _, aside in asides]
+    return _with_cuts(out + [aside for _, aside in asides])
+
+
+def _with_cuts(entries: list[Entry]) -> list[Entry]:
+    """Each Interruption marked with whether it cut the bot's speech: a unit of a turn it
+    killed (above the one before it) went unheard in part."""
+    barged = [e for e in entries if isinstance(e, BotUnit) and e.fate is Fate.BARGED and e.cut]
+    out: list[Entry] = []
+    before = 0
+    for entry in entries:
+        if isinstance(entry, FloorTaken):
+            through = entry.through_turn
+            cut = any(before < unit.turn_id <= through for unit in barged)
+            entry, before = FloorTaken(through, cut), max(before, through)
+        out.append(entry)
+    return out
 
 
 def frame_entry(frame: Fields) -> Entry | None:
@@ -179,8 +197,10 @@ def transcript_line(entry: Entry) -> str:
             return f"  caller  [turn {turn}] {visible(text)}"
         case IdleNudge(turn_id=turn, level=level):
             return f"  (idle)  [turn {turn}] level {level}"
-        case FloorTaken(through_turn=through):
+        case FloorTaken(through_turn=through, cut=True):
             return f"  ✋ barge-in: turns up to {through} are dead"
+        case FloorTaken(through_turn=through):
+            return f"  ↪ a new turn, nothing cut: turns up to {through} are dead"
         case CallerBackchannel(text=text, resumed=resumed):
             how = " (the bot paused, then went on)" if resumed else ""
             return f"  caller  (backchannel{how}) {visible(text)}"

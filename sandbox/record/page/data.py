@@ -216,10 +216,17 @@ def _scene(events: list[StoredEvent]) -> dict[str, Any] | None:
 
 
 def _markers(frames: list[Any], events: list[Any]) -> list[dict[str, Any]]:
+    # An Interruption is a barge-in when the caller cut the bot's speech with it (the core
+    # cuts the playout and sends it at one moment); else a new turn that cut nothing.
+    cuts = {
+        e.t_ms for e in events if e.kind == "cut_playout" and e.data.get("reason") == "barge-in"
+    }
     marks = []
     for frame in frames:
-        if frame.dir == "out" and frame.type == "interruption":
+        if frame.dir == "out" and frame.type == "interruption" and frame.t_ms in cuts:
             marks.append({"t_ms": frame.t_ms, "kind": "barge-in", "label": "✂ barge-in"})
+        elif frame.dir == "out" and frame.type == "interruption":
+            marks.append({"t_ms": frame.t_ms, "kind": "new-turn", "label": "↪ new turn"})
         elif frame.dir == "in" and frame.type == "speech_cancel":
             marks.append({"t_ms": frame.t_ms, "kind": "cancel", "label": "✗ take-back"})
         elif frame.type in ("error", "undecodable"):
