@@ -8,6 +8,7 @@ so the rule is known. Blocks that are *run* are run by their own tests (tests/re
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import json
 import os
@@ -74,10 +75,22 @@ def test_the_readme_fits_two_screens_and_keeps_its_two_commands() -> None:
     assert RUN_THE_TESTS.split("\n")[1] in (REPO / ".ci" / "run").read_text()
 
 
-def test_every_command_has_its_help_on_the_command_line_page() -> None:
+def refreshed(page: str) -> str:
+    """The page with its cli-help blocks written again (tools/docs_hooks.py)."""
+    spec = importlib.util.spec_from_file_location("docs_hooks", REPO / "tools" / "docs_hooks.py")
+    assert spec is not None and spec.loader is not None
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    return str(hooks.refreshed(page))
+
+
+def test_every_command_has_its_help_on_the_command_line_page_as_the_cli_prints_it() -> None:
     cli_page = (REPO / "docs" / "cli.md").read_text("utf-8")
     for name in COMMANDS:
         assert f"<!-- cli-help: sandbox {name} -->" in cli_page, name
+    # Committed whole, so the page reads on a code host; stale, it fails here.
+    assert refreshed(cli_page) == cli_page, "docs/cli.md is stale: python tools/docs_hooks.py"
+    assert "usage: sandbox sessions list [-h]" in cli_page and "\\|" not in cli_page
 
 
 def test_the_site_builds_strictly_with_the_clis_own_help(tmp_path: Path) -> None:

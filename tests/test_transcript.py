@@ -7,7 +7,9 @@ import msgspec
 from report_check import bare_report
 
 from sandbox.call.units import Fate
+from sandbox.record.markdown import session_markdown
 from sandbox.record.report import BackchannelReport, StallReport, UnitReport
+from sandbox.record.store import SessionRow
 from sandbox.record.transcript import transcript, transcript_line
 
 HOURS = "Our hours are nine to five."
@@ -48,3 +50,31 @@ def test_errors_backchannels_and_stalls_stand_where_they_happened() -> None:
 def test_a_stall_after_the_last_frame_is_still_shown() -> None:
     cut_short = msgspec.structs.replace(REPORT, frames=REPORT.frames[:5])
     assert transcript_line(transcript(cut_short)[-1]).startswith("  ⚠ the brain has not")
+
+
+def test_an_interruption_is_a_barge_in_only_when_it_cut_the_bots_speech() -> None:
+    said = "Sure, I can help with that right away."
+    report = bare_report(
+        units=(
+            UnitReport(1, 2, HOURS, HOURS, HOURS, False, Fate.PLAYED, 6, 6, ()),
+            UnitReport(2, 3, said, said, "Sure, I can", True, Fate.BARGED, 3, 8, ()),
+        ),
+        frames=[
+            {"t_ms": 100, "dir": "out", "type": "user_message", "turn_id": 2, "text": "hours?"},
+            {"t_ms": 130, "dir": "in", "type": "speech_start", "speech_id": 1, "turn_id": 2},
+            # Typed after the bot fell silent, with an answer still owed: nothing was cut.
+            {"t_ms": 900, "dir": "out", "type": "interruption", "through_turn": 2},
+            {"t_ms": 900, "dir": "out", "type": "user_message", "turn_id": 3, "text": "and?"},
+            {"t_ms": 950, "dir": "in", "type": "speech_start", "speech_id": 2, "turn_id": 3},
+            {"t_ms": 1500, "dir": "out", "type": "interruption", "through_turn": 3},
+            {"t_ms": 1500, "dir": "out", "type": "user_message", "turn_id": 4, "text": "stop"},
+        ],
+    )
+    lines = [transcript_line(e) for e in transcript(report)]
+    assert lines[2] == "  ↪ a new turn, nothing cut: turns up to 2 are dead"
+    assert lines[5] == "  ✋ barge-in: turns up to 3 are dead"
+    row = SessionRow("0123456789abcdef", 0.0, 1.0, "ws://x", "direct", "typed", "0", 1,
+                     "completed", "caller", "", 1500, 3, 2, 1, 0, None, None)  # fmt: skip
+    markdown = session_markdown(row, report)
+    assert "- *the caller's new turn, nothing cut: turns up to 2 are dead*" in markdown
+    assert "- *✋ the caller barged in: turns up to 3 are dead*" in markdown

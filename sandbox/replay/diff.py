@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sandbox.call.units import Fate
 from sandbox.record.plain_text import visible
 from sandbox.record.report import Report
 from sandbox.record.session_words import ended_by_words
@@ -25,6 +26,7 @@ class UnitSide:
     generated: str
     heard: str
     cut: bool
+    fate: Fate = Fate.PLAYED
 
 
 @dataclass
@@ -128,7 +130,7 @@ def _sides(report: Report) -> dict[int, list[tuple[int, UnitSide]]]:
     """Units by the turn they answered: (speech id, side)."""
     out: dict[int, list[tuple[int, UnitSide]]] = {}
     for unit in report.units:
-        side = UnitSide(unit.generated, unit.heard, unit.interrupted)
+        side = UnitSide(unit.generated, unit.heard, unit.interrupted, unit.fate)
         out.setdefault(unit.turn_id, []).append((unit.speech_id, side))
     return out
 
@@ -191,13 +193,20 @@ def side_by_side(diff: Diff) -> str:
             if not sides:
                 lines.append(f"    {label}  (no unit)")
             for side in sides:
-                cut = f"  ✂ heard {side.heard!r}" if side.cut else ""
-                lines.append(f"    {label}  {side.generated!r}{cut}")
+                lines.append(f"    {label}  {side.generated!r}{_how(side)}")
     if diff.ended_early:
         lines.append(visible(diff.ended_early))
     lines.append(f"heard history {'changed' if diff.history_changed else 'unchanged'}")
     lines += [f"rule broken: {visible(finding)}" for finding in diff.findings]
     return "\n".join(lines)
+
+
+def _how(side: UnitSide) -> str:
+    """What became of a unit, after its text: cut (and what was heard), or never finished
+    because the call's process died (a crashed session's unit: its text is what had come)."""
+    if side.fate is Fate.CRASHED:
+        return f"  ✖ crashed: the call's process died here (heard {side.heard!r})"
+    return f"  ✂ heard {side.heard!r}" if side.cut else ""
 
 
 def _ms(value: int | None) -> str:
