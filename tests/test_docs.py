@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from readme import README, REPO, pages
 
+import sandbox.sdk
 from sandbox.caller.script import parse_script
 from sandbox.cli import COMMANDS, build_parser
 from sandbox.demo.scene import parse_scene
@@ -90,7 +91,17 @@ def test_every_command_has_its_help_on_the_command_line_page_as_the_cli_prints_i
         assert f"<!-- cli-help: sandbox {name} -->" in cli_page, name
     # Committed whole, so the page reads on a code host; stale, it fails here.
     assert refreshed(cli_page) == cli_page, "docs/cli.md is stale: python tools/docs_hooks.py"
-    assert "usage: sandbox sessions list [-h]" in cli_page and "\\|" not in cli_page
+    assert cli_page.count("\nusage: sandbox") == len(COMMANDS) + 1  # and `sandbox` itself
+    assert "\\|" not in cli_page
+
+
+def test_the_api_reference_holds_every_sdk_name_as_the_code_has_it() -> None:
+    api_page = (REPO / "docs" / "reference" / "api.md").read_text("utf-8")
+    assert refreshed(api_page) == api_page, "api.md is stale: python tools/docs_hooks.py"
+    for name in sandbox.sdk.__all__:
+        assert f"<!-- api: sandbox.sdk.{name} -->\n### `{name}" in api_page, name
+    assert "#### `Brain.on_finalize(self, session: Session, fin: Finalize) -> None`" in api_page
+    assert ":class:" not in api_page and ":::" not in api_page
 
 
 def test_the_site_builds_strictly_with_the_clis_own_help(tmp_path: Path) -> None:

@@ -344,7 +344,7 @@ def test_a_session_scripts_back_to_the_script_that_made_it(home: Path, tmp_path:
 
 
 def test_a_store_from_an_older_build_is_migrated_and_keeps_its_sessions(home: Path) -> None:
-    """The migration path: a layout-1 store (before re-drives) opens as layout 2."""
+    """The migration path: a layout-1 store (before re-drives) opens as layout 3."""
     from sandbox.record.store import _MIGRATIONS
 
     store_path().parent.mkdir(parents=True)
@@ -360,8 +360,9 @@ def test_a_store_from_an_older_build_is_migrated_and_keeps_its_sessions(home: Pa
     with SessionStore() as store:
         (row,) = store.sessions()
         assert row.id.startswith("0ld") and row.redrive_of is None and row.status == "unfinished"
+        assert row.origin is None  # a call a person made, shown by `sessions list`
     version = sqlite3.connect(store_path()).execute("PRAGMA user_version").fetchone()[0]
-    assert version == SCHEMA_VERSION == 2
+    assert version == SCHEMA_VERSION == 3
 
 
 _OPEN_AT = """

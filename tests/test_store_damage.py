@@ -18,7 +18,9 @@ import pytest
 from cli_rig import sandbox_cli
 from session_rig import recorded_call
 
+from sandbox.call.waterfall import STAGES
 from sandbox.paths import HOME_ENV
+from sandbox.record.latency_text import MAX_TURNS_SHOWN, MAX_WATERFALLS_SHOWN
 from sandbox.record.salvage import Scan, readable_rows
 from sandbox.record.store import (
     QUIET_WAIT_S,
@@ -326,4 +328,6 @@ async def test_a_latency_table_of_200000_turns_shows_the_first_and_ends(
     assert "(the first 500 of 200,000 turns shown; p50 and p90 are over all of them)" in (
         done.stdout
     )
-    assert len(done.stdout.splitlines()) < 540
+    # The first turns' waterfalls (a dozen lines each at most), then the table's first rows.
+    drawn = MAX_WATERFALLS_SHOWN * (len(STAGES) + 4)
+    assert len(done.stdout.splitlines()) < drawn + MAX_TURNS_SHOWN + 40
