@@ -99,20 +99,26 @@ class LlmBrain(Brain):
     async def on_user_message(self, session: Session, msg: UserMessage) -> AsyncIterator[Speech]:
         self.history.append({"role": "user", "content": msg.text})
         started = time.monotonic()
+        voice = _Voice(self)
         for _ in range(MAX_HOPS):
             calls: list[dict[str, Any]] = []
-            async for item in self._reply(session, calls, started):
+            async for item in self._reply(session, voice, calls, started):
                 yield item
             if not calls:
-                return
-            async for item in self._unit(FILLER):  # said while the tool runs
+                break
+            # Said while the tool runs, in the unit the answer goes on in: one reply, with a
+            # pause in it (the record shows the pause as dead air, as a caller hears it).
+            for item in voice.say(FILLER + " "):
                 yield item
             self.history.append({"role": "assistant", "content": None, "tool_calls": calls})
             for call in calls:
                 self.history.append(self._run_tool(session, call, started))
+        for item in voice.end():
+            yield item
 
     async def on_user_idle(self, session: Session, idle: UserIdle) -> AsyncIterator[Speech]:
-        async for item in self._unit(NUDGES[min(idle.level, len(NUDGES)) - 1]):
+        voice = _Voice(self)
+        for item in [*voice.say(NUDGES[min(idle.level, len(NUDGES)) - 1]), *voice.end()]:
             yield item
 
     async def on_finalize(self, session: Session, fin: Finalize) -> None:
@@ -127,11 +133,10 @@ class LlmBrain(Brain):
             self.history.remove(said)
 
     async def _reply(
-        self, session: Session, calls: list[dict[str, Any]], started: float
+        self, session: Session, voice: _Voice, calls: list[dict[str, Any]], started: float
     ) -> AsyncIterator[Speech]:
         """One model request, streamed: each clause spoken as it is written; a tool call is
         left in ``calls``. Closing this generator (a barge-in) closes the request."""
-        opened: SpeechStart | None = None
         asked = time.monotonic()
         # History entries are edited in place when a Finalize comes: plain dicts, in the
         # shape of the client's message types.
@@ -144,44 +149,30 @@ class LlmBrain(Brain):
             async with stream, aclosing(_clauses(stream, calls)) as clauses:
                 async for clause in clauses:
                     if PROMISE.search(clause):
-                        async for item in self._take_back(session, opened):
+                        async for item in self._take_back(session, voice):
                             yield item
                         return
-                    if opened is None:
-                        opened = SpeechStart()
-                        yield opened
-                        self._said("")
-                    self._awaiting[-1]["content"] += clause
-                    yield SpeechChunk(clause)
-            if opened is not None:
-                yield SpeechEnd()
+                    for item in voice.say(clause):
+                        yield item
         finally:
             _report(session, "model", self.model, asked - started, time.monotonic() - asked)
 
-    async def _take_back(
-        self, session: Session, opened: SpeechStart | None
-    ) -> AsyncIterator[Speech]:
-        """The guardrail: the unit that began a promise is taken back (what the caller heard
-        of it stays heard), and a safe line is said instead."""
+    async def _take_back(self, session: Session, voice: _Voice) -> AsyncIterator[Speech]:
+        """The guardrail: the unit that was about to make a promise is taken back (what the
+        caller heard of it stays heard), and a safe line is said instead."""
+        opened = voice.opened
         if opened is not None and opened.speech_id is not None and session.can_cancel_speech:
+            voice.opened = None  # SpeechCancel closes it
             await session.cancel_speech(opened.speech_id)
-        elif opened is not None:
-            yield SpeechEnd()
-        async for item in self._unit(INSTEAD):
+        for item in voice.say(INSTEAD):  # the promise itself was never sent
             yield item
 
-    async def _unit(self, text: str) -> AsyncIterator[Speech]:
-        """One whole unit of fixed text."""
-        yield SpeechStart()
-        self._said(text)
-        yield SpeechChunk(text)
-        yield SpeechEnd()
-
-    def _said(self, text: str) -> None:
+    def _said(self) -> dict[str, Any]:
         """Enrol a unit just opened: its Finalize will say what of it was heard."""
-        entry = {"role": "assistant", "content": text}
+        entry: dict[str, Any] = {"role": "assistant", "content": ""}
         self.history.append(entry)
         self._awaiting.append(entry)
+        return entry
 
     def _run_tool(self, session: Session, call: dict[str, Any], started: float) -> dict[str, Any]:
         ran = time.monotonic()
@@ -192,6 +183,33 @@ class LlmBrain(Brain):
         found = BOOKINGS.get(name.strip().lower(), "no booking under that name")
         _report(session, "tool", call["function"]["name"], ran - started, time.monotonic() - ran)
         return {"role": "tool", "tool_call_id": call["id"], "content": found}
+
+
+class _Voice:
+    """A turn's open unit, if any: opened on its first words, so a hop that only calls a tool
+    opens nothing, and kept open across a tool call."""
+
+    def __init__(self, brain: LlmBrain) -> None:
+        self._brain = brain
+        self.opened: SpeechStart | None = None
+        self._entry: dict[str, Any] = {}
+
+    def say(self, text: str) -> list[Speech]:
+        """What to yield to say ``text``: the unit's SpeechStart first, if it is not open."""
+        out: list[Speech] = []
+        if self.opened is None:
+            self.opened = SpeechStart()
+            out.append(self.opened)
+            self._entry = self._brain._said()
+        self._entry["content"] += text
+        return [*out, SpeechChunk(text)]
+
+    def end(self) -> list[Speech]:
+        """What to yield to close the open unit (nothing, if none is)."""
+        if self.opened is None:
+            return []
+        self.opened = None
+        return [SpeechEnd()]
 
 
 async def _clauses(
