@@ -91,7 +91,7 @@ def test_every_command_has_its_help_on_the_command_line_page_as_the_cli_prints_i
         assert f"<!-- cli-help: sandbox {name} -->" in cli_page, name
     # Committed whole, so the page reads on a code host; stale, it fails here.
     assert refreshed(cli_page) == cli_page, "docs/cli.md is stale: python tools/docs_hooks.py"
-    assert cli_page.count("\nusage: sandbox") == len(COMMANDS) + 1  # and `sandbox` itself
+    assert cli_page.count("\nusage: sandbox") == cli_page.count("<!-- cli-help: ")
     assert "\\|" not in cli_page
 
 

@@ -52,7 +52,7 @@ def test_its_caller_scripts_pass_through_pytest(tmp_path: Path) -> None:
     assert "4 passed" in done.stdout
 
 
-async def test_its_caller_scripts_pass_through_sandbox_test(tmp_path: Path) -> None:
+async def test_its_caller_scripts_pass_through_sandbox_test(tmp_path: Path, home: Path) -> None:
     folder = _example(tmp_path)
     llm = FakeLlm(
         [
@@ -65,7 +65,7 @@ async def test_its_caller_scripts_pass_through_sandbox_test(tmp_path: Path) -> N
     ).start()
     server = await serve(lambda: LlmBrain(AsyncOpenAI(base_url=llm.url, api_key="t"), "fake"))
     try:
-        env = {**os.environ, HOME_ENV: str(tmp_path / "home")}
+        env = {**os.environ, HOME_ENV: str(home)}  # the keys the brain served here trusts
         command = [
             sys.executable,
             "-m",
