@@ -79,7 +79,7 @@ async def test_its_caller_scripts_pass_through_sandbox_test(tmp_path: Path, home
             subprocess.run, command, env=env, capture_output=True, text=True, timeout=300
         )
     finally:
-        server.close()
+        await server.close()
         llm.stop()
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4 passed, 0 failed, 0 broken" in done.stdout
