@@ -158,7 +158,7 @@ def test_the_guides_driver_example_installs_what_it_needs() -> None:
     assert {"pytest", "pytest-asyncio"} <= test_extra
     guide = section("Writing a brain")
     example = guide.index("def test_history_is_what_the_caller_heard")
-    assert "pip install 'voqalize-sandbox[test]'" in guide[example - 1500 : example]
+    assert "pip install '.[test]'" in guide[example - 1500 : example]  # from a clone: not on PyPI
 
 
 RELOADED = """
