@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_llm import FakeLlm, ToolCall
+from fake_llm import LONG, REPLIES, FakeLlm
 from llm_brain import LlmBrain
 from openai import AsyncOpenAI
 
@@ -23,7 +23,6 @@ from sandbox.paths import HOME_ENV
 from sandbox.sdk import VoqalizeDriver, serve
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "llm-brain"
-LONG = [f"Class number {n} is on at {n} o'clock, " for n in range(1, 40)]
 
 
 @pytest.fixture
@@ -54,15 +53,7 @@ def test_its_caller_scripts_pass_through_pytest(tmp_path: Path) -> None:
 
 async def test_its_caller_scripts_pass_through_sandbox_test(tmp_path: Path, home: Path) -> None:
     folder = _example(tmp_path)
-    llm = FakeLlm(
-        [
-            ("hours", ["We're open nine to five, ", "Monday to Saturday."]),
-            ("booking", ToolCall("check_booking", {"name": "Ada"})),
-            ("pottery", ["You're booked for ", "Thursday's pottery class at six."]),
-            ("refund", ["Of course, ", "I guarantee a full refund."]),
-            ("everything", LONG),
-        ]
-    ).start()
+    llm = FakeLlm(REPLIES).start()
     server = await serve(lambda: LlmBrain(AsyncOpenAI(base_url=llm.url, api_key="t"), "fake"))
     try:
         env = {**os.environ, HOME_ENV: str(home)}  # the keys the brain served here trusts

@@ -116,6 +116,19 @@ class FakeLlm:
         writer.close()
 
 
+#: A long answer a barge-in can cut: 39 clauses.
+LONG = [f"Class number {n} is on at {n} o'clock, " for n in range(1, 40)]
+#: What the scripted model answers the example's caller scripts, by words in the
+#: conversation's last message (the second booking hop's is the tool's result).
+REPLIES: list[tuple[str, Reply]] = [
+    ("hours", ["We're open nine to five, ", "Monday to Saturday."]),
+    ("booking", ToolCall("check_booking", {"name": "Ada"})),
+    ("pottery", ["You're booked for ", "Thursday's pottery class at six."]),
+    ("refund", ["Of course, ", "I guarantee a full refund."]),
+    ("everything", LONG),
+]
+
+
 def _events(reply: Reply) -> list[dict[str, Any]]:
     """The ``chat.completion.chunk`` objects of one reply, the finishing one last."""
     if isinstance(reply, ToolCall):
