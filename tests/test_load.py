@@ -118,7 +118,8 @@ async def test_dropped_calls_are_counted_and_the_run_stops_at_max_failures(
     # Every writer this run started is joined (one left by an earlier test in this worker,
     # still joining, is not this run's).
     assert not [t for t in threading.enumerate() if t.name == "recorder" and t not in writing]
-    assert _sockets() == sockets
+    # None left open by this run (fewer is another test's sockets closing in the meantime).
+    assert _sockets() <= sockets
 
 
 async def test_a_brain_slowing_under_load_times_calls_out_and_the_run_still_ends(
