@@ -1,8 +1,10 @@
 """A newcomer's walk, as the docs tell it (issue 30): install the checkout into a fresh
 virtual environment, the README's quick start (``sandbox run``), a brain written from the
 guide (docs/writing-a-brain.md) and served by ``sandbox brain``, a call to it, the sessions
-list, one session shown, exported and replayed, and one demo scene. Every command's output
-(and every screen) is free of tracebacks and of "please report".
+list, one session shown, exported and replayed, and one demo scene; a brain deployed with the
+SDK alone (``sdk/``, docs/production.md), which the sandbox's call reaches; the LLM example
+served as docs/llm-brain.md says, its caller scripts passing. Every command's output (and
+every screen) is free of tracebacks and of "please report".
 
 The environment is fresh, but not a full ``pip install .``: that fetches and builds Whisper,
 Piper, livekit and the rest (here it ran over four minutes before it was stopped, more than
@@ -27,6 +29,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
+from checkout import copy_checkout
+from fake_llm import REPLIES, FakeLlm
 from readme import code_block
 from ui_tmux import Terminal, sandbox_in_tmux
 
@@ -59,15 +63,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtual environment with the checkout installed as pip installs it."""
     assert "pip install . && sandbox run" in README  # the quick start this walk follows
     root = tmp_path_factory.mktemp("newcomer")
-    source = root / "clone"
-    listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=REPO, capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    for name in filter(None, listed.stdout.split("\0")):
-        if (REPO / name).is_file():  # a file deleted but not yet committed is not there
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / name, source / name)
+    source = copy_checkout(root / "clone")
     env = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
     # The dependencies from this interpreter's site-packages, as plain path entries: not as
@@ -75,10 +71,11 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # among them, and `import sandbox` would find the checkout instead of the install.
     (site_dir,) = (env / "lib").glob("python3*/site-packages")
     (site_dir / "dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
-    # This interpreter's pip installs into the new one (setuptools is among the dependencies).
+    # This interpreter's pip installs into the new one (hatchling is among the dependencies),
+    # the app and the SDK it depends on (sdk/).
     pip = [sys.executable, "-m", "pip", "--python", str(env / "bin" / "python")]
     installed = subprocess.run(
-        [*pip, "install", "--no-deps", "--no-build-isolation", "-q", "."],
+        [*pip, "install", "--no-deps", "--no-build-isolation", "-q", ".", "./sdk"],
         cwd=source, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert installed.returncode == 0, installed.stderr
@@ -173,3 +170,97 @@ def test_a_newcomer_walks_the_readme(venv: Path, tmp_path: Path) -> None:
         calm(screen, "sandbox demo")
         term.keys("q")
         _exited(term, "sandbox demo")
+
+
+#: Distributions of the speech stack and the app's screen: none comes with the SDK.
+HEAVY = frozenset(
+    {"numpy", "faster-whisper", "ctranslate2", "onnxruntime", "piper-tts", "sounddevice",
+     "textual", "livekit", "voqalize-sandbox"}
+)  # fmt: skip
+#: The issue's bound on the SDK installed with its dependencies.
+SDK_LIMIT_MB = 40
+
+
+def _folder_mb(folder: Path) -> float:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) / 1e6
+
+
+def test_a_brain_deploys_with_the_sdk_alone(venv: Path, tmp_path: Path) -> None:
+    """docs/production.md's deployment: ``pip install ./sdk`` into an environment that sees
+    nothing else (its dependencies from the package index), the README's brain served by the
+    page's script with the sandbox's public key in a file, and the sandbox's call reaching it."""
+    clone = venv.parent / "clone"
+    alone = tmp_path / "sdk-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(alone)], check=True)
+    pip = [sys.executable, "-m", "pip", "--python", str(alone / "bin" / "python")]
+    installed = subprocess.run(
+        [*pip, "install", "-q", "./sdk"], cwd=clone, capture_output=True, text=True, timeout=600
+    )
+    assert installed.returncode == 0, installed.stderr
+    listed = subprocess.run([*pip, "list", "--format", "json"], capture_output=True, text=True)
+    names = {row["name"].lower() for row in json.loads(listed.stdout)}
+    assert "voqalize-sdk" in names and not names & HEAVY, names
+    (site_dir,) = (alone / "lib").glob("python3*/site-packages")
+    assert _folder_mb(site_dir) <= SDK_LIMIT_MB
+
+    home, brain_home = tmp_path / "home", tmp_path / "brain-home"
+    key = tmp_path / "voqalize.pem"
+    key.write_text(_sandbox(venv, home, "keys"))
+    port = free_port()
+    (tmp_path / "mybrain.py").write_text(code_block("A one-minute tour", "python"))
+    script = code_block("Deploying with the SDK alone", "python")
+    assert 'host="0.0.0.0", port=8765' in script
+    (tmp_path / "serve_brain.py").write_text(
+        script.replace('host="0.0.0.0", port=8765', f'host="127.0.0.1", port={port}')
+    )
+    # Its own data folder: the key comes from the file, as on a server of its own.
+    env = {"PATH": os.environ["PATH"], HOME_ENV: str(brain_home),
+           "VOQALIZE_PUBLIC_KEY_FILE": str(key)}  # fmt: skip
+    brain = subprocess.Popen(
+        [alone / "bin" / "python", "serve_brain.py"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        assert wait_listening(brain, port, LISTEN_WAIT_S), "the SDK's serve() did not listen"
+        (tmp_path / "call.toml").write_text(CALLER)
+        url = f"ws://127.0.0.1:{port}/brain"
+        called = _sandbox(venv, home, "call", "--brain", url, "--script", "call.toml", cwd=tmp_path)
+        assert "You said: What are your opening hours?" in called
+    finally:
+        brain.terminate()
+        served, _ = brain.communicate(timeout=10)
+    assert "Traceback" not in served, served
+
+    # The test driver is the sandbox's: asked for here, it says what to install.
+    asked = subprocess.run(
+        [alone / "bin" / "python", "-c", "from sandbox.sdk import VoqalizeDriver"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert asked.returncode != 0 and "install voqalize-sandbox" in asked.stderr
+
+
+def test_a_newcomer_serves_the_llm_example_and_its_scripts_pass(venv: Path, tmp_path: Path) -> None:
+    """docs/llm-brain.md's walk, the local model server being the example's scripted one:
+    ``sandbox brain llm_brain:LlmBrain`` in the example's folder, configured by LLM_BASE_URL
+    and LLM_MODEL, and ``sandbox test`` runs the folder's caller scripts against it."""
+    folder = tmp_path / "llm-brain"
+    shutil.copytree(venv.parent / "clone" / "examples" / "llm-brain", folder)
+    home = tmp_path / "home"
+    llm = FakeLlm(REPLIES, gap_s=0.02).start()
+    port = free_port()
+    env = {**_env(home), "LLM_BASE_URL": llm.url, "LLM_MODEL": "fake"}
+    brain = subprocess.Popen(
+        [venv / "bin" / "sandbox", "brain", "llm_brain:LlmBrain", "--port", str(port)],
+        cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        assert wait_listening(brain, port, LISTEN_WAIT_S), "sandbox brain did not serve"
+        url = f"ws://127.0.0.1:{port}/brain"
+        tested = _sandbox(venv, home, "test", ".", "--brain", url, cwd=folder)
+        assert "4 passed, 0 failed, 0 broken" in tested
+    finally:
+        brain.terminate()
+        served, _ = brain.communicate(timeout=10)
+        llm.stop()
+    calm(served, "sandbox brain")
+    assert len(llm.requests) >= 4  # each script's turns went to the model

@@ -20,7 +20,8 @@ This package loads only the wire: importing it, even ``from sandbox.sdk import *
 runtime. ``VoqalizeDriver`` (and ``DriverError``, ``HeardUnit``), which run the sandbox's real
 call core around a brain, live in :mod:`sandbox.harness`: ``from sandbox.sdk import
 VoqalizeDriver`` loads them on first use, and they stay out of ``__all__`` so that ``import *``
-never pulls in the host, audio and call core.
+never pulls in the host, audio and call core. With the ``voqalize-sdk`` distribution alone
+(``sdk/``, what a brain deploys with) they are not there, and asking for one says so.
 """
 
 from typing import Any
@@ -79,7 +80,14 @@ _HARNESS = frozenset({"DriverError", "HeardUnit", "VoqalizeDriver"})
 def __getattr__(name: str) -> Any:
     """The harness's names, imported when first asked for (see the module docstring)."""
     if name in _HARNESS:
-        import sandbox.harness
-
+        try:
+            import sandbox.harness
+        except ModuleNotFoundError as missing:
+            # voqalize-sdk alone: the call core is the app's (voqalize-sandbox).
+            raise ImportError(
+                f"{name} runs the sandbox's call core, which voqalize-sdk alone does not "
+                "have: install voqalize-sandbox (pip install '.[test]' from its clone) "
+                "where you test the brain"
+            ) from missing
         return getattr(sandbox.harness, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
