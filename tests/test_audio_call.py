@@ -46,7 +46,7 @@ async def audio_call(
     aec: bool = True,
     hooks: EngineHooks | None = None,
 ) -> AsyncIterator[tuple[CallHost, AudioEngine, list[Effect]]]:
-    """A call with the real audio engine, ``hooks`` attached; the host runs in the background."""
+    """A call with the real audio engine, ``hooks`` given; the host runs in the background."""
     engine = AudioEngine(
         AudioOptions(speaker=speaker, aec=aec),
         transcriber=transcriber,
@@ -57,9 +57,11 @@ async def audio_call(
     options = CallOptions(settings=Settings(idle_ms=0), builtin=brain)
     effects: list[Effect] = []
     async with brain_url_for(options) as url:
-        host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
+        host = await open_call(
+            options, url, engine.playout(), caps=engine.capabilities(), listening=engine
+        )
         host.on_effect.append(effects.append)
-        engine.attach(host, hooks)
+        engine.start(host, hooks)
         running = asyncio.create_task(host.run())
         try:
             yield host, engine, effects

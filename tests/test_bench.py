@@ -222,12 +222,13 @@ def test_a_line_lands_on_block_boundaries_and_its_voice_maps_to_host_time() -> N
     samples = np.zeros(4160, dtype=np.int16)  # padded to 13 blocks of 20 ms
     samples[80:4080] = tone
     line = CallerLine("tone", samples, voice_start=80, voice_end=4080)
-    mic = TimedMic(script, now)
+    mic = TimedMic(script)
     delivered: list[tuple[int, Block]] = []
     running, placed = threading.Event(), threading.Event()
     said: list[Spoken] = []
 
-    def on_block(block: Block, _rate: int) -> None:
+    def on_block(block: Block, _rate: int) -> None:  # as the engine takes a block
+        mic.arrived(now())
         delivered.append((now(), block.copy()))
         if len(delivered) >= 5:
             running.set()

@@ -23,8 +23,7 @@ def make(synthesizer: Synthesizer) -> tuple[SpeechOut, MemorySink, threading.Eve
     sink = MemorySink(synthesizer.sample_rate)
     woke = threading.Event()
     out = SpeechOut(lambda _voice: synthesizer, lambda **cb: PlayoutClock(sink, **cb))
-    out.wake = woke.set
-    out.start()
+    out.start(wake=woke.set)
     return out, sink, woke
 
 

@@ -43,7 +43,6 @@ from sandbox.audio.tts import Synthesizer
 from sandbox.audio.turn_model import TurnModel
 from sandbox.audio.voices import catalog, default_voice, voice_languages
 from sandbox.call.caller_events import ListenerEvent
-from sandbox.call.ports import Listening
 from sandbox.call.settings import Capabilities
 from sandbox.errors import UserError
 from sandbox.malloc_tuning import give_back_free_memory
@@ -69,10 +68,8 @@ MIC_LOST = (
 
 
 class CallLink(Protocol):
-    """What the engine needs of the call it serves; the call's host provides it."""
-
-    #: Where the engine registers itself to hear of language and patience changes.
-    listening: Listening | None
+    """What the engine needs of the call it serves; the call's host provides it (and takes
+    the engine as its ``listening`` port when it is built: see ``open_call``)."""
 
     def now(self) -> int:
         """The call's clock, in milliseconds."""
@@ -86,9 +83,13 @@ class CallLink(Protocol):
 
 @dataclass(frozen=True)
 class EngineHooks:
-    """Who else hears of a call's audio, given once, when the engine is attached to the call
-    (:meth:`AudioEngine.attach`): its legs and endpointing steps need the session the dial
+    """Who else hears of a call's audio, given once, when the engine starts on the call
+    (:meth:`AudioEngine.start`): its legs and endpointing steps need the session the dial
     made. Each callback runs on the engine's thread named, so it must not block."""
+
+    #: Each capture block's arrival, at the host time it arrived, before the listener has it
+    #: (the capture thread).
+    captured: tuple[Callable[[int], None], ...] = ()
 
     #: Every block playout releases, with its rate (the playout thread).
     released: tuple[Callable[[Block, int], None], ...] = ()
@@ -105,6 +106,7 @@ class EngineHooks:
     def __add__(self, other: EngineHooks) -> EngineHooks:
         """Both sets of hooks, this one's told first."""
         return EngineHooks(
+            self.captured + other.captured,
             self.released + other.released,
             self.heard + other.heard,
             self.cleaned + other.cleaned,
@@ -129,7 +131,8 @@ def _device(spec: str | None, direction: str) -> int | None:
 
 @dataclass
 class AudioEngine:
-    """Owns the models and devices of one call. ``load`` first, then ``attach`` to a host."""
+    """Owns the models and devices of one call. ``load`` first; then ``start`` on a host
+    built with it as its ``listening`` port, given everything the call needs of it."""
 
     options: AudioOptions = field(default_factory=AudioOptions)
     transcriber: Transcriber | None = None
@@ -252,16 +255,14 @@ class AudioEngine:
 
     # ------------------------------------------------------------- running
 
-    def attach(self, link: CallLink, hooks: EngineHooks | None = None) -> None:
-        """Start the speaker and the microphone for this call; ``hooks`` hear of its audio."""
+    def start(self, link: CallLink, hooks: EngineHooks | None = None) -> None:
+        """Start the speaker and the microphone for the call ``link`` runs; ``hooks`` hear of
+        its audio."""
         if self.transcriber is None:
-            raise RuntimeError("load() the engine before attaching it")
+            raise RuntimeError("load() the engine before starting it")
         speech = self.playout()
         self._link = link
         self._hooks = hooks or EngineHooks()
-        link.listening = self
-        speech.wake = link.wake
-        speech.now_ms = link.now
         transcribe = in_executor(self.transcriber, self._stt_pool)
         if self.turn_model is None:  # an engine built with a loaded transcriber only
             self.turn_model = TurnModel.load()
@@ -270,7 +271,7 @@ class AudioEngine:
         self._listener = Listener(transcribe, echo=self._echo, judge_turn=judge, read_brief=brief)
         self._listener.on_cleaned = self._cleaned
         self._listener.on_decision = self._decided
-        speech.start()
+        speech.start(wake=link.wake, now_ms=link.now)
         self._worker = threading.Thread(target=self._listen, name="listener", daemon=True)
         self._worker.start()
         self._mic = self._mic_source()
@@ -346,6 +347,11 @@ class AudioEngine:
         rms = float(np.sqrt(np.mean(np.square(block.astype(np.float32) / 32768.0)) + 1e-12))
         self.mic_level_db = 20 * math.log10(rms)
         self.blocks_captured += 1
+        if self._hooks.captured:
+            assert self._link is not None
+            arrived = self._link.now()
+            for hook in self._hooks.captured:
+                hook(arrived)
         self._put(block, rate)
 
     def _put(self, block: Block, rate: int) -> None:

@@ -104,10 +104,10 @@ class SpeechOut:
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
         self._unspoken: set[int] = set()  # units stopped: their voice or a clause failed
         self.timing = Timing()
-        self.wake: Callable[[], None] = lambda: None
-        #: The call's clock in ms, for the waterfall's marks (:class:`AudioMark`); until a
-        #: call sets it, none are made.
-        self.now_ms: Callable[[], int] | None = None
+        self._wake: Callable[[], None] = lambda: None
+        #: The call's clock in ms, for the waterfall's marks (:class:`AudioMark`); started
+        #: without one, none are made.
+        self._now_ms: Callable[[], int] | None = None
         #: Also told of every word as it is released (the audio thread; return at once).
         self.word_hooks: list[Callable[[WordPlayed], None]] = []
         self.clock = make_clock(
@@ -117,8 +117,15 @@ class SpeechOut:
 
     # ------------------------------------------------------------- lifecycle
 
-    def start(self) -> None:
-        """Start synthesizing and releasing audio."""
+    def start(
+        self, wake: Callable[[], None] | None = None, now_ms: Callable[[], int] | None = None
+    ) -> None:
+        """Start synthesizing and releasing audio for a call: ``wake`` is told (from the audio
+        thread) when something was released, ``now_ms`` is the call's clock for the
+        waterfall's marks."""
+        if wake is not None:
+            self._wake = wake
+        self._now_ms = now_ms
         self._worker.start()
         self.clock.start()
 
@@ -232,7 +239,7 @@ class SpeechOut:
             self._unspoken.add(job.speech_id)
             with self._lock:
                 self._events.append(UnitUnspoken(job.speech_id, str(exc)))
-            self.wake()
+            self._wake()
             return
 
         def trouble(found: Trouble) -> None:
@@ -258,7 +265,7 @@ class SpeechOut:
         self._unspoken.add(speech_id)
         with self._lock:
             self._events.append(ClauseUnsaid(speech_id, text[:QUOTE_CHARS], reason))
-        self.wake()
+        self._wake()
 
     # ------------------------------------------------------ clock callbacks
 
@@ -268,14 +275,14 @@ class SpeechOut:
             self._events.append(played)
         for hook in self.word_hooks:
             hook(played)
-        self.wake()
+        self._wake()
 
     def _unit_done(self, speech_id: int) -> None:
         with self._lock:
             if speech_id in self._in_play:
                 self._in_play.remove(speech_id)
             self._events.append(UnitPlayed(speech_id))
-        self.wake()
+        self._wake()
 
     def _released(self, block: Block) -> None:
         if self._awaiting_audio and np.any(block):
@@ -293,5 +300,5 @@ class SpeechOut:
     def _mark(self, speech_id: int, stage: str, later_ms: int = 0) -> None:
         """A waterfall moment of a unit, now (plus ``later_ms``), for the core; under
         ``_lock``. The word or clip that comes with it wakes the host."""
-        if self.now_ms is not None:
-            self._events.append(AudioMark(speech_id, stage, self.now_ms() + later_ms))
+        if self._now_ms is not None:
+            self._events.append(AudioMark(speech_id, stage, self._now_ms() + later_ms))

@@ -71,23 +71,26 @@ async def bench_call(
     """A call with the real engine (AEC on, no speaker) to a built-in brain, idle nudges off."""
     log = CallLog()
     script = ScriptMic(echo)
-    # The speaker is the mic's own (duplex) one, given before playout() builds the sink: what
-    # the bot plays is what the echo path feeds back into the microphone.
+    mic = TimedMic(script)
+    # The speaker is the mic's own (duplex) one: what the bot plays is what the echo path
+    # feeds back into the microphone.
     engine = AudioEngine(
         models.engine_options(),
         transcriber=models.transcriber,
         synthesizers=models.synthesizers(),
+        mic_source=mic,
         speaker_sink=script.speaker,
     )
     options = CallOptions(settings=Settings(idle_ms=0), builtin=brain)
     async with brain_url_for(options) as url:
-        host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
-        mic = TimedMic(script, host.now)
-        engine.mic_source = mic
+        host = await open_call(
+            options, url, engine.playout(), caps=engine.capabilities(), listening=engine
+        )
         host.on_effect.append(lambda effect: log.effects.append((host.now(), effect)))
-        engine.attach(
+        engine.start(
             host,
             EngineHooks(
+                captured=(mic.arrived,),
                 released=(_release_logger(host, log),),
                 heard=(lambda t_ms, event: log.events.append((t_ms, event)),),
             ),

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,30 +72,30 @@ class Spoken:
 
 
 class TimedMic:
-    """A MicSource: the ScriptMic's blocks, with the host time of each block's delivery."""
+    """A MicSource: the ScriptMic's blocks, with the host time of each block's delivery,
+    which the engine tells :meth:`arrived` (its ``captured`` hook) as it takes the block."""
 
-    def __init__(self, script: ScriptMic, now: Callable[[], int]) -> None:
-        """``script`` delivers the audio; ``now`` is the clock the figures use (host ms)."""
+    def __init__(self, script: ScriptMic) -> None:
+        """``script`` delivers the audio."""
         self.script = script
-        self._now = now
         self._lock = threading.Lock()
         self._delivered_at: dict[int, int] = {}  # mic ms at a block's end -> host ms
         self._pending: list[Spoken] = []
 
     def start(self, on_block: OnBlock) -> None:
-        """Start the scripted microphone, timing each block as it is handed on."""
+        """Start the scripted microphone."""
+        self.script.start(on_block)
 
-        def timed(block: Block, rate: int) -> None:
-            with self._lock:
-                mic_ms = self.script.delivered_ms  # only this thread moves it
-                self._delivered_at[mic_ms] = self._now()
-                for spoken in self._pending:
-                    if spoken.end_mic_ms is None and spoken.done.is_set():
-                        self._place(spoken, mic_ms)
-                self._pending = [s for s in self._pending if s.end_mic_ms is None]
-            on_block(block, rate)
-
-        self.script.start(timed)
+    def arrived(self, host_ms: int) -> None:
+        """The block just delivered arrived at ``host_ms`` (on the capture thread, before the
+        next block: only this thread moves the mic's count)."""
+        with self._lock:
+            mic_ms = self.script.delivered_ms
+            self._delivered_at[mic_ms] = host_ms
+            for spoken in self._pending:
+                if spoken.end_mic_ms is None and spoken.done.is_set():
+                    self._place(spoken, mic_ms)
+            self._pending = [s for s in self._pending if s.end_mic_ms is None]
 
     def stop(self) -> None:
         """Stop the scripted microphone."""

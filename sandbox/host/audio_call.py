@@ -19,7 +19,7 @@ from sandbox.record.legs import MIC, SPEAKER, AudioLeg
 def record_legs(engine: AudioEngine, host: CallHost) -> tuple[list[AudioLeg], EngineHooks]:
     """Start recording the engine's side of ``host``'s call: both legs, which the caller
     closes once the engine has stopped, and the endpointing steps; the hooks that feed them,
-    for :meth:`AudioEngine.attach`.
+    for :meth:`AudioEngine.start`.
 
     Nothing is recorded for a call that is not recorded (the conformance driver's)."""
     writer = host.recorder.writer
@@ -86,11 +86,13 @@ async def audio_call(
     options: CallOptions, url: str, engine: AudioEngine
 ) -> AsyncIterator[CallHost]:
     """Dial ``url`` for a call on the loaded ``engine``, its legs recorded, the engine
-    attached; stops the engine and closes the legs when the block ends. A failed dial raises
+    started on it; stops the engine and closes the legs when the block ends. A failed dial raises
     :class:`~sandbox.host.launch.CallNotPlaced` before anything starts."""
-    host = await open_call(options, url, engine.playout(), caps=engine.capabilities())
+    host = await open_call(
+        options, url, engine.playout(), caps=engine.capabilities(), listening=engine
+    )
     legs, hooks = record_legs(engine, host)
-    engine.attach(host, hooks)
+    engine.start(host, hooks)
     try:
         yield host
     finally:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 from sandbox.audio.voices import voice_languages
 from sandbox.call.core import DEFAULT_CAPABILITIES, DEFAULT_STALL_MS, CallCore
-from sandbox.call.ports import Playout
+from sandbox.call.ports import Listening, Playout
 from sandbox.call.settings import Capabilities, Settings, connect_config, validate
 from sandbox.errors import UserError
 from sandbox.host.session import BrainLink, CallHost
@@ -99,9 +99,11 @@ async def open_call(
     caps: Capabilities | None = None,
     clock: Callable[[], float] = time.monotonic,
     warp: WarpClock | None = None,
+    listening: Listening | None = None,
 ) -> CallHost:
-    """Dial the brain for a new session and wire the core, the recorder and the playout
-    (``warp``: a simulated call's clock that skips dead time, replacing ``clock``)."""
+    """Dial the brain for a new session and wire the core, the recorder, the playout and,
+    with real audio, the recognizer's ``listening`` port (``warp``: a simulated call's clock
+    that skips dead time, replacing ``clock``)."""
     session_id = str(uuid.uuid4())
     keys = load_or_create_keys()
     subject = RELAY_SUBJECT if options.relay else session_id
@@ -119,7 +121,10 @@ async def open_call(
         # session of its own, not_reached with its reason, never left "unfinished".
         recorder.finish(core, 0)
         raise CallNotPlaced(str(exc), core, recorder) from None
-    return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock, warp=warp)
+    return CallHost(
+        core, conn, playout, recorder, relay=options.relay, clock=clock, warp=warp,
+        listening=listening,
+    )  # fmt: skip
 
 
 class CallNotPlaced(UserError):

@@ -120,7 +120,7 @@ class CallHost:
     _starts_waiting: int = 0  # SpeechStarts read from the brain, not yet handled by the core
 
     def __post_init__(self) -> None:
-        # The clock starts when the host exists, so the audio engine attached before
+        # The clock starts when the host exists, so the audio engine started before
         # run() already speaks the call's time; the core is started on this clock at
         # whatever it reads then, and counts the session's waits from there. No running
         # loop raises RuntimeError here, rather than dropping what threads post later.

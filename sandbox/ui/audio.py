@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from sandbox.call.ports import Playout
+from sandbox.call.ports import Listening, Playout
 from sandbox.call.settings import Capabilities
 from sandbox.host.session import CallHost
 
@@ -37,6 +37,10 @@ class AudioFrontend(Protocol):
         """The playout clock the host drives (the only source of "heard")."""
 
     @property
+    def listening(self) -> Listening | None:
+        """The recognizer the host tells of language and patience changes; None: typed."""
+
+    @property
     def muted(self) -> bool:
         """The microphone is muted: nothing the caller says reaches the call."""
 
@@ -56,8 +60,8 @@ class AudioFrontend(Protocol):
         hops back with ``loop.call_soon_threadsafe``): it posts to the UI.
         """
 
-    async def attach(self, host: CallHost, lost: Say) -> None:
-        """Start feeding caller events into ``host``.
+    async def start(self, host: CallHost, lost: Say) -> None:
+        """Start feeding caller events into ``host`` (built with :attr:`listening`).
 
         ``lost(words)`` is called, on the event loop's thread, when the microphone
         or the speaker went away mid-call (the call goes on without it).

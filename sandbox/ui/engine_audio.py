@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sandbox.audio.engine import AudioEngine, EngineHooks
-from sandbox.call.ports import Playout
+from sandbox.call.ports import Listening, Playout
 from sandbox.call.settings import Capabilities
 from sandbox.caller.file_caller import FileCaller
 from sandbox.errors import UserError
@@ -52,6 +52,11 @@ class EngineAudio:
         return self.engine.playout()
 
     @property
+    def listening(self) -> Listening | None:
+        """The engine: it hears of the call's language and patience."""
+        return self.engine
+
+    @property
     def muted(self) -> bool:
         """The microphone feeds silence."""
         return self.engine.muted
@@ -83,7 +88,7 @@ class EngineAudio:
         except UserError as exc:
             raise UserError(f"{exc} ({TYPED_HINT})") from None
 
-    async def attach(self, host: CallHost, lost: Say) -> None:
+    async def start(self, host: CallHost, lost: Say) -> None:
         """Start the microphone and the speaker; say when a device goes away, in the app and
         in the session."""
         loop = asyncio.get_running_loop()
@@ -95,7 +100,7 @@ class EngineAudio:
         self._host = host
         self._legs, hooks = record_legs(self.engine, host)
         try:
-            self.engine.attach(host, hooks + EngineHooks(lost=(went_away,)))
+            self.engine.start(host, hooks + EngineHooks(lost=(went_away,)))
         except UserError as exc:
             raise UserError(f"{exc} ({TYPED_HINT})") from None
         if self.caller is not None:

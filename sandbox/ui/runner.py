@@ -99,7 +99,12 @@ class CallRunner:
                 self._post(CallProgress(f"dialing {url} …"))
                 try:
                     host = await open_call(
-                        setup.options, url, audio.playout, audio.capabilities(), clock=setup.clock
+                        setup.options,
+                        url,
+                        audio.playout,
+                        audio.capabilities(),
+                        clock=setup.clock,
+                        listening=audio.listening,
                     )
                 except CallNotPlaced as failed:
                     self.report = self._write(failed.core, failed.recorder)
@@ -116,7 +121,7 @@ class CallRunner:
         host.on_frame.append(self._frame)
         self._post(CallStarted(host))
         try:
-            await self.setup.audio.attach(
+            await self.setup.audio.start(
                 host,
                 lambda words: self._post(DeviceLost(words)),
             )

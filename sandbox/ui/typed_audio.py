@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sandbox.call.ports import Playout
+from sandbox.call.ports import Listening, Playout
 from sandbox.call.settings import Capabilities
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.host.session import CallHost
@@ -47,6 +47,11 @@ class TypedAudio:
         return self._playout
 
     @property
+    def listening(self) -> Listening | None:
+        """No recognizer: typed turns are committed as typed."""
+        return None
+
+    @property
     def muted(self) -> bool:
         """There is no microphone, so nothing is muted."""
         return False
@@ -66,7 +71,7 @@ class TypedAudio:
     async def prepare(self, progress: Callable[[str], None]) -> None:
         """Nothing to load."""
 
-    async def attach(self, host: CallHost, lost: Say) -> None:
+    async def start(self, host: CallHost, lost: Say) -> None:
         """Typed turns come from the app itself; nothing to feed, no device to lose."""
 
     async def close(self) -> None:
