@@ -1,7 +1,7 @@
 """What a bench key is: its name, unit, description, target and table row, and the stage
-that writes it. The keys themselves are declared in :mod:`sandbox.bench.run_keys` and
-:mod:`sandbox.bench.device_keys` (the full run) and :mod:`sandbox.bench.family_keys` (the
-families run on their own)."""
+that writes it. The full run's keys are declared in :mod:`sandbox.bench.run_keys` and
+:mod:`sandbox.bench.device_keys`; the modes run on their own (``--sessions``, ``--redrive``,
+``--soak``, ``--hostile``) still hold their targets in their own modules."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 #: How a figure is read: milliseconds, a fraction 0..1, a count, a ratio (times), megabytes,
-#: seconds, kibibytes, a percentage, microseconds, megabytes over a span of time. ``None``:
-#: a structure or a word, not a figure.
-Unit = Literal["ms", "frac", "count", "x", "MB", "s", "KiB", "%", "us", "MB/min", "MB/10min"]
+#: seconds, kibibytes. ``None``: a structure or a word, not a figure.
+Unit = Literal["ms", "frac", "count", "x", "MB", "s", "KiB"]
 #: The JSON type of a key's value (each may also be null: nothing was measured).
 JsonType = Literal["number", "integer", "object", "array", "string", "boolean"]
 #: When a stage's targets are reported: always (missing figures met None), when the stage
