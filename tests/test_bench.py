@@ -12,16 +12,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_figures import stage_figures
 
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.sinks import Block
 from sandbox.audio.tts import Clip, WordSpan
-from sandbox.bench.backchannels import BackchannelFigures, BackchannelTrial, trial_lines
-from sandbox.bench.bargein import BargeInFigures, BargeInRun, barge_in_run, first_silence
+from sandbox.bench.backchannels import trial_lines
+from sandbox.bench.bargein import BargeInRun, barge_in_run, first_silence
 from sandbox.bench.call import CallLog, until
-from sandbox.bench.echo import EchoFigures
-from sandbox.bench.first_audio import FirstAudioFigures, first_chunk
-from sandbox.bench.greeting import GreetingFigures, GreetingTrial
+from sandbox.bench.first_audio import first_chunk
 from sandbox.bench.heard import (
     Cut,
     HeardFigures,
@@ -32,9 +31,7 @@ from sandbox.bench.heard import (
     words,
 )
 from sandbox.bench.mic import CallerLine, Spoken, TimedMic
-from sandbox.bench.models import MemoryFigures
-from sandbox.bench.report import Figures, result, table, targets
-from sandbox.bench.rtf import RtfFigures
+from sandbox.bench.report import result, table, targets
 from sandbox.bench.runner import (
     FULL,
     QUICK,
@@ -447,38 +444,9 @@ def test_a_first_chunk_is_the_first_clause_and_the_word_after_it() -> None:
 # ------------------------------------------------------------ targets and the table
 
 
-def _figures(*, decision_ms: float, self_interruptions: int) -> Figures:
-    turn = TurnRun("a", "a", "confident", 850.0, 1000.0, 120.0, 840.0)
-    return Figures(
-        turns=TurnFigures((turn,), 7, {"confident": 720, "silence": 1620}),
-        first_audio=FirstAudioFigures((("Hi, there", 150.0),)),
-        barge_in=BargeInFigures((BargeInRun(3, 100.0, decision_ms, 720.0, 130.0, 700.0),), 1),
-        backchannels=BackchannelFigures(
-            (
-                BackchannelTrial(
-                    "Okay.",
-                    "en-us+m3",
-                    1.0,
-                    True,
-                    True,
-                    False,
-                    True,
-                    640.0,
-                    "resumed (backchannel) 900 ms after onset",
-                ),
-            )
-        ),
-        greeting=GreetingFigures((GreetingTrial(500.0, True, 120.0),)),
-        heard=HeardFigures((Cut("r", True, 1.0, "a b", "a b", "a b", "a b"),)),
-        echo=EchoFigures(20, self_interruptions, 0, 0, 0, 0, 0, 120.0, 90.0),
-        rtf=RtfFigures(0.3, 0.1, {"1.1s": 580.0}),
-        memory=MemoryFigures(after_load_mb=290.0, after_warm_up_mb=350.0, peak_mb=550.0),
-    )
-
-
 def test_targets_are_reported_met_or_missed_never_enforced() -> None:
     good = result(
-        _figures(decision_ms=17, self_interruptions=0),
+        stage_figures(decision_ms=17, self_interruptions=0),
         {"elapsed_s": 1.0, "elapsed_without_peer_s": 1.0},
     )
     assert good["targets"]["end_of_speech_to_user_message_ms"] == {"max": 870, "met": True}
@@ -492,7 +460,9 @@ def test_targets_are_reported_met_or_missed_never_enforced() -> None:
     assert good["targets"]["greeting_barge_in_landed"] == {"min": 1, "met": True}
     assert good["targets"]["onset_to_silence_ms"] == {"max": 300, "met": True}
     assert good["backchannel_resumed_fraction"] == 1.0 and good["resume_gap_ms"] == 640.0
-    bad = result(_figures(decision_ms=45, self_interruptions=2), {"elapsed_without_peer_s": 1300})
+    bad = result(
+        stage_figures(decision_ms=45, self_interruptions=2), {"elapsed_without_peer_s": 1300}
+    )
     assert bad["targets"]["elapsed_without_peer_s"] == {"max": 1200, "met": False}
     assert bad["targets"]["barge_in_decision_to_silence_ms"] == {"max": 30, "met": False}
     assert bad["targets"]["self_interruptions"] == {"max": 0, "met": False}
@@ -500,7 +470,7 @@ def test_targets_are_reported_met_or_missed_never_enforced() -> None:
 
 
 def test_the_table_shows_measured_target_and_peer() -> None:
-    text = table(result(_figures(decision_ms=45, self_interruptions=0), {}))
+    text = table(result(stage_figures(decision_ms=45, self_interruptions=0), {}))
     lines = text.splitlines()
     assert lines[0].split()[:2] == ["measure", "measured"]
     decision = next(line for line in lines if line.startswith("pause decision → silence"))
@@ -530,7 +500,7 @@ def test_backchannel_trials_cover_every_variant_voice_and_level() -> None:
 
 
 def test_the_pause_stage_target_is_judged_when_the_stage_ran() -> None:
-    figures = _figures(decision_ms=17, self_interruptions=0)
+    figures = stage_figures(decision_ms=17, self_interruptions=0)
     cut = result(figures, {"false_cutoff_fraction": 0.2})
     assert cut["targets"]["false_cutoff_fraction"] == {"max": 0.05, "met": False}
     assert "false_cutoff_fraction" not in result(figures, {})["targets"]

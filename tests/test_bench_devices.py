@@ -11,11 +11,12 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
+from bench_figures import device_run
 
 from sandbox.audio.endpointer import windows_for
 from sandbox.bench.caller_set import load_caller_set
 from sandbox.bench.device_report import device_lines, device_result, device_targets
-from sandbox.bench.outside import DeviceFigures, DeviceRun, DeviceTurn, turn_closes
+from sandbox.bench.outside import DeviceFigures, turn_closes
 from sandbox.bench.outside_floor import (
     FloorRun,
     FloorTrial,
@@ -57,26 +58,6 @@ async def test_the_fixed_brain_answers_every_turn_with_the_peers_reply_word_by_w
     assert len(chunks) == 2 * len(REPLY.split())  # streamed as tokens, all at once
 
 
-def _run(
-    who: str,
-    patience: int | None,
-    values: list[float],
-    brain: float,
-    kinds: list[str] | None = None,
-    closes: list[str | None] | None = None,
-    strategy: str | None = None,
-    missed: tuple[str, ...] = (),
-    peak: float | None = None,
-) -> DeviceRun:
-    kinds = kinds or ["statement"] * len(values)
-    closes = closes or [None] * len(values)
-    turns = tuple(
-        DeviceTurn(v, brain, kind, f"line {n}", "espeak en-us+m3 150", how)
-        for n, (v, kind, how) in enumerate(zip(values, kinds, closes, strict=True))
-    )
-    return DeviceRun(who, patience, turns, missed, strategy, peak)
-
-
 Q, S = "wh_question", "statement"
 
 
@@ -84,19 +65,19 @@ def test_device_ratios_are_to_the_faster_pipecat_configuration_overall_and_by_cl
     figures = DeviceFigures(
         25.0,
         (
-            _run("app (patience 7)", 7, [900, 1000, 1100, 400, 500, 600], 850,
+            device_run("app (patience 7)", 7, [900, 1000, 1100, 400, 500, 600], 850,
                  [Q, Q, Q, S, S, S],
                  ["confident", "confident", "silence", "final", "final", "confident"]),
-            _run("app (patience 6)", 6, [800, 700, 900], 700, peak=612.5),
-            _run("app (patience 0)", 0, [400, 500, 600], 350, peak=580.0),
+            device_run("app (patience 6)", 6, [800, 700, 900], 700, peak=612.5),
+            device_run("app (patience 0)", 0, [400, 500, 600], 350, peak=580.0),
         ),
         (
             # Speech timeout: faster overall (median 1100 against 1250) and on statements.
-            _run("Pipecat (speech-timeout)", None, [1200, 1300, 1400, 800, 900, 1000], 900,
+            device_run("Pipecat (speech-timeout)", None, [1200, 1300, 1400, 800, 900, 1000], 900,
                  [Q, Q, Q, S, S, S], strategy="speech-timeout", peak=450.0),
             # Smart Turn: faster on questions, with the slowest turn of all; a question and
             # a request unanswered.
-            _run("Pipecat (smart-turn)", None, [1000, 1100, 3400, 1200, 1300, 1400], 900,
+            device_run("Pipecat (smart-turn)", None, [1000, 1100, 3400, 1200, 1300, 1400], 900,
                  [Q, Q, Q, S, S, S], strategy="smart-turn", missed=(Q, "request")),
         ),
         {"audit_sessions": 3, "audit_units": 8, "audit_exact_fraction": 0.875,
@@ -186,7 +167,7 @@ def test_device_ratios_are_to_the_faster_pipecat_configuration_overall_and_by_cl
 
 def test_without_the_peer_the_classes_and_close_reasons_stand_alone() -> None:
     # The first turn's first audio came before it reached the brain: a reply to something else.
-    app = _run("app (patience 7)", 7, [300, 500], 400, ["name", "name"], ["final", "final"])
+    app = device_run("app (patience 7)", 7, [300, 500], 400, ["name", "name"], ["final", "final"])
     result = device_result(DeviceFigures(20.0, (app,), (), {}, classes={"name": "names"}))
     assert "peer_runs" not in result and "peer_ratio_end_of_speech_to_first_audio" not in result
     assert not any(key.startswith("peer_class_ratio_") for key in result)
@@ -334,7 +315,7 @@ def test_floor_figures_are_medians_with_their_targets_and_lines() -> None:
         0,
     )
     result = device_result(
-        DeviceFigures(25.0, (_run("app (patience 7)", 7, [900], 850),), (), {}, floor)
+        DeviceFigures(25.0, (device_run("app (patience 7)", 7, [900], 850),), (), {}, floor)
     )
     assert result["backchannel_gap_ms"] == 500
     assert result["device_backchannel_answered_fraction"] == 0.333

@@ -24,10 +24,11 @@ from rich import box
 from rich.table import Table
 
 from sandbox.audio.endpointer import windows_for
+from sandbox.bench.bench_key import computed_bound
+from sandbox.bench.device_keys import DEVICE_STAGES
 from sandbox.bench.figures import fmt_ms, median
 from sandbox.bench.outside import DeviceFigures, DeviceRun, DeviceTurn
 from sandbox.bench.outside_floor import FloorRun
-from sandbox.judges.heard_truth import TOLERATED_WORDS_OFF
 from sandbox.load.tally import percentile
 from sandbox.record.table_text import table_lines
 
@@ -35,27 +36,10 @@ from sandbox.record.table_text import table_lines
 DEFAULT_PATIENCE, PEER_FOOTING_PATIENCE = 7, 6
 #: End of speech -> UserMessage may exceed the confident window by this much.
 WINDOW_SLACK_MS = 150
-#: Ratios to the faster of the peer's configurations (issue 40's targets; patience 6's from
-#: issue 31).
-RATIO_TARGETS: dict[str, tuple[str, float]] = {
-    "peer_ratio_end_of_speech_to_first_audio": ("max", 0.65),
-    "peer_ratio_end_of_speech_to_first_audio_fast": ("max", 0.75),
-    # Our slowest turn at the default patience over the faster configuration's slowest.
-    "worst_turn_ratio": ("max", 0.9),
-}
 #: Each class's median over the faster configuration's median for that class.
 CLASS_RATIO_PREFIX = "peer_class_ratio_"
-CLASS_RATIO_MAX = 0.80
 #: The close reasons always reported, each 0 when none closed that way.
 CLOSE_REASONS = ("final", "confident", "silence")
-#: The floor at the speaker (issue 31).
-FLOOR_TARGETS: dict[str, tuple[str, float]] = {
-    "backchannel_gap_ms": ("max", 500),
-    "barge_in_onset_to_silence_ms": ("max", 200),
-    "device_backchannel_answered_fraction": ("max", 0),
-}
-#: The app's whole process at the devices (issue 40's bound on resident memory).
-MEMORY_TARGETS: dict[str, tuple[str, float]] = {"device_app_peak_rss_mb": ("max", 600)}
 
 
 def class_figures(
@@ -248,20 +232,21 @@ def _highest(runs: Sequence[DeviceRun]) -> float | None:
 
 def device_targets(figures: dict[str, Any]) -> dict[str, tuple[str, float]]:
     """The bounds of the device keys present in ``figures``."""
-    bounds: dict[str, tuple[str, float]] = {
-        k: v
-        for k, v in (RATIO_TARGETS | FLOOR_TARGETS | MEMORY_TARGETS).items()
-        if figures.get(k) is not None
-    }
-    for key, value in figures.items():
-        if key.startswith(CLASS_RATIO_PREFIX) and value is not None:
-            bounds[key] = ("max", CLASS_RATIO_MAX)
-    if figures.get("audit_max_words_off") is not None:
-        bounds["audit_max_words_off"] = ("max", TOLERATED_WORDS_OFF)
+    bounds: dict[str, tuple[str, float]] = {}
+    for stage in DEVICE_STAGES:
+        bounds |= stage.reported_bounds(figures)
+    return bounds | patience_bounds(figures)
+
+
+def patience_bounds(figures: dict[str, Any]) -> dict[str, tuple[str, float]]:
+    """Each device run's end of speech → the turn at the brain, bounded by its patience's
+    confident window."""
+    bounds: dict[str, tuple[str, float]] = {}
     for run in figures.get("device_runs", []):
         patience = run["patience"]
+        key = f"device_end_of_speech_to_user_message_p{patience}_ms"
         window = windows_for(patience).confident_ms + WINDOW_SLACK_MS
-        bounds[f"device_end_of_speech_to_user_message_p{patience}_ms"] = ("max", window)
+        bounds[key] = computed_bound(DEVICE_STAGES, key, window)
     return bounds
 
 

@@ -51,7 +51,6 @@ BLOCK_MS = 20
 PATIENCES = (DEFAULT_PATIENCE, 10)
 #: Items of each set in --quick.
 QUICK_ITEMS = 3
-TARGETS: dict[str, tuple[str, float]] = {"false_cutoff_fraction": ("max", 0.05)}
 
 T = TypeVar("T")
 

@@ -13,41 +13,18 @@ from rich.table import Table
 
 from sandbox.bench.backchannels import BackchannelFigures
 from sandbox.bench.bargein import BargeInFigures
-from sandbox.bench.device_report import device_lines, device_targets
+from sandbox.bench.bench_key import all_keys, computed_bound
+from sandbox.bench.device_report import WINDOW_SLACK_MS, device_lines, patience_bounds
 from sandbox.bench.echo import EchoFigures
 from sandbox.bench.first_audio import FirstAudioFigures
 from sandbox.bench.greeting import GreetingFigures
 from sandbox.bench.heard import HeardFigures
-from sandbox.bench.load import TARGETS as LOAD_TARGETS
 from sandbox.bench.models import MemoryFigures
-from sandbox.bench.pauses import TARGETS as PAUSE_TARGETS
 from sandbox.bench.rtf import RtfFigures
+from sandbox.bench.run_keys import FULL_RUN
 from sandbox.bench.turns import TurnFigures
 from sandbox.record.table_text import table_lines
 
-#: End of speech -> UserMessage may exceed the window that closed the turn by this much.
-WINDOW_SLACK_MS = 150
-#: Bounds from the issue's targets (2-core machine); the first depends on the patience window.
-FIXED_TARGETS: dict[str, tuple[str, float]] = {
-    "first_chunk_to_first_audio_ms": ("max", 200),
-    "barge_in_decision_to_silence_ms": ("max", 30),
-    "heard_exact_fraction": ("min", 0.95),
-    "heard_max_word_error": ("max", 1),
-    "self_interruptions": ("max", 0),
-    "peak_rss_mb": ("max", 600),
-    "onset_to_silence_ms": ("max", 300),
-    "backchannel_resumed_fraction": ("min", 0.9),
-    "backchannel_resumed_whole_fraction": ("min", 1.0),
-    "backchannel_answered_fraction": ("max", 0),
-    "barge_in_landed_fraction": ("min", 0.95),
-    "resume_gap_ms": ("max", 1200),
-    "paused_heard_exact_fraction": ("min", 0.95),
-    "heard_aligned_exact_fraction": ("min", 0.95),
-    # The full run's budget: 20 minutes on this machine, the peer's stage not counted.
-    "elapsed_without_peer_s": ("max", 1200),
-}
-#: The full run with the peer's stage: 25 minutes on this machine (issue 40).
-PEER_RUN_BUDGET_S = 1500
 #: The peer (Pipecat 1.14.0, fully local with the same models; see DESIGN.md).
 PEER: dict[str, float | str] = {
     "end_of_speech_to_first_audio_ms": 1470,
@@ -157,18 +134,18 @@ def result(figures: Figures, extra: dict[str, Any]) -> dict[str, Any]:
 
 def targets(figures: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Each target: its bound ("max" or "min") and whether the measured figure met it."""
-    bounds = dict(FIXED_TARGETS)
-    bounds["end_of_speech_to_user_message_ms"] = (
-        "max",
-        figures["patience_window_ms"] + WINDOW_SLACK_MS,
+    bounds: dict[str, tuple[str, float]] = {}
+    for stage in FULL_RUN:
+        bounds |= stage.reported_bounds(figures)
+    window = figures["patience_window_ms"] + WINDOW_SLACK_MS
+    bounds["end_of_speech_to_user_message_ms"] = computed_bound(
+        FULL_RUN, "end_of_speech_to_user_message_ms", window
     )
-    bounds |= device_targets(figures)
-    if figures.get("peer_stage_s") is not None:  # the whole run, both Pipecat configurations in
-        bounds["elapsed_s"] = ("max", PEER_RUN_BUDGET_S)
-    bounds |= {key: bound for key, bound in PAUSE_TARGETS.items() if key in figures}
-    bounds |= {key: bound for key, bound in LOAD_TARGETS.items() if key in figures}
-    if figures.get("greeting_barge_in_trials"):  # every one of them
-        bounds["greeting_barge_in_landed"] = ("min", figures["greeting_barge_in_trials"])
+    bounds |= patience_bounds(figures)
+    if trials := figures.get("greeting_barge_in_trials"):  # every one of them
+        bounds["greeting_barge_in_landed"] = computed_bound(
+            FULL_RUN, "greeting_barge_in_landed", trials
+        )
     out: dict[str, dict[str, Any]] = {}
     for key, (kind, bound) in bounds.items():
         value = figures.get(key)
@@ -179,59 +156,8 @@ def targets(figures: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 # ------------------------------------------------------------------ the table
 
-_ROWS: tuple[tuple[str, str, str], ...] = (
-    # (label, key, unit) — unit: ms, frac, count, x, MB, s
-    ("at the devices: end of speech → first audio", "device_end_of_speech_to_first_audio_ms", "ms"),
-    (
-        "  the same at patience 6",
-        "device_end_of_speech_to_first_audio_fast_ms",
-        "ms",
-    ),
-    ("  over the faster Pipecat's, patience 7", "peer_ratio_end_of_speech_to_first_audio", "x"),
-    (
-        "  over the faster Pipecat's, patience 6",
-        "peer_ratio_end_of_speech_to_first_audio_fast",
-        "x",
-    ),
-    ("  slowest turn over the faster Pipecat's slowest", "worst_turn_ratio", "x"),
-    ("end of speech → UserMessage", "end_of_speech_to_user_message_ms", "ms"),
-    ("end of speech → first reply audio", "end_of_speech_to_first_audio_ms", "ms"),
-    ("paused callers cut off (patience 7)", "false_cutoff_fraction", "frac"),
-    ("afterthoughts answered after the statement", "afterthought_cutoff_fraction", "frac"),
-    ("complete turns committed within 300 ms", "early_commit_fraction", "frac"),
-    ("turn model, one inference", "turn_model_ms", "ms"),
-    ("first clause → first audio", "first_chunk_to_first_audio_ms", "ms"),
-    ("caller onset → silence (pause)", "onset_to_silence_ms", "ms"),
-    ("pause decision → silence", "barge_in_decision_to_silence_ms", "ms"),
-    ("caller onset → takes the floor", "onset_to_barge_in_decision_ms", "ms"),
-    ("caller onset → Interruption", "onset_to_interruption_ms", "ms"),
-    ("barge-ins that landed", "barge_in_landed_fraction", "frac"),
-    ("barge-ins into the greeting landed", "greeting_barge_in_landed", "count"),
-    ("backchannels: the bot kept the floor", "backchannel_resumed_fraction", "frac"),
-    ("backchannels: every word played once", "backchannel_resumed_whole_fraction", "frac"),
-    ("backchannels answered as turns", "backchannel_answered_fraction", "frac"),
-    ("pause → resumed audio", "resume_gap_ms", "ms"),
-    ("heard = emitted (Whisper's count)", "heard_exact_fraction", "frac"),
-    ("heard = emitted, cuts after a pause", "paused_heard_exact_fraction", "frac"),
-    ("paused cut judged as the same cut straight", "paused_heard_agrees_fraction", "frac"),
-    ("heard: largest word error", "heard_max_word_error", "count"),
-    ("heard = emitted (Whisper's midpoints)", "heard_midpoint_exact_fraction", "frac"),
-    ("heard = emitted (word starts aligned by espeak)", "heard_aligned_exact_fraction", "frac"),
-    ("  the same, within one word", "heard_aligned_within_one_fraction", "frac"),
-    ("self-interruptions (echo, AEC on)", "self_interruptions", "count"),
-    ("Whisper real-time factor", "stt_rtf", "x"),
-    ("Piper real-time factor", "tts_rtf", "x"),
-    ("peak RSS (both models used)", "peak_rss_mb", "MB"),
-    ("load: calls at once, at a caller's pace", "load_peak_concurrency", "count"),
-    ("  calls with an error", "load_errors", "count"),
-    ("  first chunk p99", "load_first_chunk_p99_ms", "ms"),
-    ("  memory a call (KiB)", "load_rss_kib_per_call", "count"),
-    ("the run's own time (the peer's stage apart)", "elapsed_without_peer_s", "s"),
-    ("the whole run's time", "elapsed_s", "s"),
-)
 
-
-def _value(value: Any, unit: str) -> str:
+def _value(value: Any, unit: str | None) -> str:
     if value is None:
         return "—"
     if unit == "ms":
@@ -247,7 +173,7 @@ def _value(value: Any, unit: str) -> str:
     return str(value)
 
 
-def _target(target: dict[str, Any] | None, unit: str) -> str:
+def _target(target: dict[str, Any] | None, unit: str | None) -> str:
     if target is None:
         return ""
     kind = "max" if "max" in target else "min"
@@ -287,14 +213,16 @@ def table(result: dict[str, Any]) -> str:
     }
     header = ("measure", "measured", "target", "peer", "")
     rows = Table(*header, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    for label, key, unit in _ROWS:
-        peer = PEER.get(key)
+    for key in all_keys(FULL_RUN):
+        if key.label is None:  # in the JSON only
+            continue
+        peer = PEER.get(key.name)
         rows.add_row(
-            label,
-            _value(result.get(key), unit),
-            _target(result["targets"].get(key), unit),
-            "" if peer is None else _value(peer, unit),
-            notes.get(key, ""),
+            key.label,
+            _value(result.get(key.name), key.unit),
+            _target(result["targets"].get(key.name), key.unit),
+            "" if peer is None else _value(peer, key.unit),
+            notes.get(key.name, ""),
         )
     lines = table_lines(rows)
     if "device_runs" in result:

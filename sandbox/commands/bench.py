@@ -16,12 +16,12 @@ from sandbox.bench.figures import target_lines
 from sandbox.bench.hostile import TARGETS as HOSTILE_TARGETS
 from sandbox.bench.hostile import hostile_table, measure_hostile
 from sandbox.bench.outside import measure_devices
-from sandbox.bench.pauses import TARGETS as PAUSE_TARGETS
 from sandbox.bench.pauses import measure_pauses, pauses_table
 from sandbox.bench.peer_process import peer_dir
 from sandbox.bench.redrive import TARGETS as REDRIVE_TARGETS
 from sandbox.bench.redrive import measure_redrive_bench, redrive_table
 from sandbox.bench.report import table
+from sandbox.bench.run_keys import PAUSES
 from sandbox.bench.runner import (
     DEVICE_PATIENCES,
     DEVICE_TURNS,
@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
 
         with _stdout_to_stderr():
             figures = measure_pauses(Transcriber.load(), progress, quick=args.quick)
-        return _print_family(args, figures, PAUSE_TARGETS, pauses_table)
+        return _print_family(args, figures, PAUSES.bounds(), pauses_table)
     if args.sessions:
         figures = asdict(measure_sessions(args.minutes or 30.0, progress))
         return _print_family(args, figures, SESSION_TARGETS, sessions_table)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 
+from sandbox.bench.result_schema import bench_schema
 from sandbox.record.report import report_schema
 
-HELP = "print the JSON Schema of a file the sandbox writes (the call's report)"
+HELP = "print the JSON Schema of a file the sandbox writes (the call's report, the bench's figures)"
 
 #: What ``sandbox schema`` can print, by name.
-SCHEMAS = {"report": report_schema}
+SCHEMAS = {"report": report_schema, "bench": bench_schema}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "what",
         choices=sorted(SCHEMAS),
         help="report: the report `sandbox call --report` and `sandbox sessions export --json` "
-        "write",
+        "write; bench: the figures `sandbox bench --json` prints",
     )
 
 
