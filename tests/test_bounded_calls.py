@@ -24,7 +24,7 @@ from cli_rig import sandbox_cli
 
 from sandbox.brains.hostile import hostile_process
 from sandbox.call.units import MAX_UNIT_CHUNKS
-from sandbox.host.session import MAX_WAITING_FRAMES
+from sandbox.host.brain_side import MAX_WAITING_FRAMES
 from sandbox.paths import HOME_ENV
 from sandbox.record.recorder import SAMPLE_KEPT
 from sandbox.record.store import SessionStore

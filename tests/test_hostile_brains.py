@@ -29,8 +29,9 @@ from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.units import MAX_CHUNK_CHARS, Bracket, Fate, Unit
 from sandbox.caller.script import parse_script
 from sandbox.caller.script_runner import ScriptRunner, play_through
+from sandbox.host.brain_side import MAX_WAITING_FRAMES
 from sandbox.host.launch import CallOptions, open_call
-from sandbox.host.session import MAX_WAITING_FRAMES, CallHost
+from sandbox.host.session import CallHost
 from sandbox.record.recorder import CUT_KEPT_BYTES
 from sandbox.ui.app import SandboxApp
 from sandbox.wire.dial import MAX_MESSAGE_BYTES
@@ -146,7 +147,7 @@ async def test_a_flood_of_20000_chunks_is_taken_as_it_comes() -> None:
     waiting: list[int] = []
     with hostile_process("flood") as url:
         host = await open_call(CallOptions(brain_url=url), url, SimPlayout(ms_per_word=10))
-        host.on_frame.append(lambda _record: waiting.append(len(host._waiting)))
+        host.on_frame.append(lambda _record: waiting.append(host.brain.frames_waiting))
         running = asyncio.create_task(host.run())
         assert await host.wait_for(lambda: _unit_state(host, 1) is Bracket.ENDED, 10)
         host.caller_turn("Hello there.")

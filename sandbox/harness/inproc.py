@@ -22,7 +22,7 @@ from sandbox.wire.codec import WireError, decode, encode
 
 
 class InProcLink:
-    """A :class:`~sandbox.host.session.BrainLink` to a brain in this process.
+    """A :class:`~sandbox.host.brain_side.BrainLink` to a brain in this process.
 
     Construct it inside a running event loop. The link ends (its iterator stops) once
     the brain's session is over, as a brain server closes its socket then.

@@ -19,7 +19,8 @@ from sandbox.call.core import DEFAULT_CAPABILITIES, DEFAULT_STALL_MS, CallCore
 from sandbox.call.ports import Listening, Playout
 from sandbox.call.settings import Capabilities, Settings, connect_config, validate
 from sandbox.errors import UserError
-from sandbox.host.session import BrainLink, CallHost
+from sandbox.host.brain_side import BrainLink
+from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.record.recorder import Recorder
 from sandbox.record.session_words import SESSION_OPENED, brain_name

@@ -2,27 +2,23 @@
 
 One consumer, one event at a time: frames from the brain, caller events (script, UI,
 audio engine), playout progress and timers all become calls into the CallCore in the
-order they happened, and its effects are carried out in the order it returned them.
+order they happened, and its effects are carried out in the order it returned them, each
+to its one port. The brain's end of the link is :mod:`sandbox.host.brain_side`; what the
+call's drivers wait on, :mod:`sandbox.host.call_waits`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import heapq
-import itertools
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Protocol, assert_never
+from typing import assert_never
 
-from websockets.exceptions import ConnectionClosed
-
-from sandbox.call.caller_events import (
-    ListenerEvent,
-)
+from sandbox.call.caller_events import ListenerEvent
 from sandbox.call.core import CallCore
 from sandbox.call.drive import feed_heard, feed_played
 from sandbox.call.effects import (
@@ -37,47 +33,20 @@ from sandbox.call.effects import (
 )
 from sandbox.call.played import AudioMark, WordPlayed
 from sandbox.call.ports import Listening, Playout, listen, play
-from sandbox.call.surplus import Surplus, SurplusFrame
+from sandbox.host.brain_side import BrainLink, BrainSide, CoreEvent
+from sandbox.host.call_waits import CallWaits
 from sandbox.host.warp import WarpClock, brain_owes
 from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
-from sandbox.wire.codec import WireError, decode, encode
-from sandbox.wire.dial import closed_words
-from sandbox.wire.relay import frame_relay, unframe_relay
 
 log = logging.getLogger(__name__)
 
-CoreEvent = Callable[[int], list[Effect]]
 #: Rounds of playout progress and timers at one instant before the host calls it a loop.
 PUMP_LIMIT = 1000
-#: How long, once the call has ended, the closing handshake may take before the link is
-#: dropped: a brain that streams on past End holds its close frame behind everything it
-#: sent (the WebSocket layer would wait 10 s for it), and what it sends then is counted.
-CLOSE_WITHIN_S = 0.25
 #: How long the reader may take, once the link has closed, to hand over what was left.
 READ_AFTER_CLOSE_S = 0.5
-#: The brain's frames read but not yet handled by the core, by count and by size. The
-#: reader waits while either is reached (one frame always gets through), so a brain that
-#: sends faster than the call can handle is held back by its own socket (after the
-#: WebSocket layer's own buffer, ``sandbox.wire.dial.MAX_QUEUED_MESSAGES``) instead of
-#: growing a queue here.
-MAX_WAITING_FRAMES = 64
-MAX_WAITING_BYTES = 2**20
 #: The most events one turn of the event loop takes before it lets others run.
 EVENTS_A_TURN = 64
-
-
-class BrainLink(Protocol):
-    """The brain's end of the wire: a WebSocket connection, or an in-process brain."""
-
-    async def send(self, message: bytes) -> None:
-        """Send one binary message."""
-
-    async def close(self) -> None:
-        """Close the link; the session ends with it."""
-
-    def __aiter__(self) -> AsyncIterator[str | bytes]:
-        """Messages from the brain until the link closes."""
 
 
 @dataclass
@@ -104,20 +73,15 @@ class CallHost:
     warp: WarpClock | None = None
 
     words_played: int = 0
+    #: The brain's end of the call (built from ``conn``): frames both ways, the close.
+    brain: BrainSide = field(init=False)
+    #: What the call's drivers wait on: ``sleep`` and ``wait_for``.
+    waits: CallWaits = field(init=False)
     _events: deque[CoreEvent] = field(default_factory=deque)
     #: The step waiting for an event (see _next_event); True is set when one is posted.
     _wakeup: asyncio.Future[bool] | None = None
     _t0: float = 0.0
     _loop: asyncio.AbstractEventLoop = field(init=False)
-    _timers: list[tuple[int, int, asyncio.Future[None]]] = field(default_factory=list)
-    #: Waits in wait_for: each one's predicate, and the future woken once it holds.
-    _waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = field(default_factory=list)
-    _timer_ids: itertools.count[int] = field(default_factory=itertools.count)
-    _waiting: list[int] = field(default_factory=list)  # sizes of the frames not yet taken
-    _taken: asyncio.Event = field(default_factory=asyncio.Event)
-    #: Text of frames only counted, by unit, waiting for the core (see _counted).
-    _counted_chars: dict[int, int] = field(default_factory=dict)
-    _starts_waiting: int = 0  # SpeechStarts read from the brain, not yet handled by the core
 
     def __post_init__(self) -> None:
         # The clock starts when the host exists, so the audio engine started before
@@ -128,6 +92,13 @@ class CallHost:
             self.clock = self.warp
         self._t0 = self.clock()
         self._loop = asyncio.get_running_loop()
+        self.brain = BrainSide(
+            self.core, self.conn, self.recorder, self.post, self.now,
+            relay=self.relay, warp=self.warp, on_frame=self.on_frame,
+        )  # fmt: skip
+        self.waits = CallWaits(
+            self.now, self.clock, lambda: self.core.ended is not None, lambda: self.post(_nothing)
+        )
 
     def now(self) -> int:
         """The call's time in milliseconds: since this host was built. Every time the core
@@ -203,7 +174,7 @@ class CallHost:
     async def run(self) -> CallEnded:
         """Run the call until the core says it has ended; returns how it ended."""
         self._loop = asyncio.get_running_loop()
-        reader = asyncio.create_task(self._read())
+        reader = asyncio.create_task(self.brain.read())
         try:
             await self._carry(self.core.start(self.now()))
             while self.core.ended is None:
@@ -211,8 +182,8 @@ class CallHost:
         finally:
             # Close while the reader still reads: whatever the brain sent before the closing
             # handshake (an End right behind a fatal Error) is recorded, not lost.
-            self._taken.set()  # a reader waiting for room reads on
-            if await self._close():
+            self.brain.let_read_on()
+            if await self.brain.close():
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(asyncio.shield(reader), READ_AFTER_CLOSE_S)
             # else the brain streamed on past the end: what is left unread would be counted
@@ -220,28 +191,8 @@ class CallHost:
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
             self._drain()
-            self._wake_sleepers(everyone=True)
+            self.waits.wake_sleepers(everyone=True)
         return self.core.ended
-
-    async def _close(self) -> bool:
-        """Close the brain's link: the closing handshake, for CLOSE_WITHIN_S at most; then
-        the connection is dropped under it, and the close given as long again to finish.
-        False: the handshake did not complete in time."""
-        closing = asyncio.ensure_future(self.conn.close())
-        done, _ = await asyncio.wait({closing}, timeout=CLOSE_WITHIN_S)
-        if done:
-            if (failed := closing.exception()) is not None:
-                # The call is over either way; what the close said goes to the log.
-                log.warning("closing the brain's link failed", exc_info=failed)
-            return True
-        _abort(self.conn)
-        done, _ = await asyncio.wait({closing}, timeout=CLOSE_WITHIN_S)
-        if done:
-            closing.exception()  # what the close met was the drop: nothing to tell
-        else:
-            closing.cancel()
-            log.warning("the brain's link did not close within %g s", 2 * CLOSE_WITHIN_S)
-        return False
 
     def _drain(self) -> None:
         """Run what was posted after the end: the core answers each as an ended call does,
@@ -254,45 +205,17 @@ class CallHost:
     async def sleep(self, ms: int) -> None:
         """Wait ``ms`` of call time (skipped over, not slept, on a warp clock); returns at
         once when the call has ended."""
-        if self.core.ended is not None or ms <= 0:
-            return
-        due = self.now() + ms
-        timer: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._timers, (due, next(self._timer_ids), timer))
-        self.post(_nothing)  # the loop may be waiting with a later deadline
-        await timer
-
-    def _wake_sleepers(self, everyone: bool = False) -> None:
-        now = self.now()
-        while self._timers and (everyone or self._timers[0][0] <= now):
-            _resolve(heapq.heappop(self._timers)[2])
+        await self.waits.sleep(ms)
 
     async def wait_for(self, predicate: Callable[[], bool], timeout_s: float) -> bool:
         """Wait until ``predicate()`` holds after some event, or the timeout; True if it held."""
-        loop = asyncio.get_running_loop()
-        deadline = self.clock() + timeout_s
-        while not predicate():
-            left = deadline - self.clock()
-            if left <= 0 or self.core.ended is not None:
-                return predicate()
-            # A bare future, woken straight from the step once the predicate holds (not on
-            # every event: 2,000 calls' waits woke for nothing hundreds of times a call): the
-            # waiter runs on the loop's very next turn, before a warp clock decides whether
-            # anything is left to wait for.
-            waiter: asyncio.Future[None] = loop.create_future()
-            self._waiters.append((predicate, waiter))
-            timer = loop.call_later(left, _resolve, waiter)
-            try:
-                await waiter
-            finally:
-                timer.cancel()
-        return True
+        return await self.waits.wait_for(predicate, timeout_s)
 
     async def _step(self) -> None:
         times = (
             self.core.next_deadline(),
             self.playout.next_deadline(),
-            self._timers[0][0] if self._timers else None,
+            self.waits.next_due(),
         )
         due = [d for d in times if d is not None]
         timeout = max(0.0, (min(due) - self.now()) / 1000) if due else None
@@ -315,8 +238,8 @@ class CallHost:
             if event is not None:
                 await self._carry(event(self.now()))
             word = await self._pump()
-            self._wake_sleepers()
-            self._wake_waiters()
+            self.waits.wake_sleepers()
+            self.waits.wake_waiters()
             if word:  # released on a warp clock: whoever waits for that word acts first
                 await asyncio.sleep(0)
                 return
@@ -339,22 +262,6 @@ class CallHost:
                 timer.cancel()
         # An event posted as the time ran out waits for the next step, behind what was due.
         return self._events.popleft() if posted and self._events else None
-
-    def _wake_waiters(self) -> None:
-        """Wake each wait_for whose predicate now holds, and all of them once the call has
-        ended (a predicate that raises wakes its waiter, which raises it in its own task)."""
-        if not self._waiters:
-            return
-        ended = self.core.ended is not None
-        still: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
-        for predicate, waiter in self._waiters:
-            if waiter.done():
-                continue
-            if ended or _holds(predicate):
-                waiter.set_result(None)
-            else:
-                still.append((predicate, waiter))
-        self._waiters = still
 
     async def _warped(self, warp: WarpClock, timeout: float) -> float:
         """Skip a wait nothing can interrupt (see warp.py); the wait still to sleep."""
@@ -410,7 +317,7 @@ class CallHost:
                 self.recorder.event(now, _kind(effect), asdict(effect))
             # Each effect to its one port, in the order the core returned them.
             if isinstance(effect, WireEffect):
-                await self._send(effect.env)
+                await self.brain.send(effect.env)
             elif isinstance(effect, PlayoutEffect):
                 play(effect, now, self.playout)
             elif isinstance(effect, ListenEffect):
@@ -429,137 +336,6 @@ class CallHost:
         if effects and not self.core.awaiting_brain:
             self.recorder.follow(self.core, now)
 
-    async def _send(self, env: pb.Envelope) -> None:
-        payload = encode(env)
-        self._record("out", env, payload)
-        if self.warp is not None:
-            self.warp.brain_io()
-        if self.relay:
-            payload = frame_relay(self.core.session_id, payload)
-        try:
-            await self.conn.send(payload)
-        except ConnectionClosed as exc:
-            self._closed(closed_words(exc))
-
-    def _record(
-        self, direction: str, env: pb.Envelope, raw: bytes, surplus: SurplusFrame | None = None
-    ) -> bool:
-        """Record a frame as it crosses; False: past a sample, it was only counted."""
-        if self.warp is not None:
-            self.warp.frame(direction, env)
-        kept = self.recorder.frame(direction, env, self.now(), raw, surplus)
-        if kept is not None:
-            self._show(kept)
-        return kept is not None
-
-    def _show(self, record: FrameRecord) -> None:
-        for listener in self.on_frame:
-            listener(record)
-
-    async def _read(self) -> None:
-        counted = 0
-        try:
-            async for message in self.conn:
-                if self.core.ended is not None:
-                    # The call is closing: read on to the close, but only count what a brain
-                    # streaming past the end sends, and let the close go on between them
-                    # (messages already buffered are read without the loop turning).
-                    if not self.recorder.count_past_sample(Surplus.AFTER_END, self.now()):
-                        self._receive(message)
-                    await asyncio.sleep(0)
-                    continue
-                while (
-                    self._waiting
-                    and self.core.ended is None  # it ended while the reader waited: read on
-                    and (
-                        len(self._waiting) >= MAX_WAITING_FRAMES
-                        or sum(self._waiting) >= MAX_WAITING_BYTES
-                    )
-                ):
-                    self._taken.clear()
-                    await self._taken.wait()
-                if not self._receive(message):
-                    continue
-                counted += 1
-                if counted % MAX_WAITING_FRAMES == 0:
-                    # Frames only counted wait for nothing, and buffered ones are read without
-                    # the loop turning: the call goes on between them.
-                    await asyncio.sleep(0)
-        except ConnectionClosed as exc:
-            self._closed(closed_words(exc))
-            return
-        self._closed("the brain closed the connection")
-
-    def _closed(self, words: str) -> None:
-        self.post(lambda now: self.core.brain_closed(words, now))
-
-    def _receive(self, message: str | bytes) -> bool:
-        """Record a message from the brain and hand it to the core; True when it was only
-        counted (see _counted)."""
-        if self.warp is not None:
-            self.warp.brain_io(incoming=True)
-        try:
-            payload = message
-            if self.relay:
-                sid, payload = unframe_relay(message)
-                if sid != self.core.session_id:
-                    raise WireError(f"relay frame for another session ({sid})")
-            env = decode(payload)
-        except WireError as exc:
-            detail = str(exc)
-            kept = self.recorder.undecodable("in", detail, message, self.now())
-            if kept is not None:  # past the first few, malformed frames are only counted
-                self._show(kept)
-            if self.core.ended is None:
-                self._post_frame(len(message), lambda now: self.core.brain_malformed(detail, now))
-            return False
-        assert isinstance(payload, bytes)  # decode() refuses a text message
-        surplus = self.core.surplus(env, starts_waiting=self._starts_waiting > 0)
-        recorded = self._record("in", env, payload, surplus)
-        if surplus is not None and not recorded and not surplus.handled:
-            self._counted(surplus, env)
-            return True
-        if self.core.ended is None:  # an ended call takes nothing more: none waits for it
-            opens = env.HasField("speech_start")
-            self._starts_waiting += opens
-
-            def handled(now: int) -> list[Effect]:
-                self._starts_waiting -= opens
-                return self.core.from_brain(env, now)
-
-            self._post_frame(len(payload), handled)
-        return False
-
-    def _counted(self, surplus: SurplusFrame, env: pb.Envelope) -> None:
-        """A frame the call has no use for, past its sample, is not handled one by one: the
-        core hears how much text such frames of a unit held, in one event for all that
-        arrive before it is taken (so a brain streaming for ever costs the call its reading
-        alone, and keeps pace with it, its pings' answers too)."""
-        sid = surplus.speech_id
-        if surplus.kind is Surplus.AFTER_END or self.core.ended is not None:
-            return  # nothing left to learn from it
-        chars = len(env.speech_chunk.text) if env.HasField("speech_chunk") else 0
-        if sid in self._counted_chars:
-            self._counted_chars[sid] += chars
-            return
-        self._counted_chars[sid] = chars
-
-        def taken(now: int) -> list[Effect]:
-            return self.core.counted(sid, self._counted_chars.pop(sid), now)
-
-        self.post(taken)
-
-    def _post_frame(self, size: int, event: CoreEvent) -> None:
-        """Queue a frame's event; running it makes room for the reader's next frame."""
-        self._waiting.append(size)
-
-        def taken(now: int) -> list[Effect]:
-            self._waiting.remove(size)
-            self._taken.set()
-            return event(now)
-
-        self.post(taken)
-
 
 def _recorded(effect: Effect) -> bool:
     """Whether an effect is kept as an event of the stored call: not an RTVI frame past the
@@ -573,30 +349,9 @@ def _kind(what: object) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
 
 
-def _abort(conn: BrainLink) -> None:
-    """Drop a WebSocket link's connection without its closing handshake (a link to a brain
-    in this process has no transport: its close does not wait on the brain)."""
-    transport = getattr(conn, "transport", None)
-    if isinstance(transport, asyncio.WriteTransport):
-        transport.abort()
-
-
-def _resolve(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
-
-
 def _timed_out(wakeup: asyncio.Future[bool]) -> None:
     if not wakeup.done():
         wakeup.set_result(False)
-
-
-def _holds(predicate: Callable[[], bool]) -> bool:
-    """Whether a waiter's predicate holds; one that raises is woken to raise it itself."""
-    try:
-        return predicate()
-    except Exception:
-        return True
 
 
 def _nothing(_now: int) -> list[Effect]:

@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 
 class RelayedLink:
-    """One call's end of the shared socket (a :class:`~sandbox.host.session.BrainLink`)."""
+    """One call's end of the shared socket (a :class:`~sandbox.host.brain_side.BrainLink`)."""
 
     def __init__(self, relay: SharedRelay, session_id: str) -> None:
         self._relay = relay

@@ -41,7 +41,7 @@ NO_AGENT_CLOSE_CODE = 4000
 #: closes with 1009 and, the socket being the session, the call ends, its report saying why.
 MAX_MESSAGE_BYTES = 16 * 2**20
 #: Messages the WebSocket layer buffers before it stops reading the socket (TCP then holds
-#: the brain back). With the host's own wait (``sandbox.host.session.MAX_WAITING_BYTES``)
+#: the brain back). With the host's own wait (``sandbox.host.brain_side.MAX_WAITING_BYTES``)
 #: this bounds what a flood can make the call hold: 4 x 16 MiB at the very worst. Only
 #: because messages cross uncompressed (the dial offers no permessage-deflate, as the SDK's
 #: server accepts none): compressed, one read of the socket held a dozen 15 MB messages of

@@ -1,0 +1,246 @@
+"""The brain's end of one call, as the host runs it: frames sent, frames read and handed to
+the core with the reader held back while the core is behind, and the link's close.
+
+Each frame is recorded as it crosses, whichever way; what the brain sends is handed to the
+core as an event posted to the host's loop, in the order it was read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from websockets.exceptions import ConnectionClosed
+
+from sandbox.call.core import CallCore
+from sandbox.call.effects import Effect
+from sandbox.call.surplus import Surplus, SurplusFrame
+from sandbox.host.warp import WarpClock
+from sandbox.record.recorder import FrameRecord, Recorder
+from sandbox.wire import pb
+from sandbox.wire.codec import WireError, decode, encode
+from sandbox.wire.dial import closed_words
+from sandbox.wire.relay import frame_relay, unframe_relay
+
+log = logging.getLogger(__name__)
+
+#: A call into the core, at the call's time in ms: what the host's loop runs, in order.
+CoreEvent = Callable[[int], list[Effect]]
+#: How long, once the call has ended, the closing handshake may take before the link is
+#: dropped: a brain that streams on past End holds its close frame behind everything it
+#: sent (the WebSocket layer would wait 10 s for it), and what it sends then is counted.
+CLOSE_WITHIN_S = 0.25
+#: The brain's frames read but not yet handled by the core, by count and by size. The
+#: reader waits while either is reached (one frame always gets through), so a brain that
+#: sends faster than the call can handle is held back by its own socket (after the
+#: WebSocket layer's own buffer, ``sandbox.wire.dial.MAX_QUEUED_MESSAGES``) instead of
+#: growing a queue here.
+MAX_WAITING_FRAMES = 64
+MAX_WAITING_BYTES = 2**20
+
+
+class BrainLink(Protocol):
+    """The brain's end of the wire: a WebSocket connection, or an in-process brain."""
+
+    async def send(self, message: bytes) -> None:
+        """Send one binary message."""
+
+    async def close(self) -> None:
+        """Close the link; the session ends with it."""
+
+    def __aiter__(self) -> AsyncIterator[str | bytes]:
+        """Messages from the brain until the link closes."""
+
+
+@dataclass
+class BrainSide:
+    """One call's link to its brain: :meth:`send` and :meth:`read` record each frame as it
+    crosses; what is read goes to the core through ``post``, on the call's clock ``now``."""
+
+    core: CallCore
+    conn: BrainLink
+    recorder: Recorder
+    post: Callable[[CoreEvent], None]
+    now: Callable[[], int]
+    relay: bool = False
+    warp: WarpClock | None = None
+    #: Told of every frame kept in the record, as it crosses (the screen, benches, tests).
+    on_frame: list[Callable[[FrameRecord], None]] = field(default_factory=list)
+    _waiting: list[int] = field(default_factory=list)  # sizes of the frames not yet taken
+    _taken: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Text of frames only counted, by unit, waiting for the core (see _counted).
+    _counted_chars: dict[int, int] = field(default_factory=dict)
+    _starts_waiting: int = 0  # SpeechStarts read from the brain, not yet handled by the core
+
+    @property
+    def frames_waiting(self) -> int:
+        """Frames read from the brain and not yet handled by the core."""
+        return len(self._waiting)
+
+    def let_read_on(self) -> None:
+        """The call is ending: a reader waiting for room reads on."""
+        self._taken.set()
+
+    async def send(self, env: pb.Envelope) -> None:
+        """Record one envelope and send it; a closed link is the core's to hear of."""
+        payload = encode(env)
+        self._record("out", env, payload)
+        if self.warp is not None:
+            self.warp.brain_io()
+        if self.relay:
+            payload = frame_relay(self.core.session_id, payload)
+        try:
+            await self.conn.send(payload)
+        except ConnectionClosed as exc:
+            self._closed(closed_words(exc))
+
+    async def close(self) -> bool:
+        """Close the link: the closing handshake, for CLOSE_WITHIN_S at most; then the
+        connection is dropped under it, and the close given as long again to finish.
+        False: the handshake did not complete in time."""
+        closing = asyncio.ensure_future(self.conn.close())
+        done, _ = await asyncio.wait({closing}, timeout=CLOSE_WITHIN_S)
+        if done:
+            if (failed := closing.exception()) is not None:
+                # The call is over either way; what the close said goes to the log.
+                log.warning("closing the brain's link failed", exc_info=failed)
+            return True
+        _abort(self.conn)
+        done, _ = await asyncio.wait({closing}, timeout=CLOSE_WITHIN_S)
+        if done:
+            closing.exception()  # what the close met was the drop: nothing to tell
+        else:
+            closing.cancel()
+            log.warning("the brain's link did not close within %g s", 2 * CLOSE_WITHIN_S)
+        return False
+
+    async def read(self) -> None:
+        """Read the brain's messages until the link closes, each recorded and handed on."""
+        counted = 0
+        try:
+            async for message in self.conn:
+                if self.core.ended is not None:
+                    # The call is closing: read on to the close, but only count what a brain
+                    # streaming past the end sends, and let the close go on between them
+                    # (messages already buffered are read without the loop turning).
+                    if not self.recorder.count_past_sample(Surplus.AFTER_END, self.now()):
+                        self._receive(message)
+                    await asyncio.sleep(0)
+                    continue
+                while (
+                    self._waiting
+                    and self.core.ended is None  # it ended while the reader waited: read on
+                    and (
+                        len(self._waiting) >= MAX_WAITING_FRAMES
+                        or sum(self._waiting) >= MAX_WAITING_BYTES
+                    )
+                ):
+                    self._taken.clear()
+                    await self._taken.wait()
+                if not self._receive(message):
+                    continue
+                counted += 1
+                if counted % MAX_WAITING_FRAMES == 0:
+                    # Frames only counted wait for nothing, and buffered ones are read without
+                    # the loop turning: the call goes on between them.
+                    await asyncio.sleep(0)
+        except ConnectionClosed as exc:
+            self._closed(closed_words(exc))
+            return
+        self._closed("the brain closed the connection")
+
+    def _record(
+        self, direction: str, env: pb.Envelope, raw: bytes, surplus: SurplusFrame | None = None
+    ) -> bool:
+        """Record a frame as it crosses; False: past a sample, it was only counted."""
+        if self.warp is not None:
+            self.warp.frame(direction, env)
+        kept = self.recorder.frame(direction, env, self.now(), raw, surplus)
+        if kept is not None:
+            self._show(kept)
+        return kept is not None
+
+    def _show(self, record: FrameRecord) -> None:
+        for listener in self.on_frame:
+            listener(record)
+
+    def _closed(self, words: str) -> None:
+        self.post(lambda now: self.core.brain_closed(words, now))
+
+    def _receive(self, message: str | bytes) -> bool:
+        """Record a message from the brain and hand it to the core; True when it was only
+        counted (see _counted)."""
+        if self.warp is not None:
+            self.warp.brain_io(incoming=True)
+        try:
+            payload = message
+            if self.relay:
+                sid, payload = unframe_relay(message)
+                if sid != self.core.session_id:
+                    raise WireError(f"relay frame for another session ({sid})")
+            env = decode(payload)
+        except WireError as exc:
+            detail = str(exc)
+            kept = self.recorder.undecodable("in", detail, message, self.now())
+            if kept is not None:  # past the first few, malformed frames are only counted
+                self._show(kept)
+            if self.core.ended is None:
+                self._post_frame(len(message), lambda now: self.core.brain_malformed(detail, now))
+            return False
+        assert isinstance(payload, bytes)  # decode() refuses a text message
+        surplus = self.core.surplus(env, starts_waiting=self._starts_waiting > 0)
+        recorded = self._record("in", env, payload, surplus)
+        if surplus is not None and not recorded and not surplus.handled:
+            self._counted(surplus, env)
+            return True
+        if self.core.ended is None:  # an ended call takes nothing more: none waits for it
+            opens = env.HasField("speech_start")
+            self._starts_waiting += opens
+
+            def handled(now: int) -> list[Effect]:
+                self._starts_waiting -= opens
+                return self.core.from_brain(env, now)
+
+            self._post_frame(len(payload), handled)
+        return False
+
+    def _counted(self, surplus: SurplusFrame, env: pb.Envelope) -> None:
+        """A frame the call has no use for, past its sample, is not handled one by one: the
+        core hears how much text such frames of a unit held, in one event for all that
+        arrive before it is taken (so a brain streaming for ever costs the call its reading
+        alone, and keeps pace with it, its pings' answers too)."""
+        sid = surplus.speech_id
+        if surplus.kind is Surplus.AFTER_END or self.core.ended is not None:
+            return  # nothing left to learn from it
+        chars = len(env.speech_chunk.text) if env.HasField("speech_chunk") else 0
+        if sid in self._counted_chars:
+            self._counted_chars[sid] += chars
+            return
+        self._counted_chars[sid] = chars
+
+        def taken(now: int) -> list[Effect]:
+            return self.core.counted(sid, self._counted_chars.pop(sid), now)
+
+        self.post(taken)
+
+    def _post_frame(self, size: int, event: CoreEvent) -> None:
+        """Queue a frame's event; running it makes room for the reader's next frame."""
+        self._waiting.append(size)
+
+        def taken(now: int) -> list[Effect]:
+            self._waiting.remove(size)
+            self._taken.set()
+            return event(now)
+
+        self.post(taken)
+
+
+def _abort(conn: BrainLink) -> None:
+    """Drop a WebSocket link's connection without its closing handshake (a link to a brain
+    in this process has no transport: its close does not wait on the brain)."""
+    transport = getattr(conn, "transport", None)
+    if isinstance(transport, asyncio.WriteTransport):
+        transport.abort()
