@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from test_sdk_harness import eventually
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -189,3 +190,26 @@ async def test_a_new_relay_prefix_must_open_with_session_start(
         await ws.send(frame_relay(SESSION, start(SESSION)))
         sid, payload = unframe_relay(await asyncio.wait_for(ws.recv(), 2))
         assert sid == SESSION and decode(payload).HasField("speech_start")
+
+
+async def test_connections_are_the_sessions_in_progress_on_both_legs(
+    server: BrainServer, keys: KeyPair
+) -> None:
+    def started() -> list[str]:
+        return sorted(c.session.session_id for c in server.connections if c.session is not None)
+
+    assert server.connections == []
+    inbound = await dial(server.url(), SESSION, mint_token(keys, SESSION))
+    relay = await dial(server.relay_url, "", mint_token(keys, RELAY_SUBJECT), relay=True)
+    async with inbound, relay:
+        await inbound.send(start(SESSION))
+        await relay.send(frame_relay(OTHER, start(OTHER)))
+        await recv_arms(inbound, 3)  # the greeting on each leg: the sessions are up
+        for _ in range(3):
+            await asyncio.wait_for(relay.recv(), 2)
+        assert started() == sorted([SESSION, OTHER])
+        assert all(isinstance(c.brain, Echo) for c in server.connections)
+
+        await relay.send(frame_relay(OTHER, encode(pb.End())))  # the socket stays open
+        await eventually(lambda: started() == [SESSION])
+    await eventually(lambda: server.connections == [])

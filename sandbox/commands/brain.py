@@ -107,7 +107,9 @@ async def _serve(
     watching = None
     if reloader is not None:
         print(f"Watching {reloader.current.file} for changes (--reload).", flush=True)
-        watching = asyncio.create_task(reloader.watch(lambda words: print(words, flush=True)))
+        watching = asyncio.create_task(
+            reloader.watch(lambda words: print(words, flush=True), lambda: server.connections)
+        )
     stop = asyncio.Event()
     with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows loops
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)

@@ -4,8 +4,10 @@ The file's folder is watched (watchfiles: inotify on Linux, FSEvents on macOS, a
 neither works), so an editor that saves by renaming a new file onto the old is seen too. When
 the file changes it is loaded anew; new sessions get the new class, and every brain already in a
 call is moved onto it (its ``__class__`` swapped, its state kept), so the next turn of the
-call in progress runs the edited code without anyone redialling. An edit that does not load
-is shown as the author's error and the previous class goes on serving.
+call in progress runs the edited code without anyone redialling. Each call in progress is
+told, with the sandbox's reload notice (:mod:`sandbox.record.reload_notice`), so its record
+marks the moment. An edit that does not load is shown as the author's error and the
+previous class goes on serving.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import gc
 import os
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,7 +23,8 @@ from watchfiles import Change, awatch
 
 from sandbox.brains.authored import Authored, BrainSource, reload
 from sandbox.errors import UserError
-from sandbox.sdk import Brain
+from sandbox.record.reload_notice import RTVI_TYPE, ReloadNotice
+from sandbox.sdk import Brain, BrainConnection
 
 
 @dataclass
@@ -70,18 +73,34 @@ class Reloader:
             words += f"; {kept} call(s) keep the old {old} (its layout changed)"
         return words + "."
 
-    async def watch(self, say: Callable[[str], None]) -> None:
+    def tell(self, calls: Iterable[BrainConnection]) -> None:
+        """Send each call in progress the reload notice: the file, the class now serving, and
+        whether that call's brain was moved onto it or keeps the old one."""
+        for call in calls:
+            session = call.session
+            if session is None or session.closed:
+                continue  # not started (it starts on the new class), or over
+            moved = type(call.brain) is self.current.cls  # check() swapped it, layout allowing
+            notice = ReloadNotice(self.current.file.name, self.current.cls.__name__, moved)
+            session.send_rtvi(RTVI_TYPE, notice.data())
+
+    async def watch(
+        self, say: Callable[[str], None], calls: Callable[[], Iterable[BrainConnection]]
+    ) -> None:
         """Check the file each time something changes it, until cancelled, telling ``say`` of
-        each reload."""
+        each reload and each of the ``calls`` in progress it reloaded (:meth:`tell`)."""
         file = self.current.file
 
         def concerns(_change: Change, path: str) -> bool:
             return Path(path).name == file.name
 
         async for _changes in awatch(file.parent, watch_filter=concerns, recursive=False):
+            serving = self.current
             words = self.check()  # the stamp decides: a touch that changed nothing is no edit
             if words is not None:
                 say(words)
+            if self.current is not serving:  # loaded anew, not a broken edit
+                self.tell(calls())
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

@@ -50,8 +50,8 @@ HELP = "run one headless call from a caller script (TOML) and write its report (
 #: terminal); the command then exits 128 + the signal's number, as the shell expects.
 HANG_UP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 #: The frames a transcript line stands for, besides a unit's Finalize (a brain's chunks,
-#: thousands a second, are not even looked at).
-_READ = frozenset({"user_message", "user_idle", "interruption", "error"})
+#: thousands a second, are not even looked at); of RTVI frames, the brain's reload notice.
+_READ = frozenset({"user_message", "user_idle", "interruption", "error", "rtvi"})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -136,8 +136,9 @@ class HangUp:
 
 @dataclass
 class LiveTranscript:
-    """Prints the call as it goes: each caller line, idle nudge, barge-in and error as it
-    crosses, a unit's heard text when its Finalize goes out, backchannels and stalls."""
+    """Prints the call as it goes: each caller line, idle nudge, barge-in, error and reload of
+    the brain as it crosses, a unit's heard text when its Finalize goes out, backchannels and
+    stalls."""
 
     host: CallHost
 

@@ -1,9 +1,9 @@
 """A saved call as a short Markdown summary, to paste into an issue or a chat.
 
 The transcript as the caller heard it (a cut unit's unheard remainder struck through; the
-errors, backchannels and stalls where they happened), the cuts, and the one figure this
-runtime exists for: how many generated words a runtime that logs generated text would have
-put in the history although the caller never heard them.
+errors, backchannels, stalls and reloads of the brain where they happened), the cuts, and
+the one figure this runtime exists for: how many generated words a runtime that logs
+generated text would have put in the history although the caller never heard them.
 
 Whatever a caller or a brain said is data here: every line of the summary is one this module
 writes, and no text can add one (a line ending is spelt out, never kept), nor make itself a
@@ -18,11 +18,13 @@ import time
 from sandbox.call.outcome import Outcome
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
+from sandbox.record.reload_notice import RELOAD_MARK
 from sandbox.record.report import Report
 from sandbox.record.session_words import outcome_sentence, shown_brain
 from sandbox.record.store import SessionRow, short_id
 from sandbox.record.transcript import (
     BotUnit,
+    BrainReloaded,
     BrainStall,
     CallerBackchannel,
     CallerLine,
@@ -76,6 +78,8 @@ def session_markdown(row: SessionRow, report: Report) -> str:
                 lines.append(f"- *✖ {who} {_code(code)}: {_md(message)}*")
             case BrainStall(turn_id=turn, waited_ms=waited):
                 lines.append(f"- *⚠ no answer to turn {turn} after {waited / 1000:.0f} s*")
+            case BrainReloaded(notice=notice):
+                lines.append(f"- *{RELOAD_MARK} {_md(notice.words)}*")
     cut = [u for u in units if u.cut]
     record = report.record or None  # a call cut short, or from an older build, has none
     lines += ["", "### Heard truth", ""]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from sandbox.call.units import Fate
 from sandbox.record.plain_text import quoted, visible
+from sandbox.record.reload_notice import RELOAD_MARK, ReloadNotice, notice_in
 from sandbox.record.report import Fields, Report, UnitReport
 
 #: A unit cut by its call's process dying, in words (its fate is ``crashed``).
@@ -113,6 +114,15 @@ class DeadAirGap:
     t_ms: int = 0
 
 
+@dataclass(frozen=True)
+class BrainReloaded:
+    """``sandbox brain --reload`` loaded the brain's file again at ``t_ms`` and told the call
+    (see :mod:`sandbox.record.reload_notice`): the turns after it ran the new code."""
+
+    notice: ReloadNotice
+    t_ms: int
+
+
 Entry = (
     CallerLine
     | IdleNudge
@@ -122,6 +132,7 @@ Entry = (
     | WireError
     | BrainStall
     | DeadAirGap
+    | BrainReloaded
 )
 
 
@@ -170,8 +181,12 @@ def _with_cuts(entries: list[Entry]) -> list[Entry]:
 
 def frame_entry(frame: Fields) -> Entry | None:
     """What one frame (as the report keeps it) says in the conversation, if it says
-    anything without the units: a caller line, an idle nudge, a barge-in or an error."""
+    anything without the units: a caller line, an idle nudge, a barge-in, an error or the
+    brain's reload notice."""
     kind, sent = frame["type"], frame["dir"] == "out"
+    if kind == "rtvi":
+        notice = notice_in(frame)
+        return BrainReloaded(notice, int(frame["t_ms"])) if notice is not None else None
     if kind == "error":
         code = str(frame.get("code", "")).removeprefix("ERROR_CODE_")
         message = str(frame.get("message", ""))
@@ -212,6 +227,8 @@ def transcript_line(entry: Entry) -> str:
             return f"  ⚠ {stall_words(turn, waited)}"
         case DeadAirGap(turn_id=turn, speech_id=sid, silent_ms=silent):
             return f"  ⏸ {dead_air_words(turn, sid, silent, lasting=False)}"
+        case BrainReloaded(notice=notice):
+            return f"  {RELOAD_MARK} {visible(notice.words)}"
         case BotUnit():
             # Quoted, so the heard text's end shows where the cut fell.
             line = f"  bot     [unit {entry.speech_id}, turn {entry.turn_id}] {quoted(entry.heard)}"

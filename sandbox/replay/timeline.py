@@ -39,6 +39,7 @@ from sandbox.record.export import frame_record
 from sandbox.record.plain_text import quoted, visible
 from sandbox.record.record_text import finding_line, value_line
 from sandbox.record.recorder import FrameRecord
+from sandbox.record.reload_notice import ReloadNotice, notice_in
 from sandbox.record.session_words import SESSION_OPENED
 from sandbox.record.store import StoredEvent, StoredFrame
 from sandbox.record.unit_fates import FateReader
@@ -86,7 +87,16 @@ PROCESS_STOPPED = "process_stopped"
 #: The call record's findings, by the kind they were stored under (besides the values).
 _FINDINGS = ("name_refused", "name_not_from_caller", "called_the_caller", "promised_unbooked")
 
-Shown = CallerShown | CallerIdle | Notice | ConfigApplied | CallEnded | ToApp | RecordNote
+Shown = (
+    CallerShown
+    | CallerIdle
+    | Notice
+    | ConfigApplied
+    | CallEnded
+    | ToApp
+    | RecordNote
+    | ReloadNotice
+)
 """A line the conversation (or the app pane) gains at a moment."""
 
 
@@ -195,6 +205,12 @@ def _apply(view: View, moment: Moment, changes: Changes) -> None:
 
 def _frame(view: View, frame: FrameRecord, changes: Changes) -> None:
     view.fates.frame(frame)
+    if frame.type == "rtvi":
+        notice = notice_in(frame.as_json())
+        if notice is not None:  # the brain was reloaded: the turns after it ran the new code
+            view.entries.append(notice)
+            changes.entries.append(notice)
+        return
     f, sid = frame.fields, int(frame.fields.get("speech_id", 0))
     unit = view.units.get(sid)
     if frame.dir == "in" and frame.type == "speech_start" and unit is None:

@@ -107,6 +107,11 @@ class BrainConnection:
         self._consumer = asyncio.create_task(self._consume())
 
     @property
+    def brain(self) -> Brain:
+        """The brain this connection hosts."""
+        return self._brain
+
+    @property
     def session(self) -> Session | None:
         """The session, once SessionStart has been accepted."""
         return self._session

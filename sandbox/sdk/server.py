@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from http import HTTPStatus
 from types import TracebackType
 from urllib.parse import parse_qsl, urlsplit
@@ -45,12 +45,24 @@ BrainFactory = Callable[[], Brain]
 
 
 class BrainServer:
-    """A running brain server: ``port``, the ``url`` to dial, and :meth:`close`."""
+    """A running brain server: ``port``, the ``url`` to dial, the ``connections`` in
+    progress, and :meth:`close`."""
 
-    def __init__(self, server: Server, host: str, port: int) -> None:
+    def __init__(
+        self, server: Server, host: str, port: int, live: Set[BrainConnection] = frozenset()
+    ) -> None:
+        """``live``: the server's connections in progress, which it keeps up to date."""
         self._server = server
+        self._live = live
         self.host = host
         self.port = port
+
+    @property
+    def connections(self) -> list[BrainConnection]:
+        """The sessions in progress, one :class:`BrainConnection` each: its ``brain``, and its
+        ``session`` once SessionStart was accepted (``sandbox brain --reload`` tells each
+        session it reloaded the brain)."""
+        return list(self._live)
 
     def url(self, path: str = "/brain") -> str:
         """The inbound-leg brain_url (any path serves; Voqalize adds ``?session_id=``)."""
@@ -110,7 +122,7 @@ async def serve(
     _LOG.info("brain server listening on ws://%s:%d", host, bound)
     if not is_loopback(host):
         _LOG.warning("brain server on %r: %s", host, NOT_LOOPBACK)
-    return BrainServer(server, host, int(bound))
+    return BrainServer(server, host, int(bound), host_of.live)
 
 
 #: How long closing one connection waits for the peer's answer.
@@ -140,6 +152,8 @@ class _Host:
     def __init__(self, brain_factory: BrainFactory, public_pem: bytes) -> None:
         self._factory = brain_factory
         self._pem = public_pem
+        #: Every connection from its creation until it has closed, on either leg.
+        self.live: set[BrainConnection] = set()
 
     def check(self, ws: ServerConnection, request: Request) -> Response | None:
         """Refuse a handshake without a valid token (401) or a session id (400)."""
@@ -194,12 +208,16 @@ class _Host:
             await ws.send(encode(env))
 
         conn = BrainConnection(brain, send, session_id=session_id)
-        reader = asyncio.create_task(self._read_inbound(ws, conn))
-        ended = asyncio.create_task(conn.wait_closed())
-        await asyncio.wait({reader, ended}, return_when=asyncio.FIRST_COMPLETED)
-        reader.cancel()
-        await conn.close()
-        await asyncio.gather(reader, ended, return_exceptions=True)
+        self.live.add(conn)
+        try:
+            reader = asyncio.create_task(self._read_inbound(ws, conn))
+            ended = asyncio.create_task(conn.wait_closed())
+            await asyncio.wait({reader, ended}, return_when=asyncio.FIRST_COMPLETED)
+            reader.cancel()
+            await conn.close()
+            await asyncio.gather(reader, ended, return_exceptions=True)
+        finally:
+            self.live.discard(conn)
 
     @staticmethod
     async def _read_inbound(ws: ServerConnection, conn: BrainConnection) -> None:
@@ -222,6 +240,7 @@ class _Host:
         async def forget(session_id: str, conn: BrainConnection) -> None:
             await conn.wait_closed()
             live.pop(session_id, None)
+            self.live.discard(conn)
 
         try:
             async for message in ws:
@@ -252,6 +271,7 @@ class _Host:
             pass
         finally:
             await asyncio.gather(*(conn.close() for conn in list(live.values())))
+            self.live.difference_update(live.values())
             for watcher in watchers:
                 watcher.cancel()
 
@@ -278,4 +298,6 @@ class _Host:
         async def send(out: pb.Envelope) -> None:
             await ws.send(frame_relay(session_id, encode(out)))
 
-        return BrainConnection(brain, send, session_id=session_id)
+        conn = BrainConnection(brain, send, session_id=session_id)
+        self.live.add(conn)
+        return conn

@@ -34,6 +34,7 @@ from sandbox.call.effects import (
 )
 from sandbox.call.units import Fate, Unit
 from sandbox.record.plain_text import visible
+from sandbox.record.reload_notice import RELOAD_MARK, ReloadNotice
 from sandbox.record.transcript import CRASHED_WORDS, dead_air_words, stall_words
 
 #: Fates whose unheard remainder was cut off rather than merely not played yet.
@@ -213,6 +214,11 @@ def ended_text(ended: CallEnded) -> Text:
     """The last line of a call."""
     words = visible(ended_words(ended))
     return Text(f"■ Call ended: {words}. Outcome: {ended.outcome}.", style="bold")
+
+
+def reload_text(notice: ReloadNotice) -> Text:
+    """The brain's file loaded again mid-call (``sandbox brain --reload``), where it was."""
+    return Text(f"{RELOAD_MARK} {visible(notice.words)}", style="bold blue")
 
 
 def record_card(lines: list[str]) -> Text:

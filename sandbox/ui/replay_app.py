@@ -22,12 +22,13 @@ from sandbox.call.effects import ToApp
 from sandbox.call.waterfall import summary, turn_at
 from sandbox.record.legs import MIC, SPEAKER
 from sandbox.record.plain_text import visible
+from sandbox.record.reload_notice import ReloadNotice
 from sandbox.replay.leg_player import LegPlayer
 from sandbox.replay.source import Recording
 from sandbox.replay.timeline import Changes, RecordNote, Shown
 from sandbox.ui import panes
 from sandbox.ui.keys import REPLAY_KEYS
-from sandbox.ui.lines import record_note, shown_text
+from sandbox.ui.lines import record_note, reload_text, shown_text
 from sandbox.ui.plain_app import PlainApp
 from sandbox.ui.screens.waterfall import WaterfallScreen
 from sandbox.ui.widgets.app_pane import app_frame_of
@@ -231,6 +232,8 @@ class ReplayApp(PlainApp[None]):
             self.app_pane.show("brain", entry.type, entry.data, entry.id)
         elif isinstance(entry, RecordNote):
             self.conversation.add_line(record_note(entry.words))
+        elif isinstance(entry, ReloadNotice):
+            self.conversation.add_line(reload_text(entry))
         else:
             self.conversation.add_line(shown_text(entry)[0])
 

@@ -25,6 +25,7 @@ from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER, read_leg
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
+from sandbox.record.reload_notice import RELOAD_MARK
 from sandbox.record.report import Report
 from sandbox.record.session_words import (
     AUDITED,
@@ -36,6 +37,7 @@ from sandbox.record.session_words import (
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent
 from sandbox.record.transcript import (
     BotUnit,
+    BrainReloaded,
     CallerLine,
     DeadAirGap,
     FloorTaken,
@@ -79,6 +81,9 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
             case DeadAirGap(turn_id=turn, speech_id=sid, silent_ms=silent, t_ms=at):
                 words = dead_air_words(turn, sid, silent, lasting=False)
                 entries.append({"kind": "dead-air", "text": f"⏸ {words}", "t_ms": at})
+            case BrainReloaded(notice=notice, t_ms=at):
+                text = f"{RELOAD_MARK} {notice.words}"
+                entries.append({"kind": "reload", "text": text, "t_ms": at})
             case FloorTaken():
                 pass  # a marker on the timeline, below
             case BotUnit():
