@@ -17,8 +17,9 @@ from hostile_text_brain import HOSTILE
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from session_rig import recorded_call
-from ui_rig import SIZE, ManualClock
+from ui_rig import SIZE, ManualClock, line_texts, make_app, say, use_home, wait_until
 
+from sandbox.call.effects import CallState
 from sandbox.paths import HOME_ENV
 from sandbox.record.export import session_report
 from sandbox.record.markdown import session_markdown
@@ -210,6 +211,34 @@ async def test_the_replay_app_draws_the_reload_line(saved: str) -> None:
     assert marks == [f"⟳ {MOVED_WORDS}", f"⟳ {KEPT_WORDS}"]  # markup shown as written
     said = [next(i for i, line in enumerate(lines) if f"You said: {n}" in line) for n in NUMBERS]
     assert said[0] < lines.index(marks[0]) < said[1] < lines.index(marks[1]) < said[2]
+
+
+async def test_the_live_app_draws_the_reload_line_as_it_comes(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """In the app, during the call: the line shows when the notice crosses, ahead of the
+    answer the reloaded brain gives."""
+    use_home(monkeypatch, tmp_path)
+    server = await serve(ToldOfReloads)
+    try:
+        app = make_app(brain_url=server.url(), ms_per_word=10)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(  # no greeting: it listens first
+                pilot,
+                lambda: app.host is not None and app.host.core.state is CallState.LISTENING,
+                "the call to listen",
+            )
+            await say(pilot, "two")
+            await wait_until(
+                pilot, lambda: "You said: two" in " ".join(line_texts(app)), "the answer"
+            )
+            lines = line_texts(app)
+    finally:
+        await server.close()
+    assert f"⟳ {MOVED_WORDS}" in lines
+    assert lines.index(f"⟳ {MOVED_WORDS}") < next(
+        i for i, line in enumerate(lines) if "You said: two" in line
+    )
 
 
 def test_the_page_shows_each_reload_to_its_reader(

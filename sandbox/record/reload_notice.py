@@ -64,8 +64,13 @@ def notice_in(frame: Mapping[str, Any]) -> ReloadNotice | None:
     ``rtvi_type``, ``data``); None for any other frame."""
     if frame.get("dir") != "in" or frame.get("type") != "rtvi":
         return None
-    data = frame.get("data")
-    if rtvi_spelling(frame.get("rtvi_type")) != RTVI_TYPE or not isinstance(data, str):
+    return notice_of(rtvi_spelling(frame.get("rtvi_type")), frame.get("data"))
+
+
+def notice_of(rtvi_type: str, data: object) -> ReloadNotice | None:
+    """The reload notice an RTVI message from the brain is (``rtvi_type`` in RTVI spelling,
+    its ``data`` as it crossed), as the app is shown it; None for any other message."""
+    if rtvi_type != RTVI_TYPE or not isinstance(data, str):
         return None
     if RELOADED not in data:
         return None  # most server-messages are not one: not parsed

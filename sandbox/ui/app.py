@@ -38,12 +38,13 @@ from sandbox.call.effects import (
 from sandbox.call.waterfall import summary
 from sandbox.host.session import CallHost
 from sandbox.record.plain_text import visible
+from sandbox.record.reload_notice import notice_of
 from sandbox.record.session_words import brain_name
 from sandbox.record.store import short_id
 from sandbox.record.transcript import dead_air_words
 from sandbox.ui import panes
 from sandbox.ui.keys import HELP_ROWS, KEYS
-from sandbox.ui.lines import notice_text, record_card, shown_text
+from sandbox.ui.lines import notice_text, record_card, reload_text, shown_text
 from sandbox.ui.messages import (
     CallEffect,
     CallFinished,
@@ -204,6 +205,9 @@ class SandboxApp(PlainApp[Path | None]):
             self.status.show(state=effect.state)
         elif isinstance(effect, ToApp):
             self.app_pane.show("brain", effect.type, effect.data, effect.id)
+            notice = notice_of(effect.type, effect.data)
+            if notice is not None:  # the brain was reloaded: its next turns run the new code
+                self.conversation.add_line(reload_text(notice))
         else:
             assert_never(effect)
         self.status.show(watermark=host.core.watermark, config=host.core.settings.describe())
