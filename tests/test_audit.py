@@ -31,8 +31,8 @@ from sandbox.bench.audit import audit_stored_sessions
 from sandbox.judges.heard_truth import TOLERATED_WORDS_OFF, audit_words, words_off
 from sandbox.paths import HOME_ENV
 from sandbox.record import mulaw
-from sandbox.record.session_words import AUDITED
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_events import Audited, kind_of
 from sandbox.replay.audit import (
     PIECE_GAP_MS,
     SILENT_LEVEL,
@@ -116,7 +116,7 @@ def _played(home: Path, sid: str) -> dict[int, list[int]]:
 
 def _clips(home: Path, sid: str) -> dict[int, tuple[int, int]]:
     """Each unit's clip (start and end ms) as the kept audit has it."""
-    ((_, kept),) = _events(home, sid, AUDITED)
+    ((_, kept),) = _events(home, sid, kind_of(Audited))
     return {u["speech_id"]: (u["start_ms"], u["end_ms"]) for u in kept["units"]}
 
 

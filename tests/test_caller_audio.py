@@ -21,16 +21,46 @@ def words(start: int, count: int, step: int = 300) -> list[tuple[int, str, dict[
 def test_turns_barge_ins_and_backchannels_become_lines_in_order() -> None:
     recorded = events(
         (1000, "caller_speaking", {"t": 1000}),
-        (2500, "turn_committed", {"text": "hours?", "t_end_of_speech": 2200}),
+        (
+            2500,
+            "turn_committed",
+            {
+                "text": "hours?",
+                "reason": "final",
+                "t_end_of_speech": 2200,
+                "t_window_closed": 2200,
+                "t_committed": 2200,
+            },
+        ),
         *words(3000, 10),  # the reply: words at 3000, 3300, ..., 5700
         (4100, "backchannel", {"text": "mm-hmm", "t_onset": 3700, "t_end": 4000}),
         (6000, "barge_in", {"t_onset": 5400, "t_decided": 6000}),
         (6000, "caller_speaking", {"t": 5400}),
-        (7500, "turn_committed", {"text": "sorry", "t_end_of_speech": 7200}),
+        (
+            7500,
+            "turn_committed",
+            {
+                "text": "sorry",
+                "reason": "final",
+                "t_end_of_speech": 7200,
+                "t_window_closed": 7200,
+                "t_committed": 7200,
+            },
+        ),
         (8000, "caller_speaking", {"t": 8000}),
         (8400, "dropped_empty", {"reason": "silence"}),  # a cough: not part of the next line
         (9000, "caller_speaking", {"t": 9000}),
-        (9900, "turn_committed", {"text": "bye", "t_end_of_speech": 9700}),
+        (
+            9900,
+            "turn_committed",
+            {
+                "text": "bye",
+                "reason": "final",
+                "t_end_of_speech": 9700,
+                "t_window_closed": 9700,
+                "t_committed": 9700,
+            },
+        ),
     )
     # Over the bot, a line waits for the words that had started before its clip does (its
     # onset less the margin): 3000 and 3300 before 3400; 3000 ... 4800 before 5100.

@@ -64,9 +64,10 @@ def test_a_damaged_event_reads_as_unreadable_and_the_replay_says_so(tmp_path: Pa
     assert events[1].data == {"kind": "state_changed", "detail": "not a JSON object"}
     replayer = Replayer([], events)
     replayer.seek(10)
-    notes = [e for e in replayer.view.entries if isinstance(e, RecordNote)]
-    assert len(notes) == 1
-    assert notes[0].words.startswith("a recorded caller_shown event could not be read")
+    notes = [e.words for e in replayer.view.entries if isinstance(e, RecordNote)]
+    assert len(notes) == 2  # each damaged row is said, and the replay goes on
+    assert notes[0].startswith("a recorded caller_shown event could not be read")
+    assert notes[1] == "a recorded state_changed event could not be read (not a JSON object)"
 
 
 def test_a_damaged_stored_report_is_refused_in_words(tmp_path: Path) -> None:

@@ -118,7 +118,7 @@ def test_an_idle_longer_than_a_script_step_is_several_silences_a_script_accepts(
     at most ten minutes. The script ``sessions script`` writes must load (issue 43)."""
     events = [
         _event(1, 100, "caller_shown", kind="typed", text="hello", turn_id=1),
-        _event(2, 1_500_000, "caller_idle", idle_ms=1_400_000, level=1),
+        _event(2, 1_500_000, "caller_idle", turn_id=2, idle_ms=1_400_000, level=1),
         _event(3, 1_600_000, "caller_shown", kind="typed", text="still there", turn_id=3),
     ]
     steps = caller_steps([], events)

@@ -25,12 +25,13 @@ from sandbox.audio.tts import MAX_WORD_CHARS, Clip, Synthesizer, Trouble
 from sandbox.call.played import ClauseUnsaid, Played, UnitPlayed, WordPlayed
 from sandbox.call.units import Fate
 from sandbox.paths import HOME_ENV
-from sandbox.record.call_record import SPEECH_UNSAID, build, heard_from
-from sandbox.record.report import record_json
+from sandbox.record.call_record import build, heard_from
+from sandbox.record.report import SpeechUnsaid, finding_kind, record_json
 from sandbox.record.store import SessionStore
 from sandbox.replay.timeline import RecordNote, Replayer
 from sandbox.wire import pb
 
+SPEECH_UNSAID = finding_kind(SpeechUnsaid)
 #: The text that killed the synthesis thread: a clause ending in two full stops.
 WELL = "Well.. let me see."
 #: A "word" no caller could follow: the text before it is said, the rest is not.
@@ -270,6 +271,8 @@ import json
 from pathlib import Path
 
 from sandbox.sdk import Brain, SpeechChunk, SpeechEnd, SpeechStart
+
+SPEECH_UNSAID = finding_kind(SpeechUnsaid)
 
 
 class SaysWell(Brain):

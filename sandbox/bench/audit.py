@@ -8,7 +8,8 @@ from sandbox.bench.figures import Progress
 from sandbox.judges.heard_truth import doubted
 from sandbox.record.plain_text import quoted
 from sandbox.record.store import SessionStore
-from sandbox.replay.audit import UnitAudit, audit_session, audit_totals, keep_audit, refusal
+from sandbox.record.stored_events import UnitAudit
+from sandbox.replay.audit import audit_session, audit_totals, keep_audit, refusal
 
 
 def audit_stored_sessions(progress: Progress) -> dict[str, object]:

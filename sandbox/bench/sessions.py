@@ -28,6 +28,7 @@ from google.protobuf.message import Message
 
 from sandbox.bench.figures import Progress, median, target_lines
 from sandbox.bench.own_home import own_home
+from sandbox.call.played import WordPlayed
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER, STORED_RATE, AudioLeg
 from sandbox.record.page.build import session_page
@@ -136,9 +137,7 @@ def _write_call(recorder: Recorder, legs: dict[str, AudioLeg], duration_ms: int)
             ):
                 frame_us.append(_frame_cost(recorder, body, t))
             for index, word in enumerate(_REPLY.split()):
-                recorder.event(
-                    t + index * _WORD_MS, "word_played", {"speech_id": sid, "word": word}
-                )
+                recorder.event(t + index * _WORD_MS, WordPlayed(sid, word))
             finalize = pb.Finalize(speech_id=sid, heard_text=_REPLY)
             frame_us.append(_frame_cost(recorder, finalize, t + 20 * _WORD_MS))
     return frame_us

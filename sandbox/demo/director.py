@@ -11,7 +11,7 @@ from sandbox.caller.script import Script
 from sandbox.caller.script_runner import Caller, ScriptRunner
 from sandbox.demo.scene import Caption, Scene
 from sandbox.host.session import CallHost
-from sandbox.record.session_words import CAPTION_SHOWN, SCENE_PLAYED
+from sandbox.record.stored_events import CaptionShown, ScenePlayed
 
 #: How long a caption waits for its moment (a cut, the bot going quiet) before it shows.
 CAPTION_WAIT_S = 30.0
@@ -39,8 +39,7 @@ class Director:
         """Every item in order, then hang up once the bot is quiet; the captions shown."""
         runner = ScriptRunner(self.host, Script(self.scene.steps), caller=self.caller)
         # Recorded, so the saved session (its replay, its page) keeps the scene's narration.
-        named = {"name": self.scene.name, "title": self.scene.title}
-        self.host.recorder.event(self.host.now(), SCENE_PLAYED, named)
+        self.host.recorder.event(self.host.now(), ScenePlayed(self.scene.name, self.scene.title))
         index = 0
         for item in self.scene.items:
             if self.host.core.ended is not None:
@@ -64,7 +63,7 @@ class Director:
             return
         text = fill(caption.text, self._focus(), self._caller_said())
         self.captions.append(text)
-        self.host.recorder.event(self.host.now(), CAPTION_SHOWN, {"text": text})
+        self.host.recorder.event(self.host.now(), CaptionShown(text))
         self.show(text)
 
     def _cut_landed(self) -> bool:

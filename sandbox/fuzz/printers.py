@@ -54,6 +54,8 @@ from sandbox.record.report import (
     REPORT_VERSION,
     BackchannelReport,
     CallRecord,
+    NameRefused,
+    PromisedUnbooked,
     Report,
     UnitReport,
     ValueHeard,
@@ -197,8 +199,8 @@ def _report(t: list[str]) -> Report:
         readbacks=(ValueReadBack(2, "phone", t[10], t[10], ReadbackStatus.CONFIRMED, 1, 3),),
         addressed_as=(),
         findings=(
-            {"kind": "promised_unbooked", "detail": t[12]},
-            {"kind": "name_refused", "word": t[13]},
+            PromisedUnbooked(1, 2, t[12]),
+            NameRefused(2, t[13]),
         ),
     )
     return Report(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 from sandbox.audio.engine import AudioEngine, EngineHooks
 from sandbox.audio.sinks import Block
@@ -14,6 +15,7 @@ from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER, AudioLeg
+from sandbox.record.stored_events import endpointing_step
 
 
 def record_legs(engine: AudioEngine, host: CallHost) -> tuple[list[AudioLeg], EngineHooks]:
@@ -44,7 +46,10 @@ def record_legs(engine: AudioEngine, host: CallHost) -> tuple[list[AudioLeg], En
         now = host.now()
         speaker.add(block, stream.place(now, len(block), rate) if paced else now)
 
-    hooks = EngineHooks(released=(released,), cleaned=(mic.add,), decided=(host.recorder.event,))
+    def decided(t_ms: int, kind: str, data: dict[str, Any]) -> None:
+        host.recorder.event(t_ms, endpointing_step(kind, data))
+
+    hooks = EngineHooks(released=(released,), cleaned=(mic.add,), decided=(decided,))
     return [mic, speaker], hooks
 
 

@@ -12,7 +12,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from sandbox.audio.voices import voice_languages
 from sandbox.call.core import DEFAULT_CAPABILITIES, DEFAULT_STALL_MS, CallCore
@@ -23,8 +23,9 @@ from sandbox.host.brain_side import BrainLink
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.record.recorder import Recorder
-from sandbox.record.session_words import SESSION_OPENED, brain_name
+from sandbox.record.session_words import brain_name
 from sandbox.record.store import full_disk, store_for_a_call, store_path
+from sandbox.record.stored_events import SessionOpened
 from sandbox.record.writer import SessionWriter
 from sandbox.wire.dial import DialError, dial
 from sandbox.wire.relay import RELAY_PATH
@@ -168,8 +169,7 @@ def _start_recording(options: CallOptions, recorder: Recorder) -> None:
                 redrive_of=options.redrive_of,
                 origin=options.origin,
             )
-        opened = {"brain_name": recorder.brain_name, "settings": asdict(options.settings)}
-        recorder.event(0, SESSION_OPENED, opened)
+        recorder.event(0, SessionOpened(recorder.brain_name, options.settings))
 
 
 def _room_to_record() -> None:

@@ -15,7 +15,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import assert_never
 
 from sandbox.call.caller_events import ListenerEvent
@@ -130,7 +130,7 @@ class CallHost:
     def heard(self, event: ListenerEvent) -> None:
         """From the listener's thread: what it decided about the caller, into the core."""
         if self.recorder.keeps_events:
-            self.recorder.event(self.now(), _kind(event), asdict(event))
+            self.recorder.event(self.now(), event)
         self.post_threadsafe(lambda now: feed_heard(self.core, event, now))
 
     def caller_turn(self, text: str, *, typed: bool = False) -> None:
@@ -287,7 +287,7 @@ class CallHost:
                     word = True
                     self.words_played += 1
                 if keeps and not isinstance(played, AudioMark):
-                    self.recorder.event(now, _kind(played), asdict(played))
+                    self.recorder.event(now, played)
                 effects += feed_played(self.core, played, now)
             effects += self.core.tick(now)
             if not effects:
@@ -314,7 +314,7 @@ class CallHost:
         for effect in effects:
             if keeps and not isinstance(effect, WireEffect | UnitChanged) and _recorded(effect):
                 # A frame is recorded as it crosses; a redraw's reason is in the frames.
-                self.recorder.event(now, _kind(effect), asdict(effect))
+                self.recorder.event(now, effect)
             # Each effect to its one port, in the order the core returned them.
             if isinstance(effect, WireEffect):
                 await self.brain.send(effect.env)
@@ -341,12 +341,6 @@ def _recorded(effect: Effect) -> bool:
     """Whether an effect is kept as an event of the stored call: not an RTVI frame past the
     call's cap (it crossed to the app, and is counted)."""
     return not isinstance(effect, ToApp) or effect.recorded
-
-
-def _kind(what: object) -> str:
-    """An event's kind in the stored session: its class name in snake case."""
-    name = type(what).__name__
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
 
 
 def _timed_out(wakeup: asyncio.Future[bool]) -> None:

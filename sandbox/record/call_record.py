@@ -13,24 +13,28 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from sandbox.call.core import CallCore
 from sandbox.call.floor import measure
 from sandbox.call.outcome import Outcome
 from sandbox.judges import names, promises
-from sandbox.judges.entities import Value, values
+from sandbox.judges.entities import values
 from sandbox.judges.readback import BotLine, CallerTurn, judge
-from sandbox.record.report import AddressedAs, CallRecord, ValueHeard, ValueReadBack
+from sandbox.record.report import (
+    AddressedAs,
+    CalledTheCaller,
+    CallRecord,
+    Finding,
+    NameNotFromCaller,
+    NameRefused,
+    PromisedUnbooked,
+    SpeechUnsaid,
+    ValueHeard,
+    ValueReadBack,
+)
 
-#: What a finding's ``kind`` is, in the record and as a stored event.
-NAME_NOT_FROM_CALLER = "name_not_from_caller"
-CALLED_THE_CALLER = "called_the_caller"
-PROMISED_UNBOOKED = "promised_unbooked"
-NAME_REFUSED = "name_refused"
-#: A unit Voqalize could not say all of (a clause its synthesizer failed on, a voice that
-#: would not load): the runtime's own fault, heard by the caller as speech that stopped.
-SPEECH_UNSAID = "speech_unsaid"
+#: What the record decides, each kept as an event of its own while the call runs.
+Judged = ValueHeard | ValueReadBack | Finding
 
 
 @dataclass(frozen=True)
@@ -82,10 +86,7 @@ def build(heard: Heard) -> CallRecord:
     (003), whatever the caller said into the silence."""
     floor = measure([c.text for c in heard.callers])
     reached = heard.outcome is not Outcome.NOT_REACHED
-    events = list(_kept(heard))
-    entities = [data for kind, data in events if kind == "entity_heard"]
-    readbacks = [data for kind, data in events if kind == "entity_readback"]
-    found = [data for kind, data in events if kind not in ("entity_heard", "entity_readback")]
+    judged = list(_kept(heard))
     introduced = (names.introduced(c.text) for c in heard.callers if reached)
     caller_name = next((n for n in introduced if n is not None), None)
     return CallRecord(
@@ -104,51 +105,48 @@ def build(heard: Heard) -> CallRecord:
             else "allowed"
         ),
         caller_name=caller_name,
-        entities=tuple(ValueHeard(**data) for data in entities),
-        readbacks=tuple(ValueReadBack(**data) for data in readbacks),
+        entities=tuple(j for j in judged if isinstance(j, ValueHeard)),
+        readbacks=tuple(j for j in judged if isinstance(j, ValueReadBack)),
         addressed_as=tuple(
             AddressedAs(word, unit.speech_id)
             for unit in heard.bot
             for word in names.addressed_as(unit.heard)
             if reached and not names.is_form_of_address(word)
         ),
-        findings=tuple(found),
+        findings=tuple(j for j in judged if not isinstance(j, ValueHeard | ValueReadBack)),
     )
 
 
-def _kept(heard: Heard) -> Iterator[tuple[str, dict[str, Any]]]:
+def _kept(heard: Heard) -> Iterator[Judged]:
     """The findings the record keeps: every one; of a call not reached, only what the runtime
     could not say (the fault's own account), never a fact about the caller."""
-    for kind, data in _findings(heard):
-        if heard.outcome is not Outcome.NOT_REACHED or kind == SPEECH_UNSAID:
-            yield kind, data
+    for judged in _findings(heard):
+        if heard.outcome is not Outcome.NOT_REACHED or isinstance(judged, SpeechUnsaid):
+            yield judged
 
 
-def _findings(heard: Heard) -> Iterator[tuple[str, dict[str, Any]]]:
+def _findings(heard: Heard) -> Iterator[Judged]:
     """Every event the record decides from ``heard``, in a stable order; one not yet
     decidable (a read-back still playing, a promise on the current turn) is left out."""
     for caller in heard.callers:
         refused = names.refused(caller.text)
         if refused is not None:
-            yield NAME_REFUSED, {"kind": NAME_REFUSED, "turn": caller.turn_id, "word": refused}
+            yield NameRefused(caller.turn_id, refused)
         for value in values(caller.text):
-            yield "entity_heard", _value_data(caller.turn_id, value)
+            yield ValueHeard(caller.turn_id, value.kind, value.value, value.said)
             verdict = judge(value, caller.turn_id, heard.bot, heard.callers, ended=heard.ended)
             if verdict is not None:
-                yield (
-                    "entity_readback",
-                    {
-                        **_value_data(caller.turn_id, value),
-                        "status": verdict.status,
-                        "speech_id": verdict.speech_id,
-                        "reply_turn": verdict.reply_turn,
-                    },
+                yield ValueReadBack(
+                    caller.turn_id,
+                    value.kind,
+                    value.value,
+                    value.said,
+                    verdict.status,
+                    verdict.speech_id,
+                    verdict.reply_turn,
                 )
     for speech_id, turn, why in heard.unsaid:
-        yield (
-            SPEECH_UNSAID,
-            {"kind": SPEECH_UNSAID, "speech_id": speech_id, "turn": turn, "detail": why},
-        )
+        yield SpeechUnsaid(speech_id, turn, why)
     for unit in heard.bot:
         if not unit.final:
             continue
@@ -157,53 +155,33 @@ def _findings(heard: Heard) -> Iterator[tuple[str, dict[str, Any]]]:
             if names.is_form_of_address(word):
                 continue
             if not names.said_by_caller(word, earlier):
-                yield (
-                    NAME_NOT_FROM_CALLER,
-                    {
-                        "kind": NAME_NOT_FROM_CALLER,
-                        "speech_id": unit.speech_id,
-                        "name": word,
-                        "detail": f"the bot called the caller {word!r}, a name they never said",
-                    },
+                yield NameNotFromCaller(
+                    unit.speech_id,
+                    word,
+                    f"the bot called the caller {word!r}, a name they never said",
                 )
         if names.calls_them_the_caller(unit.heard):
-            yield (
-                CALLED_THE_CALLER,
-                {
-                    "kind": CALLED_THE_CALLER,
-                    "speech_id": unit.speech_id,
-                    "detail": f"the bot said {'the caller'!r}: {unit.heard!r}",
-                },
-            )
+            yield CalledTheCaller(unit.speech_id, f"the bot said {'the caller'!r}: {unit.heard!r}")
         # A tool step may land after the words: judge once the turn is behind the call.
         settled = heard.ended or heard.turn > unit.turn_id
         if settled and promises.promises_follow_up(unit.heard):
             kinds = [kind for turn, kind in heard.steps if turn == unit.turn_id]
             if not promises.booked(kinds):
-                yield (
-                    PROMISED_UNBOOKED,
-                    {
-                        "kind": PROMISED_UNBOOKED,
-                        "speech_id": unit.speech_id,
-                        "turn": unit.turn_id,
-                        "detail": f"promised with no tool step on turn {unit.turn_id}: "
-                        f"{unit.heard!r}",
-                    },
+                yield PromisedUnbooked(
+                    unit.speech_id,
+                    unit.turn_id,
+                    f"promised with no tool step on turn {unit.turn_id}: {unit.heard!r}",
                 )
-
-
-def _value_data(turn: int, value: Value) -> dict[str, Any]:
-    return {"turn": turn, "kind": value.kind, "value": value.value, "said": value.said}
 
 
 @dataclass
 class RecordTracker:
     """The record's events while the call runs: each decided finding once, when decided."""
 
-    _seen: set[str] = field(default_factory=set)
+    _seen: set[Judged | tuple[int, str, str]] = field(default_factory=set)
     _mark: tuple[int, int, int, bool] = (-1, -1, -1, False)
 
-    def update(self, core: CallCore) -> list[tuple[str, dict[str, Any]]]:
+    def update(self, core: CallCore) -> list[Judged]:
         """The findings decided since the last update (none when nothing that decides one
         has changed: a caller line, a unit's Finalize, a new turn, the end)."""
         mark = (
@@ -215,12 +193,12 @@ class RecordTracker:
         if mark == self._mark:
             return []
         self._mark = mark
-        fresh = []
-        for kind, data in _kept(heard_from(core)):
-            key = f"{kind}:{sorted(data.items())}"
-            if kind == "entity_readback":  # decided once; its status never changes after
-                key = f"{kind}:{data['turn']}:{data['kind']}:{data['value']}"
+        fresh: list[Judged] = []
+        for judged in _kept(heard_from(core)):
+            key: Judged | tuple[int, str, str] = judged
+            if isinstance(judged, ValueReadBack):  # decided once; its status never changes
+                key = (judged.turn, judged.kind, judged.value)
             if key not in self._seen:
                 self._seen.add(key)
-                fresh.append((kind, data))
+                fresh.append(judged)
         return fresh

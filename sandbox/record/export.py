@@ -15,9 +15,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sandbox.call.effects import EndedBy
+from sandbox.call.effects import DeadAir, DeadAirEnded, EndedBy
 from sandbox.call.heard import HeardCursor
 from sandbox.call.outcome import Outcome
+from sandbox.call.played import ClauseUnsaid, UnitUnspoken, WordPlayed
 from sandbox.call.units import Fate
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.report import (
@@ -30,15 +31,17 @@ from sandbox.record.report import (
     report_from_json,
     report_json,
 )
-from sandbox.record.session_words import SESSION_OPENED
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent, StoredFrame
+from sandbox.record.stored_events import (
+    DamagedEvent,
+    FramesUnkept,
+    MalformedUnkept,
+    SessionOpened,
+)
 from sandbox.record.unit_fates import FateReader, stored_int
 from sandbox.wire.codec import WireError, decode
 from sandbox.wire.direction import direction
 from sandbox.wire.plain import describe
-
-#: The events a rebuilt unit reads: the words played, and what the playout could not speak.
-_UNIT_EVENTS = ("word_played", "unit_unspoken", "clause_unsaid")
 
 
 def frame_record(frame: StoredFrame) -> FrameRecord:
@@ -100,18 +103,23 @@ def rebuilt_report(
     callers: list[str] = []
     errors: list[ErrorReport] = []
     steps: list[dict[str, Any]] = []
-    moments: list[tuple[int, bool, FrameRecord | StoredEvent]] = [
+    # The events a rebuilt unit reads: the words played, and what the playout could not speak.
+    moments: list[tuple[int, bool, FrameRecord | WordPlayed | UnitUnspoken | ClauseUnsaid]] = [
         (f.t_ms, False, f) for f in frames
     ]
-    moments += [(e.t_ms, True, e) for e in events if e.kind in _UNIT_EVENTS]
+    moments += [
+        (e.t_ms, True, e.value)
+        for e in events
+        if isinstance(e.value, WordPlayed | UnitUnspoken | ClauseUnsaid)
+    ]
     # Stable, frames before events at one instant: a word plays after its chunk came in.
     for _, _, moment in sorted(moments, key=lambda m: (m[0], m[1])):
-        if isinstance(moment, StoredEvent):
-            sid = stored_int(moment.data.get("speech_id"))
-            if moment.kind != "word_played":
-                fates.unspoken(sid)
-            elif sid in cursors:
-                cursors[sid].played(str(moment.data.get("word", "")))
+        if isinstance(moment, UnitUnspoken | ClauseUnsaid):
+            fates.unspoken(moment.speech_id)
+            continue
+        if isinstance(moment, WordPlayed):
+            if moment.speech_id in cursors:
+                cursors[moment.speech_id].played(moment.word)
             continue
         frame, f = moment, moment.fields
         fates.frame(frame)
@@ -147,7 +155,7 @@ def rebuilt_report(
                     bool(f.get("fatal", False)),
                 )
             )
-    named = next((e.data.get("brain_name") for e in events if e.kind == SESSION_OPENED), None)
+    named = next((e.value.brain_name for e in events if isinstance(e.value, SessionOpened)), None)
     for sid, cursor in cursors.items():
         units[sid]["heard"] = cursor.heard
     for sid, unit in units.items():
@@ -170,7 +178,7 @@ def rebuilt_report(
         started_at=_started(row.started_at),
         outcome=Outcome.UNFINISHED,
         ended_by=EndedBy.UNFINISHED,
-        end_detail=_unended(row, crashed),
+        end_detail=_unended(row, crashed) + _damage(events),
         settings="",
         watermark=fates.watermark,
         caller_turns=tuple(callers),
@@ -190,13 +198,21 @@ def _unkept(events: list[StoredEvent]) -> dict[str, Any]:
     counts as they grow, so a call that died keeps them up to about its last second)."""
     out: dict[str, Any] = {}
     for event in events:
-        if event.kind == "malformed_unkept":
-            out["malformed_unkept"] = stored_int(event.data.get("count"))
-        elif event.kind == "frames_unkept":
-            counts = event.data.get("counts")
-            if isinstance(counts, dict):
-                out["frames_unkept"] = {str(k): stored_int(v) for k, v in counts.items()}
+        if isinstance(event.value, MalformedUnkept):
+            out["malformed_unkept"] = event.value.count
+        elif isinstance(event.value, FramesUnkept):
+            out["frames_unkept"] = dict(event.value.counts)
     return out
+
+
+def _damage(events: list[StoredEvent]) -> str:
+    """The recorded events that could not be read, said after why the report was rebuilt:
+    the first, and how many more."""
+    damaged = [e.value for e in events if isinstance(e.value, DamagedEvent)]
+    if not damaged:
+        return ""
+    more = f" (and {len(damaged) - 1:,} more)" if len(damaged) > 1 else ""
+    return f"; {damaged[0].words}{more}"
 
 
 def _dead_air(events: list[StoredEvent], last_ms: int) -> tuple[DeadAirReport, ...]:
@@ -206,16 +222,16 @@ def _dead_air(events: list[StoredEvent], last_ms: int) -> tuple[DeadAirReport, .
     ended: list[DeadAirReport] = []
     going: dict[int, DeadAirReport] = {}  # by speech id: shown, not yet ended
     for event in events:
-        if event.kind not in ("dead_air", "dead_air_ended"):
+        gap = event.value
+        if not isinstance(gap, DeadAir | DeadAirEnded):
             continue
-        turn, sid = stored_int(event.data.get("turn_id")), stored_int(event.data.get("speech_id"))
-        silent = stored_int(event.data.get("silent_ms"))
-        since = event.t_ms - silent
-        if event.kind == "dead_air":
-            going[sid] = DeadAirReport(since, turn, sid, max(last_ms - since, silent))
+        since = event.t_ms - gap.silent_ms
+        if isinstance(gap, DeadAir):
+            lasting = max(last_ms - since, gap.silent_ms)
+            going[gap.speech_id] = DeadAirReport(since, gap.turn_id, gap.speech_id, lasting)
         else:
-            going.pop(sid, None)
-            ended.append(DeadAirReport(since, turn, sid, silent))
+            going.pop(gap.speech_id, None)
+            ended.append(DeadAirReport(since, gap.turn_id, gap.speech_id, gap.silent_ms))
     return tuple(sorted([*ended, *going.values()], key=lambda gap: gap.t_ms))
 
 

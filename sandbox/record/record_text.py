@@ -3,12 +3,15 @@ sessions show``, the Markdown export, the app's record card, replay)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from sandbox.call.outcome import Outcome
 from sandbox.record.plain_text import quoted, visible
-from sandbox.record.report import CallRecord
+from sandbox.record.report import (
+    CallRecord,
+    Finding,
+    NameRefused,
+    ValueReadBack,
+    finding_kind,
+)
 
 _STATUS = {
     "confirmed": "read back and confirmed",
@@ -38,21 +41,19 @@ def record_lines(record: CallRecord) -> list[str]:
     return [visible(line) for line in lines]
 
 
-def value_line(entry: Mapping[str, Any]) -> str:
+def value_line(back: ValueReadBack) -> str:
     """One value's read-back from its stored event: ``phone 07700900123 (turn 2): read
     back and confirmed`` (:func:`visible`, as every line here)."""
-    return visible(_value_words(entry["kind"], entry["value"], entry["turn"], entry["status"]))
+    return visible(_value_words(back.kind, back.value, back.turn, back.status))
 
 
 def _value_words(kind: str, value: str, turn: int, status: str) -> str:
     return f"{kind} {value} (turn {turn}): {_STATUS.get(status, status)} [{status}]"
 
 
-def finding_line(finding: Mapping[str, Any]) -> str:
+def finding_line(finding: Finding) -> str:
     """One name or promise finding: ``name_refused: …``, ``promised_unbooked: …``."""
-    kind = str(finding.get("kind", "finding"))
-    if kind == "name_refused":
-        return (
-            f"{visible(kind)}: {quoted(finding['word'])} is a form of address, not kept as a name"
-        )
-    return visible(f"{kind}: {finding.get('detail', '')}")
+    kind = finding_kind(finding)
+    if isinstance(finding, NameRefused):
+        return f"{kind}: {quoted(finding.word)} is a form of address, not kept as a name"
+    return visible(f"{kind}: {finding.detail}")

@@ -32,6 +32,14 @@ from sandbox.record.report import (
     report_text,
 )
 from sandbox.record.store import short_id
+from sandbox.record.stored_events import (
+    FrameCut,
+    FramesUnkept,
+    FramesUnkeptFrom,
+    MalformedUnkept,
+    Recorded,
+    event_row,
+)
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import pb
 from sandbox.wire.plain import describe
@@ -220,15 +228,12 @@ class Recorder:
             if capped:
                 self._kind_kept[kind] = of_kind + 1
             return True
-        began = {"kind": kind, "seq": self._stored}
         if seen == SAMPLE_KEPT:  # this unit's sample is full: noted once
             self._sampled[key] = seen + 1
-            self.event(
-                t_ms, "frames_unkept_from", {**began, "speech_id": speech_id, "kept": SAMPLE_KEPT}
-            )
+            self.event(t_ms, FramesUnkeptFrom(kind, self._stored, speech_id, SAMPLE_KEPT))
         elif of_kind == KIND_KEPT:  # the kind's is: noted once, no entry per unit from now
             self._kind_kept[kind] = of_kind + 1
-            self.event(t_ms, "frames_unkept_from", {**began, "speech_id": -1, "kept": KIND_KEPT})
+            self.event(t_ms, FramesUnkeptFrom(kind, self._stored, -1, KIND_KEPT))
         self.frames_unkept[kind] = self.frames_unkept.get(kind, 0) + 1
         self._note_unkept(t_ms)
         return False
@@ -241,24 +246,23 @@ class Recorder:
             return
         self._unkept_noted_ms = t_ms
         if self.malformed_unkept:
-            unkept = {"count": self.malformed_unkept, "kept": MALFORMED_KEPT}
-            self.event(t_ms, "malformed_unkept", unkept)
+            self.event(t_ms, MalformedUnkept(self.malformed_unkept, MALFORMED_KEPT))
         if self.frames_unkept:
-            counts = {"counts": dict(self.frames_unkept), "kept": SAMPLE_KEPT}
-            self.event(t_ms, "frames_unkept", counts)
+            self.event(t_ms, FramesUnkept(dict(self.frames_unkept), SAMPLE_KEPT))
 
-    def event(self, t_ms: int, kind: str, data: dict[str, Any]) -> None:
-        """One of the runtime's own events, for the stored session (the report has none)."""
+    def event(self, t_ms: int, value: Recorded) -> None:
+        """One of the runtime's own events, for the stored session (the report has none),
+        kept as its kind and fields (:mod:`sandbox.record.stored_events`)."""
         if self.writer is not None:
-            self.writer.event(t_ms, kind, data)
+            self.writer.event(t_ms, *event_row(value))
 
     def follow(self, core: CallCore, t_ms: int) -> None:
         """Record the call record's findings decided since the last call (entity_heard,
         entity_readback, names, promises), as events at ``t_ms``, while the call runs."""
         if self.writer is None:
             return
-        for kind, data in self.tracker.update(core):
-            self.writer.event(t_ms, kind, data)
+        for judged in self.tracker.update(core):
+            self.event(t_ms, judged)
 
     def finish(
         self, core: CallCore, duration_ms: int, script_notes: Sequence[str] | None = None
@@ -293,8 +297,7 @@ class Recorder:
         event saying where it was and how long."""
         if self.writer is not None:
             if cut:
-                cut_at = {"seq": self._stored, "bytes": len(raw), "kept_bytes": CUT_KEPT_BYTES}
-                self.writer.event(record.t_ms, "frame_cut", cut_at)
+                self.event(record.t_ms, FrameCut(self._stored, len(raw), CUT_KEPT_BYTES))
                 raw = raw[:CUT_KEPT_BYTES]
             self.writer.frame(record.t_ms, record.dir, raw)
         self._stored += 1

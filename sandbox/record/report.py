@@ -126,6 +126,59 @@ class AddressedAs(msgspec.Struct, frozen=True):
     speech_id: int
 
 
+class _Finding(msgspec.Struct, frozen=True, tag_field="kind"):
+    """A finding of the call record about a name, a promise or speech left unsaid; its
+    ``kind``, the JSON's tag, says which (the same word its stored event is kept under)."""
+
+
+class NameRefused(_Finding, frozen=True, tag="name_refused"):
+    """On turn ``turn`` the caller gave ``word`` as their name: a form of address, not kept."""
+
+    turn: int
+    word: str
+
+
+class SpeechUnsaid(_Finding, frozen=True, tag="speech_unsaid"):
+    """Voqalize could not say all of unit ``speech_id`` (a clause its synthesizer failed
+    on, a voice that would not load): the runtime's own fault, heard as speech that stopped."""
+
+    speech_id: int
+    turn: int
+    detail: str
+
+
+class NameNotFromCaller(_Finding, frozen=True, tag="name_not_from_caller"):
+    """In unit ``speech_id`` the bot called the caller ``name``, a name they never said."""
+
+    speech_id: int
+    name: str
+    detail: str
+
+
+class CalledTheCaller(_Finding, frozen=True, tag="called_the_caller"):
+    """In unit ``speech_id`` the bot called the caller "the caller"."""
+
+    speech_id: int
+    detail: str
+
+
+class PromisedUnbooked(_Finding, frozen=True, tag="promised_unbooked"):
+    """In unit ``speech_id`` the bot promised a follow-up with no tool step on ``turn``."""
+
+    speech_id: int
+    turn: int
+    detail: str
+
+
+Finding = NameRefused | SpeechUnsaid | NameNotFromCaller | CalledTheCaller | PromisedUnbooked
+"""Every kind of finding the call record keeps (``sandbox schema report`` lists each)."""
+
+
+def finding_kind(finding: type[_Finding] | _Finding) -> str:
+    """A finding's ``kind``: the word its JSON and its stored event are tagged with."""
+    return str(finding.__struct_config__.tag)
+
+
 class CallRecord(msgspec.Struct, frozen=True):
     """What the call leaves behind, judged on what the caller heard (see
     :mod:`sandbox.record.call_record`)."""
@@ -141,8 +194,7 @@ class CallRecord(msgspec.Struct, frozen=True):
     entities: tuple[ValueHeard, ...]
     readbacks: tuple[ValueReadBack, ...]
     addressed_as: tuple[AddressedAs, ...]
-    #: Each finding's fields depend on its ``kind`` (name_refused, promised_unbooked...).
-    findings: tuple[Fields, ...]
+    findings: tuple[Finding, ...]
 
 
 # Fields are given by name (kw_only): their order is the JSON's, and a key added later

@@ -13,18 +13,7 @@ from __future__ import annotations
 
 from sandbox.record.report import Report
 from sandbox.record.store import SessionRow, SessionStore
-
-#: The session's first stored event: its brain's name (``brain_name``) and the settings it
-#: started with (``settings``), which a replay shows until a Config changes them.
-SESSION_OPENED = "session_opened"
-#: A demo scene's narration, stored as it plays: its name and title when it starts, and
-#: each caption (filled in from the call) at the moment it was shown.
-SCENE_PLAYED = "scene_played"
-CAPTION_SHOWN = "caption_shown"
-#: ``sandbox audit``'s result, kept after the call's own events (one per session, the
-#: latest): ``units``, each with its ``speech_id``, ``words_off``, ``verdict`` and the
-#: ``transcribed`` text the speaker leg gave.
-AUDITED = "audit"
+from sandbox.record.stored_events import SessionOpened, kind_of
 
 
 def builtin_brain(name: str) -> str:
@@ -40,8 +29,9 @@ def brain_name(brain_url: str | None, builtin: str) -> str:
 def recorded_brain(store: SessionStore, row: SessionRow) -> str:
     """The brain of a stored session by the name it opened with (one event read, not its
     report), or (a session from an older build) the URL it dialed. Not escaped."""
-    opened = store.first_event(row.id, SESSION_OPENED)
-    return str(opened.get("brain_name") or row.brain_url) if opened else row.brain_url
+    opened = store.first_event(row.id, kind_of(SessionOpened))
+    named = opened.brain_name if isinstance(opened, SessionOpened) else None
+    return named or row.brain_url
 
 
 def shown_brain(row: SessionRow, report: Report) -> str:

@@ -30,6 +30,13 @@ from sandbox.private_files import private_files, private_folder
 from sandbox.record.leg_files import plain_id, remove_legs
 from sandbox.record.plain_text import quoted, visible
 from sandbox.record.salvage import Scan, is_damage, readable_rows
+from sandbox.record.stored_events import (
+    UNREADABLE,
+    DamagedEvent,
+    Recorded,
+    event_row,
+    read_event,
+)
 
 #: The layout this build writes and reads. Each entry of _MIGRATIONS moves one version up.
 SCHEMA_VERSION = 3
@@ -145,12 +152,20 @@ class StoredFrame:
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """One of the runtime's own events (a word played, a barge-in, a notice...)."""
+    """One of the runtime's own events (a word played, a barge-in, a notice...): its row as
+    stored, and its :attr:`value`, of the type its kind names."""
 
     seq: int
     t_ms: int
     kind: str
     data: dict[str, Any]
+
+    @functools.cached_property
+    def value(self) -> Recorded | DamagedEvent | None:
+        """The event as its type (:mod:`sandbox.record.stored_events`), read once: a
+        :class:`DamagedEvent` when its data does not fit its kind, None for a kind this
+        build does not know."""
+        return read_event(self.kind, self.data)
 
 
 #: A session's index row's columns, as :class:`SessionRow` holds them.
@@ -570,20 +585,24 @@ class SessionStore:
         ]
 
     @_guarded
-    def first_event(self, session_id: str, kind: str) -> dict[str, Any] | None:
-        """The data of a session's first event of ``kind`` (None: it has none), without
-        reading the rest of its events."""
+    def first_event(self, session_id: str, kind: str) -> Recorded | DamagedEvent | None:
+        """A session's first event of ``kind`` (None: it has none), without reading the rest
+        of its events."""
         found = self._db.execute(
             "SELECT data FROM events WHERE session_id = ? AND kind = ? ORDER BY seq LIMIT 1",
             (session_id, kind),
         ).fetchone()
-        return None if found is None else _event_data(kind, found[0])
+        if found is None:
+            return None
+        parsed = _json_object(found[0])
+        return read_event(*((kind, parsed) if parsed is not None else _unreadable(kind)))
 
     @_guarded
-    def put_event(self, session_id: str, t_ms: int, kind: str, data: dict[str, Any]) -> None:
-        """Keep ``data`` as the session's one event of ``kind``, after every other: a
+    def put_event(self, session_id: str, t_ms: int, value: Recorded) -> None:
+        """Keep ``value`` as the session's one event of its kind, after every other: a
         judgement made once the call is over (``sandbox audit``'s), which a second run
         replaces rather than repeats."""
+        kind, data = event_row(value)
         with self._db:
             self._db.execute(
                 "DELETE FROM events WHERE session_id = ? AND kind = ?", (session_id, kind)
@@ -758,14 +777,13 @@ def _event(session_id: str, seq: object, t_ms: object, kind: object, data: objec
         raise damaged_session(session_id, f"an event's row ({_shown_values(seq, t_ms, kind)})")
     parsed = _json_object(data)
     if parsed is None:
-        return StoredEvent(seq, t_ms, "unreadable", _event_data(kind, data))
+        return StoredEvent(seq, t_ms, *_unreadable(kind))
     return StoredEvent(seq, t_ms, kind, parsed)
 
 
-def _event_data(kind: str, data: object) -> dict[str, Any]:
-    """An event's data; one that is not a JSON object says so, naming the event's kind."""
-    parsed = _json_object(data)
-    return {"kind": kind, "detail": "not a JSON object"} if parsed is None else parsed
+def _unreadable(kind: str) -> tuple[str, dict[str, Any]]:
+    """The row an event whose data is not a JSON object reads as, naming its kind."""
+    return UNREADABLE, {"kind": kind, "detail": "not a JSON object"}
 
 
 def damaged_session(session_id: str, what: str) -> StoreError:

@@ -16,19 +16,20 @@ exported page reads to mark the units the audit doubted.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber
+from sandbox.call.played import WordPlayed
 from sandbox.errors import UserError
 from sandbox.judges.heard_truth import doubted, verdict, words_off
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import SPEAKER, at_rate, read_leg
-from sandbox.record.session_words import AUDITED
 from sandbox.record.store import SessionRow, SessionStore
+from sandbox.record.stored_events import Audited, UnitAudit
 
 #: Audio kept past a unit's end: the last word's tail, and a faded cut, heard out.
 TAIL_MS = 500
@@ -40,19 +41,6 @@ TAIL_MS = 500
 PIECE_GAP_MS = 350
 #: A sample at or under this level (of full scale) is silence: a paused bot's leg is zeros.
 SILENT_LEVEL = 0.004
-
-
-@dataclass(frozen=True)
-class UnitAudit:
-    """One unit: its recorded heard text, what Whisper heard in its clip, how far apart."""
-
-    speech_id: int
-    heard: str
-    transcribed: str
-    words_off: int
-    verdict: str
-    start_ms: int
-    end_ms: int
 
 
 @dataclass(frozen=True)
@@ -116,8 +104,8 @@ def audit_session(
             finalized.setdefault(sid, frame.t_ms)
     played: dict[int, list[int]] = {}
     for event in store.events(row.id):
-        if event.kind == "word_played":
-            played.setdefault(_id(event.data.get("speech_id")), []).append(event.t_ms)
+        if isinstance(word := event.value, WordPlayed):
+            played.setdefault(word.speech_id, []).append(event.t_ms)
     audited = []
     floor = 0  # where the last unit that played ends: a silent unit's clip starts after it
     for index, unit in enumerate(report.units):
@@ -186,5 +174,4 @@ def _id(value: object) -> int:
 
 def keep_audit(store: SessionStore, row: SessionRow, audit: Audit) -> None:
     """Store ``audit`` with the session (replacing an earlier one), for the page."""
-    units = [asdict(u) for u in audit.units]
-    store.put_event(row.id, row.duration_ms or 0, AUDITED, {"units": units})
+    store.put_event(row.id, row.duration_ms or 0, Audited(audit.units))

@@ -15,6 +15,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from sandbox.call.caller_events import (
+    Backchannel,
+    BargeIn,
+    CallerSpeaking,
+    DroppedEmpty,
+    TurnCommitted,
+)
+from sandbox.call.effects import CallerIdle
+from sandbox.call.played import WordPlayed
 from sandbox.record.store import StoredEvent
 
 #: Audio kept either side of a line's voiced span (the VAD's own pre-roll is 300 ms).
@@ -55,23 +64,22 @@ def spoken_lines(events: list[StoredEvent]) -> list[SpokenLine]:
         return SpokenLine(start, end, after, words[after - 1] if after else None)
 
     for event in events:
-        data = event.data
-        if event.kind == "word_played":
-            words.append(event.t_ms)
-        elif event.kind == "barge_in":
-            onset = int(data["t_onset"]) if onset is None else onset
-        elif event.kind == "caller_speaking":
-            onset = int(data["t"]) if onset is None else onset
-        elif event.kind == "dropped_empty":
-            onset = None  # a cough or a door: no line, and not the start of the next one
-        elif event.kind == "turn_committed":
-            end = int(data["t_end_of_speech"])
-            lines.append(line(end if onset is None else onset, end))
-            onset, words = None, []
-        elif event.kind == "backchannel":
-            lines.append(line(int(data["t_onset"]), int(data["t_end"])))
-        elif event.kind == "caller_idle":
-            words = []
+        match event.value:
+            case WordPlayed():
+                words.append(event.t_ms)
+            case BargeIn(t_onset=t):
+                onset = t if onset is None else onset
+            case CallerSpeaking(t=t):
+                onset = t if onset is None else onset
+            case DroppedEmpty():
+                onset = None  # a cough or a door: no line, and not the start of the next one
+            case TurnCommitted(t_end_of_speech=end):
+                lines.append(line(end if onset is None else onset, end))
+                onset, words = None, []
+            case Backchannel(t_onset=start, t_end=end):
+                lines.append(line(start, end))
+            case CallerIdle():
+                words = []
     return lines
 
 

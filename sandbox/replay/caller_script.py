@@ -22,12 +22,21 @@ import json
 import statistics
 from typing import Any
 
-from sandbox.call.effects import CallState
+from sandbox.call.effects import (
+    CallEnded,
+    CallerIdle,
+    CallerShown,
+    CallState,
+    CutPlayout,
+    CutReason,
+    EndedBy,
+    StateChanged,
+)
+from sandbox.call.played import WordPlayed
 from sandbox.caller.script_limits import SILENCE_MS
 from sandbox.record.export import frame_record
 from sandbox.record.plain_text import toml_text, visible
 from sandbox.record.store import StoredEvent, StoredFrame
-from sandbox.record.unit_fates import stored_int
 from sandbox.wire.catalog import rtvi_spelling
 
 #: The states a caller's hang-up cuts the bot in (its reply playing or owed).
@@ -49,36 +58,37 @@ def caller_steps(frames: list[StoredFrame], events: list[StoredEvent]) -> list[S
     interrupted_at: int | None = None  # words played when the caller took the floor
     cut_at: int | None = None  # words played when a barge-in cut the playout
     for event in events:
-        data = event.data
-        if event.kind == "word_played":
-            words += 1
-        elif event.kind == "state_changed" and data.get("state") == "interrupted":
-            interrupted_at = words
-        elif event.kind == "cut_playout" and data.get("reason") == "barge-in":
-            cut_at = words if cut_at is None else cut_at
-        elif event.kind == "caller_shown":
-            kind, text = str(data.get("kind")), str(data.get("text", ""))
-            if kind == "backchannel":
-                step: Step = {"backchannel": text, "after_words": words}
-            elif kind == "typed":
-                over = interrupted_at if interrupted_at is not None else cut_at
-                if over is None and any(line_ms < t <= event.t_ms for t in interruptions):
-                    over = words  # typed while the answer was owed: that turn died
-                step = {"type": text} if over is None else {"barge_in": text, "after_words": over}
-            elif interrupted_at is not None:
-                step = {"barge_in": text, "after_words": interrupted_at}
-            else:
-                step = {"say": text}
-            steps.append((event.t_ms, event.seq, step))
-            if kind != "backchannel":
+        match event.value:
+            case WordPlayed():
+                words += 1
+            case StateChanged(state=CallState.INTERRUPTED):
+                interrupted_at = words
+            case CutPlayout(reason=CutReason.BARGE_IN):
+                cut_at = words if cut_at is None else cut_at
+            case CallerShown(kind=kind, text=text):
+                if kind == "backchannel":
+                    step: Step = {"backchannel": text, "after_words": words}
+                elif kind == "typed":
+                    over = interrupted_at if interrupted_at is not None else cut_at
+                    if over is None and any(line_ms < t <= event.t_ms for t in interruptions):
+                        over = words  # typed while the answer was owed: that turn died
+                    step = (
+                        {"type": text} if over is None else {"barge_in": text, "after_words": over}
+                    )
+                elif interrupted_at is not None:
+                    step = {"barge_in": text, "after_words": interrupted_at}
+                else:
+                    step = {"say": text}
+                steps.append((event.t_ms, event.seq, step))
+                if kind != "backchannel":
+                    words, interrupted_at, cut_at, line_ms = 0, None, None, event.t_ms
+            case CallerIdle(idle_ms=idle_ms):
+                silence = idle_ms + IDLE_MARGIN_MS
+                while silence > 0:  # in steps a script allows: an idle may be longer than one
+                    step_ms = min(silence, SILENCE_MS.high)
+                    steps.append((event.t_ms, event.seq, {"silence_ms": step_ms}))
+                    silence -= step_ms
                 words, interrupted_at, cut_at, line_ms = 0, None, None, event.t_ms
-        elif event.kind == "caller_idle":
-            silence = stored_int(data.get("idle_ms")) + IDLE_MARGIN_MS
-            while silence > 0:  # in steps a script allows: an idle may be longer than one
-                step_ms = min(silence, SILENCE_MS.high)
-                steps.append((event.t_ms, event.seq, {"silence_ms": step_ms}))
-                silence -= step_ms
-            words, interrupted_at, cut_at, line_ms = 0, None, None, event.t_ms
     for frame in frames:
         record = frame_record(frame)
         if record.dir == "out" and record.type == "rtvi":
@@ -97,20 +107,22 @@ def hang_up_over_bot(events: list[StoredEvent]) -> int | None:
     a word): a re-drive plays it."""
     words, cut_at, state = 0, 0, ""
     for event in events:
-        data = event.data
-        if event.kind == "word_played":
-            words += 1
-        elif event.kind in ("caller_shown", "caller_idle") and data.get("kind") != "backchannel":
-            words = 0
-        elif event.kind == "state_changed":
-            state = str(data.get("state", ""))
-            cut_at = words if state == CallState.INTERRUPTED else cut_at
-        elif event.kind == "call_ended":
-            if data.get("ended_by") != "caller":
-                return None
-            if state == CallState.INTERRUPTED:
-                return cut_at
-            return words if state in _OVER_BOT else None
+        match event.value:
+            case WordPlayed():
+                words += 1
+            case CallerShown(kind=kind) if kind != "backchannel":
+                words = 0
+            case CallerIdle():
+                words = 0
+            case StateChanged(state=now):
+                state = now
+                cut_at = words if state == CallState.INTERRUPTED else cut_at
+            case CallEnded(ended_by=ended_by):
+                if ended_by != EndedBy.CALLER:
+                    return None
+                if state == CallState.INTERRUPTED:
+                    return cut_at
+                return words if state in _OVER_BOT else None
     return None
 
 
@@ -119,8 +131,8 @@ def idle_wait(events: list[StoredEvent]) -> int | None:
     fired: a re-drive starts with it, so each silence step meets its nudge (a brain that
     changed it by Config changes it again)."""
     for event in events:
-        if event.kind == "caller_idle" and event.data.get("level") == 1:
-            return int(event.data["idle_ms"])
+        if isinstance(nudge := event.value, CallerIdle) and nudge.level == 1:
+            return nudge.idle_ms
     return None
 
 
@@ -129,11 +141,10 @@ def speaking_rate(events: list[StoredEvent]) -> int | None:
     gaps = []
     last: dict[int, int] = {}
     for event in events:
-        if event.kind == "word_played":
-            sid = int(event.data.get("speech_id", 0))
-            if sid in last:
-                gaps.append(event.t_ms - last[sid])
-            last[sid] = event.t_ms
+        if isinstance(word := event.value, WordPlayed):
+            if word.speech_id in last:
+                gaps.append(event.t_ms - last[word.speech_id])
+            last[word.speech_id] = event.t_ms
     return round(statistics.median(gaps)) if gaps else None
 
 

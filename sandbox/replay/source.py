@@ -14,7 +14,8 @@ from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER, read_leg
 from sandbox.record.session_words import recorded_brain
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent
-from sandbox.replay.timeline import PROCESS_STOPPED, Replayer
+from sandbox.record.stored_events import ProcessStopped, kind_of
+from sandbox.replay.timeline import Replayer
 
 Leg = tuple[npt.NDArray[np.int16], int]
 
@@ -52,7 +53,7 @@ def open_recording(session: str, store: SessionStore | None = None) -> Recording
         if store.crashed(row):
             # The process died mid-call: the replay ends where the recording does, saying so.
             end = max([f.t_ms for f in frames] + [e.t_ms for e in events], default=0)
-            events.append(StoredEvent(len(events), end, PROCESS_STOPPED, {}))
+            events.append(StoredEvent(len(events), end, kind_of(ProcessStopped), {}))
         replayer = Replayer(frames, events)
         brain = recorded_brain(store, row)
         turns = session_report(store, row).turns or ()

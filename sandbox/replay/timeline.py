@@ -11,7 +11,6 @@ which is cheap (a long call is some thousands of moments).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from sandbox.call.effects import (
     AppFrameRefused,
@@ -28,34 +27,31 @@ from sandbox.call.effects import (
     FrameDropped,
     Notice,
     ProtocolViolation,
+    StateChanged,
     StepForUnknownTurn,
     ToApp,
 )
 from sandbox.call.heard import HeardCursor
-from sandbox.call.settings import Settings
+from sandbox.call.played import ClauseUnsaid, UnitUnspoken, WordPlayed
 from sandbox.call.units import Bracket, Fate, Unit
-from sandbox.record.call_record import SPEECH_UNSAID
 from sandbox.record.export import frame_record
 from sandbox.record.plain_text import quoted, visible
 from sandbox.record.record_text import finding_line, value_line
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.reload_notice import ReloadNotice, notice_in
-from sandbox.record.session_words import SESSION_OPENED
+from sandbox.record.report import (
+    CalledTheCaller,
+    NameNotFromCaller,
+    NameRefused,
+    PromisedUnbooked,
+    SpeechUnsaid,
+    ValueHeard,
+    ValueReadBack,
+    finding_kind,
+)
 from sandbox.record.store import StoredEvent, StoredFrame
+from sandbox.record.stored_events import DamagedEvent, ProcessStopped, SessionOpened
 from sandbox.record.unit_fates import FateReader
-
-#: Notices by the kind the host stored them under.
-_NOTICES: dict[str, type[Notice]] = {
-    "protocol_violation": ProtocolViolation,
-    "frame_dropped": FrameDropped,
-    "brain_error": BrainError,
-    "brain_stalled": BrainStalled,
-    "dead_air": DeadAir,
-    "dead_air_ended": DeadAirEnded,
-    "step_for_unknown_turn": StepForUnknownTurn,
-    "config_rejected": ConfigRejected,
-    "app_frame_refused": AppFrameRefused,
-}
 
 
 @dataclass(frozen=True)
@@ -81,11 +77,6 @@ class RecordNote:
 
     words: str
 
-
-#: Not stored: the moment a reader adds at the end of a call whose process died mid-call.
-PROCESS_STOPPED = "process_stopped"
-#: The call record's findings, by the kind they were stored under (besides the values).
-_FINDINGS = ("name_refused", "name_not_from_caller", "called_the_caller", "promised_unbooked")
 
 Shown = (
     CallerShown
@@ -196,11 +187,11 @@ def _apply(view: View, moment: Moment, changes: Changes) -> None:
     elif moment.event is not None:
         try:
             _event(view, moment.event, changes)
-        except (TypeError, KeyError, ValueError) as exc:
-            # A stored event whose fields do not fit (a damaged row): said, and skipped.
-            note = RecordNote(f"a recorded {moment.event.kind} event could not be read ({exc})")
-            view.entries.append(note)
-            changes.entries.append(note)
+        except ValueError as exc:
+            # Settings naming a voice or language this build does not know: said, and skipped.
+            damaged = DamagedEvent(moment.event.kind, str(exc))
+            view.entries.append(RecordNote(damaged.words))
+            changes.entries.append(RecordNote(damaged.words))
 
 
 def _frame(view: View, frame: FrameRecord, changes: Changes) -> None:
@@ -250,65 +241,67 @@ def _finalized(view: View, unit: Unit, heard: str) -> None:
 
 
 def _event(view: View, event: StoredEvent, changes: Changes) -> None:
-    data, kind = event.data, event.kind
     shown: Shown | None = None
-    if kind == "word_played":
-        unit = view.units.get(int(data.get("speech_id", 0)))
-        if unit is not None and unit.fate is None:
-            unit.cursor.played(str(data.get("word", "")))
-            changes.units.append(unit.speech_id)
-    elif kind in ("unit_unspoken", "clause_unsaid"):
-        # unit_unspoken comes at its Finalize's instant, so after that frame; a clause left
-        # unsaid comes while the unit still plays, and its Finalize reads it from the view.
-        sid, reason = int(data.get("speech_id", 0)), str(data.get("reason", ""))
-        view.unspoken[sid] = reason
-        view.fates.unspoken(sid)
-        unit = view.units.get(sid)
-        if unit is not None and unit.finalized:
-            unit.fate, unit.unspoken = view.fates.fate(sid), reason
-            changes.units.append(sid)
-        if kind == "clause_unsaid":
-            said = str(data.get("text", ""))
-            note = f"{SPEECH_UNSAID}: unit {sid} could not say {quoted(said)}: {visible(reason)}"
-            shown = RecordNote(note)
-    elif kind == "state_changed":
-        view.state = str(data.get("state", view.state))
-    elif kind == "caller_shown":
-        shown = CallerShown(**data)
-    elif kind == "caller_idle":
-        shown = CallerIdle(**data)
-    elif kind == "call_ended":
-        shown = CallEnded(**data)
-    elif kind == "to_app":
-        shown = ToApp(**data)
-    elif kind == "config_applied":
-        settings = Settings(**_settings(data.get("settings", {})))
-        view.settings = settings.describe()
-        shown = ConfigApplied(settings)
-    elif kind == SESSION_OPENED:  # the settings the call started with, as the live status
-        view.settings = Settings(**_settings(data.get("settings", {}))).describe()
-    elif kind in _NOTICES:
-        shown = _NOTICES[kind](**data)
-    elif kind == "entity_heard":
-        shown = RecordNote(f"heard a {data['kind']}: {data['value']} (turn {data['turn']})")
-    elif kind == "entity_readback":
-        shown = RecordNote(value_line(data))
-    elif kind in _FINDINGS:
-        shown = RecordNote(finding_line(data))
-    elif kind == PROCESS_STOPPED:  # what was still in play was cut there by the crash
-        for unit in view.units.values():
-            if unit.fate is None:
-                unit.fate = Fate.CRASHED
+    match event.value:
+        case WordPlayed(speech_id=sid, word=word):
+            unit = view.units.get(sid)
+            if unit is not None and unit.fate is None:
+                unit.cursor.played(word)
                 changes.units.append(unit.speech_id)
-        shown = RecordNote(
-            "the call's process stopped here (killed or crashed): the recording ends, and "
-            "what was still playing was cut by the crash"
-        )
+        case (
+            UnitUnspoken(speech_id=sid, reason=reason) | ClauseUnsaid(speech_id=sid, reason=reason)
+        ):
+            # unit_unspoken comes at its Finalize's instant, so after that frame; a clause
+            # left unsaid comes while the unit still plays, and its Finalize reads it from
+            # the view.
+            view.unspoken[sid] = reason
+            view.fates.unspoken(sid)
+            unit = view.units.get(sid)
+            if unit is not None and unit.finalized:
+                unit.fate, unit.unspoken = view.fates.fate(sid), reason
+                changes.units.append(sid)
+            if isinstance(event.value, ClauseUnsaid):
+                said = quoted(event.value.text)
+                unsaid = finding_kind(SpeechUnsaid)
+                shown = RecordNote(f"{unsaid}: unit {sid} could not say {said}: {visible(reason)}")
+        case StateChanged(state=state):
+            view.state = state
+        case CallerShown() | CallerIdle() | CallEnded() | ToApp() as line:
+            shown = line
+        case ConfigApplied(settings=settings):
+            view.settings = settings.describe()
+            shown = event.value
+        case SessionOpened(settings=settings):  # the settings the call started with
+            view.settings = settings.describe()
+        case (
+            ProtocolViolation()
+            | FrameDropped()
+            | BrainError()
+            | BrainStalled()
+            | DeadAir()
+            | DeadAirEnded()
+            | StepForUnknownTurn()
+            | ConfigRejected()
+            | AppFrameRefused()
+        ) as notice:
+            shown = notice
+        case ValueHeard(kind=kind, value=value, turn=turn):
+            shown = RecordNote(f"heard a {kind}: {value} (turn {turn})")
+        case ValueReadBack() as back:
+            shown = RecordNote(value_line(back))
+        case NameRefused() | NameNotFromCaller() | CalledTheCaller() | PromisedUnbooked() as found:
+            shown = RecordNote(finding_line(found))
+        case ProcessStopped():  # what was still in play was cut there by the crash
+            for unit in view.units.values():
+                if unit.fate is None:
+                    unit.fate = Fate.CRASHED
+                    changes.units.append(unit.speech_id)
+            shown = RecordNote(
+                "the call's process stopped here (killed or crashed): the recording ends, and "
+                "what was still playing was cut by the crash"
+            )
+        case DamagedEvent() as damaged:  # said, and skipped
+            shown = RecordNote(damaged.words)
     if shown is not None:
         view.entries.append(shown)
         changes.entries.append(shown)
-
-
-def _settings(data: Any) -> dict[str, Any]:
-    known = Settings.__dataclass_fields__
-    return {k: v for k, v in dict(data).items() if k in known}

@@ -16,6 +16,7 @@ from sandbox.errors import UserError
 from sandbox.host.audio_call import record_legs
 from sandbox.host.session import CallHost
 from sandbox.record.legs import AudioLeg
+from sandbox.record.stored_events import DeviceLost
 from sandbox.ui.audio import Say
 
 #: The meter's floor: quieter than this shows as an empty bar.
@@ -95,7 +96,7 @@ class EngineAudio:
 
         def went_away(words: str) -> None:  # on the engine's watcher thread
             loop.call_soon_threadsafe(lost, words)
-            host.recorder.event(host.now(), "device_lost", {"words": words})
+            host.recorder.event(host.now(), DeviceLost(words))
 
         self._host = host
         self._legs, hooks = record_legs(self.engine, host)

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sandbox.call.effects import CallerShown, CutPlayout, CutReason, DeadAirEnded
+from sandbox.call.played import WordPlayed
 from sandbox.call.waterfall import STAGES, VOICE_END, from_start, in_order
 from sandbox.judges.heard_truth import doubted
 from sandbox.record.export import frame_record, session_report
@@ -25,16 +27,12 @@ from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER, read_leg
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
+from sandbox.record.recorder import FrameRecord
 from sandbox.record.reload_notice import RELOAD_MARK
 from sandbox.record.report import Report
-from sandbox.record.session_words import (
-    AUDITED,
-    CAPTION_SHOWN,
-    SCENE_PLAYED,
-    outcome_sentence,
-    shown_brain,
-)
+from sandbox.record.session_words import outcome_sentence, shown_brain
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent
+from sandbox.record.stored_events import Audited, CaptionShown, DamagedEvent, ScenePlayed
 from sandbox.record.transcript import (
     BotUnit,
     BrainReloaded,
@@ -66,8 +64,8 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
             opened_at.setdefault(int(frame.fields.get("speech_id", 0)), frame.t_ms)
     word_times: dict[int, list[int]] = {}
     for event in events:
-        if event.kind == "word_played":
-            word_times.setdefault(int(event.data.get("speech_id", 0)), []).append(event.t_ms)
+        if isinstance(word := event.value, WordPlayed):
+            word_times.setdefault(word.speech_id, []).append(event.t_ms)
     doubts = _doubts(events)
     entries: list[dict[str, Any]] = []
     for entry in transcript(report):
@@ -112,8 +110,12 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
         },
         "entries": entries,
         "scene": _scene(events),
-        # The call record in words; none for a call cut short or from an older build.
-        "record": record_lines(report.record) if report.record else [],
+        # The call record in words (none for a call cut short or from an older build), and
+        # each recorded event that could not be read.
+        "record": [
+            *(record_lines(report.record) if report.record else []),
+            *(e.value.words for e in events if isinstance(e.value, DamagedEvent)),
+        ],
         "markers": _markers(frames, events),
         "waterfalls": _waterfalls(report),
         "frames": [
@@ -191,41 +193,31 @@ def _waterfalls(report: Report) -> list[dict[str, Any]]:
 def _doubts(events: list[StoredEvent]) -> dict[int, dict[str, Any]]:
     """The units ``sandbox audit`` doubted (more words off than it tolerates), by speech
     id: its verdict and what the speaker leg said instead; none when it was not audited."""
-    audit = next((e.data for e in reversed(events) if e.kind == AUDITED), None)
-    units = audit.get("units") if audit is not None else None
-    out: dict[int, dict[str, Any]] = {}
-    for unit in units if isinstance(units, list) else []:
-        if not isinstance(unit, dict):
-            continue  # a damaged event is data: what it does not say is not shown
-        off, sid = unit.get("words_off"), unit.get("speech_id")
-        if isinstance(off, int) and isinstance(sid, int) and doubted(off):
-            out[sid] = {
-                "verdict": str(unit.get("verdict", "")),
-                "transcribed": str(unit.get("transcribed", "")),
-            }
-    return out
+    audit = next((e.value for e in reversed(events) if isinstance(e.value, Audited)), None)
+    units = audit.units if audit is not None else ()
+    return {
+        unit.speech_id: {"verdict": unit.verdict, "transcribed": unit.transcribed}
+        for unit in units
+        if doubted(unit.words_off)
+    }
 
 
 def _scene(events: list[StoredEvent]) -> dict[str, Any] | None:
     """A demo scene's title and its captions with the moment each was shown; None when
     the session was no scene."""
-    scene = next((e.data for e in events if e.kind == SCENE_PLAYED), None)
+    scene = next((e.value for e in events if isinstance(e.value, ScenePlayed)), None)
     if scene is None:
         return None
     captions = [
-        {"t_ms": e.t_ms, "text": str(e.data.get("text", ""))}
-        for e in events
-        if e.kind == CAPTION_SHOWN
+        {"t_ms": e.t_ms, "text": e.value.text} for e in events if isinstance(e.value, CaptionShown)
     ]
-    return {"title": str(scene.get("title", "")), "captions": captions}
+    return {"title": scene.title, "captions": captions}
 
 
-def _markers(frames: list[Any], events: list[Any]) -> list[dict[str, Any]]:
+def _markers(frames: list[FrameRecord], events: list[StoredEvent]) -> list[dict[str, Any]]:
     # An Interruption is a barge-in when the caller cut the bot's speech with it (the core
     # cuts the playout and sends it at one moment); else a new turn that cut nothing.
-    cuts = {
-        e.t_ms for e in events if e.kind == "cut_playout" and e.data.get("reason") == "barge-in"
-    }
+    cuts = {e.t_ms for e in events if e.value == CutPlayout(CutReason.BARGE_IN)}
     marks = []
     for frame in frames:
         if frame.dir == "out" and frame.type == "interruption" and frame.t_ms in cuts:
@@ -237,13 +229,12 @@ def _markers(frames: list[Any], events: list[Any]) -> list[dict[str, Any]]:
         elif frame.type in ("error", "undecodable"):
             marks.append({"t_ms": frame.t_ms, "kind": "error", "label": f"! {frame.type}"})
     for event in events:
-        if event.kind == "caller_shown" and event.data.get("kind") == "backchannel":
-            text = str(event.data.get("text", ""))
-            marks.append({"t_ms": event.t_ms, "kind": "backchannel", "label": f"~ {text}"})
-        elif event.kind == "dead_air_ended":
-            silent = int(event.data.get("silent_ms", 0))
-            label = f"⏸ dead air {silent / 1000:.1f} s"
-            marks.append({"t_ms": event.t_ms - silent, "kind": "dead-air", "label": label})
+        match event.value:
+            case CallerShown(kind="backchannel", text=text):
+                marks.append({"t_ms": event.t_ms, "kind": "backchannel", "label": f"~ {text}"})
+            case DeadAirEnded(silent_ms=silent):
+                label = f"⏸ dead air {silent / 1000:.1f} s"
+                marks.append({"t_ms": event.t_ms - silent, "kind": "dead-air", "label": label})
     return sorted(marks, key=lambda m: m["t_ms"])
 
 
