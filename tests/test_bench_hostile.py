@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.bench.hostile import QUICK_EXAMPLES, TARGETS, hostile_table
+from sandbox.bench.hostile import QUICK_EXAMPLES, hostile_table
+from sandbox.bench.mode_keys import HOSTILE_MODE
 from sandbox.brains.hostile import BEHAVIOURS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +48,7 @@ def test_quick_hostile_json_measures_each_misbehaving_brain() -> None:
     for stage in (1, 2, 3):
         assert f"[{stage}/3]" in done.stderr
     assert figures["tts_examples"] == figures["printer_examples"] == QUICK_EXAMPLES
-    assert set(figures["targets"]) == set(TARGETS)
+    assert set(figures["targets"]) == set(HOSTILE_MODE.bounds())
     # One call a brain, each in a process of its own: its own high-water mark, not the
     # bench's (which holds Piper) nor the one before it.
     assert set(figures["brains"]) == set(BEHAVIOURS)

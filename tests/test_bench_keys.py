@@ -4,16 +4,15 @@ and ``sandbox schema bench`` is a JSON Schema the full run's result validates ag
 
 from __future__ import annotations
 
-import ast
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 from bench_figures import device_run, stage_figures
+from written_keys import SAMPLES, literal_keys
 
 from sandbox.bench.bench_key import all_keys, declared
 from sandbox.bench.device_keys import DEVICE_STAGES
@@ -25,46 +24,14 @@ from sandbox.bench.result_schema import bench_schema
 from sandbox.bench.run_keys import FULL_RUN, LOAD, PAUSES, RUN
 from sandbox.replay.audit import audit_totals
 
-BENCH = Path(__file__).resolve().parents[1] / "sandbox" / "bench"
 #: The keys written only by stages that need the models, the devices or processes of their
 #: own: each read from the dict literal its function returns or names (function, variable).
 WRITTEN_BY_HEAVY_STAGES = (
-    ("pauses.py", "measure_pauses", None),
-    ("load.py", "measure_load", "figures"),
-    ("runner.py", "run_bench", "extra"),
-    ("audit.py", "audit_stored_sessions", None),
+    ("bench/pauses.py", "measure_pauses", None),
+    ("bench/load.py", "measure_load", "figures"),
+    ("bench/runner.py", "run_bench", "extra"),
+    ("bench/audit.py", "audit_stored_sessions", None),
 )
-
-
-#: A value of each JSON type, for the keys only those stages write.
-SAMPLES: dict[str, object] = {
-    "number": 1.0,
-    "integer": 1,
-    "object": {},
-    "array": [],
-    "string": "",
-    "boolean": True,
-}
-
-
-def _literal_keys(file: str, function: str, variable: str | None) -> set[str]:
-    """The string keys of the dict literal ``function`` returns (or assigns to
-    ``variable``), ``**`` spreads left out."""
-    tree = ast.parse((BENCH / file).read_text())
-    body = next(
-        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-        and n.name == function
-    )  # fmt: skip
-    for node in ast.walk(body):
-        returned = variable is None and isinstance(node, ast.Return)
-        assigned = isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == variable for t in node.targets
-        )
-        value = node.value if returned or assigned else None  # type: ignore[attr-defined]
-        if isinstance(value, ast.Dict):
-            keys = [k.value for k in value.keys if isinstance(k, ast.Constant)]
-            return {k for k in keys if isinstance(k, str)}
-    raise AssertionError(f"no dict literal in {file}:{function}")
 
 
 def _device_figures() -> dict[str, Any]:
@@ -97,7 +64,7 @@ def _device_figures() -> dict[str, Any]:
 def _full_result() -> dict[str, Any]:
     """A full run's result as the runner puts it together, every stage's keys in it."""
     names = {key for file, function, name in WRITTEN_BY_HEAVY_STAGES[:3]
-             for key in _literal_keys(file, function, name)}  # fmt: skip
+             for key in literal_keys(file, function, name)}  # fmt: skip
     extra = {name: SAMPLES[declared(FULL_RUN, name).json_type] for name in names}
     extra |= _device_figures()
     return result(stage_figures(decision_ms=17, self_interruptions=0), extra)
@@ -124,15 +91,10 @@ def test_every_key_a_stage_writes_is_declared_and_every_declared_key_is_written(
 def test_the_keys_of_the_stages_no_test_runs_here_are_declared(
     file: str, function: str, variable: str | None
 ) -> None:
-    keys = _literal_keys(file, function, variable)
+    keys = literal_keys(file, function, variable)
     assert len(keys) >= 2  # the literal was found, not an empty one
     stage_keys = {k.name for k in all_keys((PAUSES, LOAD, RUN, *DEVICE_STAGES))}
     assert keys - stage_keys == set()
-
-
-def test_no_key_is_declared_twice() -> None:
-    names = [k.name for k in all_keys(FULL_RUN)]
-    assert len(names) == len(set(names))
 
 
 def test_the_tables_rows_are_the_labelled_keys_in_their_order() -> None:

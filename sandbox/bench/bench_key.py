@@ -1,7 +1,10 @@
 """What a bench key is: its name, unit, description, target and table row, and the stage
-that writes it. The full run's keys are declared in :mod:`sandbox.bench.run_keys` and
-:mod:`sandbox.bench.device_keys`; the modes run on their own (``--sessions``, ``--redrive``,
-``--soak``, ``--hostile``) still hold their targets in their own modules."""
+that writes it; and what a mode run on its own is: the stages its result holds. The full
+run's keys are declared in :mod:`sandbox.bench.run_keys` and
+:mod:`sandbox.bench.device_keys`; the modes' (``--sessions``, ``--redrive``, ``--soak``,
+``--hostile``) in :mod:`sandbox.bench.mode_keys`, :mod:`sandbox.bench.soak_keys` and
+:mod:`sandbox.bench.hostile_keys`. Each result's targets and its JSON Schema
+(:mod:`sandbox.bench.result_schema`) are read from them."""
 
 from __future__ import annotations
 
@@ -11,8 +14,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 #: How a figure is read: milliseconds, a fraction 0..1, a count, a ratio (times), megabytes,
-#: seconds, kibibytes. ``None``: a structure or a word, not a figure.
-Unit = Literal["ms", "frac", "count", "x", "MB", "s", "KiB"]
+#: seconds, kibibytes, minutes, a percentage, microseconds, megabytes a minute and ten
+#: minutes (of call). ``None``: a structure or a word, not a figure.
+Unit = Literal["ms", "frac", "count", "x", "MB", "s", "KiB", "min", "%", "µs", "MB/min", "MB/10min"]
 #: The JSON type of a key's value (each may also be null: nothing was measured).
 JsonType = Literal["number", "integer", "object", "array", "string", "boolean"]
 #: When a stage's targets are reported: always (missing figures met None), when the stage
@@ -125,3 +129,27 @@ def computed_bound(stages: tuple[Stage, ...], name: str, bound: float) -> tuple[
     if target is None:
         raise KeyError(f"{name!r} declares no target")
     return target.kind, bound
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A bench mode run on its own, ``sandbox bench --FLAG --json``: ``usage``, its flags;
+    ``own``, the stages it measures, whose fixed targets it reports; ``shared``, stages it
+    writes that other results hold too (their targets are reported by the full run)."""
+
+    flag: str
+    usage: str
+    own: tuple[Stage, ...]
+    shared: tuple[Stage, ...]
+
+    @property
+    def stages(self) -> tuple[Stage, ...]:
+        """Every stage of the mode's result, its own first."""
+        return self.own + self.shared
+
+    def bounds(self) -> dict[str, tuple[str, float]]:
+        """Each fixed target of the mode's own stages, in their order."""
+        out: dict[str, tuple[str, float]] = {}
+        for stage in self.own:
+            out |= stage.bounds()
+        return out

@@ -21,6 +21,12 @@ def fmt_ms(value: float | None) -> str:
     return "—" if value is None else f"{value:.0f} ms"
 
 
+def targets_json(targets: Mapping[str, tuple[str, float]]) -> dict[str, dict[str, object]]:
+    """A mode's targets as its JSON holds them: each key's kind (``bound``) and bound
+    (``value``)."""
+    return {key: {"bound": kind, "value": bound} for key, (kind, bound) in targets.items()}
+
+
 def target_lines(
     figures: Mapping[str, object], targets: Mapping[str, tuple[str, float]]
 ) -> list[str]:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.bench.figures import Progress, target_lines
+from sandbox.bench.mode_keys import HOSTILE_MODE
 from sandbox.brains.hostile import BEHAVIOURS, hostile_process
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.units import Bracket
@@ -42,16 +43,6 @@ from sandbox.record.store import STORE_FILE
 
 FLOOD_SIZES = (2_000, 4_000, 8_000, 20_000)
 
-#: Bounds the hostile run is held to: no text stops speech, no printer lets text become
-#: control (issue 28); however long a brain misbehaves, no call holds more than 400 MB or
-#: writes a report over 5 MB, and a hang-up ends the call's process within 2 s (issue 43).
-TARGETS: dict[str, tuple[str, float]] = {
-    "tts_dead_threads": ("max", 0),
-    "printer_escapes": ("max", 0),
-    "peak_rss_mb": ("max", 400),
-    "report_mb": ("max", 5),
-    "hang_up_exit_s": ("max", 2),
-}
 #: Fuzzed examples a run, each of text→speech and of the printers (--quick: QUICK_EXAMPLES).
 EXAMPLES = 2_000
 QUICK_EXAMPLES = 50
@@ -127,7 +118,8 @@ class BrainCall:
 def measure_hostile(progress: Progress, *, quick: bool = False) -> dict[str, Any]:
     """Every hostile figure: dead TTS threads and printer escapes over fuzzed text, and a
     call against each misbehaving brain (run beside the fuzzing): its peak RSS, its
-    report's size, and its hang-up → exit time; the worst of each is held to TARGETS."""
+    report's size, and its hang-up → exit time; the worst of each is held to its target
+    (:mod:`sandbox.bench.hostile_keys`)."""
     from sandbox.bench.tts_fuzz import tts_fuzz  # loads Piper: only when measured
     from sandbox.fuzz.printers import printer_escapes
 
@@ -306,7 +298,7 @@ def hostile_table(figures: dict[str, Any]) -> str:
         f"{figures['printer_examples']:,} printed, each brain met for "
         f"{figures['call_s']:g} s ({figures['seconds']:.0f} s)"
     ]
-    lines += target_lines(figures, TARGETS)
+    lines += target_lines(figures, HOSTILE_MODE.bounds())
     for name, call in figures["brains"].items():
         late = ", timed out" if call["timed_out"] else ""
         unkept = ", ".join(f"{kind} {count:,}" for kind, count in call["unkept"].items())

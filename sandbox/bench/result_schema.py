@@ -1,12 +1,16 @@
-"""The JSON Schema of ``sandbox bench --json``, built from the declared keys
-(:mod:`sandbox.bench.run_keys`): ``sandbox schema bench`` prints it."""
+"""The JSON Schemas of the bench's results, built from the declared keys: ``sandbox schema
+bench`` prints the full run's (:mod:`sandbox.bench.run_keys`), ``sandbox schema
+bench-MODE`` a mode's run on its own (:mod:`sandbox.bench.mode_keys`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sandbox.bench.bench_key import BenchKey, Stage
+from sandbox.bench.bench_key import BenchKey, Mode, Stage
 from sandbox.bench.run_keys import FULL_RUN
+
+#: How every result's schema ends its description.
+_UNITS = "x-unit is a figure's unit (frac: 0..1, x: a ratio)."
 
 
 def _property(key: BenchKey, stage: Stage) -> dict[str, Any]:
@@ -25,11 +29,11 @@ def _property(key: BenchKey, stage: Stage) -> dict[str, Any]:
     return out
 
 
-def bench_schema() -> dict[str, Any]:
-    """The JSON Schema (2020-12) of the full run's result: every key declared, no other."""
+def _schema(title: str, description: str, stages: tuple[Stage, ...]) -> dict[str, Any]:
+    """The JSON Schema (2020-12) of a result holding ``stages``' keys, no other."""
     properties: dict[str, Any] = {}
     patterns: dict[str, Any] = {}
-    for stage in FULL_RUN:
+    for stage in stages:
         for key in stage.keys:
             pattern = key.pattern
             if pattern is None:
@@ -38,11 +42,30 @@ def bench_schema() -> dict[str, Any]:
                 patterns[pattern] = _property(key, stage)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "sandbox bench --json",
-        "description": "The bench's figures, their targets (x-target; reported, never "
-        "enforced) and the peer's; x-unit is a figure's unit (frac: 0..1, x: a ratio).",
+        "title": title,
+        "description": description,
         "type": "object",
         "properties": properties,
         "patternProperties": patterns,
         "additionalProperties": False,
     }
+
+
+def bench_schema() -> dict[str, Any]:
+    """The JSON Schema (2020-12) of the full run's result: every key declared, no other."""
+    return _schema(
+        "sandbox bench --json",
+        "The bench's figures, their targets (x-target; reported, never enforced) and the "
+        f"peer's; {_UNITS}",
+        FULL_RUN,
+    )
+
+
+def mode_schema(mode: Mode) -> dict[str, Any]:
+    """The JSON Schema (2020-12) of ``mode``'s result run on its own."""
+    return _schema(
+        f"sandbox bench {mode.usage} --json",
+        f"The bench's --{mode.flag} figures and their targets (x-target; reported, never "
+        f"enforced); {_UNITS}",
+        mode.stages,
+    )

@@ -12,13 +12,12 @@ from dataclasses import asdict
 from typing import Any
 
 from sandbox.bench.device_report import device_lines, device_result, device_targets
-from sandbox.bench.figures import target_lines
-from sandbox.bench.hostile import TARGETS as HOSTILE_TARGETS
+from sandbox.bench.figures import target_lines, targets_json
 from sandbox.bench.hostile import hostile_table, measure_hostile
+from sandbox.bench.mode_keys import HOSTILE_MODE, REDRIVE_MODE, SESSIONS_MODE, SOAK_MODE
 from sandbox.bench.outside import measure_devices
 from sandbox.bench.pauses import measure_pauses, pauses_table
 from sandbox.bench.peer_process import peer_dir
-from sandbox.bench.redrive import TARGETS as REDRIVE_TARGETS
 from sandbox.bench.redrive import measure_redrive_bench, redrive_table
 from sandbox.bench.report import table
 from sandbox.bench.run_keys import PAUSES
@@ -31,9 +30,7 @@ from sandbox.bench.runner import (
     BenchConfig,
     run_bench,
 )
-from sandbox.bench.sessions import TARGETS as SESSION_TARGETS
 from sandbox.bench.sessions import measure_sessions, sessions_table
-from sandbox.bench.soak import TARGETS as SOAK_TARGETS
 from sandbox.bench.soak import measure_soak, soak_table
 from sandbox.errors import UserError
 from sandbox.record.plain_text import json_text
@@ -166,11 +163,11 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("--soak takes a call's length in minutes, more than 0")
         with _stdout_to_stderr():
             soaked = asyncio.run(measure_soak(args.soak, args.audio, progress))
-        return _print_family(args, soaked.as_json(), SOAK_TARGETS, soak_table)
+        return _print_family(args, soaked.as_json(), SOAK_MODE.bounds(), soak_table)
     if args.hostile:
         with _stdout_to_stderr():  # Piper's native code prints too
             figures = measure_hostile(progress, quick=args.quick)
-        return _print_family(args, figures, HOSTILE_TARGETS, hostile_table)
+        return _print_family(args, figures, HOSTILE_MODE.bounds(), hostile_table)
     if args.pauses:
         from sandbox.audio.stt import Transcriber
 
@@ -179,12 +176,12 @@ def run(args: argparse.Namespace) -> int:
         return _print_family(args, figures, PAUSES.bounds(), pauses_table)
     if args.sessions:
         figures = asdict(measure_sessions(args.minutes or 30.0, progress))
-        return _print_family(args, figures, SESSION_TARGETS, sessions_table)
+        return _print_family(args, figures, SESSIONS_MODE.bounds(), sessions_table)
     if args.redrive:
         with _stdout_to_stderr():  # the real-audio calls' native libraries print too
             redriven = measure_redrive_bench(args.minutes or 5.0, progress, quick=args.quick)
             figures = asyncio.run(redriven)
-        return _print_family(args, figures, REDRIVE_TARGETS, redrive_table)
+        return _print_family(args, figures, REDRIVE_MODE.bounds(), redrive_table)
     if args.devices:
         with _stdout_to_stderr():
             devices = asyncio.run(
@@ -250,6 +247,6 @@ def _print_family(
     as_table: Callable[[dict[str, Any]], str],
 ) -> int:
     """One family's figures with their targets: JSON, or a table."""
-    figures["targets"] = {k: {"bound": b, "value": v} for k, (b, v) in targets.items()}
+    figures["targets"] = targets_json(targets)
     print(json_text(figures) if args.json else as_table(figures))
     return 0
