@@ -15,6 +15,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from msgspec import UNSET
+
 from sandbox.call.effects import EndedBy
 from sandbox.call.heard import HeardCursor
 from sandbox.call.outcome import Outcome
@@ -147,7 +149,8 @@ def rebuilt_report(
                     bool(f.get("fatal", False)),
                 )
             )
-    named = next((e.data.get("brain_name") for e in events if e.kind == SESSION_OPENED), None)
+    opened = next((e.data for e in events if e.kind == SESSION_OPENED), {})
+    named, line = opened.get("brain_name"), opened.get("line")
     for sid, cursor in cursors.items():
         units[sid]["heard"] = cursor.heard
     for sid, unit in units.items():
@@ -167,6 +170,7 @@ def rebuilt_report(
         session_id=row.id,
         brain_url=row.brain_url,
         brain_name=str(named or row.brain_url),
+        line=line if isinstance(line, str) else UNSET,
         started_at=_started(row.started_at),
         outcome=Outcome.UNFINISHED,
         ended_by=EndedBy.UNFINISHED,
