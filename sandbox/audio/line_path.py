@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from sandbox.audio.resample import Float32, StreamResampler, as_float32, as_int16
 from sandbox.line.band import BandPass
-from sandbox.line.codec import PacketCodec
+from sandbox.line.packet_codec import PacketCodec
 from sandbox.line.loss import PacketLoss
 from sandbox.line.profile import FRAME_MS, LineProfile
 
