@@ -5,7 +5,9 @@ speaker, echo cancellation, which recognizer. Apart from the engine, so that cho
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from sandbox.line.profile import DEFAULT_LINE, PROFILES, LineProfile
 
 
 @dataclass(frozen=True)
@@ -18,3 +20,5 @@ class AudioOptions:
     speaker: str | None = None
     aec: bool = True
     stt_model: str | None = None
+    #: The phone line between the caller and the call, both ways (``wideband``: none).
+    line: LineProfile = field(default_factory=lambda: PROFILES[DEFAULT_LINE])

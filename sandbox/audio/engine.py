@@ -32,6 +32,7 @@ import numpy as np
 from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.caller_aloud import CallerAloud
 from sandbox.audio.echo_canceller import EchoCanceller
+from sandbox.audio.line_path import DOWNLINK_SEED, UPLINK_SEED, LinePath
 from sandbox.audio.listener import Listener, in_executor, judged_in
 from sandbox.audio.mic import DeviceMic, MicSource
 from sandbox.audio.playout import PlayoutClock
@@ -162,6 +163,8 @@ class AudioEngine:
     _hooks: EngineHooks = field(default_factory=EngineHooks)
     _echo: EchoCanceller | None = None
     _mic: MicSource | None = None
+    #: The caller's side of the line (their audio on its way to the call), at the mic's rate.
+    _uplink: LinePath | None = None
     _listener: Listener | None = None
     #: (block, rate, host ms of its first sample): stamped as captured, so a listener that
     #: falls behind still times the caller's speech where it happened.
@@ -216,8 +219,14 @@ class AudioEngine:
             echo = EchoCanceller(enabled=self.options.aec)
             self._echo = echo
 
+            line = self.options.line
+            downlink = LinePath(line, rate, DOWNLINK_SEED) if line.is_line else None
+            # What the speaker plays, the echo canceller's reference and the speaker leg are
+            # all the line's far end: the caller's side of the call.
+            shape = downlink.process if downlink is not None else None
+
             def make_clock(**callbacks: Callable[..., None]) -> PlayoutClock:
-                return PlayoutClock(sink, **callbacks)  # type: ignore[arg-type]
+                return PlayoutClock(sink, line=shape, **callbacks)  # type: ignore[arg-type]
 
             def reference(block: Block) -> None:
                 echo.feed_reference(block, rate)
@@ -345,7 +354,11 @@ class AudioEngine:
         if self.muted:
             block = np.zeros_like(block)
         rms = float(np.sqrt(np.mean(np.square(block.astype(np.float32) / 32768.0)) + 1e-12))
-        self.mic_level_db = 20 * math.log10(rms)
+        self.mic_level_db = 20 * math.log10(rms)  # the caller's own level, before the line
+        if self.options.line.is_line:
+            if self._uplink is None or self._uplink.rate != rate:
+                self._uplink = LinePath(self.options.line, rate, UPLINK_SEED)
+            block = self._uplink.process(block)
         self.blocks_captured += 1
         if self._hooks.captured:
             assert self._link is not None

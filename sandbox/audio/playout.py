@@ -95,15 +95,20 @@ class PlayoutClock:
         on_word: OnWord,
         on_unit_done: OnUnitDone,
         on_release: OnRelease | None = None,
+        line: Callable[[Block], Block] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """The clock owns ``sink`` from here on and closes it in :meth:`stop`."""
+        """The clock owns ``sink`` from here on and closes it in :meth:`stop`. ``line``: what
+        every released block crosses on its way to the speaker (a phone line's downlink,
+        :class:`~sandbox.audio.line_path.LinePath`): words are released when the clock releases
+        them, and heard when the line delivers them."""
         self._sink = sink
         self.sample_rate = sink.sample_rate
         self.block_frames = sink.sample_rate * block_ms // 1000
         self._on_word = on_word
         self._on_unit_done = on_unit_done
         self._on_release = on_release
+        self._line = line
         self._clock = clock
         self._lock = threading.RLock()
         self._units: deque[_Unit] = deque()
@@ -199,6 +204,8 @@ class PlayoutClock:
                     n = min(self.fade_frames, frames)
                     block[:n] = (block[:n] * np.linspace(0.0, 1.0, n)).astype(np.int16)
             self._samples_out += frames
+            if self._line is not None:  # silence too: the line still carries what it holds
+                block = self._line(block)
             if self._on_release is not None:
                 self._on_release(block)
             for event in events:

@@ -2,6 +2,7 @@
 
 ```toml
 ms_per_word = 250                 # optional: the simulated speaking rate
+line = "pstn"                     # optional, real audio: the phone line (or a profile.toml)
 
 [[step]]
 say = "What are your opening hours?"
@@ -59,6 +60,7 @@ from sandbox.caller.script_limits import (
     nesting,
 )
 from sandbox.errors import UserError
+from sandbox.line.profile import PROFILES
 from sandbox.record.plain_text import visible
 
 #: The simulated speaking rate when the script does not set one (~170 words a minute).
@@ -121,6 +123,9 @@ class Script:
     ms_per_word: int | None = None
     #: What the whole call must come to (the ``[expect]`` table); None: nothing is checked.
     expect: EndExpect | None = None
+    #: The phone line a real-audio call of the script is on: a profile's name, or a profile
+    #: file (relative to the script's folder); None: the command line's, or none.
+    line: str | None = None
 
     @property
     def expects(self) -> bool:
@@ -256,12 +261,17 @@ def parse_script(text: str, source: str = "script") -> Script:
     rate = data.get("ms_per_word")
     if rate is not None and not MS_PER_WORD.holds(rate):
         problems.append(MS_PER_WORD.refusal("ms_per_word", rate))
+    line = data.get("line")
+    if line is not None and not (
+        isinstance(line, str) and (line in PROFILES or line.endswith(".toml"))
+    ):
+        problems.append(f"line must be one of {', '.join(PROFILES)}, or a profile file (name.toml)")
     steps = [read_step(i, raw, problems) for i, raw in enumerate(raw_steps)]
     raw_expect = data.get("expect")
     expect = None if raw_expect is None else parse_end_expect(raw_expect, problems)
     if problems:
         raise ScriptProblems(source, problems)
-    return Script(tuple(s for s in steps if s is not None), rate, expect)
+    return Script(tuple(s for s in steps if s is not None), rate, expect, line)
 
 
 def load_script(path: Path) -> Script:

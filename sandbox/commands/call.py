@@ -28,6 +28,7 @@ from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallNotPlaced, open_call
 from sandbox.host.session import CallHost
+from sandbox.line.profile import DEFAULT_LINE, LineProfile, line_profile
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
 from sandbox.record.recorder import FrameRecord, Recorder, default_report_path
@@ -89,9 +90,15 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--speaker, --no-aec, --stt-model and --echo-path need --audio real")
     if args.echo_path and args.speaker not in (None, "none"):
         raise UserError("--echo-path plays through a simulated laptop speaker: leave out --speaker")
+    line = _line(args, script)
+    if args.audio == "sim" and line.is_line:
+        raise UserError(
+            f"the line {line.name} (--line, or the script's line) shapes the call's sound: "
+            "it needs --audio real"
+        )
     hang_up = HangUp()
     if args.audio == "real":
-        report = asyncio.run(_real_call(args, script, hang_up))
+        report = asyncio.run(_real_call(args, script, line, hang_up))
     else:
         rate = args.ms_per_word or script.ms_per_word or DEFAULT_MS_PER_WORD
         report = asyncio.run(_sim_call(args, script, rate, hang_up))
@@ -185,7 +192,17 @@ async def _sim_call(
         return await _play(args, host, ScriptRunner(host, script), hang_up)
 
 
-async def _real_call(args: argparse.Namespace, script: Script, hang_up: HangUp) -> Written:
+def _line(args: argparse.Namespace, script: Script) -> LineProfile:
+    """The line the call is on: --line's, else the script's (a profile file beside it)."""
+    spec = args.line or script.line or DEFAULT_LINE
+    if args.line is None and script.line is not None and spec.endswith(".toml"):
+        spec = str(Path(args.script).parent / spec)
+    return line_profile(spec)
+
+
+async def _real_call(
+    args: argparse.Namespace, script: Script, line: LineProfile, hang_up: HangUp
+) -> Written:
     # The speech stack loads only here: a simulated call needs none of it.
     from sandbox.audio.echo_path import LaptopEchoPath
     from sandbox.audio.engine import AudioEngine
@@ -194,11 +211,13 @@ async def _real_call(args: argparse.Namespace, script: Script, hang_up: HangUp) 
     from sandbox.host.audio_call import audio_call
 
     options = call_options(args, recording="audio")
+    options = replace(options, line=line.summary() if line.is_line else None)
     echo = LaptopEchoPath(ScriptMic.RATE) if args.echo_path else None
     mic = ScriptMic(echo)
     # With an echo path the speaker is the simulated laptop's, on the mic's clock.
     speaker = mic.speaker if echo is not None else None
-    engine = AudioEngine(audio_options(args), mic_source=mic, speaker_sink=speaker)
+    audio = replace(audio_options(args), line=line)
+    engine = AudioEngine(audio, mic_source=mic, speaker_sink=speaker)
     await asyncio.to_thread(engine.load, lambda words: print(words, file=sys.stderr))
     async with brain_url_for(options) as url:
         hang_up.listen()

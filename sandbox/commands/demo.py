@@ -12,6 +12,7 @@ from sandbox.commands.options import BRAIN_HELP
 from sandbox.demo.headless import scene_options
 from sandbox.demo.scene import SHIPPED, Scene, load_scene
 from sandbox.harness.builtin import brain_choice
+from sandbox.line.profile import PROFILES
 from sandbox.record.store import short_id
 
 if TYPE_CHECKING:
@@ -86,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     for index, scene in enumerate(scenes):
         audio, caller, recording = _frontend(args, scene, models)
         options = scene_options(scene, url, recording)
+        if recording == "audio" and PROFILES[scene.line].is_line:
+            options = replace(options, line=PROFILES[scene.line].summary())
         if builtin is not None:  # the brain named, rather than the scene's own
             options = replace(options, builtin=builtin)
         app = DemoApp(
@@ -124,7 +127,7 @@ def _frontend(
     from sandbox.ui.engine_audio import EngineAudio
     from sandbox.ui.typed_audio import TypedAudio
 
-    options = AudioOptions(speaker=args.speaker)
+    options = AudioOptions(speaker=args.speaker, line=PROFILES[scene.line])
     why = "--silent" if args.silent else missing_audio(options, mic=False)
     if why is not None:
         banner = ON_THE_CLOCK.format(why=why, ms=scene.ms_per_word)

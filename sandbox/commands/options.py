@@ -9,6 +9,7 @@ from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, idle_error
 from sandbox.errors import UserError
 from sandbox.harness.builtin import BRAIN_NAMES, brain_choice
 from sandbox.host.launch import BUILTIN_BRAIN, CallOptions, check_init, check_relay_url
+from sandbox.line.profile import DEFAULT_LINE, PROFILES, line_profile
 from sandbox.wire import pb
 from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_by_name
 from sandbox.wire.patience import patience_error
@@ -62,15 +63,22 @@ def add_audio_options(parser: argparse.ArgumentParser, *, mic: bool = True) -> N
     parser.add_argument(
         "--stt-model", metavar="PATH", help="another CTranslate2 Whisper model directory"
     )
+    parser.add_argument(
+        "--line",
+        metavar="NAME|FILE.toml",
+        help=f"the phone line the caller is on, both ways: {', '.join(PROFILES)} (default "
+        f"{DEFAULT_LINE}: none), or a profile file; see docs/lines.md",
+    )
 
 
 def audio_options(args: argparse.Namespace) -> AudioOptions:
-    """The audio engine's options from --mic, --speaker, --no-aec, --stt-model."""
+    """The audio engine's options from --mic, --speaker, --no-aec, --stt-model, --line."""
     return AudioOptions(
         mic=getattr(args, "mic", None),
         speaker=args.speaker,
         aec=not args.no_aec,
         stt_model=args.stt_model,
+        line=line_profile(args.line or DEFAULT_LINE),
     )
 
 

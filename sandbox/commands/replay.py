@@ -16,6 +16,7 @@ from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_choice
 from sandbox.host.launch import CallNotPlaced
+from sandbox.line.profile import DEFAULT_LINE, line_profile
 from sandbox.record.plain_text import json_text
 from sandbox.record.store import SessionStore, short_id
 from sandbox.replay.diff import side_by_side
@@ -68,6 +69,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "through the endpointing, barge-in detection and Whisper (default: its text, 'sim')",
     )
     parser.add_argument(
+        "--line",
+        metavar="NAME|FILE.toml",
+        help="re-drive with --audio real: the phone line the recorded caller audio crosses "
+        "(pstn, mobile, voip-lossy, or a profile file; default: none)",
+    )
+    parser.add_argument(
         "--realtime",
         action="store_true",
         help="re-drive at wall-clock pace (default: skip the waits for playout and silences)",
@@ -87,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
     many = args.all or len(args.ids) > 1
     if args.brain:  # a brain that is neither a name nor a URL is refused before anything runs
         args.dialed = brain_choice(args.brain)
+    if args.line is not None:  # a bad profile is refused before anything runs too
+        if not args.brain or args.audio != "real":
+            raise UserError("--line shapes a re-drive's sound: give --brain URL and --audio real")
+        line_profile(args.line)
     if args.json is not None:
         if not args.brain or many:
             raise UserError("--json writes one re-drive's diff: name one session and --brain URL")
@@ -195,6 +206,7 @@ async def _redrive_one(args: argparse.Namespace, session_id: str) -> Redrive:
             builtin=builtin,
             ignore_text=args.ignore_text,
             progress=progress,
+            line=line_profile(args.line or DEFAULT_LINE),
         )
     return await redrive(
         session_id,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from sandbox.audio.device_choice import is_file
@@ -65,14 +66,19 @@ def run(args: argparse.Namespace) -> int:
     if args.report is not None:  # refused now, not after the call
         clear_the_way([args.report], force=args.force)
     _check_file_mic(args)
+    sound = audio_options(args)
+    if args.typed and sound.line.is_line:
+        raise UserError(f"--line {sound.line.name} shapes the call's sound: typed mode has none")
     audio = choose_audio(
-        audio_options(args),
+        sound,
         typed=args.typed,
         ms_per_word=args.ms_per_word,
         mic_delay_ms=args.mic_delay,
         end_at_eof=args.end_at_eof is not False,
     )
     options = call_options(args, recording="audio" if audio.real else "typed")
+    if audio.real and sound.line.is_line:
+        options = replace(options, line=sound.line.summary())
     app = SandboxApp(CallSetup(options, audio, report_path=args.report))
     report = app.run()
     if app.problem:

@@ -36,6 +36,7 @@ from sandbox.call.settings import idle_error
 from sandbox.caller.script import Step, parse_step, toml_steps
 from sandbox.caller.script_limits import MS_PER_WORD, whole
 from sandbox.errors import UserError
+from sandbox.line.profile import DEFAULT_LINE, PROFILES
 
 #: When a caption is shown: as soon as it is reached, once the bot's unit was cut, or once
 #: the bot has finished and is quiet.
@@ -68,6 +69,8 @@ class Scene:
     items: tuple[Item, ...]
     idle_ms: int = 0
     ms_per_word: int = 300
+    #: The phone line the scene's caller is on, with sound (``wideband``: none).
+    line: str = DEFAULT_LINE
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -86,6 +89,7 @@ def parse_scene(text: str, name: str) -> Scene:
         items=items,
         idle_ms=_idle_ms(data, name),
         ms_per_word=_ms_per_word(data, name),
+        line=_line(data, name),
     )
 
 
@@ -136,6 +140,13 @@ def _idle_ms(data: dict[str, Any], name: str) -> int:
     if problem:
         raise UserError(f"scene {name}: idle_ms: {problem.removeprefix('idle.timeout_ms ')}")
     return int(value)
+
+
+def _line(data: dict[str, Any], name: str) -> str:
+    value = data.get("line", DEFAULT_LINE)
+    if value not in PROFILES:
+        raise UserError(f"scene {name}: line must be one of {', '.join(PROFILES)}")
+    return str(value)
 
 
 def _ms_per_word(data: dict[str, Any], name: str) -> int:

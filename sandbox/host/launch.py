@@ -56,6 +56,9 @@ class CallOptions:
     redrive_of: str | None = None
     #: What records the call when no person does (``sandbox.record.store.TEST_ORIGIN``).
     origin: str | None = None
+    #: The phone line the caller's audio crosses, in words (``LineProfile.summary``); None:
+    #: the laptop's own wideband path, or no audio at all.
+    line: str | None = None
 
 
 #: The most ``--init`` may carry: the client's 64 KiB message limit, as for RTVI data.
@@ -169,7 +172,7 @@ def _start_recording(options: CallOptions, recorder: Recorder) -> None:
                 redrive_of=options.redrive_of,
                 origin=options.origin,
             )
-        recorder.event(0, SessionOpened(recorder.brain_name, options.settings))
+        recorder.event(0, SessionOpened(recorder.brain_name, options.settings, options.line))
 
 
 def _room_to_record() -> None:
@@ -198,4 +201,4 @@ def _session(
         stall_ms=options.stall_ms,
     )
     name = brain_name(options.brain_url, options.builtin)
-    return core, Recorder(session_id, brain_url, brain_name=name)
+    return core, Recorder(session_id, brain_url, brain_name=name, line=options.line)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from msgspec import UNSET
+
 from sandbox.call.effects import DeadAir, DeadAirEnded, EndedBy
 from sandbox.call.heard import HeardCursor
 from sandbox.call.outcome import Outcome
@@ -155,7 +157,9 @@ def rebuilt_report(
                     bool(f.get("fatal", False)),
                 )
             )
-    named = next((e.value.brain_name for e in events if isinstance(e.value, SessionOpened)), None)
+    opened = next((e.value for e in events if isinstance(e.value, SessionOpened)), None)
+    named = None if opened is None else opened.brain_name
+    line = None if opened is None else opened.line
     for sid, cursor in cursors.items():
         units[sid]["heard"] = cursor.heard
     for sid, unit in units.items():
@@ -175,6 +179,7 @@ def rebuilt_report(
         session_id=row.id,
         brain_url=row.brain_url,
         brain_name=str(named or row.brain_url),
+        line=line if isinstance(line, str) else UNSET,
         started_at=_started(row.started_at),
         outcome=Outcome.UNFINISHED,
         ended_by=EndedBy.UNFINISHED,

@@ -49,6 +49,8 @@ def session_markdown(row: SessionRow, report: Report) -> str:
         f"{started} · {length} · {row.mode} · {row.leg} leg · "
         f"brain {_code(shown_brain(row, report))}",
     ]
+    if report.line:
+        lines.append(f"On the line {_md(report.line)}")
     why = row.end_detail or report.end_detail  # unfinished: the rebuilt one's
     if why:
         lines.append(f"Why it ended: {_md(why)}")

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from msgspec import UNSET
+
 from sandbox.call.core import CallCore, shortened
 from sandbox.call.effects import EndedBy
 from sandbox.call.outcome import Outcome
@@ -123,6 +125,8 @@ class Recorder:
     brain_url: str
     #: How the brain is shown (see :mod:`sandbox.record.session_words`); None: its URL.
     brain_name: str | None = None
+    #: The phone line the call was on, in words; None: none (the laptop's wideband path).
+    line: str | None = None
     started_at: float = field(default_factory=time.time)
     _crossed: FrameLog[FrameRecord] = field(default_factory=FrameLog)
     writer: SessionWriter | None = None
@@ -313,6 +317,7 @@ class Recorder:
             session_id=self.session_id,
             brain_url=self.brain_url,
             brain_name=self.brain_name or self.brain_url,
+            line=UNSET if self.line is None else self.line,
             started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started_at)),
             outcome=end.outcome,
             ended_by=end.ended_by,

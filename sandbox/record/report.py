@@ -209,6 +209,8 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     brain_url: str
     #: How the brain is shown (see :mod:`sandbox.record.session_words`).
     brain_name: str | UnsetType = UNSET
+    #: The phone line the call was on, in words (``sandbox run --line``); unset: none.
+    line: str | UnsetType = UNSET
     started_at: str
     outcome: Outcome
     ended_by: EndedBy

@@ -23,6 +23,8 @@ def session_text(row: SessionRow, report: Report) -> str:
         f"brain {visible(shown_brain(row, report))}",
         f"  outcome {outcome_sentence(row.status, row.ended_by)}",
     ]
+    if report.line:  # unset (no line) or not
+        lines.insert(2, f"  line {visible(report.line)}")
     why = row.end_detail or report.end_detail  # unfinished: the rebuilt one's
     if why:
         lines.append(f"  why: {visible(why)}")

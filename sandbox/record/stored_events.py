@@ -84,10 +84,12 @@ class FrameCut:
 
 @dataclass(frozen=True)
 class SessionOpened:
-    """The session's first event: its brain's name and the settings it started with."""
+    """The session's first event: its brain's name, the settings it started with, and the
+    phone line it is on, in words (None: none, the laptop's wideband path)."""
 
     brain_name: str | None = None
     settings: Settings = field(default_factory=Settings)
+    line: str | None = None
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from sandbox.host.audio_call import audio_call
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock, hold_for, work_gaps
+from sandbox.line.profile import DEFAULT_LINE, PROFILES, LineProfile
 from sandbox.record.export import frame_record, session_report
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, read_leg
@@ -137,9 +138,11 @@ async def redrive_audio(
     builtin: str = "concierge",
     ignore_text: bool = False,
     progress: Callable[[str], None] | None = None,
+    line: LineProfile = PROFILES[DEFAULT_LINE],
 ) -> Redrive:
     """Play ``session``'s recorded caller audio again, in real time, through the real
-    endpointing, barge-in detection and Whisper, against ``brain_url``."""
+    endpointing, barge-in detection and Whisper, against ``brain_url``; on ``line``, both
+    ways (the leg is what the call heard: a call made on a line has crossed it once)."""
     original = _original(session)
     row = original.row
     if row.mode != "audio":
@@ -152,7 +155,7 @@ async def redrive_audio(
     # The leg is the microphone as the call heard it, echo already cancelled and noise
     # suppressed: the canceller's second pass would only change what Whisper hears.
     mic = ScriptMic()
-    engine = AudioEngine(AudioOptions(speaker="none", aec=False), mic_source=mic)
+    engine = AudioEngine(AudioOptions(speaker="none", aec=False, line=line), mic_source=mic)
     await asyncio.to_thread(engine.load, progress)
     options = CallOptions(
         brain_url=brain_url,
@@ -160,6 +163,7 @@ async def redrive_audio(
         settings=original.settings,
         recording="audio",
         redrive_of=row.id,
+        line=line.summary() if line.is_line else None,
     )
     async with brain_url_for(options) as url, audio_call(options, url, engine) as host:
         voice = RecordedVoice(mic, deque(cut_clips(samples, rate, lines)), rate)

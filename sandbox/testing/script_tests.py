@@ -14,7 +14,7 @@ import contextlib
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +29,7 @@ from sandbox.harness.builtin import brain_choice, serving
 from sandbox.host.launch import CallNotPlaced, CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
+from sandbox.line.profile import DEFAULT_LINE, line_profile
 from sandbox.record.plain_text import visible
 from sandbox.record.report import Report
 from sandbox.record.store import TEST_ORIGIN
@@ -173,6 +174,21 @@ async def run_script(path: Path, url: str, models: AudioEngine | None = None) ->
     recording = "sim" if models is None else "audio"
     options = CallOptions(brain_url=url, recording=recording, origin=TEST_ORIGIN)
     try:
+        line = line_profile(
+            str(path.parent / script.line) if script.line and script.line.endswith(".toml")
+            else script.line or DEFAULT_LINE
+        )  # fmt: skip
+    except UserError as exc:
+        failure = Failure("script", "a line profile that reads", visible(str(exc)))
+        return ScriptResult(path, time.monotonic() - started, (failure,))
+    if line.is_line and models is None:
+        failure = Failure(
+            "script",
+            "a call with sound",
+            f"line = {visible(line.name)} shapes the call's sound: run it with --audio real",
+        )
+        return ScriptResult(path, time.monotonic() - started, (failure,))
+    try:
         if models is None:
             rate = script.ms_per_word or DEFAULT_MS_PER_WORD
             host = await open_call(options, url, SimPlayout(ms_per_word=rate), warp=WarpClock())
@@ -186,8 +202,10 @@ async def run_script(path: Path, url: str, models: AudioEngine | None = None) ->
         from sandbox.host.audio_call import audio_call
 
         mic = ScriptMic()
+        if line.is_line:
+            options = replace(options, line=line.summary())
         engine = AudioEngine(
-            AudioOptions(),
+            AudioOptions(line=line),
             transcriber=models.transcriber,
             synthesizers=models.synthesizers,
             mic_source=mic,

@@ -71,16 +71,21 @@ def choose_audio(
         options = replace(options, speaker="none")
         choice = pick_devices(options.mic, options.speaker)
     if choice.missing is not None:
-        return TypedAudio(ms_per_word, typed_banner(choice.summary, ms_per_word, HOW_TO_ENABLE))
+        banner = typed_banner(choice.summary, ms_per_word, HOW_TO_ENABLE)
+        if options.line.is_line:  # asked for, and not applied: said, not dropped silently
+            banner += f" The line {options.line.name} is not applied: it shapes sound."
+        return TypedAudio(ms_per_word, banner)
     if not is_file(options.mic):
-        return EngineAudio(AudioEngine(options), banner=audio_banner(choice))
+        return EngineAudio(AudioEngine(options), banner=audio_banner(choice, options))
     mic = WavMic(Path(str(options.mic)))
     caller = FileCaller(mic, mic_delay_ms, end_at_eof)
     engine = AudioEngine(options, mic_source=mic)
-    return EngineAudio(engine, banner=audio_banner(choice) + silent, caller=caller)
+    return EngineAudio(engine, banner=audio_banner(choice, options) + silent, caller=caller)
 
 
-def audio_banner(choice: DeviceChoice) -> str:
-    """The banner of a call with real audio: the devices it uses, and what else was found."""
+def audio_banner(choice: DeviceChoice, options: AudioOptions) -> str:
+    """The banner of a call with real audio: the devices it uses, what else was found, and
+    the line the caller is on."""
     listed = " `sandbox devices` lists them." if choice.found else ""
-    return f"Audio: {choice.summary}.{listed}"
+    line = f" Line: {options.line.summary()}." if options.line.is_line else ""
+    return f"Audio: {choice.summary}.{listed}{line}"

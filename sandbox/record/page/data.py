@@ -93,6 +93,7 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
         "session": {
             "id": row.id,
             "brain": shown_brain(row, report),
+            "line": report.line or "",
             "mode": row.mode,
             "leg": row.leg,
             "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at)),
