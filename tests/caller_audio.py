@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from sandbox.audio.resample import Float32, as_float32, as_int16, resample
 from sandbox.caller.espeak_voice import CALLER_VOICE, speak
+from sandbox.judges.word_errors import edit_distance
 
 RATE = 16000
 #: A second espeak voice standing in for the bot in echo tests (Piper is the other half's).
@@ -102,10 +103,4 @@ def words(text: str) -> list[str]:
 
 def word_errors(reference: str, heard: str) -> int:
     """Word-level edit distance (substitutions + insertions + deletions)."""
-    ref, hyp = words(reference), words(heard)
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev, row[0] = row[0], i
-        for j, h in enumerate(hyp, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
-    return row[-1]
+    return edit_distance(words(reference), words(heard))

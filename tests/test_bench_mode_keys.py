@@ -21,12 +21,16 @@ from sandbox.bench.bench_key import Mode, Stage, all_keys, declared
 from sandbox.bench.device_keys import AUDIT
 from sandbox.bench.figures import targets_json
 from sandbox.bench.hostile import BrainCall, hostile_table
+from sandbox.bench.lines import lines_figures, lines_table
 from sandbox.bench.mode_keys import HOSTILE_MODE, MODES, REDRIVE_MODE
+from sandbox.bench.outside import DeviceRun, DeviceTurn
+from sandbox.bench.outside_floor import FloorRun, FloorTrial
 from sandbox.bench.redrive import FalseAlarmFigures, RedriveFigures, redrive_table
 from sandbox.bench.run_keys import FULL_RUN
 from sandbox.bench.sessions import SessionFigures, sessions_table
 from sandbox.bench.soak import Sample, SoakFigures, Turn, soak_table
 from sandbox.commands.schema import SCHEMAS
+from sandbox.line.profile import PROFILES
 from sandbox.replay.audit import audit_totals
 
 #: The hostile run's keys, read off the code that writes them: the fuzzing's dicts, then
@@ -86,12 +90,31 @@ def _hostile() -> dict[str, Any]:
     }
 
 
+def _lines() -> dict[str, Any]:
+    def turn(ms: float, heard: str) -> DeviceTurn:
+        return DeviceTurn(ms, ms - 300, "wh", "What time do you open?", "en-us", "final", heard)
+
+    trials = (
+        FloorTrial("mm-hmm", "en-us", False, False, 40.0, None, None),
+        FloorTrial("Wait, stop.", "en-us", True, True, None, 190.0, 20.0),
+    )
+    measured = {
+        name: (
+            DeviceRun(f"app on {name}", 7, (turn(500 + 10 * i, "What time do you open?"),), ()),
+            FloorRun(trials, 0),
+        )
+        for i, name in enumerate(PROFILES)
+    }
+    return lines_figures(1, measured)
+
+
 #: Each mode's figures built by hand as its code builds them, and the table it prints.
 BUILT: dict[str, tuple[Callable[[], dict[str, Any]], Callable[[dict[str, Any]], str]]] = {
     "sessions": (_sessions, sessions_table),
     "redrive": (_redrive, redrive_table),
     "soak": (_soak, soak_table),
     "hostile": (_hostile, hostile_table),
+    "lines": (_lines, lines_table),
 }
 #: What each mode's JSON said its targets were before they were declared, to the byte.
 TARGETS_JSON = {
@@ -106,6 +129,9 @@ TARGETS_JSON = {
     "hostile": '{"tts_dead_threads": {"bound": "max", "value": 0}, "printer_escapes": '
     '{"bound": "max", "value": 0}, "peak_rss_mb": {"bound": "max", "value": 400}, '
     '"report_mb": {"bound": "max", "value": 5}, "hang_up_exit_s": {"bound": "max", "value": 2}}',
+    "lines": '{"pstn_first_audio_ratio": {"bound": "max", "value": 1.1}, '
+    '"pstn_onset_to_silence_ms": {"bound": "max", "value": 250}, '
+    '"pstn_backchannels_answered": {"bound": "max", "value": 0}}',
 }
 
 

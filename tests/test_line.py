@@ -14,6 +14,7 @@ import pytest
 from sandbox.audio.line_path import MARGIN_MS, LinePath
 from sandbox.caller.script import ScriptProblems, parse_script
 from sandbox.errors import UserError
+from sandbox.judges.word_errors import word_error_rate
 from sandbox.line.loss import PacketLoss
 from sandbox.line.profile import PROFILES, LineProfile, line_profile, load_profile
 
@@ -143,3 +144,14 @@ def test_a_script_names_its_line() -> None:
     assert parse_script('line = "mine.toml"\n[[step]]\nsay = "Hello."\n').line == "mine.toml"
     with pytest.raises(ScriptProblems, match="line must be one of wideband, pstn"):
         parse_script('line = "tin-can"\n[[step]]\nsay = "Hello."\n')
+
+
+def test_the_word_error_rate_counts_each_word_missed_changed_or_added() -> None:
+    pairs = [
+        ("What time do you open?", "What time do you open"),  # punctuation is no error
+        ("Is it open on Sunday?", "Is it open Sunday?"),  # one missed
+        ("My number is 42.", "My number is forty two"),  # a number as words: the same
+        ("Hello there.", None),  # nothing reached the brain: every word missed
+    ]
+    assert word_error_rate(pairs) == round((0 + 1 + 0 + 2) / (5 + 5 + 4 + 2), 3)
+    assert word_error_rate([]) is None

@@ -26,6 +26,7 @@ from sandbox.bench import pulse
 from sandbox.bench.child_memory import PeakWatch, reap
 from sandbox.brains.fixed import FixedReply
 from sandbox.errors import UserError
+from sandbox.line.profile import DEFAULT_LINE
 from sandbox.sdk import serve
 
 #: The terminal the app draws on.
@@ -72,8 +73,11 @@ def _drain(fd: int) -> None:
 
 
 @contextlib.asynccontextmanager
-async def running_app(patience: int, report: Path) -> AsyncIterator[Arrivals]:
-    """The fixed-reply brain served here and ``sandbox run`` dialling it at ``patience``."""
+async def running_app(
+    patience: int, report: Path, line: str = DEFAULT_LINE
+) -> AsyncIterator[Arrivals]:
+    """The fixed-reply brain served here and ``sandbox run`` dialling it at ``patience``, the
+    caller on ``line``."""
     arrivals = Arrivals()
     server = await serve(lambda: FixedReply(arrivals.notify))
     master, slave = pty.openpty()
@@ -89,6 +93,7 @@ async def running_app(patience: int, report: Path) -> AsyncIterator[Arrivals]:
         sys.executable, "-m", "sandbox.cli", "run",
         "--brain", f"ws://127.0.0.1:{server.port}/brain",
         "--patience", str(patience), "--idle-ms", "0", "--report", str(report),
+        "--line", line,
     ]  # fmt: skip
     app = subprocess.Popen(
         command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True

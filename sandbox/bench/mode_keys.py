@@ -1,6 +1,7 @@
 """Every key of the bench's modes run on their own, declared once, stage by stage as the full
 run's are (:mod:`sandbox.bench.run_keys`): ``--sessions`` and ``--redrive`` here, ``--soak``
-in :mod:`sandbox.bench.soak_keys`, ``--hostile`` in :mod:`sandbox.bench.hostile_keys`. Each
+in :mod:`sandbox.bench.soak_keys`, ``--hostile`` in :mod:`sandbox.bench.hostile_keys`,
+``--lines`` in :mod:`sandbox.bench.line_keys`. Each
 mode's targets come from its own stages, and ``sandbox schema bench-MODE`` is built from
 them. Targets from the issues, on the project's 2-core machine; reported, never enforced.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 from sandbox.bench.bench_key import BenchKey, Mode, Stage, Target
 from sandbox.bench.device_keys import AUDIT
 from sandbox.bench.hostile_keys import HOSTILE_CALLS, PRINTERS, TTS_FUZZ
+from sandbox.bench.line_keys import LINES
 from sandbox.bench.soak_keys import SOAK
 
 SESSIONS = Stage(
@@ -136,5 +138,6 @@ SOAK_MODE = Mode("soak", "--soak MINUTES [--audio sim|real]", (SOAK,), (MODE_TAR
 HOSTILE_MODE = Mode(
     "hostile", "--hostile [--quick]", (TTS_FUZZ, PRINTERS, HOSTILE_CALLS), (MODE_TARGETS,)
 )
+LINES_MODE = Mode("lines", "--lines [--turns N] [--quick]", (LINES,), (MODE_TARGETS,))
 #: The modes run on their own, as ``sandbox schema`` lists them.
-MODES = (SESSIONS_MODE, REDRIVE_MODE, SOAK_MODE, HOSTILE_MODE)
+MODES = (SESSIONS_MODE, REDRIVE_MODE, SOAK_MODE, HOSTILE_MODE, LINES_MODE)

@@ -30,7 +30,7 @@ from sandbox.audio.endpointer import PATIENCE_DEFAULT
 from sandbox.bench import pulse
 from sandbox.bench.app_process import running_app, wait_started
 from sandbox.bench.audit import audit_stored_sessions
-from sandbox.bench.caller_set import draw, load_caller_set
+from sandbox.bench.caller_set import CallerSet, draw, load_caller_set
 from sandbox.bench.caller_voices import SpokenTurn, render
 from sandbox.bench.figures import Progress, fmt_ms, median
 from sandbox.bench.outside_floor import FloorRun, measure_floor
@@ -38,6 +38,7 @@ from sandbox.bench.own_home import own_home
 from sandbox.bench.peer_process import BEST, DEFAULT, ensure_peer, running_peer
 from sandbox.bench.probe import RATE, DeviceProbe, loop_latency_s, wait_quiet
 from sandbox.errors import UserError
+from sandbox.line.profile import DEFAULT_LINE
 from sandbox.record.report import ReportError, report_from_json
 
 #: Longest wait for a reply's first audio (the slowest reply either system gave in a run
@@ -194,14 +195,16 @@ async def measure_app(
     warmup: Sequence[SpokenTurn],
     progress: Progress,
     floor: tuple[int, int] = (0, 0),
+    line: str = DEFAULT_LINE,
 ) -> tuple[DeviceRun, FloorRun | None]:
-    """``sandbox run`` at ``patience``: the ``warmup`` turns, ``lines`` measured, then
-    ``floor`` = (backchannels, barge-ins) over its replies when any."""
-    who = f"app (patience {patience})"
+    """``sandbox run`` at ``patience``, the caller on ``line``: the ``warmup`` turns,
+    ``lines`` measured, then ``floor`` = (backchannels, barge-ins) over its replies when
+    any."""
+    who = f"app (patience {patience})" if line == DEFAULT_LINE else f"app on {line}"
     floor_run = None
     with tempfile.TemporaryDirectory(prefix="sandbox-bench-") as folder:
         report = Path(folder) / "report.json"
-        async with running_app(patience, report) as arrivals:
+        async with running_app(patience, report, line) as arrivals:
             await wait_started(arrivals, who, FIRST_REPLY_S)
 
             def at_brain(after: float) -> AtBrain | None:
@@ -282,19 +285,11 @@ class DeviceFigures:
         return next((r for r in self.runs if r.patience == patience), None)
 
 
-async def measure_devices(
-    patiences: tuple[int, ...],
-    turns: int,
-    peer: bool,
-    progress: Progress,
-    floor: tuple[int, int] = (0, 0),
-    seed: int = 7,
-) -> DeviceFigures:
-    """The app at each of ``patiences`` (``turns`` drawn from the caller set with ``seed`` at
-    the default, the first quarter of them at the others) and, with ``peer``, both of the
-    peer's configurations (``turns``), through the virtual devices; then ``floor`` =
-    (backchannels, barge-ins) over the app's replies at the default patience (when it is
-    one of ``patiences``)."""
+async def prepared(
+    turns: int, seed: int, progress: Progress
+) -> tuple[CallerSet, Sequence[SpokenTurn], Sequence[SpokenTurn], float]:
+    """PulseAudio's virtual devices up; ``turns`` caller turns drawn from the set with
+    ``seed`` and spoken, and the warm-up ones; the probe's own loop (s), to take off."""
     try:
         await asyncio.to_thread(pulse.ensure)
     except pulse.PulseUnavailable as exc:
@@ -312,6 +307,23 @@ async def measure_devices(
     )
     loop_s = await asyncio.to_thread(loop_latency_s)
     progress(f"  the probe's own loop (played → recorded): {loop_s * 1000:.0f} ms, taken off")
+    return caller_set, lines, warmup, loop_s
+
+
+async def measure_devices(
+    patiences: tuple[int, ...],
+    turns: int,
+    peer: bool,
+    progress: Progress,
+    floor: tuple[int, int] = (0, 0),
+    seed: int = 7,
+) -> DeviceFigures:
+    """The app at each of ``patiences`` (``turns`` drawn from the caller set with ``seed`` at
+    the default, the first quarter of them at the others) and, with ``peer``, both of the
+    peer's configurations (``turns``), through the virtual devices; then ``floor`` =
+    (backchannels, barge-ins) over the app's replies at the default patience (when it is
+    one of ``patiences``)."""
+    caller_set, lines, warmup, loop_s = await prepared(turns, seed, progress)
     runs: list[DeviceRun] = []
     peers: list[DeviceRun] = []
     peer_s: float | None = None

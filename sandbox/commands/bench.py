@@ -14,7 +14,14 @@ from typing import Any
 from sandbox.bench.device_report import device_lines, device_result, device_targets
 from sandbox.bench.figures import target_lines, targets_json
 from sandbox.bench.hostile import hostile_table, measure_hostile
-from sandbox.bench.mode_keys import HOSTILE_MODE, REDRIVE_MODE, SESSIONS_MODE, SOAK_MODE
+from sandbox.bench.lines import lines_table, measure_lines
+from sandbox.bench.mode_keys import (
+    HOSTILE_MODE,
+    LINES_MODE,
+    REDRIVE_MODE,
+    SESSIONS_MODE,
+    SOAK_MODE,
+)
 from sandbox.bench.outside import measure_devices
 from sandbox.bench.pauses import measure_pauses, pauses_table
 from sandbox.bench.peer_process import peer_dir
@@ -114,6 +121,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(--quick: 3 of each)",
     )
     parser.add_argument(
+        "--lines",
+        action="store_true",
+        help="measure the phone lines instead: the varied caller turns, backchannels and "
+        "barge-ins through the virtual devices with the app on each line (wideband, pstn, "
+        "mobile, voip-lossy), timed from outside; the recognizer's word errors on each "
+        "(--turns N a line, default 12; --quick: 3)",
+    )
+    parser.add_argument(
         "--soak",
         type=float,
         metavar="MINUTES",
@@ -168,6 +183,10 @@ def run(args: argparse.Namespace) -> int:
         with _stdout_to_stderr():  # Piper's native code prints too
             figures = measure_hostile(progress, quick=args.quick)
         return _print_family(args, figures, HOSTILE_MODE.bounds(), hostile_table)
+    if args.lines:
+        with _stdout_to_stderr():
+            lined = asyncio.run(measure_lines(progress, quick=args.quick, turns=args.turns))
+        return _print_family(args, lined, LINES_MODE.bounds(), lines_table)
     if args.pauses:
         from sandbox.audio.stt import Transcriber
 

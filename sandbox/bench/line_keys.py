@@ -1,0 +1,45 @@
+"""The keys of ``sandbox bench --lines``, declared once as the other modes' are
+(:mod:`sandbox.bench.mode_keys`). Targets from issue 44, on the project's 2-core machine:
+the endpointer and the floor judge keep their wideband figures on a landline."""
+
+from __future__ import annotations
+
+from sandbox.bench.bench_key import BenchKey, Stage, Target
+
+LINES = Stage(
+    "lines",
+    "the varied caller turns, backchannels and barge-ins through the virtual devices, the app "
+    "on each phone line (sandbox run --line), timed from outside as the caller meets it",
+    (
+        BenchKey("line_turns", "integer", "count", "measured caller turns on each line"),
+        BenchKey(
+            "lines",
+            "object",
+            None,
+            "each line by name: its summary, the recognizer's word error rate on the caller's "
+            "turns, end of speech → first audio (median, p90), turns never answered, caller "
+            "onset → bot silent, backchannels answered",
+        ),
+        BenchKey(
+            "pstn_first_audio_ratio",
+            "number",
+            "x",
+            "end of speech → first audio on pstn over the same on wideband (medians)",
+            target=Target("max", 1.10),
+        ),
+        BenchKey(
+            "pstn_onset_to_silence_ms",
+            "number",
+            "ms",
+            "on pstn: caller onset → the bot silent at the caller's ear (median)",
+            target=Target("max", 250),
+        ),
+        BenchKey(
+            "pstn_backchannels_answered",
+            "number",
+            "frac",
+            "on pstn: backchannels that reached the brain as a turn",
+            target=Target("max", 0),
+        ),
+    ),
+)
