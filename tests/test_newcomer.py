@@ -112,6 +112,26 @@ def _exited(term: Terminal, what: str) -> str:
     return screen
 
 
+def _answered(
+    venv: Path, home: Path, folder: Path, serve: list[Path | str], env: dict[str, str], port: int
+) -> str:
+    """Serve a brain with ``serve`` from ``folder`` on ``port``; one call to it, placed as the
+    docs place one, is answered. What the brain's process printed."""
+    brain = subprocess.Popen(
+        serve, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        assert wait_listening(brain, port, LISTEN_WAIT_S), f"{serve} did not listen"
+        (folder / "call.toml").write_text(CALLER)
+        url = f"ws://127.0.0.1:{port}/brain"
+        called = _sandbox(venv, home, "call", "--brain", url, "--script", "call.toml", cwd=folder)
+        assert "You said: What are your opening hours?" in called
+    finally:
+        brain.terminate()
+        served, _ = brain.communicate(timeout=10)
+    return served
+
+
 def _guide_brain() -> str:
     """The guide's brain, as a newcomer copies it from "Writing a brain"."""
     return code_block("Writing a brain", "python")
@@ -131,20 +151,11 @@ def test_a_newcomer_walks_the_readme(venv: Path, tmp_path: Path) -> None:
     # A brain from the guide, served as the guide says, and one call to it.
     (tmp_path / "mymodule.py").write_text(_guide_brain())
     port = free_port()
-    brain = subprocess.Popen(
-        [venv / "bin" / "sandbox", "brain", "mymodule:Greeter", "--port", str(port)],
-        cwd=tmp_path, env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    try:
-        assert wait_listening(brain, port, LISTEN_WAIT_S), "sandbox brain did not serve"
-        (tmp_path / "call.toml").write_text(CALLER)
-        url = f"ws://127.0.0.1:{port}/brain"
-        called = _sandbox(venv, home, "call", "--brain", url, "--script", "call.toml", cwd=tmp_path)
-        assert "You said: What are your opening hours?" in called
-    finally:
-        brain.terminate()
-        served, _ = brain.communicate(timeout=10)
+    serve: list[Path | str] = [venv / "bin" / "sandbox", "brain", "mymodule:Greeter"]
+    serve += ["--port", str(port)]
+    served = _answered(venv, home, tmp_path, serve, _env(home), port)
     calm(served, "sandbox brain")
+    url = f"ws://127.0.0.1:{port}/brain"
 
     listed = _sandbox(venv, home, "sessions", "list")
     assert url in listed
@@ -216,19 +227,9 @@ def test_a_brain_deploys_with_the_sdk_alone(venv: Path, tmp_path: Path) -> None:
     # Its own data folder: the key comes from the file, as on a server of its own.
     env = {"PATH": os.environ["PATH"], HOME_ENV: str(brain_home),
            "VOQALIZE_PUBLIC_KEY_FILE": str(key)}  # fmt: skip
-    brain = subprocess.Popen(
-        [alone / "bin" / "python", "serve_brain.py"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    try:
-        assert wait_listening(brain, port, LISTEN_WAIT_S), "the SDK's serve() did not listen"
-        (tmp_path / "call.toml").write_text(CALLER)
-        url = f"ws://127.0.0.1:{port}/brain"
-        called = _sandbox(venv, home, "call", "--brain", url, "--script", "call.toml", cwd=tmp_path)
-        assert "You said: What are your opening hours?" in called
-    finally:
-        brain.terminate()
-        served, _ = brain.communicate(timeout=10)
+    served = _answered(
+        venv, home, tmp_path, [alone / "bin" / "python", "serve_brain.py"], env, port
+    )
     assert "Traceback" not in served, served
 
     # The test driver is the sandbox's: asked for here, it says what to install.

@@ -272,8 +272,6 @@ from pathlib import Path
 
 from sandbox.sdk import Brain, SpeechChunk, SpeechEnd, SpeechStart
 
-SPEECH_UNSAID = finding_kind(SpeechUnsaid)
-
 
 class SaysWell(Brain):
     """Answers with a unit that cannot all be said, then one that can; notes what it hears."""
