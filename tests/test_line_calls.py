@@ -1,16 +1,22 @@
 """Calls on a phone line, through the real parts: the caller's voice (espeak-ng) spoken into
 the microphone path crosses the line's uplink to the endpointer and Whisper; the bot's
 (Piper) crosses its downlink to the speaker. On ``pstn`` a turn is answered and a barge-in
-lands, the speaker leg carries no energy above 4 kHz, and the session says its line;
+lands, what PulseAudio's virtual speaker played and the speaker leg carry no energy above
+4 kHz, and the session says its line;
 ``sandbox test`` plays a script whose ``line`` is ``pstn`` with sound, and refuses it
 without."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from cli_rig import sandbox_cli
 
@@ -43,17 +49,31 @@ def _report(home: Path) -> dict[str, object]:
     return report
 
 
+def _above_4khz(samples: npt.NDArray[np.int16], rate: int) -> float:
+    """The share of a recording's energy above 4 kHz."""
+    spectrum = np.abs(np.fft.rfft(samples.astype(np.float64))) ** 2
+    hz = np.fft.rfftfreq(len(samples), 1 / rate)
+    return float(spectrum[hz > 4000].sum() / spectrum.sum())
+
+
 def test_a_landline_call_is_answered_cut_and_band_limited(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pulse: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The bot heard through PulseAudio's virtual speaker, its monitor recorded."""
     home = tmp_path / "home"
     script = tmp_path / "call.toml"
     script.write_text(BARGE_IN)
-    called = sandbox_cli(
-        home, "call", "--audio", "real", "--speaker", "none", "--line", "pstn",
-        "--script", str(script), timeout=300,
-    )  # fmt: skip
+    command = [sys.executable, "-m", "sandbox.cli", "call", "--audio", "real", "--line", "pstn"]
+    env = {**os.environ, HOME_ENV: str(home), **pulse.env()}
+    with pulse.record_speaker(tmp_path / "heard.wav") as heard:
+        called = subprocess.run(
+            [*command, "--script", str(script)],
+            capture_output=True, text=True, env=env, timeout=300,
+        )  # fmt: skip
     assert called.returncode == 0, called.stdout + called.stderr
+    played, played_rate = pulse.read_wav(heard)
+    assert np.abs(played).max() > 3000  # the bot was heard at the speaker
+    assert _above_4khz(played, played_rate) < 1e-3
     report = _report(home)
     assert report["line"] == "pstn: G.711 μ-law 8 kHz, 300 to 3400 Hz, 40 ms one way"
     units = report["units"]
@@ -62,9 +82,7 @@ def test_a_landline_call_is_answered_cut_and_band_limited(
     assert any(u["interrupted"] for u in units)  # the barge-in landed through the line
     monkeypatch.setenv(HOME_ENV, str(home))
     samples, rate = read_leg(leg_path(str(report["session_id"]), SPEAKER))
-    spectrum = np.abs(np.fft.rfft(samples.astype(np.float64))) ** 2
-    hz = np.fft.rfftfreq(len(samples), 1 / rate)
-    assert spectrum[hz > 4000].sum() / spectrum.sum() < 1e-3  # as the caller heard it
+    assert _above_4khz(samples, rate) < 1e-3  # the leg: the bot as the caller heard it
     shown = sandbox_cli(home, "sessions", "show", str(report["session_id"])[:8])
     assert "  line pstn: G.711 μ-law 8 kHz" in shown.stdout
 
