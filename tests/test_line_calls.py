@@ -8,6 +8,7 @@ without."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -19,10 +20,13 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from cli_rig import sandbox_cli
+from ui_rig import SIZE, ManualClock
 
 from sandbox.paths import HOME_ENV
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import SPEAKER, read_leg
+from sandbox.replay.source import open_recording
+from sandbox.ui.replay_app import ReplayApp
 
 pytestmark = pytest.mark.audio
 
@@ -85,6 +89,15 @@ def test_a_landline_call_is_answered_cut_and_band_limited(
     assert _above_4khz(samples, rate) < 1e-3  # the leg: the bot as the caller heard it
     shown = sandbox_cli(home, "sessions", "show", str(report["session_id"])[:8])
     assert "  line pstn: G.711 μ-law 8 kHz" in shown.stdout
+    title = asyncio.run(_replay_title(str(report["session_id"])[:8]))
+    assert f"· line {report['line']} ·" in title  # the replay's header says it too
+
+
+async def _replay_title(session: str) -> str:
+    """The replay app's header line for ``session``, silent (no player)."""
+    app = ReplayApp(open_recording(session), clock=ManualClock())
+    async with app.run_test(size=SIZE):
+        return str(app.sub_title)
 
 
 def test_sandbox_test_plays_a_scripts_line_with_sound_and_refuses_it_without(

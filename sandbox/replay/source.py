@@ -33,6 +33,8 @@ class Recording:
     #: Each caller turn's latency waterfall, from the session's report (none recorded by
     #: an older build, or by a call cut short).
     timelines: Mapping[int, Mapping[str, int]]
+    #: The phone line the call was on, in words (None: none, the laptop's wideband path).
+    line: str | None = None
 
     @property
     def duration_ms(self) -> int:
@@ -56,7 +58,8 @@ def open_recording(session: str, store: SessionStore | None = None) -> Recording
             events.append(StoredEvent(len(events), end, kind_of(ProcessStopped), {}))
         replayer = Replayer(frames, events)
         brain = recorded_brain(store, row)
-        turns = session_report(store, row).turns or ()
+        report = session_report(store, row)
+        turns, line = report.turns or (), report.line or None
     finally:
         if own:
             store.close()
@@ -70,4 +73,4 @@ def open_recording(session: str, store: SessionStore | None = None) -> Recording
         except UserError as exc:
             no_audio = str(exc)
     timelines = {turn.turn_id: turn.timeline for turn in turns}
-    return Recording(row, replayer, legs, no_audio, brain, timelines)
+    return Recording(row, replayer, legs, no_audio, brain, timelines, line)

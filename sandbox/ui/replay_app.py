@@ -89,7 +89,8 @@ class ReplayApp(PlainApp[None]):
         """Draw the session at its start, paused."""
         row = self.recording.row
         brain = self.recording.brain
-        self.sub_title = visible(f"session {row.id} · {brain} · {row.status}")
+        line = f" · line {self.recording.line}" if self.recording.line else ""
+        self.sub_title = visible(f"session {row.id} · {brain}{line} · {row.status}")
         self.panes.titled()
         self.banner.say(self._banner_text)
         self.go_to(0)
