@@ -58,6 +58,7 @@ from sandbox.call.ledger import (
 from sandbox.call.rtvi import app_frame_problem, brain_frame_problem, rtvi_name
 from sandbox.call.settings import Capabilities, Settings, merged, validate
 from sandbox.call.surplus import Surplus, SurplusFrame
+from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
 from sandbox.call.units import Bracket, Fate, Unit, UnitBook, WireRuleBroken
 from sandbox.call.waterfall import (
     FIRST_CHUNK,
@@ -324,10 +325,11 @@ class CallCore:
         unit.last_frame_ms = now
         if self._pending is not None and turn >= self._pending.turn_id:
             self._pending = None
+        opened = UnitOpened(sid, turn, unit.voice, unit.language)
         if turn <= self.watermark:
             # Opened for a dead turn: it is owed a Finalize and will never play.
-            return [*self._seal(unit, Fate.DEAD_ON_ARRIVAL), *self._flush()]
-        return [OpenUnit(sid, unit.voice, unit.language), UnitChanged(sid)]
+            return [opened, *self._seal(unit, Fate.DEAD_ON_ARRIVAL), *self._flush()]
+        return [opened, OpenUnit(sid, unit.voice, unit.language), UnitChanged(sid)]
 
     def _on_end(self, now: int) -> list[Effect]:
         """The brain hangs up. What it already relayed plays out and is reported: an open
@@ -346,11 +348,16 @@ class CallCore:
         unit = self._book.get(sid)
         if unit is not None:
             unit.last_frame_ms = now
+        kept = len(unit.discarded) if unit is not None else 0
         if self._book.chunk(sid, msg.text):
             assert unit is not None  # a relayed chunk is an open unit's
             self._ledger.mark(unit.turn_id, FIRST_CHUNK, now)
             return [SpeakText(sid, msg.text), UnitChanged(sid)]
-        return [UnitChanged(sid)] if self._book.get(sid) is not None else []
+        if unit is None:
+            return []
+        if len(unit.discarded) > kept:  # kept for the record, never to be spoken
+            return [TextKept(sid, msg.text), UnitChanged(sid)]
+        return [UnitChanged(sid)]
 
     def _on_speech_end(self, msg: pb.SpeechEnd, now: int) -> list[Effect]:
         unit = self._book.end(msg.speech_id)
@@ -774,7 +781,12 @@ class CallCore:
     # -------------------------------------------------------------- internals
 
     def _seal(self, unit: Unit, fate: Fate) -> list[Effect]:
-        return [UnitChanged(unit.speech_id)] if self._book.seal(unit, fate) else []
+        """Seal the unit's fate, and so its heard text, and record both (see
+        :mod:`sandbox.call.unit_records`)."""
+        if not self._book.seal(unit, fate):
+            return []
+        sealed = UnitSealed(unit.speech_id, fate, unit.heard, unit.unspoken)
+        return [sealed, UnitChanged(unit.speech_id)]
 
     def _flush(self) -> list[Effect]:
         """Send every Finalize the book says is due, in its order."""
@@ -799,7 +811,10 @@ class CallCore:
         self.watermark = max(self.watermark, through)
         self._pending = None
         self._interrupted = True
-        out: list[Effect] = [SendFrame(envelope(pb.Interruption(through_turn=through)))]
+        out: list[Effect] = [
+            SendFrame(envelope(pb.Interruption(through_turn=through))),
+            WatermarkRaised(through),
+        ]
         if in_flight:  # also a unit with no text yet: queued in playout, it holds later ones
             out.append(self._cut(CutReason.BARGE_IN))
         for unit in in_flight:

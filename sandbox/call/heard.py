@@ -14,6 +14,7 @@ played word is first compared with it), and the text is joined only when read.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -100,6 +101,13 @@ class HeardCursor:
         """Every word of the unit reached the output: the whole text was heard."""
         self._cursor = self.words_total
         self.heard_chars = self.chars
+
+    def heard_through(self, chars: int) -> None:
+        """The heard text is the text's first ``chars`` characters, as the core sealed it (a
+        reader folding the core's record): the cursor stands after the last word ending there."""
+        assert self._words is None, "a settled unit's heard text is final"
+        self.heard_chars = min(chars, self.chars)
+        self._cursor = bisect.bisect_right(self._ends, self.heard_chars)
 
     @property
     def heard(self) -> str:

@@ -123,6 +123,18 @@ class Unit:
         """The delivered prefix of the unit's own text."""
         return self.cursor.heard
 
+    @property
+    def interrupted(self) -> bool:
+        """The caller did not hear all the brain generated for it: its fate is sealed (or it
+        died with the call's process) and its heard text is short of its generated text. A
+        unit still in play is not interrupted yet. The one definition: the live report, a
+        rebuilt one, the replay and the driver all read it here."""
+        return (
+            self.fate is not None
+            and self.fate is not Fate.IN_PLAY
+            and (self.heard != self.generated)
+        )
+
 
 @dataclass
 class UnitBook:

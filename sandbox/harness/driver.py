@@ -69,7 +69,8 @@ class HeardUnit:
 
     ``generated`` is everything the brain sent for the unit (text discarded unspoken
     included); ``heard`` is the delivered prefix the unit's Finalize carried;
-    ``interrupted`` is ``heard != generated``. ``fate``: played, barged, cancelled,
+    ``interrupted``: its fate is sealed and ``heard != generated`` (``Unit.interrupted``,
+    the one definition). ``fate``: played, barged, cancelled,
     dead (opened for a turn already talked over), silent, abandoned, or "in play".
     """
 
@@ -215,7 +216,7 @@ class VoqalizeDriver:
                 turn_id=u.turn_id,
                 generated=u.generated,
                 heard=u.heard,
-                interrupted=u.heard != u.generated,
+                interrupted=u.interrupted,
                 fate=u.reported_fate,
             )
             for u in self._live().core.units

@@ -172,7 +172,10 @@ def _start_recording(options: CallOptions, recorder: Recorder) -> None:
                 redrive_of=options.redrive_of,
                 origin=options.origin,
             )
-        recorder.event(0, SessionOpened(recorder.brain_name, options.settings, options.line))
+        opened = SessionOpened(
+            recorder.brain_name, options.settings, options.line, unit_records=True
+        )
+        recorder.event(0, opened)
 
 
 def _room_to_record() -> None:

@@ -26,6 +26,7 @@ from sandbox.call.effects import (
     Effect,
     ListenEffect,
     PlayoutEffect,
+    RecordEffect,
     ScreenEffect,
     ToApp,
     UnitChanged,
@@ -326,7 +327,7 @@ class CallHost:
             elif isinstance(effect, ScreenEffect):
                 for show in self.on_screen:
                     show(effect)
-            else:
+            elif not isinstance(effect, RecordEffect):  # the record's: stored above, no port
                 assert_never(effect)
             for listener in self.on_effect:
                 listener(effect)

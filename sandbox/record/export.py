@@ -3,8 +3,8 @@
 
 A call that reached its end stored its report with its index, and that is the export. A
 call cut short (the process was killed) has only its frames and events: the report is
-rebuilt from them — each unit's generated text from its chunks, its heard text from its
-Finalize or, for the unit in play at the crash, from the words played — with outcome
+rebuilt from them — each unit as the core recorded it as the call ran (its fate and heard
+text as sealed; for the unit in play at the crash, the words played) — with outcome
 ``unfinished``. Frames are re-decoded from their raw bytes by this build, so a frame an
 older build could not read is read now. A stored report this build cannot read as a
 whole (written by an older build, or damaged) is completed from the rebuilt one.
@@ -18,10 +18,8 @@ from typing import Any
 from msgspec import UNSET
 
 from sandbox.call.effects import DeadAir, DeadAirEnded, EndedBy
-from sandbox.call.heard import HeardCursor
 from sandbox.call.outcome import Outcome
-from sandbox.call.played import ClauseUnsaid, UnitUnspoken, WordPlayed
-from sandbox.call.units import Fate
+from sandbox.call.unit_fold import UnitFold
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.report import (
     REPORT_VERSION,
@@ -29,9 +27,9 @@ from sandbox.record.report import (
     ErrorReport,
     Report,
     ReportError,
-    UnitReport,
     report_from_json,
     report_json,
+    unit_report,
 )
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent, StoredFrame
 from sandbox.record.stored_events import (
@@ -40,7 +38,7 @@ from sandbox.record.stored_events import (
     MalformedUnkept,
     SessionOpened,
 )
-from sandbox.record.unit_fates import FateReader, stored_int
+from sandbox.record.unit_log import with_unit_records
 from sandbox.wire.codec import WireError, decode
 from sandbox.wire.direction import direction
 from sandbox.wire.plain import describe
@@ -89,61 +87,26 @@ def rebuilt_report(
 ) -> Report:
     """The report of a call that has not ended, from its frames and events in time order.
 
-    Each unit's generated text is its chunks, and its heard text its Finalize's; a unit with
-    no Finalize heard the words the playout released (its ``word_played`` events) walked
-    through its text as the call walked them, so it reads back with exactly the words that
-    were committed. Each unit's fate is the one the core sealed, read off the frames
-    (:mod:`sandbox.record.unit_fates`). ``crashed``: the call's process died (see
+    Each unit is the one the core recorded (:mod:`sandbox.call.unit_fold`, over the events
+    :func:`~sandbox.record.unit_log.with_unit_records` gives): its text relayed and kept, its
+    fate and heard text as the core sealed them, and for a unit still in play the words the
+    playout released walked through its text as the call walked them, so it reads back with
+    exactly the words that were committed. ``crashed``: the call's process died (see
     ``SessionStore.crashed``), so a unit with no fate yet was cut by the crash (fate
     ``crashed``); otherwise the call is still in progress, or its recording stopped, and it
     is ``in play``. The outcome is ``unfinished`` either way.
     """
-    units: dict[int, dict[str, Any]] = {}
-    cursors: dict[int, HeardCursor] = {}  # the units not finalized yet
-    closed: set[int] = set()  # units whose bracket the brain closed
-    fates = FateReader()
+    fold = UnitFold()
+    for event in with_unit_records(frames, events):
+        fold.apply(event.value)
+    if crashed:
+        fold.crash()
     callers: list[str] = []
     errors: list[ErrorReport] = []
     steps: list[dict[str, Any]] = []
-    # The events a rebuilt unit reads: the words played, and what the playout could not speak.
-    moments: list[tuple[int, bool, FrameRecord | WordPlayed | UnitUnspoken | ClauseUnsaid]] = [
-        (f.t_ms, False, f) for f in frames
-    ]
-    moments += [
-        (e.t_ms, True, e.value)
-        for e in events
-        if isinstance(e.value, WordPlayed | UnitUnspoken | ClauseUnsaid)
-    ]
-    # Stable, frames before events at one instant: a word plays after its chunk came in.
-    for _, _, moment in sorted(moments, key=lambda m: (m[0], m[1])):
-        if isinstance(moment, UnitUnspoken | ClauseUnsaid):
-            fates.unspoken(moment.speech_id)
-            continue
-        if isinstance(moment, WordPlayed):
-            if moment.speech_id in cursors:
-                cursors[moment.speech_id].played(moment.word)
-            continue
-        frame, f = moment, moment.fields
-        fates.frame(frame)
-        sid = stored_int(f.get("speech_id"))
-        if frame.type == "speech_start" and frame.dir == "in":
-            if sid not in units:
-                units[sid] = _unit(sid, stored_int(f.get("turn_id")))
-                cursors[sid] = HeardCursor()
-        elif frame.type == "speech_chunk" and frame.dir == "in":
-            unit = units.get(sid)
-            if unit is not None:
-                unit["generated"] += str(f.get("text", ""))
-                if sid in cursors and sid not in closed:  # relayed to the playout
-                    cursors[sid].extend(str(f.get("text", "")))
-        elif frame.type in ("speech_end", "speech_cancel") and frame.dir == "in":
-            closed.add(sid)  # it plays on, but takes no more text
-        elif frame.type == "finalize" and frame.dir == "out":
-            unit = units.get(sid)
-            if unit is not None:
-                cursors.pop(sid, None)
-                unit["heard"] = str(f.get("heard_text", ""))
-        elif frame.type == "user_message" and frame.dir == "out":
+    for frame in frames:
+        f = frame.fields
+        if frame.type == "user_message" and frame.dir == "out":
             callers.append(str(f.get("text", "")))
         elif frame.type == "turn_step" and frame.dir == "in":
             steps.append({"t_ms": frame.t_ms, **f})
@@ -160,20 +123,6 @@ def rebuilt_report(
     opened = next((e.value for e in events if isinstance(e.value, SessionOpened)), None)
     named = None if opened is None else opened.brain_name
     line = None if opened is None else opened.line
-    for sid, cursor in cursors.items():
-        units[sid]["heard"] = cursor.heard
-    for sid, unit in units.items():
-        fate = fates.fate(sid)
-        if fate is None:  # no Finalize: cut by the crash, or still playing
-            unit["fate"] = Fate.CRASHED if crashed else Fate.IN_PLAY
-        else:
-            unit["fate"] = fate
-        unit["relayed"] = unit["generated"]
-        unit["interrupted"] = (
-            unit["fate"] is not Fate.IN_PLAY and unit["heard"] != unit["generated"]
-        )
-        unit["words_heard"] = len(unit["heard"].split())
-        unit["words_total"] = len(unit["generated"].split())
     return Report(
         report_version=REPORT_VERSION,
         session_id=row.id,
@@ -185,10 +134,10 @@ def rebuilt_report(
         ended_by=EndedBy.UNFINISHED,
         end_detail=_unended(row, crashed) + _damage(events),
         settings="",
-        watermark=fates.watermark,
+        watermark=fold.watermark,
         caller_turns=tuple(callers),
         turn_closes={},
-        units=tuple(UnitReport(**unit) for unit in units.values()),
+        units=tuple(unit_report(unit, rebuilt=True) for unit in fold.units.values()),
         steps=tuple(steps),
         errors=tuple(errors),
         dead_air=_dead_air(events, max([f.t_ms for f in frames] + [e.t_ms for e in events] + [0])),
@@ -258,14 +207,3 @@ def _started(at: float) -> str:
         return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
     except (OverflowError, OSError, ValueError, TypeError):
         return ""
-
-
-def _unit(speech_id: int, turn_id: int) -> dict[str, Any]:
-    return {
-        "speech_id": speech_id,
-        "turn_id": turn_id,
-        "generated": "",
-        "heard": "",
-        "fate": Fate.IN_PLAY,
-        "discarded": (),
-    }

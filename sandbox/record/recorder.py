@@ -17,7 +17,7 @@ from sandbox.call.core import CallCore, shortened
 from sandbox.call.effects import EndedBy
 from sandbox.call.outcome import Outcome
 from sandbox.call.surplus import SurplusFrame
-from sandbox.call.units import MAX_CHUNK_CHARS, Unit
+from sandbox.call.units import MAX_CHUNK_CHARS
 from sandbox.private_files import PRIVATE_MODE, private_folder, write_file
 from sandbox.record.call_record import RecordTracker, build, heard_from
 from sandbox.record.frame_log import FrameLog
@@ -29,9 +29,9 @@ from sandbox.record.report import (
     Report,
     StallReport,
     TurnReport,
-    UnitReport,
     report_json,
     report_text,
+    unit_report,
 )
 from sandbox.record.store import short_id
 from sandbox.record.stored_events import (
@@ -279,7 +279,7 @@ class Recorder:
         self.final_report = report
         if self.writer is not None:
             ended = core.ended
-            cut = [u for u in core.units if u.fate is not None and u.heard != u.generated]
+            cut = [u for u in core.units if u.interrupted]
             self.writer.finish(
                 SessionEnd(
                     outcome=report.outcome,
@@ -327,7 +327,7 @@ class Recorder:
             caller_turns=tuple(ledger.caller_lines),
             turn_closes={str(turn): how for turn, how in ledger.caller_closes.items()},
             turns=tuple(TurnReport(t, dict(marks)) for t, marks in ledger.timelines.items()),
-            units=tuple(_unit_report(u) for u in core.units),
+            units=tuple(unit_report(u) for u in core.units),
             steps=tuple(
                 {"t_ms": s.t_ms, **s.step, **({} if s.known_turn else {"unknown_turn": True})}
                 for s in ledger.steps
@@ -364,23 +364,6 @@ class Recorder:
         private_folder(path.parent)
         write_file(path, report_text(report), mode=PRIVATE_MODE)  # what the caller said
         return path
-
-
-def _unit_report(unit: Unit) -> UnitReport:
-    """One unit as the report keeps it."""
-    return UnitReport(
-        speech_id=unit.speech_id,
-        turn_id=unit.turn_id,
-        generated=unit.generated,
-        relayed=unit.relayed,
-        heard=unit.heard,
-        interrupted=unit.heard != unit.generated,
-        fate=unit.reported_fate,
-        words_heard=unit.cursor.words_heard,
-        words_total=unit.cursor.words_total,
-        discarded=tuple(unit.discarded),
-        dropped_chars=unit.dropped_chars,
-    )
 
 
 def _described(env: pb.Envelope, chars: int = SHOWN_CHARS) -> tuple[str, dict[str, Any]]:

@@ -23,7 +23,7 @@ from msgspec import UNSET, UnsetType
 from sandbox.call.caller_events import TurnClose
 from sandbox.call.effects import EndedBy
 from sandbox.call.outcome import Outcome
-from sandbox.call.units import Fate
+from sandbox.call.units import Fate, Unit
 from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.plain_text import escaped_json
 from sandbox.wire.direction import Direction
@@ -51,6 +51,24 @@ class UnitReport(msgspec.Struct, frozen=True):
     words_total: int
     discarded: tuple[str, ...]
     dropped_chars: int | UnsetType = UNSET  # absent: rebuilt, or an older build's
+
+
+def unit_report(unit: Unit, *, rebuilt: bool = False) -> UnitReport:
+    """One unit as the report keeps it, as the core has it (live) or as its record rebuilds
+    it (``rebuilt``: a stored call's, whose text past the unit's limits was never counted)."""
+    return UnitReport(
+        speech_id=unit.speech_id,
+        turn_id=unit.turn_id,
+        generated=unit.generated,
+        relayed=unit.relayed,
+        heard=unit.heard,
+        interrupted=unit.interrupted,
+        fate=unit.reported_fate,
+        words_heard=unit.cursor.words_heard,
+        words_total=unit.cursor.words_total,
+        discarded=tuple(unit.discarded),
+        dropped_chars=UNSET if rebuilt else unit.dropped_chars,
+    )
 
 
 class TurnReport(msgspec.Struct, frozen=True):

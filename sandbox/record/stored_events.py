@@ -38,6 +38,7 @@ from sandbox.call.effects import (
 )
 from sandbox.call.played import ClauseUnsaid, UnitPlayed, UnitUnspoken, WordPlayed
 from sandbox.call.settings import Settings
+from sandbox.call.unit_records import UnitRecord
 from sandbox.record.plain_text import visible
 from sandbox.record.report import Finding, ValueHeard, ValueReadBack
 
@@ -85,11 +86,15 @@ class FrameCut:
 @dataclass(frozen=True)
 class SessionOpened:
     """The session's first event: its brain's name, the settings it started with, and the
-    phone line it is on, in words (None: none, the laptop's wideband path)."""
+    phone line it is on, in words (None: none, the laptop's wideband path).
+    ``unit_records``: the session stores the core's records of its units
+    (:mod:`sandbox.call.unit_records`); an older build's did not, and its readers work them
+    out from its frames (:mod:`sandbox.record.unit_log`)."""
 
     brain_name: str | None = None
     settings: Settings = field(default_factory=Settings)
     line: str | None = None
+    unit_records: bool = False
 
 
 @dataclass(frozen=True)
@@ -215,6 +220,7 @@ Recorded = (
     | UnitPlayed
     | UnitUnspoken
     | ClauseUnsaid
+    | UnitRecord
     | OpenUnit
     | SpeakText
     | CloseUnit

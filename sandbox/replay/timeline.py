@@ -2,14 +2,16 @@
 
 The store keeps every frame's raw bytes and the runtime's events on one clock. A
 :class:`Replayer` walks them in time order and rebuilds what the live app showed at each
-moment: the units with their text as it was relayed and the words as the recorded playout
-reached them, each unit's fate once its Finalize went out, caller lines, notices, the
-state, the end. Moving forward applies the moments in between; moving back starts over,
-which is cheap (a long call is some thousands of moments).
+moment: the units as the core recorded them (:mod:`sandbox.call.unit_fold`), with their
+text as it was relayed, the words as the recorded playout reached them and each unit's fate
+and heard text once the core sealed them, caller lines, notices, the state, the end. Moving
+forward applies the moments in between; moving back starts over, which is cheap (a long call
+is some thousands of moments).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from sandbox.call.effects import (
@@ -27,13 +29,15 @@ from sandbox.call.effects import (
     FrameDropped,
     Notice,
     ProtocolViolation,
+    SpeakText,
     StateChanged,
     StepForUnknownTurn,
     ToApp,
 )
-from sandbox.call.heard import HeardCursor
 from sandbox.call.played import ClauseUnsaid, UnitUnspoken, WordPlayed
-from sandbox.call.units import Bracket, Fate, Unit
+from sandbox.call.unit_fold import UnitFold
+from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
+from sandbox.call.units import Unit
 from sandbox.record.export import frame_record
 from sandbox.record.plain_text import quoted, visible
 from sandbox.record.record_text import finding_line, value_line
@@ -51,7 +55,7 @@ from sandbox.record.report import (
 )
 from sandbox.record.store import StoredEvent, StoredFrame
 from sandbox.record.stored_events import DamagedEvent, ProcessStopped, SessionOpened
-from sandbox.record.unit_fates import FateReader
+from sandbox.record.unit_log import with_unit_records
 
 
 @dataclass(frozen=True)
@@ -95,20 +99,23 @@ Shown = (
 class View:
     """What the panes show at the replay's moment."""
 
-    units: dict[int, Unit] = field(default_factory=dict)
     #: Conversation entries in order: a unit by its speech id, or a line.
     entries: list[int | Shown] = field(default_factory=list)
     frames: list[FrameRecord] = field(default_factory=list)
     state: str = CallState.CONNECTING
     settings: str = ""
-    unspoken: dict[int, str] = field(default_factory=dict)  # units playout could not speak
-    #: Each unit's fate as the core sealed it, read off the same frames.
-    fates: FateReader = field(default_factory=FateReader)
+    #: The units as the core recorded them, as of the replay's moment.
+    fold: UnitFold = field(default_factory=UnitFold)
+
+    @property
+    def units(self) -> Mapping[int, Unit]:
+        """Every unit opened as of the replay's moment, by its speech id."""
+        return self.fold.units
 
     @property
     def watermark(self) -> int:
         """The barge-in watermark as of the replay's moment."""
-        return self.fates.watermark
+        return self.fold.watermark
 
 
 @dataclass
@@ -126,8 +133,9 @@ class Replayer:
     """Rebuilds a session's :class:`View` at any time; see the module doc."""
 
     def __init__(self, frames: list[StoredFrame], events: list[StoredEvent]) -> None:
-        moments = [Moment(f.t_ms, frame=frame_record(f)) for f in frames]
-        moments += [Moment(e.t_ms, event=e) for e in events]
+        records = [frame_record(f) for f in frames]
+        moments = [Moment(f.t_ms, frame=f) for f in records]
+        moments += [Moment(e.t_ms, event=e) for e in with_unit_records(records, events)]
         # Stable: at one instant frames come before events, each in recorded order.
         self.moments = sorted(moments, key=lambda m: (m.t_ms, m.frame is None))
         self.duration_ms = max((m.t_ms for m in self.moments), default=0)
@@ -153,10 +161,8 @@ class Replayer:
     def unit_start(self, speech_id: int) -> int | None:
         """When a unit opened, for jumping to it."""
         for moment in self.moments:
-            frame = moment.frame
-            if frame is None or frame.type != "speech_start":
-                continue
-            if frame.fields.get("speech_id") == speech_id:
+            opened = None if moment.event is None else moment.event.value
+            if isinstance(opened, UnitOpened) and opened.speech_id == speech_id:
                 return moment.t_ms
         return None
 
@@ -195,75 +201,30 @@ def _apply(view: View, moment: Moment, changes: Changes) -> None:
 
 
 def _frame(view: View, frame: FrameRecord, changes: Changes) -> None:
-    view.fates.frame(frame)
     if frame.type == "rtvi":
         notice = notice_in(frame.as_json())
         if notice is not None:  # the brain was reloaded: the turns after it ran the new code
             view.entries.append(notice)
             changes.entries.append(notice)
-        return
-    f, sid = frame.fields, int(frame.fields.get("speech_id", 0))
-    unit = view.units.get(sid)
-    if frame.dir == "in" and frame.type == "speech_start" and unit is None:
-        unit = Unit(sid, int(f.get("turn_id", 0)), 0, 0)
-        view.units[sid] = unit
-        view.entries.append(sid)
-        changes.entries.append(sid)
-    elif unit is None:
-        return
-    elif frame.dir == "in" and frame.type == "speech_chunk":
-        if unit.fate is None and unit.bracket is Bracket.OPEN:
-            unit.cursor.extend(str(f.get("text", "")))
-        else:
-            unit.discarded.append(str(f.get("text", "")))
-    elif frame.dir == "in" and frame.type == "speech_end":
-        unit.bracket = Bracket.ENDED if unit.bracket is Bracket.OPEN else unit.bracket
-    elif frame.dir == "out" and frame.type == "finalize":
-        _finalized(view, unit, str(f.get("heard_text", "")))
-    changes.units.append(sid)
-
-
-def _finalized(view: View, unit: Unit, heard: str) -> None:
-    """A unit's Finalize went out: its fate is the one the core sealed, and its heard text
-    the Finalize's, the record's word (a word played in the same millisecond as the cut may
-    sort after it): the cursor is brought to it."""
-    unit.finalized = True
-    if heard != unit.heard:
-        cursor = HeardCursor()
-        cursor.extend(unit.relayed)
-        for word in heard.split():
-            cursor.played(word)
-        unit.cursor = cursor
-    unit.unspoken = view.unspoken.get(unit.speech_id, "")
-    unit.fate = view.fates.fate(unit.speech_id)
-    if unit.fate is Fate.PLAYED:
-        unit.cursor.played_all()
 
 
 def _event(view: View, event: StoredEvent, changes: Changes) -> None:
     shown: Shown | None = None
     match event.value:
-        case WordPlayed(speech_id=sid, word=word):
-            unit = view.units.get(sid)
-            if unit is not None and unit.fate is None:
-                unit.cursor.played(word)
-                changes.units.append(unit.speech_id)
-        case (
-            UnitUnspoken(speech_id=sid, reason=reason) | ClauseUnsaid(speech_id=sid, reason=reason)
-        ):
-            # unit_unspoken comes at its Finalize's instant, so after that frame; a clause
-            # left unsaid comes while the unit still plays, and its Finalize reads it from
-            # the view.
-            view.unspoken[sid] = reason
-            view.fates.unspoken(sid)
-            unit = view.units.get(sid)
-            if unit is not None and unit.finalized:
-                unit.fate, unit.unspoken = view.fates.fate(sid), reason
+        case UnitOpened(speech_id=sid) as opened:
+            if view.fold.apply(opened) is not None:
+                view.entries.append(sid)
+                changes.entries.append(sid)
                 changes.units.append(sid)
-            if isinstance(event.value, ClauseUnsaid):
-                said = quoted(event.value.text)
-                unsaid = finding_kind(SpeechUnsaid)
-                shown = RecordNote(f"{unsaid}: unit {sid} could not say {said}: {visible(reason)}")
+        case WordPlayed() | SpeakText() | TextKept() | UnitSealed() | WatermarkRaised() as told:
+            changed = view.fold.apply(told)
+            if changed is not None:
+                changes.units.append(changed)
+        case UnitUnspoken():
+            pass  # the core's record seals the unit with why
+        case ClauseUnsaid(speech_id=sid, text=text, reason=reason):
+            said, unsaid = quoted(text), finding_kind(SpeechUnsaid)
+            shown = RecordNote(f"{unsaid}: unit {sid} could not say {said}: {visible(reason)}")
         case StateChanged(state=state):
             view.state = state
         case CallerShown() | CallerIdle() | CallEnded() | ToApp() as line:
@@ -292,10 +253,7 @@ def _event(view: View, event: StoredEvent, changes: Changes) -> None:
         case NameRefused() | NameNotFromCaller() | CalledTheCaller() | PromisedUnbooked() as found:
             shown = RecordNote(finding_line(found))
         case ProcessStopped():  # what was still in play was cut there by the crash
-            for unit in view.units.values():
-                if unit.fate is None:
-                    unit.fate = Fate.CRASHED
-                    changes.units.append(unit.speech_id)
+            changes.units += view.fold.crash()
             shown = RecordNote(
                 "the call's process stopped here (killed or crashed): the recording ends, and "
                 "what was still playing was cut by the crash"
