@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from sandbox.bench.redrive import Recorded, Verdicts
+from sandbox.call.units import Fate
 from sandbox.paths import HOME_ENV
 from sandbox.replay.diff import Diff, TurnDiff, UnitSide
 from sandbox.replay.redrive import Redrive
@@ -47,8 +48,8 @@ def test_the_reduced_false_alarm_bench_finds_none(tmp_path: Path) -> None:
 
 
 def _diff(before: str, after: str) -> Diff:
-    turn = TurnDiff("hi", [UnitSide("Hello there", "Hello there", False)])
-    turn.after = [UnitSide("Hello there", "Hello there", False)]
+    turn = TurnDiff("hi", [UnitSide("Hello there", "Hello there", False, Fate.PLAYED)])
+    turn.after = [UnitSide("Hello there", "Hello there", False, Fate.PLAYED)]
     history_before = [("user", before), ("assistant", "Hello there")]
     history_after = [("user", after), ("assistant", "Hello there")]
     return Diff([turn], history_before, history_after, [])

@@ -20,7 +20,7 @@ frame), or, with no Finalize yet, the words played walked through its text as th
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,9 @@ from sandbox.call.units import Bracket, Fate
 from sandbox.wire import pb
 
 _HONOURS_CANCEL = pb.Capability.Name(pb.CAPABILITY_SPEECH_CANCEL)
+
+Frame = tuple[str, str, Mapping[str, Any]]
+"""A stored frame as read here: its direction from the runtime's side, its arm, its fields."""
 
 OldRecord = UnitOpened | SpeakText | TextKept | UnitSealed | WatermarkRaised
 """What an old session's frames yield: the core's records and the text it relayed."""
@@ -52,11 +55,16 @@ class RecordsFromFrames:
     side, ``type`` the envelope's arm, ``fields`` as described) and the words its playout
     released, yields the records the core would have kept; see the module doc."""
 
-    def __init__(self, unspoken: Collection[int], finalized: Mapping[int, str]) -> None:
-        """``unspoken``: the units the playout could not speak, or a clause of (its events);
-        ``finalized``: each finalized unit's heard text (its Finalize's), by speech id."""
+    def __init__(self, frames: Iterable[Frame], unspoken: Collection[int]) -> None:
+        """``frames``: all the session's frames, for its Finalizes' heard text (the frames
+        are then fed one by one to :meth:`frame`); ``unspoken``: the units the playout could
+        not speak, or a clause of (its events)."""
         self._unspoken = frozenset(unspoken)
-        self._finalized = finalized
+        self._finalized: dict[int, str] = {}
+        for direction, kind, fields in frames:
+            if (direction, kind) == ("out", "finalize"):
+                sid = stored_int(fields.get("speech_id"))
+                self._finalized.setdefault(sid, str(fields.get("heard_text", "")))
         self._watermark = 0
         # A session whose SessionStart did not offer SpeechCancel plays a cancelled unit out.
         self._honours_cancel = True

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from sandbox.call.effects import SpeakText
 from sandbox.call.played import ClauseUnsaid, UnitUnspoken, WordPlayed
-from sandbox.call.records_from_frames import RecordsFromFrames, stored_int
+from sandbox.call.records_from_frames import RecordsFromFrames
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.store import StoredEvent
 from sandbox.record.stored_events import SessionOpened, event_row
@@ -40,12 +40,7 @@ def _records_from_frames(
     unspoken = {
         e.value.speech_id for e in events if isinstance(e.value, UnitUnspoken | ClauseUnsaid)
     }
-    finalized: dict[int, str] = {}
-    for frame in frames:
-        if frame.dir == "out" and frame.type == "finalize":
-            sid = stored_int(frame.fields.get("speech_id"))
-            finalized.setdefault(sid, str(frame.fields.get("heard_text", "")))
-    reader = RecordsFromFrames(unspoken, finalized)
+    reader = RecordsFromFrames([(f.dir, f.type, f.fields) for f in frames], unspoken)
     moments: list[tuple[int, bool, FrameRecord | StoredEvent]] = [
         (f.t_ms, False, f) for f in frames
     ]

@@ -26,7 +26,7 @@ class UnitSide:
     generated: str
     heard: str
     cut: bool
-    fate: Fate = Fate.PLAYED
+    fate: Fate
 
 
 @dataclass

@@ -1,0 +1,184 @@
+"""Every reader of a stored call takes its units from the core's own record, so they agree.
+
+One real call (a unit taken back, a unit the caller talks over, the rest played out) is read
+four ways — the report the live call wrote, the report rebuilt from what it recorded, the
+replay's timeline at its end, the page's data — finished, then killed in the middle of a
+unit's speech, then as an older build stored it (without the core's records, which are
+then worked out from its frames in one place): every way gives every unit the same fate,
+heard text and "interrupted".
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from cli_rig import sandbox_cli
+
+from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
+from sandbox.record.export import frame_record, rebuilt_report, session_report
+from sandbox.record.page.data import page_data
+from sandbox.record.store import SessionStore
+from sandbox.record.stored_events import kind_of
+from sandbox.record.transcript import CRASHED_WORDS
+from sandbox.replay.source import open_recording
+
+# The guardrail brain takes its card answer back (cancelled); the caller talks over the
+# balance answer (barged); the greeting plays out.
+SCRIPT = """\
+ms_per_word = 20
+[[step]]
+say = "What is my card number?"
+[[step]]
+say = "And my balance?"
+[[step]]
+barge_in = "Stop there"
+after_words = 2
+"""
+
+#: A unit as a reader has it: fate, heard text, interrupted.
+Seen = dict[int, tuple[str, str, bool]]
+
+
+def _report_units(report: Any) -> Seen:
+    return {u.speech_id: (u.fate.value, u.heard, u.interrupted) for u in report.units}
+
+
+def _four_ways(store: SessionStore, session_id: str, *, records: bool = True) -> dict[str, Seen]:
+    """The units as the rebuilt report, the replay, the page and the session's own report have
+    them (the page keeps heard words, not text: its count is held to the heard text's).
+    ``records``: whether the session holds the core's records (else an older build's)."""
+    row = store.find(session_id)
+    frames, events = store.frames(row.id), store.events(row.id)
+    assert any(e.kind == kind_of(UnitSealed) for e in events) is records
+    rebuilt = rebuilt_report(
+        row, [frame_record(f) for f in frames], events, crashed=store.crashed(row)
+    )
+    replay = open_recording(session_id, store).replayer
+    replay.seek(replay.duration_ms)
+    report = session_report(store, row)
+    page = {e["speech_id"]: e for e in page_data(store, row)["entries"] if e["kind"] == "bot"}
+    for unit in report.units:
+        shown = page[unit.speech_id]
+        assert shown["heard"] == len(unit.heard.split()), (shown, unit)
+        assert shown["words"] == unit.generated.split()
+    return {
+        "rebuilt": _report_units(rebuilt),
+        "replay": {
+            u.speech_id: (u.reported_fate.value, u.heard, u.interrupted)
+            for u in replay.view.units.values()
+        },
+        "page": {
+            sid: (
+                "crashed" if shown["fate"] == CRASHED_WORDS else shown["fate"],
+                report_unit.heard,
+                report_unit.interrupted,
+            )
+            for report_unit in report.units
+            for sid, shown in [(report_unit.speech_id, page[report_unit.speech_id])]
+        },
+        "session report": _report_units(report),
+    }
+
+
+def _sql(home: Path, *statements: tuple[str, tuple[Any, ...]]) -> None:
+    db = sqlite3.connect(home / "sessions.db")
+    try:
+        with db:
+            for sql, params in statements:
+                db.execute(sql, params)
+    finally:
+        db.close()
+
+
+def _as_an_older_build_stored_it(home: Path, session_id: str) -> None:
+    """Take the core's records out, and the mark that the session holds them."""
+    kinds = [kind_of(t) for t in (UnitOpened, TextKept, UnitSealed, WatermarkRaised)]
+    _sql(
+        home,
+        (
+            f"DELETE FROM events WHERE session_id = ? AND kind IN ({','.join('?' * len(kinds))})",
+            (session_id, *kinds),
+        ),
+        (
+            "UPDATE events SET data = json_remove(data, '$.unit_records') "
+            "WHERE session_id = ? AND kind = 'session_opened'",
+            (session_id,),
+        ),
+    )
+
+
+def test_a_finished_and_a_killed_call_read_the_same_units_every_way(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    script = tmp_path / "call.toml"
+    script.write_text(SCRIPT)
+    live_path = tmp_path / "live.json"
+    call = sandbox_cli(
+        home, "call", "--brain", "guardrail", "--script", str(script), "--idle-ms", "0",
+        "--report", str(live_path),
+    )  # fmt: skip
+    assert call.returncode == 0, call.stdout + call.stderr
+    live_json = json.loads(live_path.read_text())
+    session_id = live_json["session_id"]
+    live: Seen = {
+        u["speech_id"]: (u["fate"], u["heard"], u["interrupted"]) for u in live_json["units"]
+    }
+    assert {"played", "cancelled", "barged"} <= {fate for fate, _, _ in live.values()}, live
+    assert any(interrupted and heard for _, heard, interrupted in live.values()), live
+
+    with SessionStore(home / "sessions.db") as store:
+        assert _four_ways(store, session_id) == dict.fromkeys(
+            ["rebuilt", "replay", "page", "session report"], live
+        )
+
+    # The finished call as an older build stored it: its records are worked out from its
+    # frames, and read the same.
+    older = tmp_path / "older"
+    older.mkdir()
+    with (
+        sqlite3.connect(home / "sessions.db") as source,
+        sqlite3.connect(older / "sessions.db") as copy,
+    ):
+        source.backup(copy)
+    _as_an_older_build_stored_it(older, session_id)
+    with SessionStore(older / "sessions.db") as store:
+        assert _four_ways(store, session_id, records=False) == dict.fromkeys(
+            ["rebuilt", "replay", "page", "session report"], live
+        )
+
+    # Killed at the second word the played-out greeting's successor had played: the process
+    # dies there, nothing after it is stored.
+    with SessionStore(home / "sessions.db") as store:
+        events = store.events(session_id)
+    words = [e for e in events if e.kind == "word_played"]
+    by_unit: dict[int, list[Any]] = {}
+    for word in words:
+        by_unit.setdefault(word.data["speech_id"], []).append(word)
+    in_play = next(sid for sid, said in by_unit.items() if len(said) >= 3 and sid != 1)
+    kill = by_unit[in_play][1]
+    _sql(
+        home,
+        ("DELETE FROM events WHERE session_id = ? AND seq > ?", (session_id, kill.seq)),
+        ("DELETE FROM frames WHERE session_id = ? AND t_ms > ?", (session_id, kill.t_ms)),
+        (
+            "UPDATE sessions SET report = NULL, outcome = NULL, ended_at = NULL WHERE id = ?",
+            (session_id,),
+        ),
+    )
+    with SessionStore(home / "sessions.db") as store:
+        killed = _four_ways(store, session_id)
+    ways = list(killed.values())
+    assert all(way == ways[0] for way in ways), killed
+    for sid, (fate, heard, interrupted) in ways[0].items():
+        if sid == in_play:  # cut by the crash, heard what played before it
+            assert (fate, interrupted) == ("crashed", True)
+            assert heard and live[sid][1].startswith(heard) and heard != live[sid][1]
+        else:  # sealed before the kill, as the live call sealed it
+            assert (fate, heard, interrupted) == live[sid]
+
+    # The same killed call as an older build stored it reads the same.
+    _as_an_older_build_stored_it(home, session_id)
+    with SessionStore(home / "sessions.db") as store:
+        assert _four_ways(store, session_id, records=False) == killed
