@@ -157,8 +157,10 @@ class LiveTranscript:
         if record.dir == "out" and record.type == "finalize":
             unit = self.host.core.unit(int(record.fields.get("speech_id", 0)))
             if unit is not None:  # its heard text is fixed: the Finalize says so
-                fate = unit.reported_fate
-                self._print(BotUnit(unit.speech_id, unit.turn_id, unit.generated, unit.heard, fate))
+                fate, cut = unit.reported_fate, unit.interrupted
+                self._print(
+                    BotUnit(unit.speech_id, unit.turn_id, unit.generated, unit.heard, fate, cut)
+                )
         elif record.type in _READ:  # read as the report's transcript reads it, one at a time
             entry = frame_entry(record.as_json())
             if entry is not None:

@@ -53,11 +53,8 @@ class BotUnit:
     generated: str
     heard: str
     fate: Fate
-
-    @property
-    def cut(self) -> bool:
-        """Fewer words were heard than were generated."""
-        return len(self.heard.split()) < len(self.generated.split())
+    #: The caller did not hear all of it (``Unit.interrupted``, as the report keeps it).
+    cut: bool
 
     @property
     def unheard(self) -> str:
@@ -201,7 +198,9 @@ def frame_entry(frame: Fields) -> Entry | None:
 
 
 def _bot_unit(unit: UnitReport) -> BotUnit:
-    return BotUnit(unit.speech_id, unit.turn_id, unit.generated, unit.heard, unit.fate)
+    return BotUnit(
+        unit.speech_id, unit.turn_id, unit.generated, unit.heard, unit.fate, unit.interrupted
+    )
 
 
 def transcript_line(entry: Entry) -> str:
