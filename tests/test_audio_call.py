@@ -215,7 +215,7 @@ async def test_a_barge_in_half_a_second_into_the_greeting_lands(
     floor: list[object] = []  # what the floor judge read and decided, for a failure's message
     hooks = EngineHooks(
         heard=(lambda _t, event: floor.append(event),),
-        decided=(lambda t, kind, data: floor.append((t, kind, data)),),
+        decided=(lambda t, step: floor.append((t, step)),),
     )
     objection, rate = await asyncio.to_thread(speak, "Sorry, do you have parking nearby?")
     async with audio_call(

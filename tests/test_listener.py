@@ -40,6 +40,7 @@ from sandbox.call.caller_events import (
     TurnClose,
     TurnCommitted,
 )
+from sandbox.call.endpointing_steps import BurstRead, EndpointingStep, Rise
 
 MIC_RATE = 48000
 BOT_RATE = 22050
@@ -156,13 +157,13 @@ def test_a_yes_no_question_whose_voice_rises_closes_at_the_final_window(
     """espeak-ng's yes/no question rises on its last syllable: with Whisper's question, the
     turn is over (a caller pausing inside a question holds the pitch level), so it closes at
     the final window, as a falling statement does."""
-    decisions: list[tuple[str, dict[str, Any]]] = []
+    decisions: list[EndpointingStep] = []
     listener = Listener(in_executor(transcriber, InlineExecutor()))
-    listener.on_decision = lambda _t, kind, data: decisions.append((kind, data))
+    listener.on_decision = lambda _t, step: decisions.append(step)
     audio = join(silence(300), espeak(said), silence(2000))
     (turn,) = of(TurnCommitted, listen(listener, caller_at_mic(audio)))
-    rises = [data["semitones"] for kind, data in decisions if kind == "rise"]
-    assert rises and rises[-1] >= RISE_SEMITONES, decisions
+    rises = [step.semitones for step in decisions if isinstance(step, Rise)]
+    assert rises and (rises[-1] or 0) >= RISE_SEMITONES, decisions
     assert turn.reason == TurnClose.FINAL
     assert turn.t_committed - turn.t_end_of_speech == windows_for(7).final_ms
 
@@ -324,9 +325,9 @@ def test_a_floor_word_the_quick_read_missed_cuts_the_bot_after_it_went_on(
         return future
 
     listener = Listener(in_executor(transcriber, InlineExecutor()), read_brief=misread)
-    reads: list[dict[str, Any]] = []
-    listener.on_decision = lambda _t, kind, data: (
-        reads.append(data) if kind == "burst_read" else None
+    reads: list[BurstRead] = []
+    listener.on_decision = lambda _t, step: (
+        reads.append(step) if isinstance(step, BurstRead) else None
     )
     mic = caller_at_mic(join(silence(300), espeak("wait"), silence(2500)))
     events: list[ListenerEvent] = []
@@ -338,7 +339,7 @@ def test_a_floor_word_the_quick_read_missed_cuts_the_bot_after_it_went_on(
     assert [type(e) for e in events[:4]] == [OverBot, BotResumes, BargeIn, CallerSpeaking]
     assert of(BotResumes, events)[0].why == "unclear"
     assert "read as the bot went on" in of(BargeIn, events)[0].why
-    assert [r["quick"] for r in reads] == [True, False], reads
+    assert [r.quick for r in reads] == [True, False], reads
     (turn,) = of(TurnCommitted, events)
     assert words(turn.text) == ["wait"], turn.text
 
@@ -528,9 +529,9 @@ def test_a_quick_read_that_comes_back_after_the_voice_resumed_is_recorded_as_qui
         return pending[-1]
 
     listener = Listener(in_executor(transcriber, InlineExecutor()), read_brief=slow)
-    reads: list[dict[str, Any]] = []
-    listener.on_decision = lambda _t, kind, data: (
-        reads.append(data) if kind == "burst_read" else None
+    reads: list[BurstRead] = []
+    listener.on_decision = lambda _t, step: (
+        reads.append(step) if isinstance(step, BurstRead) else None
     )
     sorry = espeak("Sorry,")
     mic = caller_at_mic(join(silence(300), sorry, silence(120), sorry, silence(1500)))
@@ -539,4 +540,4 @@ def test_a_quick_read_that_comes_back_after_the_voice_resumed_is_recorded_as_qui
         if pending and not pending[0].done() and t > 300 + 2 * len(sorry) // 16:
             pending[0].set_result(Transcript("So"))
     assert pending and reads, reads
-    assert reads[0]["quick"] is True, reads
+    assert reads[0].quick is True, reads

@@ -7,7 +7,6 @@ import hashlib
 from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -35,6 +34,8 @@ from sandbox.audio.turn_model import (
 from sandbox.bench.pause_set import COMPLETE, complete_utterance
 from sandbox.bench.pauses import InlineModels, first_commit, pauses_table
 from sandbox.call.caller_events import TurnClose, TurnCommitted
+from sandbox.call.endpointing_steps import EndpointingStep, Fall, Rise
+from sandbox.record.stored_events import kind_of
 
 #: Clips and their features by pipecat 1.14.0's own numpy port of WhisperFeatureExtractor
 #: (written by tools/vendor-turn-model from the wheel).
@@ -106,13 +107,13 @@ def test_an_unpunctuated_question_commits_as_fast_as_a_punctuated_one(
 def test_without_the_model_the_same_question_waits_unless_punctuated_or_falling(
     transcriber: Transcriber,
 ) -> None:
-    decisions: list[tuple[str, dict[str, Any]]] = []
+    decisions: list[EndpointingStep] = []
     memo = InlineModels(transcriber, None)
     committed = first_commit(memo, 0, complete_utterance(0), 7, decisions)
     assert committed is not None
     # Without the model only the words and the voice's fall or rise can finish it.
-    falls = [d["semitones"] for kind, d in decisions if kind == "fall"]
-    rises = [d["semitones"] for kind, d in decisions if kind == "rise"]
+    falls = [d.semitones for d in decisions if isinstance(d, Fall)]
+    rises = [d.semitones for d in decisions if isinstance(d, Rise)]
     fell = bool(falls) and falls[-1] is not None and falls[-1] <= -FALL_SEMITONES
     rose = bool(rises) and rises[-1] is not None and rises[-1] >= RISE_SEMITONES
     text = committed.text
@@ -139,7 +140,7 @@ def test_a_listener_hands_a_current_verdict_to_the_endpointer_and_records_it() -
 
     listener = Listener(transcribe, judge_turn=judge)
     decisions: list[str] = []
-    listener.on_decision = lambda _t, kind, _data: decisions.append(kind)
+    listener.on_decision = lambda _t, step: decisions.append(kind_of(type(step)))
     utterance = complete_utterance(1).audio  # a real voice, then silence
     events = []
     block = SAMPLE_RATE // 50

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -44,6 +44,7 @@ from sandbox.audio.tts import Synthesizer
 from sandbox.audio.turn_model import TurnModel
 from sandbox.audio.voices import catalog, default_voice, voice_languages
 from sandbox.call.caller_events import ListenerEvent
+from sandbox.call.endpointing_steps import EndpointingStep
 from sandbox.call.settings import Capabilities
 from sandbox.errors import UserError
 from sandbox.malloc_tuning import give_back_free_memory
@@ -100,7 +101,7 @@ class EngineHooks:
     #: its first sample), the microphone as the call heard it (the listener thread).
     cleaned: tuple[Callable[[Float32, int], None], ...] = ()
     #: Every endpointing step (see ``Listener.on_decision``) (the listener thread).
-    decided: tuple[Callable[[int, str, dict[str, Any]], None], ...] = ()
+    decided: tuple[Callable[[int, EndpointingStep], None], ...] = ()
     #: A device that went away mid-call, in words (the watcher thread).
     lost: tuple[Callable[[str], None], ...] = ()
 
@@ -311,9 +312,9 @@ class AudioEngine:
             self._listener.set_patience(patience)
             self._listener.set_language(language)
 
-    def _decided(self, t_ms: int, kind: str, data: dict[str, Any]) -> None:
+    def _decided(self, t_ms: int, step: EndpointingStep) -> None:
         for hook in self._hooks.decided:
-            hook(t_ms, kind, data)
+            hook(t_ms, step)
 
     def _cleaned(self, samples: Float32, t_ms: int) -> None:
         for hook in self._hooks.cleaned:

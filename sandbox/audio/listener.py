@@ -56,7 +56,6 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -80,6 +79,7 @@ from sandbox.audio.resample import Float32, as_int16
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
 from sandbox.audio.turn_model import TurnModel
 from sandbox.audio.vad import FRAME_MS, FrameVad
+from sandbox.call import endpointing_steps as steps
 from sandbox.call.caller_events import (
     Backchannel,
     BargeIn,
@@ -92,6 +92,7 @@ from sandbox.call.caller_events import (
     TurnClose,
     TurnCommitted,
 )
+from sandbox.call.endpointing_steps import EndpointingStep
 
 #: Whisper hook: (float32 16 kHz audio, ISO language) -> a future transcript.
 TranscribeFn = Callable[[Float32, str], "Future[Transcript]"]
@@ -171,7 +172,7 @@ class Listener:
         #: pausing and resuming, each speculative transcript (the guess and whether it reads
         #: as finished), each read of a voice over the bot (quick or full) and how the turn
         #: closed.
-        self.on_decision: Callable[[int, str, dict[str, Any]], None] | None = None
+        self.on_decision: Callable[[int, EndpointingStep], None] | None = None
         self._vad = FrameVad(sample_rate=SAMPLE_RATE)
         self._raw_vad = FrameVad(sample_rate=SAMPLE_RATE)
         self._doubletalk = DoubleTalk()
@@ -336,29 +337,29 @@ class Listener:
         assert turn is not None, "the endpointer reports pauses and ends only inside a turn"
         if isinstance(ev, PauseStarted):
             turn.paused = True
-            self._decided(ev.t, "voice_paused", {"speech_end": ev.speech_end})
+            self._decided(ev.t, steps.VoicePaused(ev.speech_end))
             turn.paused_frames = len(turn.audio)
             if not turn.overlap:
                 audio = np.concatenate(turn.audio)
                 fall, rise = final_fall(audio), final_rise(audio)
-                self._decided(ev.t, "fall", {"semitones": None if fall is None else round(fall, 2)})
-                self._decided(ev.t, "rise", {"semitones": None if rise is None else round(rise, 2)})
+                self._decided(ev.t, steps.Fall(None if fall is None else round(fall, 2)))
+                self._decided(ev.t, steps.Rise(None if rise is None else round(rise, 2)))
                 self._endpointer.hint_fall(fall)
                 self._endpointer.hint_rise(rise)
         elif isinstance(ev, Resumed):
             turn.paused = False
             turn.epoch += 1
-            self._decided(ev.t, "voice_resumed", {})
+            self._decided(ev.t, steps.VoiceResumed())
         elif isinstance(ev, TurnEnded):
             turn.ended = ev
             self._closed.append(turn)
             self._turn = None
-            self._decided(ev.t, "turn_closed", {"reason": ev.reason, "speech_end": ev.speech_end})
+            self._decided(ev.t, steps.TurnClosed(ev.reason, ev.speech_end))
         return []
 
-    def _decided(self, t: int, kind: str, data: dict[str, Any]) -> None:
+    def _decided(self, t: int, step: EndpointingStep) -> None:
         if self.on_decision is not None:
-            self.on_decision(t, kind, data)
+            self.on_decision(t, step)
 
     def _advance(self) -> list[ListenerEvent]:
         """Collect a finished transcription, emit closed turns in order, start the next job.
@@ -372,13 +373,7 @@ class Listener:
             read = judging.result()
             self._decided(
                 self._now,
-                "burst_read",
-                {
-                    "text": read.text,
-                    "quick": self._judging_brief,
-                    "unsure": read.unsure,
-                    "asked": self._judging_asked,
-                },
+                steps.BurstRead(read.text, self._judging_brief, read.unsure, self._judging_asked),
             )
             for floor_event in self._floor.heard(read.text, self._now, sure=not read.unsure):
                 events += self._on_floor(floor_event)
@@ -390,7 +385,7 @@ class Listener:
                 turn.guess = (epoch, future.result())
                 guess = turn.guess[1].text.strip()
                 shape = text_shape(guess)
-                self._decided(self._now, "guess", {"text": guess, "complete": shape == "finished"})
+                self._decided(self._now, steps.Guess(guess, shape == "finished"))
                 if turn is self._turn and turn.paused and turn.has_current_guess():
                     self._endpointer.hint_text(shape, question=asks_question(guess))
                     if shape == "open" and self._judge_turn is not None:
@@ -414,7 +409,7 @@ class Listener:
         turn.judged = None
         if epoch == turn.epoch and turn.paused:
             probability = future.result()
-            self._decided(self._now, "turn_model", {"probability": round(probability, 3)})
+            self._decided(self._now, steps.TurnModel(round(probability, 3)))
             self._endpointer.hint_turn(probability)
 
     def _next_job(self) -> tuple[_Turn, int, Future[Transcript]] | None:

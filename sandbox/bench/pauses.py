@@ -41,6 +41,7 @@ from sandbox.audio.turn_model import TurnModel
 from sandbox.bench.figures import Progress, median
 from sandbox.bench.pause_set import Utterance, afterthought_set, complete_set, paused_set
 from sandbox.call.caller_events import TurnCommitted
+from sandbox.call.endpointing_steps import EndpointingStep, Guess, TurnClosed
 from sandbox.call.settings import DEFAULT_PATIENCE
 
 #: A commit this soon after the utterance's end is early.
@@ -103,15 +104,15 @@ def first_commit(
     item: int,
     utterance: Utterance,
     patience: int,
-    decisions: list[tuple[str, dict[str, Any]]] | None = None,
+    decisions: list[EndpointingStep] | None = None,
 ) -> TurnCommitted | None:
     """The first turn one utterance commits at ``patience`` (the rest of its audio is not fed:
-    nothing after it changes a figure); the listener's decisions (kind, data) go to
+    nothing after it changes a figure); the listener's decisions (its endpointing steps) go to
     ``decisions`` when given."""
     transcribe, judge = memo.hooks(item)
     listener = Listener(transcribe, patience=patience, judge_turn=judge)
     if decisions is not None:
-        listener.on_decision = lambda _t, kind, data: decisions.append((kind, data))
+        listener.on_decision = lambda _t, step: decisions.append(step)
     block = SAMPLE_RATE * BLOCK_MS // 1000
     for start in range(0, len(utterance.audio), block):
         t_ms = start * 1000 // SAMPLE_RATE
@@ -127,13 +128,13 @@ def _cut_off(memo: InlineModels, item: int, utterance: Utterance, patience: int)
     read as finished) or ``"turn_model"`` (the model called an unpunctuated guess finished);
     None when it was not."""
     assert utterance.pause is not None
-    decisions: list[tuple[str, dict[str, Any]]] = []
+    decisions: list[EndpointingStep] = []
     committed = first_commit(memo, item, utterance, patience, decisions)
     if committed is None or committed.t_end_of_speech >= utterance.pause[1]:
         return None
-    closed = next(i for i, (kind, _data) in enumerate(decisions) if kind == "turn_closed")
-    guesses = [data for kind, data in decisions[:closed] if kind == "guess"]
-    return "punctuated" if guesses and guesses[-1]["complete"] else "turn_model"
+    closed = next(i for i, step in enumerate(decisions) if isinstance(step, TurnClosed))
+    guesses = [step for step in decisions[:closed] if isinstance(step, Guess)]
+    return "punctuated" if guesses and guesses[-1].complete else "turn_model"
 
 
 def _fraction(flags: list[bool]) -> float | None:

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
 
 from sandbox.audio.engine import AudioEngine, EngineHooks
 from sandbox.audio.sinks import Block
 from sandbox.audio.stt import SAMPLE_RATE
+from sandbox.call.endpointing_steps import EndpointingStep
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER, AudioLeg
-from sandbox.record.stored_events import endpointing_step
 
 
 def record_legs(engine: AudioEngine, host: CallHost) -> tuple[list[AudioLeg], EngineHooks]:
@@ -46,8 +45,8 @@ def record_legs(engine: AudioEngine, host: CallHost) -> tuple[list[AudioLeg], En
         now = host.now()
         speaker.add(block, stream.place(now, len(block), rate) if paced else now)
 
-    def decided(t_ms: int, kind: str, data: dict[str, Any]) -> None:
-        host.recorder.event(t_ms, endpointing_step(kind, data))
+    def decided(t_ms: int, step: EndpointingStep) -> None:
+        host.recorder.event(t_ms, step)
 
     hooks = EngineHooks(released=(released,), cleaned=(mic.add,), decided=(decided,))
     return [mic, speaker], hooks

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from sandbox.call.caller_events import ListenerEvent, TurnClose
+from sandbox.call.caller_events import ListenerEvent
 from sandbox.call.effects import (
     CallEnded,
     CallerIdle,
@@ -36,6 +36,7 @@ from sandbox.call.effects import (
     StateChanged,
     ToApp,
 )
+from sandbox.call.endpointing_steps import EndpointingStep
 from sandbox.call.played import ClauseUnsaid, UnitPlayed, UnitUnspoken, WordPlayed
 from sandbox.call.settings import Settings
 from sandbox.call.unit_records import UnitRecord
@@ -140,75 +141,6 @@ class DeviceLost:
     words: str
 
 
-# The endpointing steps of a real-audio call, as the listener decides them
-# (``sandbox.audio.listener``; ``sandbox.host.audio_call`` stores them).
-
-
-@dataclass(frozen=True)
-class VoicePaused:
-    """The caller's voice paused; the silence began at ``speech_end``."""
-
-    speech_end: int
-
-
-@dataclass(frozen=True)
-class Fall:
-    """The pitch's fall at the pause, in semitones (None: not measured)."""
-
-    semitones: float | None
-
-
-@dataclass(frozen=True)
-class Rise:
-    """The pitch's rise at the pause, in semitones (None: not measured)."""
-
-    semitones: float | None
-
-
-@dataclass(frozen=True)
-class VoiceResumed:
-    """The caller's voice went on after a pause."""
-
-
-@dataclass(frozen=True)
-class TurnClosed:
-    """The endpointer closed the turn, for ``reason``; the silence began at ``speech_end``."""
-
-    reason: TurnClose
-    speech_end: int
-
-
-@dataclass(frozen=True)
-class BurstRead:
-    """A voice over the bot, transcribed (``quick``: a brief read) as asked at ``asked``."""
-
-    text: str
-    quick: bool
-    unsure: bool
-    asked: int
-
-
-@dataclass(frozen=True)
-class Guess:
-    """The transcript of the turn so far at a pause; ``complete``: it reads finished."""
-
-    text: str
-    complete: bool
-
-
-@dataclass(frozen=True)
-class TurnModel:
-    """The turn model's probability that the turn was finished at the pause."""
-
-    probability: float
-
-
-EndpointingStep = (
-    VoicePaused | Fall | Rise | VoiceResumed | TurnClosed | BurstRead | Guess | TurnModel
-)
-"""What the listener decided along the way to closing a turn."""
-
-
 @dataclass(frozen=True)
 class ProcessStopped:
     """Never stored: the moment a reader adds at the end of a call whose process died."""
@@ -282,12 +214,6 @@ class DamagedEvent:
     def words(self) -> str:
         """The event, said: ``a recorded word_played event could not be read (…)``."""
         return f"a recorded {visible(self.kind)} event could not be read ({visible(self.why)})"
-
-
-def endpointing_step(kind: str, data: Mapping[str, Any]) -> EndpointingStep:
-    """The listener's step ``kind`` with its ``data`` (``Listener.on_decision``) as its type."""
-    step: EndpointingStep = msgspec.convert(data, EVENT_TYPES[kind])
-    return step
 
 
 def kind_of(cls: type[Any]) -> str:
