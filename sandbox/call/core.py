@@ -58,6 +58,7 @@ from sandbox.call.ledger import (
 from sandbox.call.rtvi import app_frame_problem, brain_frame_problem, rtvi_name
 from sandbox.call.settings import Capabilities, Settings, merged, validate
 from sandbox.call.surplus import Surplus, SurplusFrame
+from sandbox.call.turn_records import BracketClosed, FinalizeSent, TurnKind, TurnSent
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
 from sandbox.call.units import Bracket, Fate, Unit, UnitBook, WireRuleBroken
 from sandbox.call.waterfall import (
@@ -179,7 +180,8 @@ class CallCore:
             wire_version=WIRE_VERSION,
             capabilities=list(self.capabilities),  # type: ignore[arg-type]
         )
-        out: list[Effect] = [SendFrame(envelope(start)), self._listen_with()]
+        out: list[Effect] = [SendFrame(envelope(start)), TurnSent(1, TurnKind.GREETING)]
+        out.append(self._listen_with())
         return out + self._settle(now)
 
     def not_placed(self, reason: str) -> list[Effect]:
@@ -360,10 +362,17 @@ class CallCore:
         return [UnitChanged(sid)]
 
     def _on_speech_end(self, msg: pb.SpeechEnd, now: int) -> list[Effect]:
+        closed = self._closed_by_brain(msg.speech_id, cancelled=False)
         unit = self._book.end(msg.speech_id)
         if unit is None or unit.fate is not None:
-            return []
-        return self._on_closed(unit) + self._flush()
+            return closed
+        return closed + self._on_closed(unit) + self._flush()
+
+    def _closed_by_brain(self, speech_id: int, *, cancelled: bool) -> list[Effect]:
+        """The record that the brain closed a unit the core knows (see
+        :class:`~sandbox.call.turn_records.BracketClosed`)."""
+        known = self._book.get(speech_id) is not None
+        return [BracketClosed(speech_id, cancelled)] if known else []
 
     def _on_closed(self, unit: Unit) -> list[Effect]:
         """A bracket closed on a unit still in play: it plays out, or is silent if empty."""
@@ -373,6 +382,9 @@ class CallCore:
         ]
 
     def _on_speech_cancel(self, msg: pb.SpeechCancel, now: int) -> list[Effect]:
+        return self._closed_by_brain(msg.speech_id, cancelled=True) + self._cancel(msg)
+
+    def _cancel(self, msg: pb.SpeechCancel) -> list[Effect]:
         if pb.CAPABILITY_SPEECH_CANCEL not in self.capabilities:
             # Not honoured here: the unit plays out and reports its full text (an id never
             # opened is still a broken rule).
@@ -412,15 +424,17 @@ class CallCore:
         # recorded with that flag, and shown, but nothing goes back to the brain.
         known = 0 < msg.turn_id <= self.turn
         raw = msg.SerializeToString()
-        self._ledger.add_step(StepRecord(now, msg.turn_id, msg.kind, raw, known_turn=known))
-        return [] if known else [StepForUnknownTurn(msg.turn_id, msg.kind, msg.name)]
+        step = StepRecord(now, msg.turn_id, msg.kind, raw, known_turn=known)
+        self._ledger.add_step(step)
+        return [step] if known else [step, StepForUnknownTurn(msg.turn_id, msg.kind, msg.name)]
 
     def _on_error(self, msg: pb.Error, now: int) -> list[Effect]:
         if not msg.fatal and self._errors_full():
             return []
         code = pb.ErrorCode.Name(msg.code) if msg.code in pb.ErrorCode.values() else str(msg.code)
         message = shortened(msg.message, MAX_ERROR_CHARS)
-        self._ledger.add_error(WireErrorRecord(now, Direction.IN, code, message, msg.fatal))
+        taken = WireErrorRecord(now, Direction.IN, code, message, msg.fatal)
+        self._ledger.add_error(taken)
         told = BrainError(code.removeprefix("ERROR_CODE_"), message, msg.fatal)
         if not msg.fatal:
             # The brain owning up to a failure while it owes an answer is its answer: the
@@ -429,8 +443,8 @@ class CallCore:
             # staring at "thinking" for a reply that is not coming.
             if self._pending is not None and not self._pending.warned:
                 self._pending = None
-            return [told]
-        return [told, *self._end(now, ended_by=EndedBy.BRAIN_ERROR, detail=message)]
+            return [taken, told]
+        return [taken, told, *self._end(now, ended_by=EndedBy.BRAIN_ERROR, detail=message)]
 
     # ----------------------------------------------------------- caller side
 
@@ -524,6 +538,7 @@ class CallCore:
         self._pending = _Pending(self.turn, now, self.stall_ms)
         self._idle.caller_spoke()
         out.append(SendFrame(envelope(pb.UserMessage(turn_id=self.turn, text=text))))
+        out.append(TurnSent(self.turn, TurnKind.CALLER, text))
         out.append(CallerShown("typed" if typed else "spoken", text, self.turn))
         return out + self._settle(now)
 
@@ -698,7 +713,7 @@ class CallCore:
             self.turn += 1
             self._pending = _Pending(self.turn, now, self.stall_ms, idle=True)
             idle = pb.UserIdle(turn_id=self.turn, level=level, idle_ms=idle_ms)
-            out.append(SendFrame(envelope(idle)))
+            out += [SendFrame(envelope(idle)), TurnSent(self.turn, TurnKind.IDLE)]
             out.append(CallerIdle(self.turn, level, idle_ms))
         return out + self._settle(now)
 
@@ -792,7 +807,11 @@ class CallCore:
         """Send every Finalize the book says is due, in its order."""
         out: list[Effect] = []
         for fin in self._book.flush():
-            out += [SendFrame(envelope(fin)), UnitChanged(fin.speech_id)]
+            out += [
+                SendFrame(envelope(fin)),
+                FinalizeSent(fin.speech_id),
+                UnitChanged(fin.speech_id),
+            ]
         return out
 
     def _interrupt(self, now: int, *, taken: bool = False) -> list[Effect]:
@@ -923,10 +942,12 @@ class CallCore:
         if self._ledger.error_count == MAX_ERRORS - 1:
             message += " (the last error this call records; later ones are only counted)"
         name = pb.ErrorCode.Name(code)
-        self._ledger.add_error(WireErrorRecord(now, Direction.OUT, name, message, False))
+        told = WireErrorRecord(now, Direction.OUT, name, message, False)
+        self._ledger.add_error(told)
         err = pb.Error(code=code, message=message, fatal=False)  # type: ignore[arg-type]
         return [
             SendFrame(envelope(err)),
+            told,
             ProtocolViolation(name.removeprefix("ERROR_CODE_"), message),
         ]
 

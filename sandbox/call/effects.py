@@ -3,7 +3,7 @@
 Each effect is for one port (see the unions at the end): a frame for the brain's link
 (:data:`WireEffect`), a command for the playout clock (:data:`PlayoutEffect`), a change for
 the recognizer (:data:`ListenEffect`), something for the screen and the record
-(:data:`ScreenEffect`), or the core's record of its units, for the stored session only
+(:data:`ScreenEffect`), or the core's record of its units and turns, for the stored session only
 (:data:`RecordEffect`). What the user should be told comes out structured (a protocol
 violation with its code, a stalled turn with how long it waited); the words are the UI's.
 """
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from sandbox.call.outcome import Outcome
 from sandbox.call.settings import Settings
+from sandbox.call.turn_records import TurnRecord
 from sandbox.call.unit_records import UnitRecord
 from sandbox.wire import pb
 
@@ -280,9 +281,10 @@ ListenEffect = ListenWith
 ScreenEffect = Notice | ToApp | UnitChanged | CallerShown | CallerIdle | StateChanged | CallEnded
 """For the screen and the record: what the user is shown, and the app's RTVI frames."""
 
-RecordEffect = UnitRecord
-"""For the record: what the core decided about its units (:mod:`sandbox.call.unit_records`),
-stored with the session's events as the call runs, and read by every reader of a stored call."""
+RecordEffect = UnitRecord | TurnRecord
+"""For the record: what the core decided about its units (:mod:`sandbox.call.unit_records`)
+and recorded of its turns and the brain's wire (:mod:`sandbox.call.turn_records`), stored
+with the session's events as the call runs, and read by every reader of a call."""
 
 Effect = WireEffect | PlayoutEffect | ListenEffect | ScreenEffect | RecordEffect
 """Everything the core asks of the world, in the order it must happen."""

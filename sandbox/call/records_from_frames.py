@@ -1,10 +1,14 @@
-"""The core's unit records for a session stored before the core kept them: the one read path
+"""The core's records for a session stored before the core kept them: the one read path
 for old sessions.
 
 A session stored by an older build has its frames and the playout's events, but none of the
-core's records (:mod:`sandbox.call.unit_records`). :class:`RecordsFromFrames` works them out
+core's records of its units (:mod:`sandbox.call.unit_records`) or of its turns and the
+brain's wire (:mod:`sandbox.call.turn_records`). :class:`RecordsFromFrames` works them out
 once, from the frames in the order they crossed and the playout's events between them, by
 the core's own rules, so every reader folds the same records whatever build stored the call.
+The turn records are the frames themselves, said as the core says them: each turn minted
+(SessionStart, UserMessage with its text, UserIdle), each unit the brain closed, each
+Finalize sent, each TurnStep taken (when the session offered them) and each error.
 
 The core seals a unit's fate at the moment of its cause, and most causes leave a frame at that
 very moment: a SpeechStart for a turn already at or below the watermark (``dead``), a
@@ -26,17 +30,29 @@ from typing import Any
 
 from sandbox.call.effects import SpeakText
 from sandbox.call.heard import HeardCursor
+from sandbox.call.ledger import StepRecord, WireErrorRecord
 from sandbox.call.played import WordPlayed
+from sandbox.call.turn_records import (
+    BracketClosed,
+    FinalizeSent,
+    TurnKind,
+    TurnRecord,
+    TurnSent,
+)
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
 from sandbox.call.units import Bracket, Fate
 from sandbox.wire import pb
+from sandbox.wire.direction import direction as read_direction
 
 _HONOURS_CANCEL = pb.Capability.Name(pb.CAPABILITY_SPEECH_CANCEL)
+_TAKES_STEPS = pb.Capability.Name(pb.CAPABILITY_TURN_STEPS)
+#: The turn each minting frame sends, by its arm.
+_MINTS = {"session_start": TurnKind.GREETING, "user_message": TurnKind.CALLER}
 
 Frame = tuple[str, str, Mapping[str, Any]]
 """A stored frame as read here: its direction from the runtime's side, its arm, its fields."""
 
-OldRecord = UnitOpened | SpeakText | TextKept | UnitSealed | WatermarkRaised
+OldRecord = UnitOpened | SpeakText | TextKept | UnitSealed | WatermarkRaised | TurnRecord
 """What an old session's frames yield: the core's records and the text it relayed."""
 
 
@@ -68,6 +84,8 @@ class RecordsFromFrames:
         self._watermark = 0
         # A session whose SessionStart did not offer SpeechCancel plays a cancelled unit out.
         self._honours_cancel = True
+        self._takes_steps = True
+        self._minted = 0
         self._units: dict[int, _Seen] = {}
 
     def word(self, played: WordPlayed) -> None:
@@ -76,13 +94,52 @@ class RecordsFromFrames:
         if unit is not None and not unit.sealed:
             unit.relayed.played(played.word)
 
-    def frame(self, direction: str, kind: str, fields: Mapping[str, Any]) -> list[OldRecord]:
-        """One frame: the records it yields, in order."""
+    def frame(
+        self, direction: str, kind: str, fields: Mapping[str, Any], t_ms: int = 0
+    ) -> list[OldRecord]:
+        """One frame, which crossed at ``t_ms``: the records it yields, in order."""
+        return self._turn_records(direction, kind, fields, t_ms) + self._unit_records(
+            direction, kind, fields
+        )
+
+    def _turn_records(
+        self, direction: str, kind: str, fields: Mapping[str, Any], t_ms: int
+    ) -> list[OldRecord]:
+        """The records of the turns and the brain's wire a frame yields (module doc)."""
+        sid = stored_int(fields.get("speech_id"))
+        match (direction, kind):
+            case ("out", "session_start" | "user_message" | "user_idle"):
+                if kind == "session_start":
+                    capabilities = fields.get("capabilities", ())
+                    self._honours_cancel = _HONOURS_CANCEL in capabilities
+                    self._takes_steps = _TAKES_STEPS in capabilities
+                turn = stored_int(fields.get("turn_id")) or 1
+                self._minted = max(self._minted, turn)
+                text = str(fields.get("text", "")) if kind == "user_message" else ""
+                return [TurnSent(turn, _MINTS.get(kind, TurnKind.IDLE), text)]
+            case ("in", "speech_end" | "speech_cancel") if sid in self._units:
+                return [BracketClosed(sid, cancelled=kind == "speech_cancel")]
+            case ("in", "turn_step") if self._takes_steps:
+                turn = stored_int(fields.get("turn_id"))
+                try:
+                    step = pb.TurnStep(**{k: v for k, v in fields.items() if k in _STEP_FIELDS})
+                except (TypeError, ValueError):
+                    return []  # a damaged row's step: nothing to record
+                raw = step.SerializeToString()
+                known = 0 < turn <= self._minted
+                return [StepRecord(t_ms, turn, step.kind, raw, known_turn=known)]
+            case (_, "error") if (side := read_direction(direction)) is not None:
+                code, message = str(fields.get("code", "")), str(fields.get("message", ""))
+                return [WireErrorRecord(t_ms, side, code, message, bool(fields.get("fatal")))]
+        return []
+
+    def _unit_records(
+        self, direction: str, kind: str, fields: Mapping[str, Any]
+    ) -> list[OldRecord]:
+        """The records of the units a frame yields (module doc)."""
         sid = stored_int(fields.get("speech_id"))
         unit = self._units.get(sid)
         match (direction, kind):
-            case ("out", "session_start"):
-                self._honours_cancel = _HONOURS_CANCEL in fields.get("capabilities", ())
             case ("in", "speech_start") if unit is None:
                 turn = stored_int(fields.get("turn_id"))
                 self._units[sid] = _Seen(turn)
@@ -111,7 +168,9 @@ class RecordsFromFrames:
                 self._watermark = max(self._watermark, through)
                 return [WatermarkRaised(through), *self._cut(Fate.BARGED)]
             case ("out", "finalize") if unit is not None and not unit.sealed:
-                return self._seal(sid, self._fate_at_finalize(sid, unit))
+                return [*self._seal(sid, self._fate_at_finalize(sid, unit)), FinalizeSent(sid)]
+            case ("out", "finalize"):
+                return [FinalizeSent(sid)]
         return []
 
     def _chunk(self, sid: int, unit: _Seen, text: str) -> list[OldRecord]:
@@ -148,6 +207,9 @@ class RecordsFromFrames:
         unit = self._units[sid]
         unit.sealed = True
         return [UnitSealed(sid, fate, self._finalized.get(sid, unit.relayed.heard))]
+
+
+_STEP_FIELDS = frozenset(pb.TurnStep.DESCRIPTOR.fields_by_name)
 
 
 def stored_int(value: object) -> int:

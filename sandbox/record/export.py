@@ -19,16 +19,18 @@ from msgspec import UNSET
 
 from sandbox.call.effects import DeadAir, DeadAirEnded, EndedBy
 from sandbox.call.outcome import Outcome
+from sandbox.call.turn_fold import TurnFold
 from sandbox.call.unit_fold import UnitFold
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.report import (
     REPORT_VERSION,
     DeadAirReport,
-    ErrorReport,
     Report,
     ReportError,
+    error_report,
     report_from_json,
     report_json,
+    step_report,
     unit_report,
 )
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent, StoredFrame
@@ -40,8 +42,10 @@ from sandbox.record.stored_events import (
 )
 from sandbox.record.unit_log import with_unit_records
 from sandbox.wire.codec import WireError, decode
-from sandbox.wire.direction import direction
 from sandbox.wire.plain import describe
+
+#: The arm a stored frame this build cannot decode is shown under.
+UNDECODABLE = "undecodable"
 
 
 def frame_record(frame: StoredFrame) -> FrameRecord:
@@ -50,7 +54,7 @@ def frame_record(frame: StoredFrame) -> FrameRecord:
         arm, fields = describe(decode(frame.raw))
     except WireError as exc:
         return FrameRecord(
-            frame.t_ms, frame.dir, "undecodable", {"detail": str(exc), "bytes": len(frame.raw)}
+            frame.t_ms, frame.dir, UNDECODABLE, {"detail": str(exc), "bytes": len(frame.raw)}
         )
     return FrameRecord(frame.t_ms, frame.dir, arm, fields)
 
@@ -87,7 +91,9 @@ def rebuilt_report(
 ) -> Report:
     """The report of a call that has not ended, from its frames and events in time order.
 
-    Each unit is the one the core recorded (:mod:`sandbox.call.unit_fold`, over the events
+    Its caller lines, TurnSteps and errors are the ones the core recorded as it took them
+    (:mod:`sandbox.call.turn_fold`). Each unit is the one the core recorded
+    (:mod:`sandbox.call.unit_fold`, over the events
     :func:`~sandbox.record.unit_log.with_unit_records` gives): its text relayed and kept, its
     fate and heard text as the core sealed them, and for a unit still in play the words the
     playout released walked through its text as the call walked them, so it reads back with
@@ -96,30 +102,12 @@ def rebuilt_report(
     ``crashed``); otherwise the call is still in progress, or its recording stopped, and it
     is ``in play``. The outcome is ``unfinished`` either way.
     """
-    fold = UnitFold()
+    fold, turns = UnitFold(), TurnFold()
     for event in with_unit_records(frames, events):
         fold.apply(event.value)
+        turns.apply(event.t_ms, event.value)
     if crashed:
         fold.crash()
-    callers: list[str] = []
-    errors: list[ErrorReport] = []
-    steps: list[dict[str, Any]] = []
-    for frame in frames:
-        f = frame.fields
-        if frame.type == "user_message" and frame.dir == "out":
-            callers.append(str(f.get("text", "")))
-        elif frame.type == "turn_step" and frame.dir == "in":
-            steps.append({"t_ms": frame.t_ms, **f})
-        elif frame.type == "error" and (side := direction(frame.dir)) is not None:
-            errors.append(
-                ErrorReport(
-                    frame.t_ms,
-                    side,
-                    str(f.get("code", "")),
-                    str(f.get("message", "")),
-                    bool(f.get("fatal", False)),
-                )
-            )
     opened = next((e.value for e in events if isinstance(e.value, SessionOpened)), None)
     named = None if opened is None else opened.brain_name
     line = None if opened is None else opened.line
@@ -135,11 +123,11 @@ def rebuilt_report(
         end_detail=_unended(row, crashed) + _damage(events),
         settings="",
         watermark=fold.watermark,
-        caller_turns=tuple(callers),
+        caller_turns=turns.caller_lines,
         turn_closes={},
         units=tuple(unit_report(unit, rebuilt=True) for unit in fold.units.values()),
-        steps=tuple(steps),
-        errors=tuple(errors),
+        steps=tuple(step_report(step) for step in turns.steps),
+        errors=tuple(error_report(error) for error in turns.errors),
         dead_air=_dead_air(events, max([f.t_ms for f in frames] + [e.t_ms for e in events] + [0])),
         alignment_skips=0,
         frames=tuple(frame.as_json() for frame in frames),

@@ -25,12 +25,13 @@ from sandbox.record.report import (
     REPORT_VERSION,
     BackchannelReport,
     DeadAirReport,
-    ErrorReport,
     Report,
     StallReport,
     TurnReport,
+    error_report,
     report_json,
     report_text,
+    step_report,
     unit_report,
 )
 from sandbox.record.store import short_id
@@ -328,13 +329,8 @@ class Recorder:
             turn_closes={str(turn): how for turn, how in ledger.caller_closes.items()},
             turns=tuple(TurnReport(t, dict(marks)) for t, marks in ledger.timelines.items()),
             units=tuple(unit_report(u) for u in core.units),
-            steps=tuple(
-                {"t_ms": s.t_ms, **s.step, **({} if s.known_turn else {"unknown_turn": True})}
-                for s in ledger.steps
-            ),
-            errors=tuple(
-                ErrorReport(e.t_ms, e.dir, e.code, e.message, e.fatal) for e in ledger.errors
-            ),
+            steps=tuple(step_report(s) for s in ledger.steps),
+            errors=tuple(error_report(e) for e in ledger.errors),
             backchannels=tuple(
                 BackchannelReport(b.t_ms, b.text, b.resumed) for b in ledger.backchannels
             ),

@@ -22,6 +22,7 @@ from msgspec import UNSET, UnsetType
 
 from sandbox.call.caller_events import TurnClose
 from sandbox.call.effects import EndedBy
+from sandbox.call.ledger import StepRecord, WireErrorRecord
 from sandbox.call.outcome import Outcome
 from sandbox.call.units import Fate, Unit
 from sandbox.judges.readback import ReadbackStatus
@@ -260,6 +261,17 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
 
 class ReportError(ValueError):
     """A stored or given report is not one this build can read."""
+
+
+def step_report(step: StepRecord) -> Fields:
+    """A TurnStep as the report keeps it: its time, its fields, and ``unknown_turn`` when it
+    named a turn the session never minted."""
+    return {"t_ms": step.t_ms, **step.step, **({} if step.known_turn else {"unknown_turn": True})}
+
+
+def error_report(error: WireErrorRecord) -> ErrorReport:
+    """An error as the report keeps it."""
+    return ErrorReport(error.t_ms, error.dir, error.code, error.message, error.fatal)
 
 
 def report_json(report: Report) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from sandbox.call.effects import (
 from sandbox.call.endpointing_steps import EndpointingStep
 from sandbox.call.played import ClauseUnsaid, UnitPlayed, UnitUnspoken, WordPlayed
 from sandbox.call.settings import Settings
+from sandbox.call.turn_records import TurnRecord
 from sandbox.call.unit_records import UnitRecord
 from sandbox.record.plain_text import visible
 from sandbox.record.report import Finding, ValueHeard, ValueReadBack
@@ -153,6 +154,7 @@ Recorded = (
     | UnitUnspoken
     | ClauseUnsaid
     | UnitRecord
+    | TurnRecord
     | OpenUnit
     | SpeakText
     | CloseUnit

@@ -34,7 +34,9 @@ from sandbox.call.effects import (
     StepForUnknownTurn,
     ToApp,
 )
+from sandbox.call.ledger import WireErrorRecord
 from sandbox.call.played import ClauseUnsaid, UnitUnspoken, WordPlayed
+from sandbox.call.turn_records import BracketClosed, TurnKind, TurnSent
 from sandbox.call.unit_fold import UnitFold
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
 from sandbox.call.units import Unit
@@ -168,20 +170,21 @@ class Replayer:
 
 
 def _markers(moments: list[Moment]) -> list[Marker]:
+    """The turns, barge-ins, take-backs and errors, from the core's records."""
     out = []
     for moment in moments:
-        frame = moment.frame
-        if frame is None:
-            continue
-        kind = {
-            ("out", "user_message"): "turn",
-            ("out", "interruption"): "barge-in",
-            ("in", "speech_cancel"): "cancel",
-            ("in", "error"): "error",
-            ("out", "error"): "error",
-        }.get((frame.dir, frame.type))
-        if kind is not None:
-            out.append(Marker(moment.t_ms, kind))
+        match None if moment.event is None else moment.event.value:
+            case TurnSent(kind=TurnKind.CALLER):
+                kind = "turn"
+            case WatermarkRaised():
+                kind = "barge-in"
+            case BracketClosed(cancelled=True):
+                kind = "cancel"
+            case WireErrorRecord():
+                kind = "error"
+            case _:
+                continue
+        out.append(Marker(moment.t_ms, kind))
     return out
 
 

@@ -13,16 +13,21 @@ shows as ``\u202e`` on the page instead of turning the text around.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from sandbox.call.effects import CallerShown, CutPlayout, CutReason, DeadAirEnded
+from sandbox.call.ledger import WireErrorRecord
 from sandbox.call.played import WordPlayed
+from sandbox.call.turn_fold import TurnFold
+from sandbox.call.turn_records import BracketClosed
+from sandbox.call.unit_records import WatermarkRaised
 from sandbox.call.waterfall import STAGES, VOICE_END, from_start, in_order
 from sandbox.judges.heard_truth import doubted
-from sandbox.record.export import frame_record, session_report
+from sandbox.record.export import UNDECODABLE, frame_record, session_report
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER, read_leg
 from sandbox.record.plain_text import visible
@@ -43,6 +48,7 @@ from sandbox.record.transcript import (
     dead_air_words,
     transcript,
 )
+from sandbox.record.unit_log import with_unit_records
 
 #: One waveform point per this many milliseconds.
 PEAK_MS = 20
@@ -55,13 +61,11 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
     report = session_report(store, row)
     frames = [frame_record(f) for f in store.frames(row.id)]
     events = store.events(row.id)
-    said_at: dict[int, int] = {}  # turn -> when the caller's turn went out
-    opened_at: dict[int, int] = {}  # speech id -> when its SpeechStart came in
-    for frame in frames:
-        if frame.dir == "out" and frame.type in ("user_message", "user_idle"):
-            said_at[int(frame.fields.get("turn_id", 0))] = frame.t_ms
-        elif frame.dir == "in" and frame.type == "speech_start":
-            opened_at.setdefault(int(frame.fields.get("speech_id", 0)), frame.t_ms)
+    recorded = with_unit_records(frames, events)
+    turns = TurnFold()
+    for event in recorded:
+        turns.apply(event.t_ms, event.value)
+    opened_at = turns.opened_at
     word_times: dict[int, list[int]] = {}
     for event in events:
         if isinstance(word := event.value, WordPlayed):
@@ -71,10 +75,10 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
     for entry in transcript(report):
         match entry:
             case CallerLine(turn_id=turn, text=text):
-                at = said_at.get(turn, 0)
+                at = turns.sent_at(turn) or 0
                 entries.append({"kind": "caller", "turn": turn, "text": text, "t_ms": at})
             case IdleNudge(turn_id=turn, level=level):
-                at = said_at.get(turn, 0)
+                at = turns.sent_at(turn) or 0
                 entries.append({"kind": "idle", "turn": turn, "level": level, "t_ms": at})
             case DeadAirGap(turn_id=turn, speech_id=sid, silent_ms=silent, t_ms=at):
                 words = dead_air_words(turn, sid, silent, lasting=False)
@@ -117,7 +121,7 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
             *(record_lines(report.record) if report.record else []),
             *(e.value.words for e in events if isinstance(e.value, DamagedEvent)),
         ],
-        "markers": _markers(frames, events),
+        "markers": _markers(frames, recorded),
         "waterfalls": _waterfalls(report),
         "frames": [
             {"t_ms": f.t_ms, "dir": f.dir, "type": f.type, "fields": _fields(f.fields)}
@@ -141,7 +145,7 @@ def shown(value: Any) -> Any:
 
 
 def _unit(
-    unit: BotUnit, opened_at: dict[int, int], word_times: dict[int, list[int]]
+    unit: BotUnit, opened_at: Mapping[int, int], word_times: dict[int, list[int]]
 ) -> dict[str, Any]:
     words = unit.generated.split()
     times = word_times.get(unit.speech_id, [])
@@ -216,21 +220,27 @@ def _scene(events: list[StoredEvent]) -> dict[str, Any] | None:
 
 
 def _markers(frames: list[FrameRecord], events: list[StoredEvent]) -> list[dict[str, Any]]:
-    # An Interruption is a barge-in when the caller cut the bot's speech with it (the core
-    # cuts the playout and sends it at one moment); else a new turn that cut nothing.
+    """The barge-ins, new turns, take-backs and errors from the core's records (``events``
+    holds them: see :mod:`sandbox.record.unit_log`), each frame this build cannot decode
+    (only the frame itself says it), the backchannels and the dead air."""
+    # A raised watermark is a barge-in when the caller cut the bot's speech with it (the
+    # core cuts the playout and raises it at one moment); else a new turn that cut nothing.
     cuts = {e.t_ms for e in events if e.value == CutPlayout(CutReason.BARGE_IN)}
-    marks = []
-    for frame in frames:
-        if frame.dir == "out" and frame.type == "interruption" and frame.t_ms in cuts:
-            marks.append({"t_ms": frame.t_ms, "kind": "barge-in", "label": "✂ barge-in"})
-        elif frame.dir == "out" and frame.type == "interruption":
-            marks.append({"t_ms": frame.t_ms, "kind": "new-turn", "label": "↪ new turn"})
-        elif frame.dir == "in" and frame.type == "speech_cancel":
-            marks.append({"t_ms": frame.t_ms, "kind": "cancel", "label": "✗ take-back"})
-        elif frame.type in ("error", "undecodable"):
-            marks.append({"t_ms": frame.t_ms, "kind": "error", "label": f"! {frame.type}"})
+    marks = [
+        {"t_ms": f.t_ms, "kind": "error", "label": f"! {f.type}"}
+        for f in frames
+        if f.type == UNDECODABLE
+    ]
     for event in events:
         match event.value:
+            case WatermarkRaised() if event.t_ms in cuts:
+                marks.append({"t_ms": event.t_ms, "kind": "barge-in", "label": "✂ barge-in"})
+            case WatermarkRaised():
+                marks.append({"t_ms": event.t_ms, "kind": "new-turn", "label": "↪ new turn"})
+            case BracketClosed(cancelled=True):
+                marks.append({"t_ms": event.t_ms, "kind": "cancel", "label": "✗ take-back"})
+            case WireErrorRecord():
+                marks.append({"t_ms": event.t_ms, "kind": "error", "label": "! error"})
             case CallerShown(kind="backchannel", text=text):
                 marks.append({"t_ms": event.t_ms, "kind": "backchannel", "label": f"~ {text}"})
             case DeadAirEnded(silent_ms=silent):
