@@ -1,8 +1,11 @@
-"""The load run's arithmetic, with no sockets: latencies from frames on a fake clock,
+"""The load run's arithmetic, with no sockets: latencies from the core's records on a fake clock,
 percentiles, failure classes, and the table's words."""
 
 from __future__ import annotations
 
+from sandbox.call.effects import SpeakText
+from sandbox.call.turn_records import BracketClosed, FinalizeSent, TurnKind, TurnSent
+from sandbox.call.unit_records import UnitOpened
 from sandbox.check import rules
 from sandbox.check.results import Finding
 from sandbox.load.call_result import (
@@ -14,31 +17,37 @@ from sandbox.load.call_result import (
     CallResult,
     classify,
 )
-from sandbox.load.frame_latency import LatencyWatch
+from sandbox.load.latency_watch import LatencyWatch
 from sandbox.load.run import LoadPlan, LoadRun
 from sandbox.load.table import progress_line, summary_lines
 from sandbox.load.tally import Tally, percentile
-from sandbox.record.recorder import FrameRecord
 
 
 def test_first_chunk_is_wall_time_from_the_turn_to_its_first_chunk_only() -> None:
     wall = [100.0]  # the fake wall clock's seconds, moved by hand
+    call = [0]  # the call's clock, ms
     live: list[float] = []
-    watch = LatencyWatch(wall=lambda: wall[0], on_first_chunk=live.append)
-    watch(FrameRecord(0, "out", "session_start", {"turn_id": 1}))
+    watch = LatencyWatch(wall=lambda: wall[0], now=lambda: call[0], on_first_chunk=live.append)
+    watch(TurnSent(1, TurnKind.GREETING))
     wall[0] += 0.040
-    watch(FrameRecord(40, "in", "speech_start", {"speech_id": 1, "turn_id": 1}))
-    watch(FrameRecord(40, "in", "speech_chunk", {"speech_id": 1, "text": "Hi "}))
+    call[0] = 40
+    watch(UnitOpened(1, 1, 0, 0))
+    watch(SpeakText(1, "Hi "))
     wall[0] += 0.5
-    watch(FrameRecord(540, "in", "speech_chunk", {"speech_id": 1, "text": "there."}))
-    watch(FrameRecord(540, "in", "speech_end", {"speech_id": 1}))
-    watch(FrameRecord(1200, "out", "finalize", {"speech_id": 1, "heard_text": "Hi there."}))
-    watch(FrameRecord(1500, "out", "user_message", {"turn_id": 2, "text": "Yes"}))
+    call[0] = 540
+    watch(SpeakText(1, "there."))
+    watch(BracketClosed(1, cancelled=False))
+    call[0] = 1200
+    watch(FinalizeSent(1))
+    call[0] = 1500
+    watch(TurnSent(2, TurnKind.CALLER, "Yes"))
     wall[0] += 0.012
-    watch(FrameRecord(1512, "in", "speech_start", {"speech_id": 2, "turn_id": 2}))
-    watch(FrameRecord(1512, "in", "speech_chunk", {"speech_id": 2, "text": "Right."}))
-    watch(FrameRecord(1512, "in", "speech_cancel", {"speech_id": 2}))
-    watch(FrameRecord(1600, "out", "finalize", {"speech_id": 2, "heard_text": ""}))
+    call[0] = 1512
+    watch(UnitOpened(2, 2, 0, 0))
+    watch(SpeakText(2, "Right."))
+    watch(BracketClosed(2, cancelled=True))
+    call[0] = 1600
+    watch(FinalizeSent(2))
     assert [round(ms, 3) for ms in watch.first_chunk_ms] == [40.0, 12.0]
     assert live == watch.first_chunk_ms  # told as each is measured
     # On the call's clock: from the unit's close (End or Cancel) to its Finalize.
@@ -47,9 +56,9 @@ def test_first_chunk_is_wall_time_from_the_turn_to_its_first_chunk_only() -> Non
 
 def test_a_chunk_for_a_turn_never_asked_is_not_a_latency() -> None:
     watch = LatencyWatch(wall=lambda: 0.0)
-    watch(FrameRecord(0, "in", "speech_start", {"speech_id": 5, "turn_id": 9}))
-    watch(FrameRecord(0, "in", "speech_chunk", {"speech_id": 5, "text": "Hm."}))
-    watch(FrameRecord(0, "out", "finalize", {"speech_id": 5}))
+    watch(UnitOpened(5, 9, 0, 0))
+    watch(SpeakText(5, "Hm."))
+    watch(FinalizeSent(5))
     assert watch.first_chunk_ms == [] and watch.finalize_ms == []
 
 

@@ -1,5 +1,6 @@
 """The call core is the one interpreter of the wire: no module outside ``sandbox/call/`` works
-out a unit's fate, its heard text or whether it was interrupted.
+out a unit's fate, its heard text or whether it was interrupted, nor reads a call's timing,
+caller lines, TurnSteps or errors by matching frames by their arm's name.
 
 Readers of a call take them from the core (its units, live) or from its record (stored:
 ``sandbox.call.unit_fold``). Read off the source: outside ``call/`` nothing walks played words
@@ -13,6 +14,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from pathlib import Path
+
+from sandbox.wire import pb
 
 PACKAGE = Path(__file__).resolve().parents[1] / "sandbox"
 
@@ -109,3 +112,88 @@ def test_every_exception_is_still_needed() -> None:
     trees = dict(_outside_call())
     for name, rule in EXCEPTIONS:
         assert any(r == rule for r, _, _ in _breaches(name, trees[name])), (name, rule)
+
+
+# ------------------------------------------------ frames matched by their arm's name
+
+#: Every arm of the envelope, from the schema: a new arm is held to the rule unasked.
+ARMS = frozenset(f.name for f in pb.Envelope.DESCRIPTOR.oneofs_by_name["body"].fields)
+
+#: Modules outside call/ that may match frames by their arm's name, and why. Readers of a
+#: call's turns, timings, caller lines, steps and errors read the core's records instead
+#: (sandbox.call.turn_fold, sandbox.call.unit_fold).
+ARM_READERS = {
+    # The wire as such: the brain's own side of it, and the conformance suite judging it.
+    "sdk/connection.py": "the brain's side of the wire dispatches each arm it receives",
+    "sdk/outbox.py": "the brain's side of the wire sends each arm",
+    "sdk/server.py": "the brain's side of the wire accepts a session by its SessionStart",
+    "brains/hostile.py": "a misbehaving test brain reacts to the arms it receives",
+    "check/wirelog.py": "the conformance checker judges the wire log as such",
+    "harness/driver.py": "the conformance driver plays the wire from the brain's side",
+    "fuzz/core_target.py": "the fuzz target builds frames to feed the core",
+    # The wire shown or kept as it crossed.
+    "record/recorder.py": "what of each frame the wire log keeps, by its arm and size",
+    "ui/widgets/wire.py": "the wire frames panel shows each frame as it crossed",
+    "ui/lines.py": "a frame's own line in the wire panel",
+    "ui/widgets/app_pane.py": "the app pane shows the RTVI frames themselves",
+    "commands/call.py": "prints each Finalize frame as it leaves, as the wire says it",
+    # An RTVI frame's own payload, which the core relays without reading.
+    "record/reload_notice.py": "the brain's reload notice is an RTVI frame's payload",
+    "replay/timeline.py": "the brain's reload notice is an RTVI frame's payload",
+    # A caller script's steps share two words with the arms ("end", "rtvi"), and the
+    # scripted caller acts on the turns it sees go out, as a caller would.
+    "caller/script.py": "a script step named rtvi",
+    "caller/script_runner.py": "the scripted caller acts on the turns it sees go out",
+    "replay/redrive.py": "a script step named end",
+    "demo/director.py": "the demo narrates the caller's last line from the wire log",
+    "bench/app_process.py": "the bench times the app from outside, by the brain's hook",
+    # Left to move onto the core's records (docs/architecture.md says so).
+    "record/transcript.py": "the report's conversation in wire order, from its frames",
+    "replay/audit.py": "when each unit opened and was finalized, for the speaker leg's clip",
+    "replay/caller_script.py": "the caller's side and the app's RTVI frames, rebuilt",
+    "bench/redrive.py": "how long the brain was answering, from the wire log",
+}
+
+
+def _arms_in(node: ast.AST) -> set[str]:
+    return {s.value for s in ast.walk(node) if isinstance(s, ast.Constant) and s.value in ARMS}
+
+
+def _arm_matches(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Each comparison with an arm's name (``kind == "user_message"``, ``in ("end", ...)``)
+    and each ``case`` on one."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for side in (node.left, *node.comparators):
+                if isinstance(side, ast.Constant | ast.Tuple | ast.Set | ast.List):
+                    yield from ((node.lineno, arm) for arm in sorted(_arms_in(side)))
+        elif isinstance(node, ast.MatchValue):
+            yield from ((node.lineno, arm) for arm in sorted(_arms_in(node)))
+
+
+def test_no_reader_outside_the_call_core_matches_frames_by_their_arm() -> None:
+    found = [
+        f"sandbox/{name}:{line}: matches frames by their arm {arm!r}"
+        for name, tree in _outside_call()
+        if name not in ARM_READERS
+        for line, arm in _arm_matches(tree)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_arm_checker_sees_each_match() -> None:
+    source = """
+if frame.type == "user_message": pass
+if kind in ("speech_chunk", "other"): pass
+match kind:
+    case "turn_step": pass
+marker = {"kind": "error"}
+"""
+    arms = [arm for _, arm in _arm_matches(ast.parse(source))]
+    assert arms == ["user_message", "speech_chunk", "turn_step"]
+
+
+def test_every_arm_reader_still_reads_arms() -> None:
+    trees = dict(_outside_call())
+    for name in ARM_READERS:
+        assert any(True for _ in _arm_matches(trees[name])), name

@@ -20,6 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ui_tmux import sandbox_run
 
+from sandbox.call.turn_records import BracketClosed, TurnKind, TurnSent
+from sandbox.call.unit_records import UnitOpened
 from sandbox.caller.script import parse_script
 from sandbox.caller.script_limits import SILENCE_MS
 from sandbox.host.warp import WarpClock, hold_for, work_gaps
@@ -31,7 +33,6 @@ from sandbox.replay.caller_script import (
     hang_up_over_bot,
     script_toml,
 )
-from sandbox.wire import pb
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -209,17 +210,18 @@ def test_a_brain_with_tool_waits_redrives_unchanged_on_the_warp_clock(
 
 
 def test_the_hold_is_the_longest_wait_between_a_turns_units() -> None:
-    frames: list[tuple[int, str, str, dict[str, object]]] = [
-        (0, "out", "session_start", {}),
-        (5, "in", "speech_start", {"speech_id": 1, "turn_id": 1}),
-        (6, "in", "speech_end", {"speech_id": 1}),
-        (900, "out", "user_message", {"turn_id": 2}),
-        (905, "in", "speech_start", {"speech_id": 2, "turn_id": 2}),
-        (906, "in", "speech_end", {"speech_id": 2}),
-        (2106, "in", "speech_start", {"speech_id": 3, "turn_id": 2}),  # after a 1.2 s tool
-        (2107, "in", "speech_end", {"speech_id": 3}),
-        (3000, "out", "user_message", {"turn_id": 3}),
-        (3200, "in", "speech_start", {"speech_id": 4, "turn_id": 3}),  # thinking: not a gap
+    caller = TurnKind.CALLER
+    frames: list[tuple[int, object]] = [
+        (0, TurnSent(1, TurnKind.GREETING)),
+        (5, UnitOpened(1, 1, 0, 0)),
+        (6, BracketClosed(1, cancelled=False)),
+        (900, TurnSent(2, caller, "hi")),
+        (905, UnitOpened(2, 2, 0, 0)),
+        (906, BracketClosed(2, cancelled=False)),
+        (2106, UnitOpened(3, 2, 0, 0)),  # after a 1.2 s tool
+        (2107, BracketClosed(3, cancelled=False)),
+        (3000, TurnSent(3, caller, "and?")),
+        (3200, UnitOpened(4, 3, 0, 0)),  # thinking: not a gap
     ]
     assert work_gaps(frames) == [pytest.approx(1.2)]
     assert hold_for([1.2]) == pytest.approx(2.0)
@@ -229,14 +231,13 @@ def test_the_hold_is_the_longest_wait_between_a_turns_units() -> None:
 def test_the_clock_learns_a_wait_it_meets_and_holds_for_it() -> None:
     wall = [0.0]
     warp = WarpClock(lambda: wall[0])
-    env = pb.Envelope
-    warp.frame("out", env(user_message=pb.UserMessage(turn_id=2, text="hi")))
-    warp.frame("in", env(speech_start=pb.SpeechStart(speech_id=2, turn_id=2)))
-    warp.frame("in", env(speech_end=pb.SpeechEnd(speech_id=2)))
+    warp.took(TurnSent(2, TurnKind.CALLER, "hi"))
+    warp.took(UnitOpened(2, 2, 0, 0))
+    warp.took(BracketClosed(2, cancelled=False))
     warp.brain_io(incoming=True)
     wall[0] = 1.0
     assert warp.quiet_left() == 0.0  # nothing seen yet says this brain works between units
-    warp.frame("in", env(speech_start=pb.SpeechStart(speech_id=3, turn_id=2)))
+    warp.took(UnitOpened(3, 2, 0, 0))
     warp.brain_io(incoming=True)
     assert warp.hold_s == pytest.approx(1.7)
     wall[0] = 2.0

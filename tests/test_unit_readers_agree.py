@@ -5,24 +5,31 @@ four ways — the report the live call wrote, the report rebuilt from what it re
 replay's timeline at its end, the page's data — finished, then killed in the middle of a
 unit's speech, then as an older build stored it (without the core's records, which are
 then worked out from its frames in one place): every way gives every unit the same fate,
-heard text and "interrupted".
+heard text and "interrupted"; and the same caller lines, first-chunk timings and errors
+(the core's records of its turns, read through one fold: :mod:`sandbox.call.turn_fold`).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import typing
 from pathlib import Path
 from typing import Any
 
 from cli_rig import sandbox_cli
 
+from sandbox.call.effects import CallerShown
+from sandbox.call.turn_fold import TurnFold
+from sandbox.call.turn_records import TurnKind, TurnRecord
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
 from sandbox.record.export import frame_record, rebuilt_report, session_report
 from sandbox.record.page.data import page_data
 from sandbox.record.store import SessionStore
 from sandbox.record.stored_events import kind_of
 from sandbox.record.transcript import CRASHED_WORDS
+from sandbox.record.unit_log import with_unit_records
+from sandbox.replay.diff import compare
 from sandbox.replay.source import open_recording
 
 # The guardrail brain takes its card answer back (cancelled); the caller talks over the
@@ -83,6 +90,82 @@ def _four_ways(store: SessionStore, session_id: str, *, records: bool = True) ->
     }
 
 
+#: A call's turns as a reader has them: caller lines, each caller turn's first-chunk ms
+#: (from its UserMessage), and the errors (direction, code).
+Lines = tuple[tuple[str, ...], dict[int, int], list[tuple[str, str]]]
+
+
+def _live_lines(live: dict[str, Any]) -> Lines:
+    """The turns as the live call's report file has them (its waterfalls, the core's marks)."""
+    took = {
+        t["turn_id"]: t["timeline"]["first_chunk"] - t["timeline"]["user_message"]
+        for t in live.get("turns", [])
+        if "first_chunk" in t["timeline"]
+    }
+    errors = [(e["dir"], e["code"]) for e in live["errors"]]
+    return tuple(live["caller_turns"]), took, errors
+
+
+def _known(took: dict[int, int | None]) -> dict[int, int]:
+    return {turn: ms for turn, ms in took.items() if ms is not None}
+
+
+def _lines_every_way(store: SessionStore, session_id: str) -> dict[str, Lines]:
+    """The turns as the rebuilt report and the stored records, the re-drive's diff of the
+    session's report, the replay and the page have them."""
+    row = store.find(session_id)
+    frames = [frame_record(f) for f in store.frames(row.id)]
+    events = store.events(row.id)
+    rebuilt = rebuilt_report(row, frames, events, crashed=store.crashed(row))
+    turns = TurnFold()
+    for event in with_unit_records(frames, events):
+        turns.apply(event.t_ms, event.value)
+    caller = [s.turn_id for s in turns.sent if s.kind is TurnKind.CALLER]
+    took = {t: ms for t in caller if (ms := turns.first_chunk_ms(t)) is not None}
+    errors = [(str(e.dir), e.code) for e in rebuilt.errors]
+    report = session_report(store, row)
+    diff = compare(report, report, [], ignore_text=False).turns[1:]  # after the greeting
+    diff_took = {t: d.first_chunk_ms_before for t, d in zip(caller, diff, strict=True)}
+    replay = open_recording(session_id, store).replayer
+    replay.seek(replay.duration_ms)
+    said = [e for e in replay.view.entries if isinstance(e, CallerShown) and e.turn_id]
+    page = page_data(store, row)
+    page_lines = tuple(e["text"] for e in page["entries"] if e["kind"] == "caller")
+    marked = [m.t_ms for m in replay.markers if m.kind == "turn"]
+    assert marked == [turns.sent_at(t) for t in caller]  # the replay's turn markers
+    page_at = [e["t_ms"] for e in page["entries"] if e["kind"] == "caller"]
+    assert page_at == [turns.sent_at(t) for t in caller]  # when the page says each was said
+    page_errors = sum(m["kind"] == "error" for m in page["markers"])
+    replay_errors = sum(m.kind == "error" for m in replay.markers)
+    assert page_errors == replay_errors == len(errors)
+    return {
+        "rebuilt": (rebuilt.caller_turns, took, errors),
+        "diff": (
+            tuple(d.caller for d in diff),
+            {t: ms for t, ms in diff_took.items() if ms is not None},
+            errors,
+        ),
+        "replay": (tuple(e.text for e in said), took, errors),
+        "page": (page_lines, took, errors),
+    }
+
+
+#: A frame is stamped as it crosses, and waits in the host's queue before the core takes it
+#: (and records it) at most this long on a loaded machine: timings read off frames (an old
+#: session's, a report's) agree with the core's to within it.
+QUEUED_MS = 20
+
+
+def _agree(ways: dict[str, Lines], want: Lines, *, exact: tuple[str, ...] = ()) -> None:
+    """Every way has the caller lines and errors ``want`` has, and its timings; those not
+    ``exact`` (read off frames' stamps) to within :data:`QUEUED_MS`."""
+    for name, (said, took, errors) in ways.items():
+        assert (said, errors) == want[::2], (name, said, errors)
+        assert took.keys() == want[1].keys(), (name, took)
+        slack = 0 if name in exact else QUEUED_MS
+        assert all(abs(took[t] - want[1][t]) <= slack for t in took), (name, took, want[1])
+
+
 def _sql(home: Path, *statements: tuple[str, tuple[Any, ...]]) -> None:
     db = sqlite3.connect(home / "sessions.db")
     try:
@@ -94,8 +177,12 @@ def _sql(home: Path, *statements: tuple[str, tuple[Any, ...]]) -> None:
 
 
 def _as_an_older_build_stored_it(home: Path, session_id: str) -> None:
-    """Take the core's records out, and the mark that the session holds them."""
-    kinds = [kind_of(t) for t in (UnitOpened, TextKept, UnitSealed, WatermarkRaised)]
+    """Take the core's records out (of its units and of its turns), and the mark that the
+    session holds them."""
+    kinds = [
+        kind_of(t)
+        for t in (UnitOpened, TextKept, UnitSealed, WatermarkRaised, *typing.get_args(TurnRecord))
+    ]
     _sql(
         home,
         (
@@ -128,10 +215,13 @@ def test_a_finished_and_a_killed_call_read_the_same_units_every_way(tmp_path: Pa
     assert {"played", "cancelled", "barged"} <= {fate for fate, _, _ in live.values()}, live
     assert any(interrupted and heard for _, heard, interrupted in live.values()), live
 
+    lines = _live_lines(live_json)
+    assert lines[0] and lines[1], lines  # the call has caller lines, and their answers' timings
     with SessionStore(home / "sessions.db") as store:
         assert _four_ways(store, session_id) == dict.fromkeys(
             ["rebuilt", "replay", "page", "session report"], live
         )
+        _agree(_lines_every_way(store, session_id), lines)
 
     # The finished call as an older build stored it: its records are worked out from its
     # frames, and read the same.
@@ -147,6 +237,7 @@ def test_a_finished_and_a_killed_call_read_the_same_units_every_way(tmp_path: Pa
         assert _four_ways(store, session_id, records=False) == dict.fromkeys(
             ["rebuilt", "replay", "page", "session report"], live
         )
+        _agree(_lines_every_way(store, session_id), lines)
 
     # Killed at the second word the played-out greeting's successor had played: the process
     # dies there, nothing after it is stored.
@@ -169,6 +260,11 @@ def test_a_finished_and_a_killed_call_read_the_same_units_every_way(tmp_path: Pa
     )
     with SessionStore(home / "sessions.db") as store:
         killed = _four_ways(store, session_id)
+        killed_lines = _lines_every_way(store, session_id)
+    said = [t for t in live_json["turns"] if t["timeline"]["user_message"] <= kill.t_ms]
+    killed_want = killed_lines["rebuilt"]
+    assert killed_want[0] == lines[0][: len(said)]
+    _agree(killed_lines, killed_want, exact=("rebuilt", "replay", "page"))
     ways = list(killed.values())
     assert all(way == ways[0] for way in ways), killed
     for sid, (fate, heard, interrupted) in ways[0].items():
@@ -182,3 +278,4 @@ def test_a_finished_and_a_killed_call_read_the_same_units_every_way(tmp_path: Pa
     _as_an_older_build_stored_it(home, session_id)
     with SessionStore(home / "sessions.db") as store:
         assert _four_ways(store, session_id, records=False) == killed
+        _agree(_lines_every_way(store, session_id), killed_want)

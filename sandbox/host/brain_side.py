@@ -156,8 +156,6 @@ class BrainSide:
         self, direction: str, env: pb.Envelope, raw: bytes, surplus: SurplusFrame | None = None
     ) -> bool:
         """Record a frame as it crosses; False: past a sample, it was only counted."""
-        if self.warp is not None:
-            self.warp.frame(direction, env)
         kept = self.recorder.frame(direction, env, self.now(), raw, surplus)
         if kept is not None:
             self._show(kept)

@@ -329,6 +329,8 @@ class CallHost:
                     show(effect)
             elif not isinstance(effect, RecordEffect):  # the record's: stored above, no port
                 assert_never(effect)
+            if self.warp is not None:  # the core's records say when the brain works
+                self.warp.took(effect)
             for listener in self.on_effect:
                 listener(effect)
         # The call record's findings are worked out over the whole call so far, longer the

@@ -40,11 +40,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from sandbox.call.core import CallCore
+from sandbox.call.turn_records import BracketClosed, TurnSent
+from sandbox.call.unit_records import UnitOpened
 from sandbox.call.units import Bracket
-from sandbox.wire import pb
 
 #: Wall time the brain's link must have been quiet before dead time is skipped.
 DEFAULT_GRACE_S = 0.03
@@ -67,46 +67,40 @@ def hold_for(gaps_s: Iterable[float]) -> float:
     return min(MAX_HOLD_S, longest * HOLD_FACTOR + HOLD_MARGIN_S) if longest > 0 else 0.0
 
 
-def work_gaps(frames: Iterable[tuple[int, str, str, dict[str, Any]]]) -> list[float]:
+def work_gaps(records: Iterable[tuple[int, object]]) -> list[float]:
     """Rule 4's evidence in a recorded call: each wait (seconds) between the brain closing
     every unit it had opened for the newest turn and opening another for that same turn.
-    ``frames``: (t_ms, dir, type, fields) in wire order, ``dir`` from the runtime's side."""
+    ``records``: the core's records of the call with the ms each happened at, in order (a
+    stored session's, as :func:`~sandbox.record.unit_log.with_unit_records` gives them)."""
     work = TurnWork()
-    found = (
-        work.frame(t / 1000, d, k, f.get("speech_id"), f.get("turn_id")) for t, d, k, f in frames
-    )
+    found = (work.took(t / 1000, value) for t, value in records)
     return [gap for gap in found if gap is not None]
 
 
 @dataclass
 class TurnWork:
-    """Follows the newest turn on the wire: which of its units are open, and when they were
-    all closed; says how long the brain waited when it opens another unit for it."""
+    """Follows the newest turn in the core's records: which of its units are open, and when
+    they were all closed; says how long the brain waited when it opens another unit for it."""
 
     newest: int = 0
     open_units: set[int] = field(default_factory=set)
     closed_at: float | None = None
 
-    def frame(
-        self, at_s: float, direction: str, kind: str, speech_id: object, turn_id: object
-    ) -> float | None:
-        """One frame (``direction`` from the runtime's side); the wait it ended, or None."""
-        sid = speech_id if isinstance(speech_id, int) else 0
-        turn = turn_id if isinstance(turn_id, int) else 0
-        if direction == "out" and kind in ("session_start", "user_message", "user_idle"):
-            self.newest, self.open_units, self.closed_at = turn or 1, set(), None
-        elif direction == "in" and kind == "speech_start" and turn == self.newest:
-            waited = None
-            if self.closed_at is not None and not self.open_units:
-                waited = at_s - self.closed_at
-            self.open_units.add(sid)
-            return waited
-        elif (
-            direction == "in" and kind in ("speech_end", "speech_cancel") and sid in self.open_units
-        ):
-            self.open_units.discard(sid)
-            if not self.open_units:
-                self.closed_at = at_s
+    def took(self, at_s: float, value: object) -> float | None:
+        """One of the core's records, at ``at_s``; the wait it ended, or None."""
+        match value:
+            case TurnSent(turn_id=turn):
+                self.newest, self.open_units, self.closed_at = turn or 1, set(), None
+            case UnitOpened(speech_id=sid, turn_id=turn) if turn == self.newest:
+                waited = None
+                if self.closed_at is not None and not self.open_units:
+                    waited = at_s - self.closed_at
+                self.open_units.add(sid)
+                return waited
+            case BracketClosed(speech_id=sid) if sid in self.open_units:
+                self.open_units.discard(sid)
+                if not self.open_units:
+                    self.closed_at = at_s
         return None
 
 
@@ -146,19 +140,11 @@ class WarpClock:
         if incoming:
             self._in_at = self._io_at
 
-    def frame(self, direction: str, env: pb.Envelope) -> None:
-        """A frame the call recorded (``direction`` from the runtime's side): a brain that
-        opens a unit on a turn whose units it had all closed was still working on it, so
-        the hold grows to cover that wait (rule 4)."""
-        kind = env.WhichOneof("body") or ""
-        body = getattr(env, kind) if kind else None
-        waited = self._work.frame(
-            self._wall(),
-            direction,
-            kind,
-            getattr(body, "speech_id", None),
-            getattr(body, "turn_id", None),
-        )
+    def took(self, value: object) -> None:
+        """One of the core's effects as the call runs: a brain that opens a unit on a turn
+        whose units it had all closed was still working on it, so the hold grows to cover
+        that wait (rule 4)."""
+        waited = self._work.took(self._wall(), value)
         if waited is not None:
             self.hold_s = max(self.hold_s, hold_for([waited]))
 

@@ -6,7 +6,7 @@ codec (:func:`sandbox.load.one_call.place_call`), each call on its own clock. Lo
 statistics get, per call:
 
 * ``first chunk`` requests: each turn's first-chunk latency, as the request time;
-* ``Finalize`` requests: each unit's Finalize latency (see :mod:`sandbox.load.frame_latency`);
+* ``Finalize`` requests: each unit's Finalize latency (see :mod:`sandbox.load.latency_watch`);
 * a ``wire rules`` request, failed with the rules the call broke, if any;
 * a ``call`` request, the call's wall time, failed with its error codes, if any.
 

@@ -29,7 +29,7 @@ from sandbox.host.launch import CallNotPlaced, CallOptions, host_for, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.load.call_result import CRASHED, OVERLOADED, CallResult, classify
-from sandbox.load.frame_latency import LatencyWatch
+from sandbox.load.latency_watch import LatencyWatch
 from sandbox.load.loop_lag import OVERLOADED_S, LoopLag
 from sandbox.load.shared_relay import SharedRelay
 from sandbox.record.recorder import CallEnd
@@ -117,7 +117,7 @@ async def place_call(
                     return _overloaded(index, failed, late)
     except CallNotPlaced as failed:  # its session was finished where the dial failed
         return _result(failed.core, CallResult(index, failed.core.session_id), [])
-    watch = LatencyWatch(on_first_chunk=on_first_chunk)
+    watch = LatencyWatch(now=host.now, on_first_chunk=on_first_chunk)
     try:
         return await _played(index, host, target, watch, None if dialing is None else dialing.lag)
     except Exception as exc:
@@ -128,7 +128,7 @@ async def place_call(
 async def _played(
     index: int, host: CallHost, target: Target, watch: LatencyWatch, lag: LoopLag | None
 ) -> CallResult:
-    host.on_frame.append(watch)
+    host.on_effect.append(watch)
     runner = ScriptRunner(host, target.script, step_timeout_s=target.step_timeout_s)
     began = asyncio.get_running_loop().time()
     try:

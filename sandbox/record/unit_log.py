@@ -10,6 +10,10 @@ session an older build stored lacks one kind or both: here, and only here, the m
 are worked out from its frames by the core's rules
 (:class:`~sandbox.call.records_from_frames.RecordsFromFrames`) and woven into its events at
 the moments of the frames that caused them, so no reader needs to know which build stored it.
+
+A :class:`~sandbox.record.report.Report` keeps the frames a call crossed, not the core's
+records: :func:`report_records` works them out the same way, for a reader handed only
+reports (the re-drive's diff).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from sandbox.call.records_from_frames import RecordsFromFrames
 from sandbox.call.turn_records import TurnRecord, TurnSent
 from sandbox.call.unit_records import UnitRecord
 from sandbox.record.recorder import FrameRecord
+from sandbox.record.report import Report
 from sandbox.record.store import StoredEvent
 from sandbox.record.stored_events import SessionOpened, event_row
 
@@ -74,3 +79,27 @@ def _records_from_frames(
         elif not isinstance(moment.value, missing):
             out.append(moment)
     return out
+
+
+#: The keys of a report's frame that are its envelope, not its body's fields.
+_ENVELOPE = ("t_ms", "dir", "type")
+
+
+def report_records(report: Report) -> list[tuple[int, object]]:
+    """The core's records of a report's call with the moment of each, worked out from the
+    frames it keeps by the core's rules (see the module doc)."""
+    frames = [
+        (
+            int(f["t_ms"]),
+            str(f["dir"]),
+            str(f["type"]),
+            {k: v for k, v in f.items() if k not in _ENVELOPE},
+        )
+        for f in report.frames
+    ]
+    reader = RecordsFromFrames([(d, k, fields) for _, d, k, fields in frames], ())
+    return [
+        (t_ms, record)
+        for t_ms, d, k, fields in frames
+        for record in reader.frame(d, k, fields, t_ms)
+    ]

@@ -13,10 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sandbox.call.turn_fold import TurnFold
+from sandbox.call.turn_records import TurnKind, TurnSent
+from sandbox.call.unit_records import UnitOpened
 from sandbox.call.units import Fate
 from sandbox.record.plain_text import visible
 from sandbox.record.report import Report
 from sandbox.record.session_words import ended_by_words
+from sandbox.record.unit_log import report_records
 
 
 @dataclass(frozen=True)
@@ -140,30 +144,16 @@ _Turn = tuple[str, list[UnitSide], int | None]
 
 def _turns(report: Report) -> list[_Turn]:
     """The greeting, then each caller turn: the units that answered it, and how long its
-    first chunk took from the turn's own frame (SessionStart for the greeting)."""
+    first chunk took from the turn going out (SessionStart for the greeting), as the core's
+    records of the report's call say (:func:`~sandbox.record.unit_log.report_records`)."""
     units = _sides(report)
-    asked: dict[int, int] = {}  # turn -> when it went out
-    unit_turn: dict[int, int] = {}
-    first_chunk: dict[int, int] = {}
-    lines: list[tuple[str, int]] = [("(greeting)", 1)]
-    for frame in report.frames:
-        kind, sent = frame["type"], frame["dir"] == "out"
-        if sent and kind in ("session_start", "user_message"):
-            turn = int(frame.get("turn_id", 0))
-            asked[turn] = int(frame["t_ms"])
-            if kind == "user_message":
-                lines.append((str(frame.get("text", "")), turn))
-        elif not sent and kind == "speech_start":
-            unit_turn[int(frame.get("speech_id", 0))] = int(frame.get("turn_id", 0))
-        elif not sent and kind == "speech_chunk":
-            turn = unit_turn.get(int(frame.get("speech_id", 0)), 0)
-            first_chunk.setdefault(turn, int(frame["t_ms"]))
+    turns = TurnFold()
+    for t_ms, record in report_records(report):
+        turns.apply(t_ms, record)
+    lines = [("(greeting)", 1)]
+    lines += [(sent.text, sent.turn_id) for sent in turns.sent if sent.kind is TurnKind.CALLER]
     return [
-        (
-            text,
-            [side for _sid, side in units.get(turn, [])],
-            first_chunk[turn] - asked[turn] if turn in first_chunk and turn in asked else None,
-        )
+        (text, [side for _sid, side in units.get(turn, [])], turns.first_chunk_ms(turn))
         for text, turn in lines
     ]
 
@@ -172,13 +162,12 @@ def _history(report: Report) -> list[tuple[str, str]]:
     """What a heard-truth brain holds at the end: caller lines and heard text, in wire order."""
     heard = {u.speech_id: u.heard for u in report.units}
     out: list[tuple[str, str]] = []
-    for frame in report.frames:
-        if frame["dir"] == "out" and frame["type"] == "user_message":
-            out.append(("user", str(frame.get("text", ""))))
-        elif frame["dir"] == "in" and frame["type"] == "speech_start":
-            text = heard.pop(int(frame.get("speech_id", 0)), "")
-            if text:
-                out.append(("assistant", text))
+    for _, record in report_records(report):
+        match record:
+            case TurnSent(kind=TurnKind.CALLER, text=text):
+                out.append(("user", text))
+            case UnitOpened(speech_id=sid) if heard.get(sid):
+                out.append(("assistant", heard.pop(sid)))
     return out
 
 

@@ -48,6 +48,7 @@ from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, read_leg
 from sandbox.record.report import Report
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent, short_id
+from sandbox.record.unit_log import with_unit_records
 from sandbox.replay.caller_audio import SpokenLine, cut_clips, spoken_lines
 from sandbox.replay.caller_script import (
     caller_steps,
@@ -100,8 +101,8 @@ def _original(session: str) -> _Original:
     words = hang_up_over_bot(events)
     if words is not None:  # no script step says "at word N": the re-drive's own ending
         script = replace(script, steps=(*script.steps, Step("end", after_words=words, now=True)))
-    records = (frame_record(f) for f in frames)
-    gaps = work_gaps((r.t_ms, r.dir, r.type, r.fields) for r in records)
+    recorded = with_unit_records([frame_record(f) for f in frames], events)
+    gaps = work_gaps((e.t_ms, e.value) for e in recorded)
     idle = idle_wait(events)
     settings = Settings() if idle is None else Settings(idle_ms=idle)
     return _Original(row, events, script, report, hold_for(gaps), settings)
