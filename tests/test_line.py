@@ -11,12 +11,12 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from sandbox.audio.line_path import MARGIN_MS, LinePath
+from sandbox.audio.line_path import LinePath
 from sandbox.caller.script import ScriptProblems, parse_script
 from sandbox.errors import UserError
 from sandbox.judges.word_errors import word_error_rate
 from sandbox.line.loss import PacketLoss
-from sandbox.line.profile import PROFILES, LineProfile, line_profile, load_profile
+from sandbox.line.profile import MARGIN_MS, PROFILES, LineProfile, line_profile, load_profile
 
 RATE = 16000
 BLOCK = RATE // 50
@@ -113,6 +113,8 @@ def test_a_landline_passes_its_band_only_and_arrives_its_delay_later() -> None:
     assert spectrum[hz > 4000].sum() / total < 1e-3
     assert spectrum[hz < 200].sum() / total < 1e-2
     assert path.delay_ms == 40 + MARGIN_MS
+    assert PROFILES["pstn"].round_trip_ms == 2 * path.delay_ms  # the bench's, and the waterfall's
+    assert PROFILES["wideband"].round_trip_ms == 0
     # The delay the caller meets: the lag at which the output best matches the input.
     lags = np.arange(0, RATE // 5)
     fit = [np.dot(noise[: RATE - lag].astype(float), out[lag:RATE].astype(float)) for lag in lags]

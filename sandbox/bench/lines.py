@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from sandbox.audio.endpointer import PATIENCE_DEFAULT
-from sandbox.audio.line_path import MARGIN_MS
 from sandbox.bench.figures import Progress, fmt_ms, target_lines
 from sandbox.bench.line_keys import LINES
 from sandbox.bench.outside import DeviceRun, measure_app, prepared
@@ -74,8 +73,7 @@ def _line(name: str, run: DeviceRun, floor: FloorRun | None) -> dict[str, Any]:
     profile = PROFILES[name]
     return {
         "summary": profile.summary(),
-        # The line's delay there and back (nothing without a line).
-        "round_trip_ms": 2 * (profile.one_way_ms + MARGIN_MS) if profile.is_line else 0,
+        "round_trip_ms": profile.round_trip_ms,
         "word_error_rate": word_error_rate([(t.text, t.heard) for t in run.turns]),
         "first_audio_ms": run.first_audio_ms,
         "first_audio_p90_ms": percentile(times, 90),
