@@ -4,107 +4,27 @@ Piper, the playout clock and the echo canceller, against a real brain over a rea
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
-from caller_audio import espeak, join, silence, squeezed, word_errors, words, write_wav
+from audio_rig import audio_call, caller_wav, quiet, sent, until, while_playing
+from caller_audio import espeak, join, squeezed, word_errors, words, write_wav
 
-from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.endpointer import PATIENCE_DEFAULT, windows_for
-from sandbox.audio.engine import AudioEngine, EngineHooks
-from sandbox.audio.mic import MicSource
+from sandbox.audio.engine import EngineHooks
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
-from sandbox.audio.voices import default_voice
-from sandbox.call.effects import CallState, Effect, PausePlayout, ResumePlayout, SendFrame
-from sandbox.call.settings import Settings
+from sandbox.call.effects import CallState, PausePlayout, ResumePlayout, SendFrame
 from sandbox.call.units import Fate
-from sandbox.call.waterfall import STAGES, VOICE_END, WINDOW_CLOSED
+from sandbox.call.waterfall import VOICE_END, WINDOW_CLOSED, stages_named
 from sandbox.caller.espeak_voice import speak
-from sandbox.harness.builtin import brain_url_for
-from sandbox.host.launch import CallOptions, open_call
-from sandbox.host.session import CallHost
 
 pytestmark = pytest.mark.audio
-
-
-@contextlib.asynccontextmanager
-async def audio_call(
-    brain: str,
-    transcriber: Transcriber,
-    synthesizer: Synthesizer,
-    *,
-    speaker: str | None = None,
-    mic: MicSource | None = None,
-    aec: bool = True,
-    hooks: EngineHooks | None = None,
-) -> AsyncIterator[tuple[CallHost, AudioEngine, list[Effect]]]:
-    """A call with the real audio engine, ``hooks`` given; the host runs in the background."""
-    engine = AudioEngine(
-        AudioOptions(speaker=speaker, aec=aec),
-        transcriber=transcriber,
-        synthesizers={default_voice(): synthesizer},
-        mic_source=mic,
-        speaker_sink=mic.speaker if isinstance(mic, ScriptMic) else None,
-    )
-    options = CallOptions(settings=Settings(idle_ms=0), builtin=brain)
-    effects: list[Effect] = []
-    async with brain_url_for(options) as url:
-        host = await open_call(
-            options, url, engine.playout(), caps=engine.capabilities(), listening=engine
-        )
-        host.on_effect.append(effects.append)
-        engine.start(host, hooks)
-        running = asyncio.create_task(host.run())
-        try:
-            yield host, engine, effects
-        finally:
-            if host.core.ended is None:
-                host.hang_up()
-            await asyncio.wait_for(running, 20)
-            engine.stop()
-
-
-def quiet(host: CallHost) -> Callable[[], bool]:
-    """The greeting (or the last reply) has played out and the call is listening."""
-    return lambda: host.core.state is CallState.LISTENING and bool(host.core.units)
-
-
-async def until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
-
-
-async def while_playing(host: CallHost, predicate: Callable[[], bool], stall: float = 20.0) -> None:
-    """Wait for ``predicate`` as long as the call moves on: a loaded machine's audio thread
-    plays the bot slower than real time, so the deadline is for a stall (no word played and
-    no change of state for ``stall`` seconds), not for the length of the audio."""
-    loop = asyncio.get_running_loop()
-    seen, deadline = (host.words_played, host.core.state), loop.time() + stall
-    while not predicate():
-        if (host.words_played, host.core.state) != seen:
-            seen, deadline = (host.words_played, host.core.state), loop.time() + stall
-        assert loop.time() < deadline, f"stalled for {stall} s at (words played, state) {seen}"
-        await asyncio.sleep(0.02)
-
-
-def sent(effects: list[Effect], arm: str) -> list[object]:
-    return [
-        getattr(e.env, arm) for e in effects if isinstance(e, SendFrame) and e.env.HasField(arm)
-    ]
-
-
-def caller_wav(tmp_path: Path, text: str) -> Path:
-    return write_wav(tmp_path / "caller.wav", join(silence(200), espeak(text), silence(200)))
 
 
 @pytest.mark.slow  # its kind in CI: test_ui_audio_e2e's spoken turn, through the app
@@ -320,7 +240,9 @@ async def test_a_spoken_turn_keeps_its_latency_waterfall_in_stage_order(
         await until(lambda: len(host.core.units) == 2 and host.core.units[1].fate is not None)
     (timeline,) = host.core.ledger.timelines.values()
     # Every stage up to the first sample released, on the call's one clock, in order; the
-    # speaker's own delay is there only where the sound server reported one.
-    assert list(timeline)[:7] == list(STAGES)[:7]
-    assert set(timeline) <= set(STAGES)
+    # speaker's own delay is there only where the sound server reported one, and the
+    # network's stages only on a phone line.
+    stages = list(stages_named(on_line=False))
+    assert list(timeline)[:7] == stages[:7]
+    assert set(timeline) <= set(stages)
     assert list(timeline.values()) == sorted(timeline.values())

@@ -10,13 +10,14 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
+from line_rig import longest_silence_ms, unconcealed_silence_ms
 
-from sandbox.audio.line_path import MARGIN_MS, LinePath
+from sandbox.audio.line_path import LinePath
 from sandbox.caller.script import ScriptProblems, parse_script
 from sandbox.errors import UserError
 from sandbox.judges.word_errors import word_error_rate
 from sandbox.line.loss import PacketLoss
-from sandbox.line.profile import PROFILES, LineProfile, line_profile, load_profile
+from sandbox.line.profile import MARGIN_MS, PROFILES, LineProfile, line_profile, load_profile
 
 RATE = 16000
 BLOCK = RATE // 50
@@ -32,18 +33,6 @@ def _through(path: LinePath, signal: npt.NDArray[np.int16]) -> npt.NDArray[np.in
 def _tone(seconds: float, hz: float = 440.0) -> npt.NDArray[np.int16]:
     t = np.arange(int(RATE * seconds)) / RATE
     return (np.sin(2 * np.pi * hz * t) * 8000).astype(np.int16)
-
-
-def _longest_silence_ms(audio: npt.NDArray[np.int16], start: int) -> float:
-    """The longest run of 5 ms windows at under 1 % of full scale, after ``start``."""
-    window = RATE // 200
-    audio = audio[start : start + (len(audio) - start) // window * window]
-    quiet = np.abs(audio.reshape(-1, window)).max(axis=1) < 328
-    longest = run = 0
-    for q in quiet:
-        run = run + 1 if q else 0
-        longest = max(longest, run)
-    return longest * 1000 * window / RATE
 
 
 def test_the_built_in_profiles_say_what_they_are() -> None:
@@ -113,6 +102,8 @@ def test_a_landline_passes_its_band_only_and_arrives_its_delay_later() -> None:
     assert spectrum[hz > 4000].sum() / total < 1e-3
     assert spectrum[hz < 200].sum() / total < 1e-2
     assert path.delay_ms == 40 + MARGIN_MS
+    assert PROFILES["pstn"].round_trip_ms == 2 * path.delay_ms  # the bench's, and the waterfall's
+    assert PROFILES["wideband"].round_trip_ms == 0
     # The delay the caller meets: the lag at which the output best matches the input.
     lags = np.arange(0, RATE // 5)
     fit = [np.dot(noise[: RATE - lag].astype(float), out[lag:RATE].astype(float)) for lag in lags]
@@ -126,7 +117,7 @@ def test_a_lossy_line_conceals_what_it_lost_with_its_codec(name: str) -> None:
     out = _through(path, _tone(6.0))
     assert path.losses.lost >= 5  # losses happened, bursts among them
     start = RATE * (path.delay_ms + 40) // 1000
-    assert _longest_silence_ms(out, start) == 0  # concealed: never a lost frame's silence
+    assert longest_silence_ms(out[start:], RATE) == 0  # concealed: never a lost frame's silence
 
 
 def test_g711_has_no_concealment_so_a_lost_frame_is_silence() -> None:
@@ -135,7 +126,8 @@ def test_g711_has_no_concealment_so_a_lost_frame_is_silence() -> None:
     out = _through(path, _tone(6.0))
     assert path.losses.lost >= 10
     # A lost 20 ms frame, its edges softened by the resampler's filter.
-    assert _longest_silence_ms(out, RATE * (path.delay_ms + 40) // 1000) >= 10
+    silent = longest_silence_ms(out[RATE * (path.delay_ms + 40) // 1000 :], RATE)
+    assert silent >= unconcealed_silence_ms(1)
 
 
 def test_a_script_names_its_line() -> None:

@@ -13,7 +13,14 @@ from session_rig import recorded_call
 
 from sandbox.call.caller_events import TurnClose
 from sandbox.call.played import AudioMark
-from sandbox.call.waterfall import STAGES, HeardTiming, from_start, in_order
+from sandbox.call.waterfall import (
+    STAGES,
+    HeardTiming,
+    from_start,
+    in_order,
+    stages_named,
+    summary,
+)
 from sandbox.record.latency_text import percentile
 from sandbox.record.waterfall_text import waterfall_text
 
@@ -22,8 +29,8 @@ def _spoken_turn(rig: Rig, text: str, heard: HeardTiming) -> None:
     rig.take(rig.core.caller_turn(text, rig.now, closed_by=TurnClose.CONFIDENT, heard=heard))
 
 
-def test_a_spoken_turn_keeps_every_stage_on_the_calls_clock() -> None:
-    rig = Rig(ms_per_word=100)
+def _spoken_and_answered(rig: Rig) -> int:
+    """A spoken turn and its reply, the real playout's marks given as it gives them."""
     rig.start()
     rig.advance(2_500)  # no greeting
     _spoken_turn(rig, "book a table", HeardTiming(2_100, 2_400, 2_480))
@@ -41,19 +48,60 @@ def test_a_spoken_turn_keeps_every_stage_on_the_calls_clock() -> None:
     rig.take(rig.core.audio_mark(10, "first_sample", 3_500))  # later: the first stands
     rig.end(10)
     rig.advance(2_000)  # the words play: the playout's own mark came first and stands
-    assert rig.core.ledger.timelines == {
-        turn: {
-            "voice_end": 2_100,
-            "window_closed": 2_400,
-            "committed": 2_480,
-            "user_message": 2_500,
-            "first_chunk": 2_840,
-            "first_clause": 2_900,
-            "first_sample": 2_950,
-            "first_speaker": 2_990,
-        }
-    }
-    assert list(rig.core.ledger.timelines[turn]) == list(STAGES)
+    return turn
+
+
+ON_THE_CALLS_CLOCK = {
+    "voice_end": 2_100,
+    "window_closed": 2_400,
+    "committed": 2_480,
+    "user_message": 2_500,
+    "first_chunk": 2_840,
+    "first_clause": 2_900,
+    "first_sample": 2_950,
+    "first_speaker": 2_990,
+}
+
+
+def test_a_spoken_turn_keeps_every_stage_on_the_calls_clock() -> None:
+    rig = Rig(ms_per_word=100)
+    turn = _spoken_and_answered(rig)
+    assert rig.core.ledger.timelines == {turn: ON_THE_CALLS_CLOCK}
+    # Every stage but the network's: a wideband call has no line.
+    assert list(rig.core.ledger.timelines[turn]) == list(stages_named(on_line=False))
+    assert "first audio at the ear" not in waterfall_text(turn, ON_THE_CALLS_CLOCK).plain
+
+
+def test_a_turn_on_a_line_gains_the_networks_stages_its_delay_either_side() -> None:
+    rig = Rig(ms_per_word=100, line_ms=80)
+    turn = _spoken_and_answered(rig)
+    timeline = rig.core.ledger.timelines[turn]
+    # The caller stopped at their mouth 80 ms before the VAD heard it; the reply reached
+    # their ear 80 ms after it left at the speaker.
+    assert timeline == {"caller_voice_end": 2_020, **ON_THE_CALLS_CLOCK, "first_at_ear": 3_070}
+    assert list(timeline) == list(STAGES)
+    assert from_start(timeline)["first_at_ear"] == 1_050
+    assert summary(turn, timeline).startswith(
+        f"turn {turn} · first audio 1050 ms after voice end at the mouth"
+    )
+    drawn = waterfall_text(turn, timeline).plain
+    assert "voice end at the mouth" in drawn
+    assert "first audio at the ear" in drawn
+    assert "not reached" not in drawn
+
+
+def test_on_a_line_a_typed_turn_and_an_unmeasured_speaker_leave_the_network_out() -> None:
+    rig = Rig(ms_per_word=100, line_ms=80)
+    rig.start()
+    rig.advance(2_500)
+    rig.caller("hello there")  # typed: no voice end, so none at the mouth
+    rig.advance(120)
+    rig.say(5, rig.core.turn, "Hi, how can I help?")
+    rig.take(rig.core.audio_mark(5, "first_at_ear", 2_700))  # not the playout's to report
+    rig.advance(1_000)
+    (timeline,) = rig.core.ledger.timelines.values()
+    # Nothing measured the speaker: the ear's moment is not guessed from the first sample.
+    assert timeline == {"user_message": 2_500, "first_chunk": 2_620, "first_sample": 2_620}
 
 
 def test_a_typed_turn_on_the_simulated_playout_starts_at_its_user_message() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sandbox.call.phone_line import PhoneLine
 from sandbox.line.profile import DEFAULT_LINE, PROFILES, LineProfile
 
 
@@ -22,3 +23,8 @@ class AudioOptions:
     stt_model: str | None = None
     #: The phone line between the caller and the call, both ways (``wideband``: none).
     line: LineProfile = field(default_factory=lambda: PROFILES[DEFAULT_LINE])
+
+
+def phone_line(profile: LineProfile) -> PhoneLine | None:
+    """``profile`` as the call core and the record know it; None for no line (wideband)."""
+    return PhoneLine(profile.summary(), profile.path_delay_ms) if profile.is_line else None

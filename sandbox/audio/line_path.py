@@ -13,12 +13,9 @@ from sandbox.audio.resample import Float32, StreamResampler, as_float32, as_int1
 from sandbox.line.band import BandPass
 from sandbox.line.loss import PacketLoss
 from sandbox.line.packet_codec import PacketCodec
-from sandbox.line.profile import FRAME_MS, LineProfile
+from sandbox.line.profile import LineProfile
 
 Int16 = npt.NDArray[np.int16]
-#: Room for the codec's look-ahead and the resamplers' filters, so that the stream out never
-#: runs dry: a frame more than the network and the jitter buffer.
-MARGIN_MS = FRAME_MS
 #: Each direction's losses, fixed: a profile loses the same packets every call.
 UPLINK_SEED, DOWNLINK_SEED = 1, 2
 
@@ -48,7 +45,7 @@ class LinePath:
     @property
     def delay_ms(self) -> int:
         """How much later a sample comes out than it went in."""
-        return self.profile.one_way_ms + MARGIN_MS
+        return self.profile.path_delay_ms
 
     def process(self, block: Int16) -> Int16:
         """The next ``len(block)`` samples of the far end's stream, ``block`` fed in."""

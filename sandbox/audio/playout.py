@@ -17,9 +17,11 @@ wire says, read heard text as "the user may have heard one word more".
 **Callbacks** come from the releasing thread: the clock's own thread for a paced sink, the
 sound card's audio thread for a device. They run while the clock holds its lock, so they
 must return at once (hop onto asyncio with ``loop.call_soon_threadsafe``); they may call
-back into the clock. Per released block: ``on_release(block)`` (every block, silence
-included: the echo canceller's reference), then ``on_word`` for each word heard in it and
-``on_unit_done`` for each unit whose last audio it carried, in the order of the audio.
+back into the clock. Per released block: ``on_sound()`` if it carries any sound as the clock
+released it (before a phone line's downlink delays it), ``on_release(block)`` (every block,
+silence included, as it leaves the line: the echo canceller's reference), then ``on_word``
+for each word heard in it and ``on_unit_done`` for each unit whose last audio it carried, in
+the order of the audio.
 
 **cut()** drops every queued and playing unit. The next released block is silence, so the
 speaker goes quiet within one block (plus the device's buffer). No callback fires for a
@@ -95,6 +97,7 @@ class PlayoutClock:
         on_word: OnWord,
         on_unit_done: OnUnitDone,
         on_release: OnRelease | None = None,
+        on_sound: Callable[[], None] | None = None,
         line: Callable[[Block], Block] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -108,6 +111,7 @@ class PlayoutClock:
         self._on_word = on_word
         self._on_unit_done = on_unit_done
         self._on_release = on_release
+        self._on_sound = on_sound
         self._line = line
         self._clock = clock
         self._lock = threading.RLock()
@@ -204,6 +208,8 @@ class PlayoutClock:
                     n = min(self.fade_frames, frames)
                     block[:n] = (block[:n] * np.linspace(0.0, 1.0, n)).astype(np.int16)
             self._samples_out += frames
+            if self._on_sound is not None and np.any(block):
+                self._on_sound()
             if self._line is not None:  # silence too: the line still carries what it holds
                 block = self._line(block)
             if self._on_release is not None:

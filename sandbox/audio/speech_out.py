@@ -24,8 +24,6 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from sandbox.audio.clauses import take_ready
 from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import Block
@@ -85,7 +83,8 @@ class SpeechOut:
         on_idle: Callable[[], object] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """``make_clock(on_word=, on_unit_done=, on_release=)`` builds the playout clock.
+        """``make_clock(on_word=, on_unit_done=, on_release=, on_sound=)`` builds the
+        playout clock.
         ``on_idle`` is called on the synthesis thread once a unit's text is all synthesized
         and no more text waits: the turn's heavy work is done, its audio still playing."""
         self._synthesizer_for = synthesizer_for
@@ -111,7 +110,10 @@ class SpeechOut:
         #: Also told of every word as it is released (the audio thread; return at once).
         self.word_hooks: list[Callable[[WordPlayed], None]] = []
         self.clock = make_clock(
-            on_word=self._word, on_unit_done=self._unit_done, on_release=self._released
+            on_word=self._word,
+            on_unit_done=self._unit_done,
+            on_release=self._released,
+            on_sound=self._sounded,
         )
         self._worker = threading.Thread(target=self._synthesize, name="tts", daemon=True)
 
@@ -284,8 +286,10 @@ class SpeechOut:
             self._events.append(UnitPlayed(speech_id))
         self._wake()
 
-    def _released(self, block: Block) -> None:
-        if self._awaiting_audio and np.any(block):
+    def _sounded(self) -> None:
+        """A block with sound released: the first for a unit awaiting its audio is its first
+        sample, timed before any phone line (the line's delay is the waterfall's own stage)."""
+        if self._awaiting_audio:
             with self._lock:
                 if self._awaiting_audio:
                     sid = self._awaiting_audio.popleft()
@@ -294,6 +298,8 @@ class SpeechOut:
                     delay = self.clock.output_delay_ms()
                     if delay is not None:
                         self._mark(sid, FIRST_SPEAKER, delay)
+
+    def _released(self, block: Block) -> None:
         if self._on_release_hook is not None:
             self._on_release_hook(block)
 

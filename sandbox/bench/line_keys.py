@@ -1,6 +1,7 @@
 """The keys of ``sandbox bench --lines``, declared once as the other modes' are
 (:mod:`sandbox.bench.mode_keys`). Targets from issue 44, on the project's 2-core machine:
-the endpointer and the floor judge keep their wideband figures on a landline."""
+the endpointer and the floor judge keep their wideband figures on a landline (the false
+cut-offs' is the pauses stage's, ``false_cutoff_fraction`` in :mod:`sandbox.bench.run_keys`)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ LINES = Stage(
             "each line by name: its summary, its round trip (ms), the recognizer's word error "
             "rate on the caller's turns, end of speech → first audio as the caller meets it "
             "(median, p90), turns never answered, caller onset → bot silent at the caller's "
-            "ear, backchannels answered",
+            "ear, backchannels answered, and the false cut-off fraction: the held-apart pause "
+            "set's paused utterances only (not its complete ones or afterthoughts), each "
+            "through the line's uplink, committed in their pause at patience 7 (in process)",
         ),
         BenchKey(
             "pstn_first_audio_ratio",
@@ -43,6 +46,15 @@ LINES = Stage(
             "frac",
             "on pstn: backchannels that reached the brain as a turn",
             target=Target("max", 0),
+        ),
+        BenchKey(
+            "pstn_false_cutoff_fraction",
+            "number",
+            "frac",
+            "on pstn: the held-apart pause set's paused utterances (only those), each through "
+            "the line's uplink, committed in their pause at patience 7 (VAD, endpointer, turn "
+            "model and Whisper in process, as the pauses stage runs them)",
+            target=Target("max", 0.05),
         ),
     ),
 )

@@ -8,7 +8,9 @@ the recognizer's word error rate on each line. The targets (issue 44): on ``pstn
 endpointer and the floor judge keep their wideband figures. Those are held with the line's
 own delay both ways (its round trip: the network, the jitter buffer and a packet, each way)
 taken off: physics the caller meets on any line, which no endpointer can take back; the
-figures as the caller meets them are reported beside them.
+figures as the caller meets them are reported beside them. Each line's false cut-offs come
+from the held-apart pause set's paused utterances through its uplink, in process
+(:mod:`sandbox.bench.line_pauses`); the endpointer keeps its wideband target on ``pstn``.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from sandbox.audio.endpointer import PATIENCE_DEFAULT
-from sandbox.audio.line_path import MARGIN_MS
+from sandbox.audio.stt import Transcriber
 from sandbox.bench.figures import Progress, fmt_ms, target_lines
 from sandbox.bench.line_keys import LINES
+from sandbox.bench.line_pauses import line_cutoffs
 from sandbox.bench.outside import DeviceRun, measure_app, prepared
 from sandbox.bench.outside_floor import FloorRun
 from sandbox.bench.own_home import own_home
@@ -47,14 +50,23 @@ async def measure_lines(
             measured[name] = await measure_app(
                 probe, loop_s, PATIENCE_DEFAULT, spoken, warmup, progress, floor, line=name
             )
-    return lines_figures(count, measured)
+    # After the app's runs, so that this process's Whisper never shares the machine with it.
+    progress("paused callers through each line's uplink")
+    cutoffs = line_cutoffs(Transcriber.load(), list(PROFILES.values()), progress, quick=quick)
+    return lines_figures(count, measured, cutoffs)
 
 
 def lines_figures(
-    turns: int, measured: Mapping[str, tuple[DeviceRun, FloorRun | None]]
+    turns: int,
+    measured: Mapping[str, tuple[DeviceRun, FloorRun | None]],
+    cutoffs: Mapping[str, float | None],
 ) -> dict[str, Any]:
-    """The ``lines`` keys from each line's run at the devices and its floor."""
-    lines = {name: _line(name, *runs) for name, runs in measured.items()}
+    """The ``lines`` keys from each line's run at the devices and its floor, and its paused
+    callers' false cut-offs."""
+    lines = {
+        name: {**_line(name, *runs), "false_cutoff_fraction": cutoffs.get(name)}
+        for name, runs in measured.items()
+    }
     wide, pstn = lines.get(DEFAULT_LINE, {}), lines.get("pstn", {})
     ratio = None
     if wide.get("first_audio_ms") and pstn.get("first_audio_ms") is not None:
@@ -66,6 +78,7 @@ def lines_figures(
         "pstn_first_audio_ratio": ratio,
         "pstn_onset_to_silence_net_ms": None if onset is None else onset - pstn["round_trip_ms"],
         "pstn_backchannels_answered": pstn.get("backchannel_answered_fraction"),
+        "pstn_false_cutoff_fraction": pstn.get("false_cutoff_fraction"),
     }
 
 
@@ -74,8 +87,7 @@ def _line(name: str, run: DeviceRun, floor: FloorRun | None) -> dict[str, Any]:
     profile = PROFILES[name]
     return {
         "summary": profile.summary(),
-        # The line's delay there and back (nothing without a line).
-        "round_trip_ms": 2 * (profile.one_way_ms + MARGIN_MS) if profile.is_line else 0,
+        "round_trip_ms": profile.round_trip_ms,
         "word_error_rate": word_error_rate([(t.text, t.heard) for t in run.turns]),
         "first_audio_ms": run.first_audio_ms,
         "first_audio_p90_ms": percentile(times, 90),
@@ -101,7 +113,8 @@ def lines_table(figures: dict[str, Any]) -> str:
             f"word errors {'—' if wer is None else f'{wer:.0%}'}, "
             f"unanswered {line['unanswered']}, onset → silent "
             f"{fmt_ms(line['onset_to_silence_ms'])}, backchannels answered "
-            f"{_fraction(line['backchannel_answered_fraction'])}"
+            f"{_fraction(line['backchannel_answered_fraction'])}, paused callers cut off "
+            f"{_fraction(line['false_cutoff_fraction'])}"
         )
     return "\n".join(out)
 

@@ -137,7 +137,14 @@ def _cut_off(memo: InlineModels, item: int, utterance: Utterance, patience: int)
     return "punctuated" if guesses and guesses[-1].complete else "turn_model"
 
 
-def _fraction(flags: list[bool]) -> float | None:
+def cut_offs(memo: InlineModels, paused: list[Utterance], patience: int) -> list[str | None]:
+    """Why each paused utterance was cut off in its pause at ``patience`` (None: it was
+    not); ``memo``'s keys are the utterances' places in ``paused``."""
+    return [_cut_off(memo, i, u, patience) for i, u in enumerate(paused)]
+
+
+def fraction(flags: list[bool]) -> float | None:
+    """The share of ``flags`` set, to three places (None for none)."""
     return round(sum(flags) / len(flags), 3) if flags else None
 
 
@@ -152,7 +159,7 @@ def measure_pauses(
     memo = InlineModels(transcriber, model)
     causes: dict[int, list[str | None]] = {}
     for patience in PATIENCES:
-        causes[patience] = [_cut_off(memo, i, u, patience) for i, u in enumerate(paused)]
+        causes[patience] = cut_offs(memo, paused, patience)
         cut = sum(c is not None for c in causes[patience])
         progress(f"  patience {patience}: {cut}/{len(paused)} cut off")
     cutoffs = {p: [c is not None for c in found] for p, found in causes.items()}
@@ -174,12 +181,12 @@ def measure_pauses(
     punctuated = [ms for ms, p in after if p]
     bare = [ms for ms, p in after if not p]
     return {
-        "false_cutoff_fraction": _fraction(cutoffs[DEFAULT_PATIENCE]),
-        "false_cutoff_by_patience": {str(p): _fraction(c) for p, c in cutoffs.items()},
+        "false_cutoff_fraction": fraction(cutoffs[DEFAULT_PATIENCE]),
+        "false_cutoff_by_patience": {str(p): fraction(c) for p, c in cutoffs.items()},
         "false_cutoff_causes": dict(Counter(c for c in causes[DEFAULT_PATIENCE] if c)),
         # Sentences said as still going, and questions said as questions, apart.
         "false_cutoff_by_kind": {
-            kind: _fraction(
+            kind: fraction(
                 [
                     cut
                     for cut, u in zip(cutoffs[DEFAULT_PATIENCE], paused, strict=True)
@@ -188,8 +195,8 @@ def measure_pauses(
             )
             for kind, asked in (("sentences", False), ("questions", True))
         },
-        "afterthought_cutoff_fraction": _fraction(added),
-        "early_commit_fraction": _fraction([ms <= EARLY_MS for ms, _p in after]),
+        "afterthought_cutoff_fraction": fraction(added),
+        "early_commit_fraction": fraction([ms <= EARLY_MS for ms, _p in after]),
         "commit_after_end_ms": {
             "punctuated": median(punctuated),
             "unpunctuated": median(bare),

@@ -67,6 +67,7 @@ from sandbox.call.waterfall import (
     PLAYOUT_STAGES,
     USER_MESSAGE,
     HeardTiming,
+    on_the_line,
 )
 from sandbox.wire import WIRE_VERSION, pb
 from sandbox.wire.catalog import ISO_BY_LANGUAGE, RTVI_TYPE_BY_NAME, VOQALIZE_ARMS
@@ -134,6 +135,8 @@ class CallCore:
     settings: Settings = field(default_factory=Settings)
     capabilities: tuple[int, ...] = DEFAULT_CAPABILITIES
     stall_ms: int = DEFAULT_STALL_MS
+    #: The phone line's delay each way (ms; 0: no line): the waterfall's network stages.
+    line_ms: int = 0
 
     turn: int = 0
     watermark: int = 0
@@ -533,7 +536,7 @@ class CallCore:
         self._interrupted = False
         self.turn += 1
         self._ledger.add_caller_line(self.turn, text, TurnClose.TYPED if typed else closed_by)
-        marks = heard.marks() if heard is not None else {}
+        marks = on_the_line(heard.marks(), self.line_ms) if heard is not None else {}
         self._ledger.open_timeline(self.turn, {**marks, USER_MESSAGE: now})
         self._pending = _Pending(self.turn, now, self.stall_ms)
         self._idle.caller_spoke()
@@ -591,7 +594,8 @@ class CallCore:
         ``t_ms``: its turn's waterfall keeps the first of each."""
         unit = self._book.get(speech_id)
         if unit is not None and stage in PLAYOUT_STAGES:
-            self._ledger.mark(unit.turn_id, stage, t_ms)
+            for reached, at in on_the_line({stage: t_ms}, self.line_ms).items():
+                self._ledger.mark(unit.turn_id, reached, at)
         return []
 
     def unit_played(self, speech_id: int, now: int) -> list[Effect]:

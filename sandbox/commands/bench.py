@@ -125,8 +125,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="measure the phone lines instead: the varied caller turns, backchannels and "
         "barge-ins through the virtual devices with the app on each line (wideband, pstn, "
-        "mobile, voip-lossy), timed from outside; the recognizer's word errors on each "
-        "(--turns N a line, default 12; --quick: 3)",
+        "mobile, voip-lossy), timed from outside; the recognizer's word errors on each, and "
+        "the paused callers cut off through each line's uplink (--turns N a line, default "
+        "12; --quick: 3, and 3 paused callers of each kind)",
     )
     parser.add_argument(
         "--soak",

@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from sandbox.audio.audio_options import phone_line
 from sandbox.call.core import CallCore
 from sandbox.call.effects import BrainStalled, CallerShown, DeadAir, DeadAirEnded, ScreenEffect
 from sandbox.call.sim_playout import SimPlayout
@@ -213,7 +214,7 @@ async def _real_call(
     from sandbox.host.audio_call import audio_call
 
     options = call_options(args, recording="audio")
-    options = replace(options, line=line.summary() if line.is_line else None)
+    options = replace(options, line=phone_line(line))
     echo = LaptopEchoPath(ScriptMic.RATE) if args.echo_path else None
     mic = ScriptMic(echo)
     # With an echo path the speaker is the simulated laptop's, on the mic's clock.

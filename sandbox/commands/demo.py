@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from sandbox.audio.audio_options import phone_line
 from sandbox.call.units import Unit
 from sandbox.commands.options import BRAIN_HELP
 from sandbox.demo.headless import scene_options
@@ -87,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
     for index, scene in enumerate(scenes):
         audio, caller, recording = _frontend(args, scene, models)
         options = scene_options(scene, url, recording)
-        if recording == "audio" and PROFILES[scene.line].is_line:
-            options = replace(options, line=PROFILES[scene.line].summary())
+        if recording == "audio":
+            options = replace(options, line=phone_line(PROFILES[scene.line]))
         if builtin is not None:  # the brain named, rather than the scene's own
             options = replace(options, builtin=builtin)
         app = DemoApp(

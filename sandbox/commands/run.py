@@ -7,6 +7,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from sandbox.audio.audio_options import phone_line
 from sandbox.audio.device_choice import is_file
 from sandbox.caller.script import DEFAULT_MS_PER_WORD
 from sandbox.caller.script_limits import MS_PER_WORD
@@ -77,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
         end_at_eof=args.end_at_eof is not False,
     )
     options = call_options(args, recording="audio" if audio.real else "typed")
-    if audio.real and sound.line.is_line:
-        options = replace(options, line=sound.line.summary())
+    if audio.real:
+        options = replace(options, line=phone_line(sound.line))
     app = SandboxApp(CallSetup(options, audio, report_path=args.report))
     report = app.run()
     if app.problem:

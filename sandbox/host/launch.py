@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from sandbox.audio.voices import voice_languages
 from sandbox.call.core import DEFAULT_CAPABILITIES, DEFAULT_STALL_MS, CallCore
+from sandbox.call.phone_line import PhoneLine
 from sandbox.call.ports import Listening, Playout
 from sandbox.call.settings import Capabilities, Settings, connect_config, validate
 from sandbox.errors import UserError
@@ -56,9 +57,14 @@ class CallOptions:
     redrive_of: str | None = None
     #: What records the call when no person does (``sandbox.record.store.TEST_ORIGIN``).
     origin: str | None = None
-    #: The phone line the caller's audio crosses, in words (``LineProfile.summary``); None:
-    #: the laptop's own wideband path, or no audio at all.
-    line: str | None = None
+    #: The phone line the caller's audio crosses (``sandbox.audio.audio_options.phone_line``);
+    #: None: the laptop's own wideband path, or no audio at all.
+    line: PhoneLine | None = None
+
+    @property
+    def line_words(self) -> str | None:
+        """The line in words, as the record keeps it."""
+        return None if self.line is None else self.line.words
 
 
 #: The most ``--init`` may carry: the client's 64 KiB message limit, as for RTVI data.
@@ -173,7 +179,7 @@ def _start_recording(options: CallOptions, recorder: Recorder) -> None:
                 origin=options.origin,
             )
         opened = SessionOpened(
-            recorder.brain_name, options.settings, options.line, unit_records=True
+            recorder.brain_name, options.settings, options.line_words, unit_records=True
         )
         recorder.event(0, opened)
 
@@ -202,6 +208,7 @@ def _session(
         settings=options.settings,
         capabilities=options.capabilities,
         stall_ms=options.stall_ms,
+        line_ms=0 if options.line is None else options.line.delay_ms,
     )
     name = brain_name(options.brain_url, options.builtin)
-    return core, Recorder(session_id, brain_url, brain_name=name, line=options.line)
+    return core, Recorder(session_id, brain_url, brain_name=name, line=options.line_words)

@@ -23,6 +23,9 @@ AMR_BITRATES = (4750, 5150, 5900, 6700, 7400, 7950, 10200, 12200)
 OPUS_BITRATES = range(6000, 128001)
 #: A packet's audio: every codec here is framed at 20 ms.
 FRAME_MS = 20
+#: What a line's path adds beyond the network and the jitter buffer: room for the codec's
+#: look-ahead and the resamplers' filters, so that its stream out never runs dry.
+MARGIN_MS = FRAME_MS
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,17 @@ class LineProfile:
     def one_way_ms(self) -> int:
         """What the line adds to each direction: the network and the jitter buffer."""
         return self.delay_ms + self.jitter_buffer_ms
+
+    @property
+    def path_delay_ms(self) -> int:
+        """How much later audio comes out of either direction than it went in: the network,
+        the jitter buffer and :data:`MARGIN_MS` (0 with no line)."""
+        return self.one_way_ms + MARGIN_MS if self.is_line else 0
+
+    @property
+    def round_trip_ms(self) -> int:
+        """The line's delay there and back, which no endpointer can take back."""
+        return 2 * self.path_delay_ms
 
     def summary(self) -> str:
         """The profile in one line, as the banner and the record say it."""

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from rich.table import Table
 
-from sandbox.call.waterfall import STAGES, from_start
+from sandbox.call.waterfall import NETWORK_STAGES, STAGES, from_start, stages_named
 from sandbox.record.report import Report
 from sandbox.record.table_text import table_lines
 from sandbox.record.waterfall_text import waterfall_text
@@ -62,7 +62,10 @@ def latency_lines(report: Report) -> list[str]:
         "latency: ms after each turn's caller voice end (a turn with none, typed or "
         "simulated, counts from its first stage); - not reached or not measured"
     )
-    legend = [f"  {stage.replace('_', ' ')}: {words}" for stage, words in STAGES.items()]
+    on_line = any(stage in stages for stage in NETWORK_STAGES)
+    legend = [
+        f"  {stage.replace('_', ' ')}: {words}" for stage, words in stages_named(on_line).items()
+    ]
     if gaps:
         legend.append(
             "  dead air: ms inside the turn's open units with nothing played or sent (a brain "

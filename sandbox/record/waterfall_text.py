@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from rich.text import Text
 
-from sandbox.call.waterfall import STAGES, from_start
+from sandbox.call.waterfall import NETWORK_STAGES, STAGES, from_start, stages_named
 
 #: Columns the time axis takes.
 AXIS = 48
@@ -34,7 +34,8 @@ def waterfall_text(turn_id: int, timeline: Mapping[str, int], axis: int = AXIS) 
         end = max(round(at * axis / span), start + 1)  # a stage that took no time still shows
         text.append(f"\n{STAGES[stage]:<{LABEL}} ")
         text.append(" " * start)
-        text.append("█" * (end - start), style="bold magenta" if stage != "voice_end" else "cyan")
+        caller = stage in ("voice_end", "caller_voice_end")
+        text.append("█" * (end - start), style="cyan" if caller else "bold magenta")
         text.append(" " * (axis - end))
         text.append(f" {at:>6} ms", style="bold")
         step = at - previous
@@ -43,7 +44,8 @@ def waterfall_text(turn_id: int, timeline: Mapping[str, int], axis: int = AXIS) 
         previous = at
     right = f"{span} ms"
     text.append(f"\n{'':<{LABEL}} 0{right:>{axis - 1}}", style="dim")
-    missing = [words for stage, words in STAGES.items() if stage not in marks]
+    on_line = any(stage in marks for stage in NETWORK_STAGES)
+    missing = [words for stage, words in stages_named(on_line).items() if stage not in marks]
     if missing:
         text.append(f"\nnot reached or not measured: {', '.join(missing)}", style="dim")
     return text

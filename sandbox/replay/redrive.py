@@ -27,7 +27,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from sandbox.audio.audio_options import AudioOptions
+from sandbox.audio.audio_options import AudioOptions, phone_line
 from sandbox.audio.engine import AudioEngine
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.call.settings import Settings
@@ -164,7 +164,7 @@ async def redrive_audio(
         settings=original.settings,
         recording="audio",
         redrive_of=row.id,
-        line=line.summary() if line.is_line else None,
+        line=phone_line(line),
     )
     async with brain_url_for(options) as url, audio_call(options, url, engine) as host:
         voice = RecordedVoice(mic, deque(cut_clips(samples, rate, lines)), rate)

@@ -195,15 +195,14 @@ async def run_script(path: Path, url: str, models: AudioEngine | None = None) ->
             runner = ScriptRunner(host, script)
             await play_through(host, runner)
             return _judged(path, started, script, host, runner)
-        from sandbox.audio.audio_options import AudioOptions
+        from sandbox.audio.audio_options import AudioOptions, phone_line
         from sandbox.audio.engine import AudioEngine
         from sandbox.audio.script_mic import ScriptMic
         from sandbox.caller.voice_caller import InjectedVoice
         from sandbox.host.audio_call import audio_call
 
         mic = ScriptMic()
-        if line.is_line:
-            options = replace(options, line=line.summary())
+        options = replace(options, line=phone_line(line))
         engine = AudioEngine(
             AudioOptions(line=line),
             transcriber=models.transcriber,
