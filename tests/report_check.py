@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,8 @@ import jsonschema
 
 from sandbox.call.effects import EndedBy
 from sandbox.call.outcome import Outcome
-from sandbox.record.report import REPORT_VERSION, Fields, Report, report_schema
+from sandbox.record.frame_report import FrameReport, decoded
+from sandbox.record.report import REPORT_VERSION, Report, report_schema
 
 
 @cache
@@ -61,10 +62,10 @@ def check_saved_reports(home: Path) -> None:
             raise AssertionError(f"{where} breaks the report schema: {error.message}")
 
 
-def bare_report(frames: Sequence[Fields] = (), **fields: Any) -> Report:
-    """A report holding only ``frames`` and ``fields``: no units, no record, every text
-    empty, a completed call the caller ended (for the printers, which read a report
-    whatever call it came from)."""
+def bare_report(frames: Sequence[Mapping[str, Any]] = (), **fields: Any) -> Report:
+    """A report holding only ``frames`` (as the report's JSON holds them) and ``fields``: no
+    units, no record, every text empty, a completed call the caller ended (for the printers,
+    which read a report whatever call it came from)."""
     empty: dict[str, Any] = {
         "report_version": REPORT_VERSION,
         "session_id": "",
@@ -81,4 +82,9 @@ def bare_report(frames: Sequence[Fields] = (), **fields: Any) -> Report:
         "errors": (),
         "alignment_skips": 0,
     }
-    return Report(**{**empty, **fields, "frames": tuple(frames)})
+    return Report(**{**empty, **fields, "frames": tuple(_frame(f) for f in frames)})
+
+
+def _frame(frame: Mapping[str, Any] | FrameReport) -> FrameReport:
+    """A frame as a test writes it (its report JSON), as the report keeps it."""
+    return frame if isinstance(frame, FrameReport) else decoded(dict(frame))

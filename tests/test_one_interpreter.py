@@ -147,11 +147,9 @@ ARM_READERS = {
     "replay/redrive.py": "a script step named end",
     "demo/director.py": "the demo narrates the caller's last line from the wire log",
     "bench/app_process.py": "the bench times the app from outside, by the brain's hook",
+    "replay/caller_script.py": "the app's RTVI messages, whose payload the core relays unread",
     # Left to move onto the core's records (docs/architecture.md says so).
     "record/transcript.py": "the report's conversation in wire order, from its frames",
-    "replay/audit.py": "when each unit opened and was finalized, for the speaker leg's clip",
-    "replay/caller_script.py": "the caller's side and the app's RTVI frames, rebuilt",
-    "bench/redrive.py": "how long the brain was answering, from the wire log",
 }
 
 

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import jsonschema
+import msgspec
 import pytest
 from brain_process import sandbox_command, sandbox_env
 from msgspec import UNSET
@@ -24,8 +25,16 @@ from sandbox.call.outcome import Outcome
 from sandbox.call.units import Fate
 from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.export import session_report, session_report_json
-from sandbox.record.report import ReportError, report_from_json, report_json, report_schema
+from sandbox.record.frame_report import NOT_ARMS
+from sandbox.record.report import (
+    ReportError,
+    StepReport,
+    report_from_json,
+    report_json,
+    report_schema,
+)
 from sandbox.record.store import SessionStore
+from sandbox.wire import pb
 from sandbox.wire.direction import Direction
 
 #: The report's keys, in order, as every build has written them since it had each.
@@ -186,3 +195,50 @@ def _is_core(node: ast.expr) -> bool:
     return (isinstance(node, ast.Name) and node.id == "core") or (
         isinstance(node, ast.Attribute) and node.attr == "core"
     )
+
+
+def test_a_reports_steps_and_frames_are_typed_cannot_change_and_a_bad_one_is_refused() -> None:
+    step = {"t_ms": 5, "turn_id": 2, "kind": "tool", "name": "book", "provider": ""}
+    step |= {"start_ms": 0, "duration_ms": 40, "counts": {"rows": 3}}
+    frame = {"t_ms": 7, "dir": "in", "type": "speech_start", "speech_id": 1, "turn_id": 2}
+    good = report_json(bare_report([frame], steps=(report_from_json_step(step),)))
+    assert good["steps"] == [step] and good["frames"] == [frame]  # the JSON's shape, as ever
+    report = report_from_json(good)
+    (read_step,), (read_frame,) = report.steps, report.frames
+    with pytest.raises(AttributeError):
+        read_step.kind = "model"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        read_step.counts["rows"] = 4  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        read_frame.t_ms = 9  # type: ignore[misc]
+    read_frame.fields["speech_id"] = 99  # a copy: the report keeps what crossed
+    assert read_frame.fields["speech_id"] == 1 and report_json(report) == good
+    assert (read_frame.dir, read_frame.type) == (Direction.IN, "speech_start")
+    bad_values = [
+        ("steps", [{**step, "duration_ms": "slow"}]),
+        ("steps", [{**step, "counts": {"rows": "three"}}]),
+        ("frames", [{**frame, "dir": "sideways"}]),
+        ("frames", [{**frame, "type": "speech_begin"}]),
+        ("frames", [{**frame, "t_ms": "soon"}]),
+        ("frames", ["not a frame"]),
+    ]
+    for key, value in bad_values:
+        with pytest.raises(ReportError, match=rf"\$\.{key}\[0\]"):
+            report_from_json({**good, key: value})
+
+
+def report_from_json_step(step: dict[str, object]) -> StepReport:
+    """A step as a report holds it, from its JSON."""
+    return msgspec.convert(step, StepReport)
+
+
+def test_the_report_schema_types_steps_and_frames_with_their_vocabularies() -> None:
+    defs = report_schema()["$defs"]
+    frame = defs["FrameReport"]["properties"]
+    assert set(defs[frame["dir"]["$ref"].removeprefix("#/$defs/")]["enum"]) == set(Direction)
+    arms = set(defs[frame["type"]["$ref"].removeprefix("#/$defs/")]["enum"])
+    oneof = pb.Envelope.DESCRIPTOR.oneofs_by_name["body"]
+    assert arms == {field.name for field in oneof.fields} | set(NOT_ARMS)
+    steps = defs["StepReport"]["properties"]
+    # Every field of the wire's TurnStep has its place in the report's step.
+    assert set(pb.TurnStep.DESCRIPTOR.fields_by_name) <= set(steps)

@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+import pytest
+
 from sandbox.brains.echo import Echo
 from sandbox.call.settings import Settings
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.call.turn_records import BracketClosed, TurnKind, TurnSent
+from sandbox.call.unit_records import UnitOpened
 from sandbox.caller.script import parse_script
 from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.host.launch import CallOptions, open_call
-from sandbox.host.warp import WarpClock
+from sandbox.host.warp import WarpClock, brain_busy_ms, work_gaps
 from sandbox.sdk import Session, Speech, UserMessage, serve
 from sandbox.wire.tokens import load_or_create_keys
 
@@ -83,3 +87,19 @@ async def test_a_minute_of_silence_is_skipped_but_the_brains_thinking_is_not() -
     assert warp.skipped_s >= 59
     assert asked[1] - asked[0] >= 60_000 - 5
     assert not any(f.type == "error" for f in frames)
+
+
+def test_the_brains_busy_time_is_read_from_the_cores_records_as_the_warp_clock_reads_them() -> None:
+    records: list[tuple[int, object]] = [
+        (0, TurnSent(1, TurnKind.GREETING)),
+        (100, UnitOpened(1, 1, 0, 0)),
+        (400, BracketClosed(1, cancelled=False)),  # the greeting: 0-400
+        (1000, TurnSent(2, TurnKind.CALLER, "hi")),
+        (1200, UnitOpened(2, 2, 0, 0)),
+        (1300, BracketClosed(2, cancelled=True)),  # cancelled: not an answer
+        (1500, UnitOpened(3, 2, 0, 0)),
+        (1900, BracketClosed(3, cancelled=False)),  # turn 2: 1000-1900
+        (1950, BracketClosed(9, cancelled=False)),  # a unit never opened: nobody's
+    ]
+    assert brain_busy_ms(records) == 400 + 900
+    assert work_gaps(records) == [pytest.approx(0.2)]  # turn 2's wait between its units

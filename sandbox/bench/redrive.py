@@ -72,9 +72,8 @@ from sandbox.harness.builtin import brain_url_for
 from sandbox.host.audio_call import audio_call
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
-from sandbox.host.warp import WarpClock
-from sandbox.record.export import frame_record
-from sandbox.record.recorder import FrameRecord
+from sandbox.host.warp import WarpClock, brain_busy_ms
+from sandbox.record.export import session_records
 from sandbox.record.store import SessionStore, short_id
 from sandbox.replay.diff import Diff
 from sandbox.replay.redrive import Redrive, redrive, redrive_audio
@@ -146,7 +145,7 @@ async def measure_redrive(minutes: float, progress: Progress) -> RedriveFigures:
         redrive_s = time.perf_counter() - start
         progress(f"  re-drove in {redrive_s:.1f} s ({call_s / redrive_s:.0f} times real time)")
         with SessionStore() as store:
-            brain_s = brain_busy_ms([frame_record(f) for f in store.frames(done.session_id)]) / 1000
+            brain_s = brain_busy_ms(session_records(store, done.session_id)) / 1000
         return RedriveFigures(
             call_s=round(call_s, 1),
             turns=row.caller_turns or 0,
@@ -156,30 +155,6 @@ async def measure_redrive(minutes: float, progress: Progress) -> RedriveFigures:
             brain_s=round(brain_s, 2),
             speedup_without_brain=round(call_s / max(redrive_s - brain_s, 1e-3), 1),
         )
-
-
-def brain_busy_ms(frames: list[FrameRecord]) -> int:
-    """How long the brain was answering: the union of (turn out → its units' SpeechEnd in)."""
-    asked: dict[int, int] = {}
-    turn_of: dict[int, int] = {}
-    spans: list[tuple[int, int]] = []
-    for frame in frames:
-        kind, fields = frame.type, frame.fields
-        if frame.dir == "out" and kind in ("session_start", "user_message", "user_idle"):
-            asked[int(fields.get("turn_id", 0))] = frame.t_ms
-        elif frame.dir == "in" and kind == "speech_start":
-            turn_of[int(fields.get("speech_id", 0))] = int(fields.get("turn_id", 0))
-        elif frame.dir == "in" and kind == "speech_end":
-            turn = turn_of.get(int(fields.get("speech_id", 0)), -1)
-            if turn in asked:
-                spans.append((asked[turn], frame.t_ms))
-    busy, reach = 0, 0
-    for start, end in sorted(spans):
-        start = max(start, reach)
-        if end > start:
-            busy += end - start
-            reach = end
-    return busy
 
 
 def redrive_table(figures: dict[str, object]) -> str:
@@ -617,9 +592,9 @@ async def measure_false_alarms(
             wall = time.perf_counter() - start
         with SessionStore() as store:
             row = store.find(session.session_id)
-            frames = [frame_record(f) for f in store.frames(done.session_id)]
+            records = session_records(store, done.session_id)
         tally.call_s += (row.duration_ms or 0) / 1000
-        tally.own_s += max(wall - brain_busy_ms(frames) / 1000, 1e-3)
+        tally.own_s += max(wall - brain_busy_ms(records) / 1000, 1e-3)
         tally.count(session, done)
 
     async def simulated() -> None:

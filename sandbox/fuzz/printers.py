@@ -47,6 +47,7 @@ from sandbox.caller.expect import Failure
 from sandbox.fuzz.draw import Draw
 from sandbox.fuzz.guard import InvariantBroken
 from sandbox.judges.readback import ReadbackStatus
+from sandbox.record.frame_report import decoded
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import DATA_OPEN, page_html
 from sandbox.record.plain_text import CONTROL, visible
@@ -179,11 +180,21 @@ def _row(t: list[str]) -> SessionRow:
 
 def _report(t: list[str]) -> Report:
     """A report whose every string a brain or a caller could have written is from ``t``."""
-    frames = (
-        {"t_ms": 10, "dir": "out", "type": "user_message", "turn_id": 2, "text": t[3]},
-        {"t_ms": 20, "dir": "in", "type": "speech_start", "speech_id": 1, "turn_id": 2},
-        {"t_ms": 30, "dir": "in", "type": "error", "code": t[4], "message": t[5], "fatal": True},
-        {"t_ms": 40, "dir": "out", "type": "error", "code": "PROTOCOL", "message": t[6]},
+    frames = tuple(
+        decoded(frame)
+        for frame in (
+            {"t_ms": 10, "dir": "out", "type": "user_message", "turn_id": 2, "text": t[3]},
+            {"t_ms": 20, "dir": "in", "type": "speech_start", "speech_id": 1, "turn_id": 2},
+            {
+                "t_ms": 30,
+                "dir": "in",
+                "type": "error",
+                "code": t[4],
+                "message": t[5],
+                "fatal": True,
+            },
+            {"t_ms": 40, "dir": "out", "type": "error", "code": "PROTOCOL", "message": t[6]},
+        )
     )
     generated = f"{t[7]} and the rest"
     record = CallRecord(

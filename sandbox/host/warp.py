@@ -77,30 +77,61 @@ def work_gaps(records: Iterable[tuple[int, object]]) -> list[float]:
     return [gap for gap in found if gap is not None]
 
 
+def brain_busy_ms(records: Iterable[tuple[int, object]]) -> int:
+    """How long the brain was answering in a recorded call (ms): the union of the spans from
+    each turn going out to the SpeechEnd of each unit of it. ``records`` as
+    :func:`work_gaps` takes them."""
+    work = TurnWork()
+    for t_ms, value in records:
+        work.took(t_ms / 1000, value)
+    busy, reach = 0.0, 0.0
+    for start, end in sorted(work.answered):
+        start = max(start, reach)
+        if end > start:
+            busy += end - start
+            reach = end
+    return round(busy * 1000)
+
+
 @dataclass
 class TurnWork:
-    """Follows the newest turn in the core's records: which of its units are open, and when
-    they were all closed; says how long the brain waited when it opens another unit for it."""
+    """Follows the brain's work in the core's records: which units of the newest turn are
+    open, and when they were all closed (says how long the brain waited when it opens
+    another unit for it); and, for every turn, from its going out to each SpeechEnd of a
+    unit of it (:attr:`answered`)."""
 
     newest: int = 0
     open_units: set[int] = field(default_factory=set)
     closed_at: float | None = None
+    #: When each turn went out, and which turn each unit answers.
+    asked_at: dict[int, float] = field(default_factory=dict)
+    turn_of: dict[int, int] = field(default_factory=dict)
+    #: (turn out, a unit of it ended by SpeechEnd) for every such unit, in order.
+    answered: list[tuple[float, float]] = field(default_factory=list)
 
     def took(self, at_s: float, value: object) -> float | None:
         """One of the core's records, at ``at_s``; the wait it ended, or None."""
         match value:
             case TurnSent(turn_id=turn):
                 self.newest, self.open_units, self.closed_at = turn or 1, set(), None
-            case UnitOpened(speech_id=sid, turn_id=turn) if turn == self.newest:
+                self.asked_at[turn] = at_s
+            case UnitOpened(speech_id=sid, turn_id=turn):
+                self.turn_of[sid] = turn
+                if turn != self.newest:
+                    return None
                 waited = None
                 if self.closed_at is not None and not self.open_units:
                     waited = at_s - self.closed_at
                 self.open_units.add(sid)
                 return waited
-            case BracketClosed(speech_id=sid) if sid in self.open_units:
-                self.open_units.discard(sid)
-                if not self.open_units:
-                    self.closed_at = at_s
+            case BracketClosed(speech_id=sid, cancelled=cancelled):
+                asked = self.asked_at.get(self.turn_of.get(sid, -1))
+                if asked is not None and not cancelled:
+                    self.answered.append((asked, at_s))
+                if sid in self.open_units:
+                    self.open_units.discard(sid)
+                    if not self.open_units:
+                        self.closed_at = at_s
         return None
 
 

@@ -42,6 +42,7 @@ from sandbox.record.stored_events import (
 )
 from sandbox.record.unit_log import with_unit_records
 from sandbox.wire.codec import WireError, decode
+from sandbox.wire.direction import direction
 from sandbox.wire.plain import describe
 
 #: The arm a stored frame this build cannot decode is shown under.
@@ -57,6 +58,13 @@ def frame_record(frame: StoredFrame) -> FrameRecord:
             frame.t_ms, frame.dir, UNDECODABLE, {"detail": str(exc), "bytes": len(frame.raw)}
         )
     return FrameRecord(frame.t_ms, frame.dir, arm, fields)
+
+
+def session_records(store: SessionStore, session_id: str) -> list[tuple[int, object]]:
+    """A stored session's events with the core's records in them, whatever build stored it
+    (:func:`~sandbox.record.unit_log.with_unit_records`), each with its moment (ms)."""
+    frames = [frame_record(f) for f in store.frames(session_id)]
+    return [(e.t_ms, e.value) for e in with_unit_records(frames, store.events(session_id))]
 
 
 def session_report(store: SessionStore, row: SessionRow) -> Report:
@@ -130,7 +138,8 @@ def rebuilt_report(
         errors=tuple(error_report(error) for error in turns.errors),
         dead_air=_dead_air(events, max([f.t_ms for f in frames] + [e.t_ms for e in events] + [0])),
         alignment_skips=0,
-        frames=tuple(frame.as_json() for frame in frames),
+        # A damaged store's frame whose direction is no word of the wire's is not reported.
+        frames=tuple(frame.as_report() for frame in frames if direction(frame.dir) is not None),
         **_unkept(events),
     )
 

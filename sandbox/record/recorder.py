@@ -21,6 +21,7 @@ from sandbox.call.units import MAX_CHUNK_CHARS
 from sandbox.private_files import PRIVATE_MODE, private_folder, write_file
 from sandbox.record.call_record import RecordTracker, build, heard_from
 from sandbox.record.frame_log import FrameLog
+from sandbox.record.frame_report import HEAD, FrameReport
 from sandbox.record.report import (
     REPORT_VERSION,
     BackchannelReport,
@@ -45,6 +46,7 @@ from sandbox.record.stored_events import (
 )
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import pb
+from sandbox.wire.direction import Direction
 from sandbox.wire.plain import describe
 
 #: The most of one text field a frame's record keeps for the report and the screen (the
@@ -98,6 +100,13 @@ class FrameRecord:
         for name, value in self.fields.items():
             head[f"{self.type}_{name}" if name in head else name] = value
         return head
+
+    def as_report(self) -> FrameReport:
+        """The frame as the report keeps it (:class:`FrameReport`: the same shape, typed); a
+        ValueError when its direction is no :class:`~sandbox.wire.direction.Direction` (a
+        damaged store's row)."""
+        body = {k: v for k, v in self.as_json().items() if k not in HEAD}
+        return FrameReport(self.t_ms, Direction(self.dir), self.type, body)
 
 
 @dataclass(frozen=True)
@@ -343,7 +352,7 @@ class Recorder:
             malformed_unkept=self.malformed_unkept,
             frames_unkept=dict(self.frames_unkept),
             record=build(heard_from(core)),
-            frames=tuple(f.as_json() for f in self.frames),
+            frames=tuple(f.as_report() for f in self.frames),
             **({} if script_notes is None else {"script_notes": tuple(script_notes)}),
         )
 

@@ -15,10 +15,12 @@ in order); the encoders below are the only ones.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
+from msgspec.structs import force_setattr
 
 from sandbox.call.caller_events import TurnClose
 from sandbox.call.effects import EndedBy
@@ -26,15 +28,12 @@ from sandbox.call.ledger import StepRecord, WireErrorRecord
 from sandbox.call.outcome import Outcome
 from sandbox.call.units import Fate, Unit
 from sandbox.judges.readback import ReadbackStatus
+from sandbox.record.frame_report import FrameReport, decoded, frame_schema_struct
 from sandbox.record.plain_text import escaped_json
 from sandbox.wire.direction import Direction
 
 #: Version of the report layout, so a reader can refuse one it does not know.
 REPORT_VERSION = 1
-
-#: A frame or TurnStep as the report keeps it: its fields by their wire names, whose set
-#: depends on the frame's type (see ``sandbox.wire.plain.describe``).
-Fields = Mapping[str, Any]
 
 
 class UnitReport(msgspec.Struct, frozen=True):
@@ -70,6 +69,30 @@ def unit_report(unit: Unit, *, rebuilt: bool = False) -> UnitReport:
         discarded=tuple(unit.discarded),
         dropped_chars=UNSET if rebuilt else unit.dropped_chars,
     )
+
+
+class StepReport(msgspec.Struct, frozen=True, kw_only=True):
+    """A TurnStep the brain reported (the wire's ``TurnStep``, its fields by their wire
+    names), when it came (``t_ms``), and ``unknown_turn`` (true, else absent) when it named
+    a turn the session never minted. ``kind`` is a string, not an enum: the wire lets a
+    brain name its own kind beside ``model``, ``tool``, ``database``, ``http`` and ``mcp``.
+    ``first_output_ms`` is absent for a step that does not stream; ``counts`` reported
+    (absent is "not reported", not zero), read-only."""
+
+    t_ms: int
+    turn_id: int
+    kind: str
+    name: str
+    provider: str
+    start_ms: int
+    duration_ms: int
+    first_output_ms: int | UnsetType = UNSET
+    counts: Mapping[str, int]
+    unknown_turn: bool | UnsetType = UNSET
+
+    def __post_init__(self) -> None:
+        # A frozen report's step cannot be changed in place, its counts included.
+        force_setattr(self, "counts", MappingProxyType(dict(self.counts)))
 
 
 class TurnReport(msgspec.Struct, frozen=True):
@@ -221,7 +244,8 @@ class CallRecord(msgspec.Struct, frozen=True):
 class Report(msgspec.Struct, frozen=True, kw_only=True):
     """One call's report: how it ended, the caller's turns, each bot unit's generated and
     heard text, the TurnSteps, the errors, the call record, and every frame as it crossed
-    (``t_ms``, ``dir``, ``type``, then the body's fields), in order."""
+    (``t_ms``, ``dir``, ``type``, then the body's fields: :mod:`sandbox.record.frame_report`),
+    in order."""
 
     report_version: int
     session_id: str
@@ -242,7 +266,7 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     #: Each caller turn's latency waterfall, in turn order.
     turns: tuple[TurnReport, ...] | UnsetType = UNSET
     units: tuple[UnitReport, ...]
-    steps: tuple[Fields, ...]
+    steps: tuple[StepReport, ...]
     errors: tuple[ErrorReport, ...]
     backchannels: tuple[BackchannelReport, ...] | UnsetType = UNSET
     stalls: tuple[StallReport, ...] | UnsetType = UNSET
@@ -255,7 +279,7 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     #: (``sandbox.record.recorder.SAMPLE_KEPT``).
     frames_unkept: Mapping[str, int] | UnsetType = UNSET
     record: CallRecord | UnsetType = UNSET  # none for a call cut short
-    frames: tuple[Fields, ...]
+    frames: tuple[FrameReport, ...]
     script_notes: tuple[str, ...] | UnsetType = UNSET  # a scripted caller's notes
 
 
@@ -263,10 +287,10 @@ class ReportError(ValueError):
     """A stored or given report is not one this build can read."""
 
 
-def step_report(step: StepRecord) -> Fields:
+def step_report(step: StepRecord) -> StepReport:
     """A TurnStep as the report keeps it: its time, its fields, and ``unknown_turn`` when it
     named a turn the session never minted."""
-    return {"t_ms": step.t_ms, **step.step, **({} if step.known_turn else {"unknown_turn": True})}
+    return StepReport(t_ms=step.t_ms, **step.step, unknown_turn=UNSET if step.known_turn else True)
 
 
 def error_report(error: WireErrorRecord) -> ErrorReport:
@@ -287,26 +311,59 @@ def record_json(record: CallRecord) -> dict[str, Any]:
 
 def _plain(value: msgspec.Struct) -> dict[str, Any]:
     # Through the encoder, so tuples come back as the lists a reader of the file sees.
-    out: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(value))
+    out: dict[str, Any] = msgspec.json.decode(_ENCODER.encode(value))
     return out
 
 
 def report_text(report: Report) -> str:
     """The report as the JSON text a report file holds: indented, UTF-8 as is but for the
     characters JSON's rule escapes (:func:`~sandbox.record.plain_text.escaped_json`)."""
-    return escaped_json(msgspec.json.format(msgspec.json.encode(report).decode(), indent=2))
+    return escaped_json(msgspec.json.format(_ENCODER.encode(report).decode(), indent=2))
 
 
 def report_from_json(data: object) -> Report:
     """The report a JSON object (as :func:`report_json` gives, or an older build wrote)
     holds; :class:`ReportError` says what is wrong with one that holds none."""
     try:
-        return msgspec.convert(data, Report)
+        return msgspec.convert(data, Report, dec_hook=_decode)
     except msgspec.ValidationError as exc:
         raise ReportError(f"not a report: {exc}") from None
 
 
 def report_schema() -> dict[str, Any]:
     """The JSON Schema (2020-12) every report validates against."""
-    schema: dict[str, Any] = msgspec.json.schema(Report)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+    (schema, frame), defs = msgspec.json.schema_components(
+        (Report, frame_schema_struct()), schema_hook=_frame_schema
+    )
+    # A frame's envelope, then its body's fields, which depend on its arm.
+    head = defs.pop(frame["$ref"].rsplit("/", 1)[1])
+    defs[_FRAME] = {**head, "title": _FRAME, "additionalProperties": True}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema, "$defs": defs}
+
+
+#: The schema's name for a report's frame.
+_FRAME = FrameReport.__name__
+
+
+def _encode(value: object) -> object:
+    """The JSON of the report's own types msgspec does not know."""
+    if isinstance(value, FrameReport):
+        return value.as_json()
+    if isinstance(value, MappingProxyType):
+        return dict(value)
+    raise NotImplementedError(f"no JSON for {type(value).__name__}")
+
+
+def _decode(kind: type, data: object) -> object:
+    if kind is FrameReport:
+        return decoded(data)
+    raise NotImplementedError(f"no report value of type {kind.__name__}")
+
+
+def _frame_schema(kind: type) -> dict[str, Any]:
+    if kind is FrameReport:
+        return {"$ref": f"#/$defs/{_FRAME}"}
+    raise NotImplementedError(f"no schema for {kind.__name__}")
+
+
+_ENCODER = msgspec.json.Encoder(enc_hook=_encode)

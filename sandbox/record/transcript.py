@@ -7,12 +7,14 @@ One walk over the report's frames for every text view of a finished call: the su
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from sandbox.call.units import Fate
 from sandbox.record.plain_text import quoted, visible
 from sandbox.record.reload_notice import RELOAD_MARK, ReloadNotice, notice_in
-from sandbox.record.report import Fields, Report, UnitReport
+from sandbox.record.report import Report, UnitReport
 
 #: A unit cut by its call's process dying, in words (its fate is ``crashed``).
 CRASHED_WORDS = "cut by a crash: the call's process stopped"
@@ -148,14 +150,15 @@ def transcript(report: Report) -> list[Entry]:
     )
     out: list[Entry] = []
     for frame in report.frames:
-        while asides and asides[0][0] <= int(frame["t_ms"]):
+        while asides and asides[0][0] <= frame.t_ms:
             out.append(asides.pop(0)[1])
-        if frame["dir"] == "in" and frame["type"] == "speech_start":
-            unit = units.get(int(frame.get("speech_id", 0)))
+        fields = frame.fields
+        if frame.dir == "in" and frame.type == "speech_start":
+            unit = units.get(int(fields.get("speech_id", 0)))
             if unit is not None:
                 out.append(_bot_unit(unit))
             continue
-        entry = frame_entry(frame)
+        entry = frame_entry(frame.as_json())
         if entry is not None:
             out.append(entry)
     return _with_cuts(out + [aside for _, aside in asides])
@@ -176,8 +179,8 @@ def _with_cuts(entries: list[Entry]) -> list[Entry]:
     return out
 
 
-def frame_entry(frame: Fields) -> Entry | None:
-    """What one frame (as the report keeps it) says in the conversation, if it says
+def frame_entry(frame: Mapping[str, Any]) -> Entry | None:
+    """What one frame (as the report's JSON keeps it) says in the conversation, if it says
     anything without the units: a caller line, an idle nudge, a barge-in, an error or the
     brain's reload notice."""
     kind, sent = frame["type"], frame["dir"] == "out"

@@ -81,22 +81,10 @@ def _records_from_frames(
     return out
 
 
-#: The keys of a report's frame that are its envelope, not its body's fields.
-_ENVELOPE = ("t_ms", "dir", "type")
-
-
 def report_records(report: Report) -> list[tuple[int, object]]:
     """The core's records of a report's call with the moment of each, worked out from the
     frames it keeps by the core's rules (see the module doc)."""
-    frames = [
-        (
-            int(f["t_ms"]),
-            str(f["dir"]),
-            str(f["type"]),
-            {k: v for k, v in f.items() if k not in _ENVELOPE},
-        )
-        for f in report.frames
-    ]
+    frames = [(f.t_ms, str(f.dir), str(f.type), f.fields) for f in report.frames]
     reader = RecordsFromFrames([(d, k, fields) for _, d, k, fields in frames], ())
     return [
         (t_ms, record)

@@ -4,7 +4,8 @@ For a real-audio session, the speaker leg (what was released to the speaker, sam
 call's time 0) is cut around each unit: from its first word's play time (when no word
 played, its SpeechStart or the end of the unit before that played, the later) to
 :data:`TAIL_MS` past its end, the later of its last word and its Finalize (which goes out
-once its audio is out, or at its cut), and never into the next unit that played. The clip
+once its audio is out, or at its cut), and never into the next unit that played; when each
+unit opened and was finalized is read from the core's records of the call. The clip
 then ends where the leg goes silent for good (:func:`until_silent`): fed the silence after a
 unit's last word, Whisper writes words into it ("Okay.", "Thank you."). Whisper transcribes
 each clip (a second time in pieces when it holds a long silence, see :data:`PIECE_GAP_MS`),
@@ -23,9 +24,11 @@ import numpy.typing as npt
 
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber
 from sandbox.call.played import WordPlayed
+from sandbox.call.turn_records import FinalizeSent
+from sandbox.call.unit_records import UnitOpened
 from sandbox.errors import UserError
 from sandbox.judges.heard_truth import doubted, verdict, words_off
-from sandbox.record.export import frame_record, session_report
+from sandbox.record.export import session_records, session_report
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import SPEAKER, at_rate, read_leg
 from sandbox.record.store import SessionRow, SessionStore
@@ -96,16 +99,15 @@ def audit_session(
     audio = at_rate(samples, rate, SAMPLE_RATE)
     opened: dict[int, int] = {}
     finalized: dict[int, int] = {}
-    for frame in map(frame_record, store.frames(row.id)):
-        sid = _id(frame.fields.get("speech_id"))
-        if frame.dir == "in" and frame.type == "speech_start":
-            opened.setdefault(sid, frame.t_ms)
-        elif frame.dir == "out" and frame.type == "finalize":
-            finalized.setdefault(sid, frame.t_ms)
     played: dict[int, list[int]] = {}
-    for event in store.events(row.id):
-        if isinstance(word := event.value, WordPlayed):
-            played.setdefault(word.speech_id, []).append(event.t_ms)
+    for t_ms, value in session_records(store, row.id):
+        match value:
+            case UnitOpened(speech_id=sid):
+                opened.setdefault(sid, t_ms)
+            case FinalizeSent(speech_id=sid):
+                finalized.setdefault(sid, t_ms)
+            case WordPlayed(speech_id=sid):
+                played.setdefault(sid, []).append(t_ms)
     audited = []
     floor = 0  # where the last unit that played ends: a silent unit's clip starts after it
     for index, unit in enumerate(report.units):
@@ -165,11 +167,6 @@ def pieces(clip: npt.NDArray[np.float32], rate: int) -> list[slice]:
     return [
         slice(max(0, a - pad), min(len(clip), b + pad)) for a, b in zip(starts, ends, strict=True)
     ]
-
-
-def _id(value: object) -> int:
-    """A speech id as recorded; -1 for a damaged one, which names no unit."""
-    return value if isinstance(value, int) else -1
 
 
 def keep_audit(store: SessionStore, row: SessionRow, audit: Audit) -> None:

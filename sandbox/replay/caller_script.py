@@ -7,8 +7,10 @@ replies differ), each RTVI message the app sent, and a silence for each idle nud
 counts as a barge-in when the call went *interrupted* just before it (the caller took the
 floor over the bot). A typed turn counts as one too when it cut the bot: typed over a
 reply (enter while it plays, or F2 with text in the box) the core cuts the playout for a
-barge-in, and typed while an answer was still owed it sends an Interruption; either is in
-the record, with how many words had played when it happened. A simulated call keeps its
+barge-in, and typed while an answer was still owed it raises the watermark (its record of
+the Interruption it sends); either is in the record, with how many words had played when it
+happened. The app's RTVI messages are read off the frames that carried them: the core relays
+their payload without reading it, so it keeps no record of them. A simulated call keeps its
 speaking rate.
 
 The script is written by the TOML rule (:func:`~sandbox.record.plain_text.toml_text`), so
@@ -33,10 +35,12 @@ from sandbox.call.effects import (
     StateChanged,
 )
 from sandbox.call.played import WordPlayed
+from sandbox.call.unit_records import WatermarkRaised
 from sandbox.caller.script_limits import SILENCE_MS
 from sandbox.record.export import frame_record
 from sandbox.record.plain_text import toml_text, visible
 from sandbox.record.store import StoredEvent, StoredFrame
+from sandbox.record.unit_log import with_unit_records
 from sandbox.wire.catalog import rtvi_spelling
 
 #: The states a caller's hang-up cuts the bot in (its reply playing or owed).
@@ -50,9 +54,8 @@ Step = dict[str, Any]
 def caller_steps(frames: list[StoredFrame], events: list[StoredEvent]) -> list[Step]:
     """The caller's steps, in order (see the module doc)."""
     steps: list[tuple[int, int, Step]] = []  # (t_ms, order, step): app frames merge by time
-    interruptions = [
-        f.t_ms for f in frames if (r := frame_record(f)).dir == "out" and r.type == "interruption"
-    ]
+    records = with_unit_records([frame_record(f) for f in frames], events)
+    interruptions = [e.t_ms for e in records if isinstance(e.value, WatermarkRaised)]
     words = 0
     line_ms = -1  # when the caller's last line (or idle nudge) was
     interrupted_at: int | None = None  # words played when the caller took the floor

@@ -125,7 +125,7 @@ def _ended_early(before: Report, after: Report) -> str | None:
     if ended_by == "caller" or ended_by == before.ended_by:
         return None
     detail = after.end_detail
-    at_s = max((int(f["t_ms"]) for f in after.frames), default=0) / 1000
+    at_s = max((f.t_ms for f in after.frames), default=0) / 1000
     how = ended_by_words(ended_by) + (f" ({detail})" if detail else "")
     return f"the re-drive stopped at {at_s:.1f} s: {how}; the turns after it have no answer"
 
