@@ -311,11 +311,15 @@ class CallHost:
 
     async def _carry(self, effects: list[Effect]) -> None:
         now = self.now()
-        keeps = self.recorder.keeps_events  # else an event's data is built for nobody
+        if self.recorder.keeps_events:  # else an event's data is built for nobody
+            # Every decision of the batch is stored before any of its frames crosses: a
+            # process killed between an Interruption going out and the next effect still
+            # left the units that Interruption sealed sealed in its record. A frame is
+            # recorded as it crosses; a redraw's reason is in the frames.
+            for effect in effects:
+                if not isinstance(effect, WireEffect | UnitChanged) and _recorded(effect):
+                    self.recorder.event(now, effect)
         for effect in effects:
-            if keeps and not isinstance(effect, WireEffect | UnitChanged) and _recorded(effect):
-                # A frame is recorded as it crosses; a redraw's reason is in the frames.
-                self.recorder.event(now, effect)
             # Each effect to its one port, in the order the core returned them.
             if isinstance(effect, WireEffect):
                 await self.brain.send(effect.env)
