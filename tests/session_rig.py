@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable
 
 from google.protobuf.message import Message
 
@@ -30,13 +32,16 @@ rtvi = { type = "ui-event", data = { event = "tap" } }
 FIXED_ID = "f1xed000-0000-4000-8000-000000000000"
 
 
-async def recorded_call(script: str = SCRIPT, brain_url: str | None = None) -> CallHost:
+async def recorded_call(
+    script: str = SCRIPT, brain_url: str | None = None, wall: Callable[[], float] = time.monotonic
+) -> CallHost:
     """A sim call to ``brain_url`` (the built-in concierge when None), recorded, played from
-    ``script`` to its end on the warp clock."""
+    ``script`` to its end on the warp clock (over ``wall``)."""
     options = CallOptions(brain_url=brain_url, recording="sim")
     async with brain_url_for(options) as url:
         # On the warp clock: a barge-in lands on its word exactly, however busy the machine.
-        host = await open_call(options, url, SimPlayout(ms_per_word=10), warp=WarpClock())
+        warp = WarpClock(wall=wall)
+        host = await open_call(options, url, SimPlayout(ms_per_word=10), warp=warp)
         runner = ScriptRunner(host, parse_script(script))
         playing = asyncio.create_task(runner.run())
         await host.run()

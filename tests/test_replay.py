@@ -3,10 +3,12 @@ the timeline alone; the legs player; and the command in a terminal."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -142,6 +144,27 @@ async def test_a_real_recorded_call_replays_to_its_end() -> None:
         units = app.recording.replayer.view.units
         assert [u.heard for u in units.values()] == [u.heard for u in host.core.units]
         assert [f.type for f in app.wire.records] == [f.type for f in host.recorder.frames]
+
+
+async def test_a_stop_at_a_decision_shows_the_frames_it_sent_on_a_slow_machine() -> None:
+    # Every read of this clock is a millisecond later, as on a loaded machine where storing
+    # a decision takes time before its frame goes out.
+    reads = itertools.count()
+
+    def creeping() -> float:
+        return time.monotonic() + next(reads) / 1000
+
+    host = await recorded_call(wall=creeping)
+    app = ReplayApp(open_recording(host.core.session_id[:8]), clock=ManualClock())
+    async with app.run_test(size=SIZE) as pilot:
+        sent = {"barge-in": "interruption", "turn": "user_message"}
+        stops = [m for m in app.recording.replayer.markers if m.kind in sent]
+        assert sorted({m.kind for m in stops}) == ["barge-in", "turn"]
+        for marker in stops:
+            app.go_to(marker.t_ms)
+            await pilot.pause()
+            last = [r for r in app.wire.records if r.t_ms == marker.t_ms]
+            assert sent[marker.kind] in [r.type for r in last], (marker, last)
 
 
 async def _ticks(pilot: Pilot[Any], app: ReplayApp) -> None:

@@ -84,10 +84,12 @@ class BrainSide:
         """The call is ending: a reader waiting for room reads on."""
         self._taken.set()
 
-    async def send(self, env: pb.Envelope) -> None:
-        """Record one envelope and send it; a closed link is the core's to hear of."""
+    async def send(self, env: pb.Envelope, t_ms: int) -> None:
+        """Record one envelope and send it; a closed link is the core's to hear of.
+        ``t_ms``: when the core decided it, the time of the records stored with it, so a
+        replay standing at a decision shows the frames it sent."""
         payload = encode(env)
-        self._record("out", env, payload)
+        self._record("out", env, payload, t_ms=t_ms)
         if self.warp is not None:
             self.warp.brain_io()
         if self.relay:
@@ -153,10 +155,17 @@ class BrainSide:
         self._closed("the brain closed the connection")
 
     def _record(
-        self, direction: str, env: pb.Envelope, raw: bytes, surplus: SurplusFrame | None = None
+        self,
+        direction: str,
+        env: pb.Envelope,
+        raw: bytes,
+        surplus: SurplusFrame | None = None,
+        t_ms: int | None = None,
     ) -> bool:
-        """Record a frame as it crosses; False: past a sample, it was only counted."""
-        kept = self.recorder.frame(direction, env, self.now(), raw, surplus)
+        """Record a frame as it crosses (or at ``t_ms``); False: past a sample, it was only
+        counted."""
+        stamp = self.now() if t_ms is None else t_ms
+        kept = self.recorder.frame(direction, env, stamp, raw, surplus)
         if kept is not None:
             self._show(kept)
         return kept is not None
