@@ -717,7 +717,7 @@ class CallCore:
             self.turn += 1
             self._pending = _Pending(self.turn, now, self.stall_ms, idle=True)
             idle = pb.UserIdle(turn_id=self.turn, level=level, idle_ms=idle_ms)
-            out += [SendFrame(envelope(idle)), TurnSent(self.turn, TurnKind.IDLE)]
+            out += [SendFrame(envelope(idle)), TurnSent(self.turn, TurnKind.IDLE, level=level)]
             out.append(CallerIdle(self.turn, level, idle_ms))
         return out + self._settle(now)
 

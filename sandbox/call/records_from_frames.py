@@ -116,7 +116,8 @@ class RecordsFromFrames:
                 turn = stored_int(fields.get("turn_id")) or 1
                 self._minted = max(self._minted, turn)
                 text = str(fields.get("text", "")) if kind == "user_message" else ""
-                return [TurnSent(turn, _MINTS.get(kind, TurnKind.IDLE), text)]
+                level = stored_int(fields.get("level")) if kind == "user_idle" else 0
+                return [TurnSent(turn, _MINTS.get(kind, TurnKind.IDLE), text, level)]
             case ("in", "speech_end" | "speech_cancel") if sid in self._units:
                 return [BracketClosed(sid, cancelled=kind == "speech_cancel")]
             case ("in", "turn_step") if self._takes_steps:

@@ -31,11 +31,14 @@ class TurnKind(enum.StrEnum):
 @dataclass(frozen=True)
 class TurnSent:
     """The core minted turn ``turn_id`` and sent the frame that carries it; ``text`` is a
-    caller turn's text as it went to the brain (empty for the others)."""
+    caller turn's text as it went to the brain (empty for the others), ``level`` an idle
+    turn's level (UserIdle's: 1 for the first nudge since the caller last spoke; 0 for the
+    others)."""
 
     turn_id: int
     kind: TurnKind
     text: str = ""
+    level: int = 0
 
 
 @dataclass(frozen=True)
