@@ -23,12 +23,15 @@ from sandbox.call.core import CallCore
 from sandbox.call.effects import EndedBy
 from sandbox.call.outcome import Outcome
 from sandbox.call.units import Fate
+from sandbox.call.waterfall import STAGES
 from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.export import session_report, session_report_json
 from sandbox.record.frame_report import NOT_ARMS
 from sandbox.record.report import (
     ReportError,
     StepReport,
+    Timeline,
+    TurnReport,
     report_from_json,
     report_json,
     report_schema,
@@ -242,3 +245,15 @@ def test_the_report_schema_types_steps_and_frames_with_their_vocabularies() -> N
     steps = defs["StepReport"]["properties"]
     # Every field of the wire's TurnStep has its place in the report's step.
     assert set(pb.TurnStep.DESCRIPTOR.fields_by_name) <= set(steps)
+
+
+def test_a_turns_timeline_is_typed_its_stages_in_order_the_absent_ones_left_out() -> None:
+    assert tuple(Timeline.__struct_fields__) == tuple(STAGES)  # one field per stage, in order
+    timeline = Timeline.of({"first_chunk": 700, "user_message": 500, "not_a_stage": 1})
+    assert timeline.marks == {"user_message": 500, "first_chunk": 700}
+    good = report_json(bare_report(turns=(TurnReport(2, timeline),)))
+    assert good["turns"] == [{"turn_id": 2, "timeline": {"user_message": 500, "first_chunk": 700}}]
+    assert list(good["turns"][0]["timeline"]) == ["user_message", "first_chunk"]
+    assert report_from_json(good).turns == (TurnReport(2, timeline),)
+    with pytest.raises(ReportError, match=r"\$\.turns\[0\]\.timeline\.first_chunk"):
+        report_from_json({**good, "turns": [{"turn_id": 2, "timeline": {"first_chunk": "soon"}}]})

@@ -34,7 +34,7 @@ def percentile(values: Sequence[int], fraction: float) -> int:
 def latency_lines(report: Report) -> list[str]:
     """The table's lines, or one line saying there is nothing to show."""
     turns = report.turns or ()
-    rows = [(turn.turn_id, from_start(turn.timeline)) for turn in turns]
+    rows = [(turn.turn_id, from_start(turn.timeline.marks)) for turn in turns]
     rows = [(turn_id, marks) for turn_id, marks in rows if marks]
     if not rows:
         return ["no caller turn has a latency timeline (an older build's session, or none)"]
@@ -73,7 +73,7 @@ def latency_lines(report: Report) -> list[str]:
         )
     drawn: list[str] = []
     for turn in turns[:MAX_WATERFALLS_SHOWN]:
-        drawn += [*waterfall_text(turn.turn_id, turn.timeline).plain.split("\n"), ""]
+        drawn += [*waterfall_text(turn.turn_id, turn.timeline.marks).plain.split("\n"), ""]
     if len(turns) > MAX_WATERFALLS_SHOWN:
         drawn += [f"(the waterfalls of the first {MAX_WATERFALLS_SHOWN} turns drawn)", ""]
     lines = [*drawn, head, "", *table_lines(table)]

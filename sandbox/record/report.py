@@ -27,6 +27,7 @@ from sandbox.call.effects import EndedBy
 from sandbox.call.ledger import StepRecord, WireErrorRecord
 from sandbox.call.outcome import Outcome
 from sandbox.call.units import Fate, Unit
+from sandbox.call.waterfall import in_order
 from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.frame_report import FrameReport, decoded, frame_schema_struct
 from sandbox.record.plain_text import escaped_json
@@ -95,13 +96,46 @@ class StepReport(msgspec.Struct, frozen=True, kw_only=True):
         force_setattr(self, "counts", MappingProxyType(dict(self.counts)))
 
 
+# One field per stage of sandbox.call.waterfall.STAGES, in its order (tests/test_report.py
+# holds them to it): the JSON keeps a turn's stages in the order the turn went through them.
+class Timeline(msgspec.Struct, frozen=True, kw_only=True):
+    """A caller turn's latency waterfall: the ms on the call's clock of each stage it reached
+    (see :data:`sandbox.call.waterfall.STAGES`); a stage it did not reach, or that was not
+    measured, is absent."""
+
+    caller_voice_end: int | UnsetType = UNSET
+    voice_end: int | UnsetType = UNSET
+    window_closed: int | UnsetType = UNSET
+    committed: int | UnsetType = UNSET
+    user_message: int | UnsetType = UNSET
+    first_chunk: int | UnsetType = UNSET
+    first_clause: int | UnsetType = UNSET
+    first_sample: int | UnsetType = UNSET
+    first_speaker: int | UnsetType = UNSET
+    first_at_ear: int | UnsetType = UNSET
+
+    @classmethod
+    def of(cls, marks: Mapping[str, int]) -> Timeline:
+        """The timeline of ``marks`` (stage -> ms, as the core's ledger keeps them); a name
+        that is no stage is left out."""
+        return cls(**in_order(marks))
+
+    @property
+    def marks(self) -> dict[str, int]:
+        """Stage -> ms of each stage reached, in stage order (what
+        :mod:`sandbox.call.waterfall` reads)."""
+        return {
+            stage: at
+            for stage in self.__struct_fields__
+            if not isinstance(at := getattr(self, stage), UnsetType)
+        }
+
+
 class TurnReport(msgspec.Struct, frozen=True):
-    """One caller turn's latency waterfall: each stage it reached (see
-    :data:`sandbox.call.waterfall.STAGES`) -> ms on the call's clock, in stage order; a
-    stage it did not reach, or that was not measured, is absent."""
+    """One caller turn's latency waterfall."""
 
     turn_id: int
-    timeline: Mapping[str, int]
+    timeline: Timeline
 
 
 class ErrorReport(msgspec.Struct, frozen=True):

@@ -72,5 +72,5 @@ def open_recording(session: str, store: SessionStore | None = None) -> Recording
             legs = {leg: read_leg(leg_path(row.id, leg)) for leg in (MIC, SPEAKER)}
         except UserError as exc:
             no_audio = str(exc)
-    timelines = {turn.turn_id: turn.timeline for turn in turns}
+    timelines = {turn.turn_id: turn.timeline.marks for turn in turns}
     return Recording(row, replayer, legs, no_audio, brain, timelines, line)

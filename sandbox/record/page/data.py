@@ -25,7 +25,7 @@ from sandbox.call.played import WordPlayed
 from sandbox.call.turn_fold import TurnFold
 from sandbox.call.turn_records import BracketClosed
 from sandbox.call.unit_records import WatermarkRaised
-from sandbox.call.waterfall import STAGES, VOICE_END, from_start, in_order
+from sandbox.call.waterfall import STAGES, VOICE_END, from_start
 from sandbox.judges.heard_truth import doubted
 from sandbox.record.export import UNDECODABLE, frame_record, session_report
 from sandbox.record.leg_files import leg_path
@@ -172,7 +172,7 @@ def _waterfalls(report: Report) -> list[dict[str, Any]]:
     gaps = report.dead_air or ()
     out = []
     for turn in report.turns or ():
-        ordered = in_order(turn.timeline)
+        ordered = turn.timeline.marks
         if not ordered:
             continue
         out.append(
