@@ -28,10 +28,18 @@ from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.export import session_report, session_report_json
 from sandbox.record.frame_report import NOT_ARMS
 from sandbox.record.report import (
+    CallerSaid,
+    ConversationRecord,
+    FirstChunk,
+    GreetingSent,
+    IdleSent,
+    InterruptionSent,
+    ReloadSaid,
     ReportError,
     StepReport,
     Timeline,
     TurnReport,
+    UnitStarted,
     report_from_json,
     report_json,
     report_schema,
@@ -55,6 +63,7 @@ KEYS = [
     "caller_turns",
     "turn_closes",
     "turns",
+    "conversation",
     "units",
     "steps",
     "errors",
@@ -84,6 +93,7 @@ UNIT_KEYS = [
 #: Keys a report written before they existed lacks.
 LATER_KEYS = ["brain_name", "turn_closes", "backchannels", "stalls", "errors_uncounted"]
 LATER_KEYS += ["malformed_unkept", "record", "turns", "dead_air", "frames_unkept"]
+LATER_KEYS += ["conversation"]
 
 
 async def test_a_saved_call_report_validates_and_reads_back_as_the_same_value(home: Path) -> None:
@@ -257,3 +267,34 @@ def test_a_turns_timeline_is_typed_its_stages_in_order_the_absent_ones_left_out(
     assert report_from_json(good).turns == (TurnReport(2, timeline),)
     with pytest.raises(ReportError, match=r"\$\.turns\[0\]\.timeline\.first_chunk"):
         report_from_json({**good, "turns": [{"turn_id": 2, "timeline": {"first_chunk": "soon"}}]})
+
+
+#: One record of each kind a report's conversation keeps, and its JSON.
+CONVERSATION: list[tuple[ConversationRecord, dict[str, object]]] = [
+    (GreetingSent(t_ms=0, turn_id=1), {"kind": "greeting", "t_ms": 0, "turn_id": 1}),
+    (UnitStarted(t_ms=40, speech_id=1, turn_id=1), {"kind": "unit", "t_ms": 40, "speech_id": 1,
+                                                   "turn_id": 1}),
+    (FirstChunk(t_ms=41, turn_id=1), {"kind": "first_chunk", "t_ms": 41, "turn_id": 1}),
+    (CallerSaid(t_ms=900, turn_id=2, text="hi"), {"kind": "caller", "t_ms": 900, "turn_id": 2,
+                                                 "text": "hi"}),
+    (InterruptionSent(t_ms=901, through_turn=1), {"kind": "interruption", "t_ms": 901,
+                                                  "through_turn": 1}),
+    (IdleSent(t_ms=9000, turn_id=3, level=1), {"kind": "idle", "t_ms": 9000, "turn_id": 3,
+                                               "level": 1}),
+    (ReloadSaid(t_ms=9500, file="a.py", serving="A", moved=True), {"kind": "brain_reloaded",
+     "t_ms": 9500, "file": "a.py", "serving": "A", "moved": True}),
+]  # fmt: skip
+
+
+def test_the_conversation_is_typed_records_each_tagged_with_its_kind() -> None:
+    records = tuple(record for record, _ in CONVERSATION)
+    good = report_json(bare_report(conversation=records))
+    assert good["conversation"] == [shape for _, shape in CONVERSATION]
+    assert report_from_json(good).conversation == records
+    jsonschema.validate(good, report_schema())
+    kinds = {shape["kind"] for _, shape in CONVERSATION}
+    listed = report_schema()["$defs"]["Report"]["properties"]["conversation"]["items"]
+    assert set(listed["discriminator"]["mapping"]) == kinds  # the schema lists each
+    for bad in ({"kind": "chunk", "t_ms": 1}, {"kind": "caller", "t_ms": 1, "turn_id": 2}):
+        with pytest.raises(ReportError, match=r"\$\.conversation\[0\]"):
+            report_from_json({**good, "conversation": [bad]})

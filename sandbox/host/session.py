@@ -335,6 +335,7 @@ class CallHost:
                 assert_never(effect)
             if self.warp is not None:  # the core's records say when the brain works
                 self.warp.took(effect)
+            self.recorder.conversation.apply(now, effect)
             for listener in self.on_effect:
                 listener(effect)
         # The call record's findings are worked out over the whole call so far, longer the

@@ -21,6 +21,7 @@ from sandbox.call.effects import DeadAir, DeadAirEnded, EndedBy
 from sandbox.call.outcome import Outcome
 from sandbox.call.turn_fold import TurnFold
 from sandbox.call.unit_fold import UnitFold
+from sandbox.record.conversation_log import ConversationLog
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.report import (
     REPORT_VERSION,
@@ -99,9 +100,9 @@ def rebuilt_report(
 ) -> Report:
     """The report of a call that has not ended, from its frames and events in time order.
 
-    Its caller lines, TurnSteps and errors are the ones the core recorded as it took them
-    (:mod:`sandbox.call.turn_fold`). Each unit is the one the core recorded
-    (:mod:`sandbox.call.unit_fold`, over the events
+    Its caller lines, TurnSteps, errors and conversation are the ones the core recorded as
+    it took them (:mod:`sandbox.call.turn_fold`, :mod:`sandbox.record.conversation_log`).
+    Each unit is the one the core recorded (:mod:`sandbox.call.unit_fold`, over the events
     :func:`~sandbox.record.unit_log.with_unit_records` gives): its text relayed and kept, its
     fate and heard text as the core sealed them, and for a unit still in play the words the
     playout released walked through its text as the call walked them, so it reads back with
@@ -110,10 +111,11 @@ def rebuilt_report(
     ``crashed``); otherwise the call is still in progress, or its recording stopped, and it
     is ``in play``. The outcome is ``unfinished`` either way.
     """
-    fold, turns = UnitFold(), TurnFold()
+    fold, turns, conversation = UnitFold(), TurnFold(), ConversationLog()
     for event in with_unit_records(frames, events):
         fold.apply(event.value)
         turns.apply(event.t_ms, event.value)
+        conversation.apply(event.t_ms, event.value)
     if crashed:
         fold.crash()
     opened = next((e.value for e in events if isinstance(e.value, SessionOpened)), None)
@@ -133,6 +135,7 @@ def rebuilt_report(
         watermark=fold.watermark,
         caller_turns=turns.caller_lines,
         turn_closes={},
+        conversation=conversation.records,
         units=tuple(unit_report(unit, rebuilt=True) for unit in fold.units.values()),
         steps=tuple(step_report(step) for step in turns.steps),
         errors=tuple(error_report(error) for error in turns.errors),

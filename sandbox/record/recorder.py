@@ -20,6 +20,7 @@ from sandbox.call.surplus import SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS
 from sandbox.private_files import PRIVATE_MODE, private_folder, write_file
 from sandbox.record.call_record import RecordTracker, build, heard_from
+from sandbox.record.conversation_log import ConversationLog
 from sandbox.record.frame_log import FrameLog
 from sandbox.record.frame_report import HEAD, FrameReport
 from sandbox.record.report import (
@@ -142,6 +143,8 @@ class Recorder:
     _crossed: FrameLog[FrameRecord] = field(default_factory=FrameLog)
     writer: SessionWriter | None = None
     tracker: RecordTracker = field(default_factory=RecordTracker)
+    #: The report's conversation: the host folds each effect into it as it carries it out.
+    conversation: ConversationLog = field(default_factory=ConversationLog)
     #: The report the call ended with, once it has.
     final_report: Report | None = None
     #: Messages from the brain that were no envelope, past MALFORMED_KEPT: counted only.
@@ -319,8 +322,8 @@ class Recorder:
         return record
 
     def report(self, core: CallCore, script_notes: Sequence[str] | None = None) -> Report:
-        """The call's report, built from the core's ledger and units (see
-        :mod:`sandbox.record.report`)."""
+        """The call's report, built from the core's ledger and units and the conversation
+        folded from its effects (see :mod:`sandbox.record.report`)."""
         end = CallEnd.of(core)
         ledger = core.ledger
         return Report(
@@ -338,6 +341,7 @@ class Recorder:
             caller_turns=tuple(ledger.caller_lines),
             turn_closes={str(turn): how for turn, how in ledger.caller_closes.items()},
             turns=tuple(TurnReport(t, Timeline.of(marks)) for t, marks in ledger.timelines.items()),
+            conversation=self.conversation.records,
             units=tuple(unit_report(u) for u in core.units),
             steps=tuple(step_report(s) for s in ledger.steps),
             errors=tuple(error_report(e) for e in ledger.errors),

@@ -31,6 +31,7 @@ from sandbox.call.waterfall import in_order
 from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.frame_report import FrameReport, decoded, frame_schema_struct
 from sandbox.record.plain_text import escaped_json
+from sandbox.record.reload_notice import ReloadNotice
 from sandbox.wire.direction import Direction
 
 #: Version of the report layout, so a reader can refuse one it does not know.
@@ -174,6 +175,74 @@ class StallReport(msgspec.Struct, frozen=True):
     waited_ms: int
 
 
+class _Said(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
+    """A moment of the call's conversation, as the core recorded it at ``t_ms``; its
+    ``kind``, the JSON's tag, says which (see :data:`ConversationRecord`)."""
+
+    t_ms: int
+
+
+class GreetingSent(_Said, frozen=True, kw_only=True, tag="greeting"):
+    """The call opened: SessionStart minted turn ``turn_id``, the greeting's."""
+
+    turn_id: int
+
+
+class CallerSaid(_Said, frozen=True, kw_only=True, tag="caller"):
+    """The caller's turn ``turn_id`` went to the brain (a UserMessage) with ``text``."""
+
+    turn_id: int
+    text: str
+
+
+class IdleSent(_Said, frozen=True, kw_only=True, tag="idle"):
+    """The caller stayed silent: idle turn ``turn_id`` went to the brain (a UserIdle) at
+    ``level``."""
+
+    turn_id: int
+    level: int
+
+
+class UnitStarted(_Said, frozen=True, kw_only=True, tag="unit"):
+    """The core opened unit ``speech_id`` of turn ``turn_id`` (its SpeechStart came)."""
+
+    speech_id: int
+    turn_id: int
+
+
+class FirstChunk(_Said, frozen=True, kw_only=True, tag="first_chunk"):
+    """The first text of turn ``turn_id``'s answer: the first the core relayed for a unit of
+    that turn."""
+
+    turn_id: int
+
+
+class InterruptionSent(_Said, frozen=True, kw_only=True, tag="interruption"):
+    """An Interruption went to the brain: every turn up to ``through_turn`` is dead."""
+
+    through_turn: int
+
+
+class ReloadSaid(_Said, frozen=True, kw_only=True, tag="brain_reloaded"):
+    """The brain's reload notice crossed to the app (:mod:`sandbox.record.reload_notice`)."""
+
+    file: str
+    serving: str
+    moved: bool
+
+    @property
+    def notice(self) -> ReloadNotice:
+        """The notice it is."""
+        return ReloadNotice(self.file, self.serving, self.moved)
+
+
+ConversationRecord = (
+    GreetingSent | CallerSaid | IdleSent | UnitStarted | FirstChunk | InterruptionSent | ReloadSaid
+)
+"""Each kind of moment a report's ``conversation`` keeps (``sandbox schema report`` lists
+each): one or a few a turn or a unit, never one a chunk, so a brain's flood cannot grow it."""
+
+
 class ValueHeard(msgspec.Struct, frozen=True):
     """A value the caller said aloud (a phone number, a date...)."""
 
@@ -299,6 +368,10 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     turn_closes: Mapping[str, TurnClose] | UnsetType = UNSET
     #: Each caller turn's latency waterfall, in turn order.
     turns: tuple[TurnReport, ...] | UnsetType = UNSET
+    #: The conversation as the core recorded it, in its order: each turn it sent, each unit
+    #: it opened and each turn's first chunk, each Interruption and each reload notice of
+    #: the brain (:mod:`sandbox.record.conversation_log`); unset: an older build's report.
+    conversation: tuple[ConversationRecord, ...] | UnsetType = UNSET
     units: tuple[UnitReport, ...]
     steps: tuple[StepReport, ...]
     errors: tuple[ErrorReport, ...]
