@@ -136,7 +136,6 @@ ARM_READERS = {
     "ui/widgets/wire.py": "the wire frames panel shows each frame as it crossed",
     "ui/lines.py": "a frame's own line in the wire panel",
     "ui/widgets/app_pane.py": "the app pane shows the RTVI frames themselves",
-    "commands/call.py": "prints each Finalize frame as it leaves, as the wire says it",
     # An RTVI frame's own payload, which the core relays without reading.
     "record/reload_notice.py": "the brain's reload notice is an RTVI frame's payload",
     "replay/timeline.py": "the brain's reload notice is an RTVI frame's payload",
@@ -148,8 +147,6 @@ ARM_READERS = {
     "demo/director.py": "the demo narrates the caller's last line from the wire log",
     "bench/app_process.py": "the bench times the app from outside, by the brain's hook",
     "replay/caller_script.py": "the app's RTVI messages, whose payload the core relays unread",
-    # Left to move onto the core's records (docs/architecture.md says so).
-    "record/transcript.py": "the report's conversation in wire order, from its frames",
 }
 
 

@@ -1,54 +1,99 @@
-"""The transcript read from a report: errors, backchannels and stall notices stand where
-they happened among the turns, in every text view (``sandbox call``, Markdown)."""
+"""The transcript read from a report's conversation (the core's records, not its frames):
+errors, backchannels and stall notices stand where they happened among the turns, in every
+text view (``sandbox call``, Markdown); an older build's report, which has only frames,
+reads the same."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
+from msgspec import UNSET
 from report_check import bare_report
 
 from sandbox.call.units import Fate
 from sandbox.record.markdown import session_markdown
-from sandbox.record.report import BackchannelReport, StallReport, UnitReport
+from sandbox.record.report import (
+    BackchannelReport,
+    CallerSaid,
+    ErrorReport,
+    FirstChunk,
+    InterruptionSent,
+    StallReport,
+    UnitReport,
+    UnitStarted,
+)
 from sandbox.record.store import SessionRow
 from sandbox.record.transcript import transcript, transcript_line
+from sandbox.record.unit_log import report_conversation
+from sandbox.wire.direction import Direction
 
 HOURS = "Our hours are nine to five."
+UNITS = (UnitReport(1, 2, HOURS, HOURS, HOURS, False, Fate.PLAYED, 6, 6, ()),)
+BUG = "on_user_message raised RuntimeError: my bug"
+ASIDES: dict[str, Any] = {
+    "errors": (ErrorReport(950, Direction.IN, "ERROR_CODE_INTERNAL", BUG, False),),
+    "backchannels": (BackchannelReport(400, "uh huh", False),),
+    "stalls": (StallReport(12_000, 4, 10_000),),
+}
 REPORT = bare_report(
-    units=(UnitReport(1, 2, HOURS, HOURS, HOURS, False, Fate.PLAYED, 6, 6, ()),),
-    frames=[
-        {"t_ms": 100, "dir": "out", "type": "user_message", "turn_id": 2, "text": "hours?"},
-        {"t_ms": 130, "dir": "in", "type": "speech_start", "speech_id": 1, "turn_id": 2},
-        {"t_ms": 900, "dir": "out", "type": "user_message", "turn_id": 3, "text": "break"},
-        {
-            "t_ms": 950,
-            "dir": "in",
-            "type": "error",
-            "code": "ERROR_CODE_INTERNAL",
-            "message": "on_user_message raised RuntimeError: my bug",
-            "fatal": False,
-        },
-        {"t_ms": 2000, "dir": "out", "type": "user_message", "turn_id": 4, "text": "hello?"},
-        {"t_ms": 13_000, "dir": "out", "type": "end"},
-    ],
-    backchannels=(BackchannelReport(400, "uh huh", False),),
-    stalls=(StallReport(12_000, 4, 10_000),),
+    units=UNITS,
+    conversation=(
+        CallerSaid(t_ms=100, turn_id=2, text="hours?"),
+        UnitStarted(t_ms=130, speech_id=1, turn_id=2),
+        FirstChunk(t_ms=131, turn_id=2),
+        CallerSaid(t_ms=900, turn_id=3, text="break"),
+        CallerSaid(t_ms=2000, turn_id=4, text="hello?"),
+    ),
+    **ASIDES,
 )
+#: The same call as an older build's report keeps it: its frames, no conversation.
+FRAMES: list[dict[str, Any]] = [
+    {"t_ms": 100, "dir": "out", "type": "user_message", "turn_id": 2, "text": "hours?"},
+    {"t_ms": 130, "dir": "in", "type": "speech_start", "speech_id": 1, "turn_id": 2},
+    {"t_ms": 131, "dir": "in", "type": "speech_chunk", "speech_id": 1, "text": HOURS},
+    {"t_ms": 900, "dir": "out", "type": "user_message", "turn_id": 3, "text": "break"},
+    {"t_ms": 950, "dir": "in", "type": "error", "code": "ERROR_CODE_INTERNAL", "message": BUG,
+     "fatal": False},
+    {"t_ms": 2000, "dir": "out", "type": "user_message", "turn_id": 4, "text": "hello?"},
+    {"t_ms": 13_000, "dir": "out", "type": "end"},
+]  # fmt: skip
+LINES = [
+    "  caller  [turn 2] hours?",
+    "  bot     [unit 1, turn 2] 'Our hours are nine to five.'",
+    "  caller  (backchannel) uh huh",
+    "  caller  [turn 3] break",
+    f"  ✖ brain error INTERNAL: {BUG}",
+    "  caller  [turn 4] hello?",
+    "  ⚠ the brain has not answered turn 4 after 10 s; the call goes on",
+]
 
 
 def test_errors_backchannels_and_stalls_stand_where_they_happened() -> None:
-    assert [transcript_line(e) for e in transcript(REPORT)] == [
-        "  caller  [turn 2] hours?",
-        "  bot     [unit 1, turn 2] 'Our hours are nine to five.'",
-        "  caller  (backchannel) uh huh",
-        "  caller  [turn 3] break",
-        "  ✖ brain error INTERNAL: on_user_message raised RuntimeError: my bug",
-        "  caller  [turn 4] hello?",
-        "  ⚠ the brain has not answered turn 4 after 10 s; the call goes on",
-    ]
+    assert [transcript_line(e) for e in transcript(REPORT)] == LINES
 
 
-def test_a_stall_after_the_last_frame_is_still_shown() -> None:
-    cut_short = msgspec.structs.replace(REPORT, frames=REPORT.frames[:5])
+def test_an_older_builds_report_reads_the_same_from_its_frames() -> None:
+    older = bare_report(FRAMES, units=UNITS, **ASIDES)
+    assert older.conversation is UNSET
+    assert report_conversation(older) == REPORT.conversation
+    assert transcript(older) == transcript(REPORT)
+
+
+def test_the_conversation_is_read_not_the_frames() -> None:
+    """The core's record stands, whatever the frames' stamps say: here the caller's turn 3
+    went out at 960 ms by its frame, after the error, but the core sent it at 900."""
+    late = [{**f, "t_ms": 960} if f.get("turn_id") == 3 else f for f in FRAMES]
+    both = msgspec.structs.replace(REPORT, frames=bare_report(late).frames)
+    assert [transcript_line(e) for e in transcript(both)] == LINES
+    by_frames = msgspec.structs.replace(both, conversation=UNSET)  # read as an older build's
+    swapped = [*LINES[:3], LINES[4], LINES[3], *LINES[5:]]
+    assert [transcript_line(e) for e in transcript(by_frames)] == swapped
+
+
+def test_a_stall_after_the_last_record_is_still_shown() -> None:
+    assert isinstance(REPORT.conversation, tuple)
+    cut_short = msgspec.structs.replace(REPORT, conversation=REPORT.conversation[:4])
     assert transcript_line(transcript(cut_short)[-1]).startswith("  ⚠ the brain has not")
 
 
@@ -59,16 +104,16 @@ def test_an_interruption_is_a_barge_in_only_when_it_cut_the_bots_speech() -> Non
             UnitReport(1, 2, HOURS, HOURS, HOURS, False, Fate.PLAYED, 6, 6, ()),
             UnitReport(2, 3, said, said, "Sure, I can", True, Fate.BARGED, 3, 8, ()),
         ),
-        frames=[
-            {"t_ms": 100, "dir": "out", "type": "user_message", "turn_id": 2, "text": "hours?"},
-            {"t_ms": 130, "dir": "in", "type": "speech_start", "speech_id": 1, "turn_id": 2},
+        conversation=(
+            CallerSaid(t_ms=100, turn_id=2, text="hours?"),
+            UnitStarted(t_ms=130, speech_id=1, turn_id=2),
             # Typed after the bot fell silent, with an answer still owed: nothing was cut.
-            {"t_ms": 900, "dir": "out", "type": "interruption", "through_turn": 2},
-            {"t_ms": 900, "dir": "out", "type": "user_message", "turn_id": 3, "text": "and?"},
-            {"t_ms": 950, "dir": "in", "type": "speech_start", "speech_id": 2, "turn_id": 3},
-            {"t_ms": 1500, "dir": "out", "type": "interruption", "through_turn": 3},
-            {"t_ms": 1500, "dir": "out", "type": "user_message", "turn_id": 4, "text": "stop"},
-        ],
+            InterruptionSent(t_ms=900, through_turn=2),
+            CallerSaid(t_ms=900, turn_id=3, text="and?"),
+            UnitStarted(t_ms=950, speech_id=2, turn_id=3),
+            InterruptionSent(t_ms=1500, through_turn=3),
+            CallerSaid(t_ms=1500, turn_id=4, text="stop"),
+        ),
     )
     lines = [transcript_line(e) for e in transcript(report)]
     assert lines[2] == "  ↪ a new turn, nothing cut: turns up to 2 are dead"

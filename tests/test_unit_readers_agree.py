@@ -7,6 +7,9 @@ unit's speech, then as an older build stored it (without the core's records, whi
 then worked out from its frames in one place): every way gives every unit the same fate,
 heard text and "interrupted"; and the same caller lines, first-chunk timings and errors
 (the core's records of its turns, read through one fold: :mod:`sandbox.call.turn_fold`).
+The transcript of every report (the live one, the stored, the rebuilt) says what the core
+decided, in its order (caller lines, idle nudges, Interruptions, units), from the report's
+conversation at the moments the core decided them, not the frames' stamps.
 """
 
 from __future__ import annotations
@@ -21,14 +24,29 @@ from cli_rig import sandbox_cli
 
 from sandbox.call.effects import CallerShown
 from sandbox.call.turn_fold import TurnFold
-from sandbox.call.turn_records import TurnKind, TurnRecord
+from sandbox.call.turn_records import TurnKind, TurnRecord, TurnSent
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
-from sandbox.record.export import frame_record, rebuilt_report, session_report
+from sandbox.record.export import frame_record, rebuilt_report, session_records, session_report
 from sandbox.record.page.data import page_data
+from sandbox.record.report import (
+    CallerSaid,
+    IdleSent,
+    InterruptionSent,
+    Report,
+    UnitStarted,
+    report_from_json,
+)
 from sandbox.record.store import SessionStore
 from sandbox.record.stored_events import kind_of
-from sandbox.record.transcript import CRASHED_WORDS
-from sandbox.record.unit_log import with_unit_records
+from sandbox.record.transcript import (
+    CRASHED_WORDS,
+    BotUnit,
+    CallerLine,
+    FloorTaken,
+    IdleNudge,
+    transcript,
+)
+from sandbox.record.unit_log import report_conversation, with_unit_records
 from sandbox.replay.diff import compare
 from sandbox.replay.source import open_recording
 
@@ -43,7 +61,12 @@ say = "And my balance?"
 [[step]]
 barge_in = "Stop there"
 after_words = 2
+[[step]]
+silence_ms = 700
 """
+#: The caller's silence at the end lasts two idle waits (nudges of levels 1 and 2); a pause
+#: between steps may last one.
+IDLE_MS = "300"
 
 #: A unit as a reader has it: fate, heard text, interrupted.
 Seen = dict[int, tuple[str, str, bool]]
@@ -166,6 +189,75 @@ def _agree(ways: dict[str, Lines], want: Lines, *, exact: tuple[str, ...] = ()) 
         assert all(abs(took[t] - want[1][t]) <= slack for t in took), (name, took, want[1])
 
 
+#: The conversation as a transcript says it, in order: each caller line ("caller", turn id,
+#: text), idle nudge ("idle", turn id, level), Interruption ("floor", the turn it kills
+#: through) and unit ("unit", speech id, turn id).
+Said = list[tuple[object, ...]]
+
+
+def _transcript_says(report: Report) -> Said:
+    out: Said = []
+    for entry in transcript(report):
+        match entry:
+            case CallerLine(turn_id=turn, text=text):
+                out.append(("caller", turn, text))
+            case IdleNudge(turn_id=turn, level=level):
+                out.append(("idle", turn, level))
+            case FloorTaken(through_turn=through):
+                out.append(("floor", through))
+            case BotUnit(speech_id=sid, turn_id=turn):
+                out.append(("unit", sid, turn))
+    return out
+
+
+def _core_decided(records: list[tuple[int, object]]) -> tuple[Said, list[int]]:
+    """What the core decided, as its own records of the call say it (:data:`Said`), and the
+    moment it decided each."""
+    said: Said = []
+    at: list[int] = []
+    for t_ms, record in records:
+        match record:
+            case TurnSent(turn_id=turn, kind=TurnKind.CALLER, text=text):
+                said.append(("caller", turn, text))
+            case TurnSent(turn_id=turn, kind=TurnKind.IDLE, level=level):
+                said.append(("idle", turn, level))
+            case WatermarkRaised(through_turn=through):
+                said.append(("floor", through))
+            case UnitOpened(speech_id=sid, turn_id=turn):
+                said.append(("unit", sid, turn))
+            case _:
+                continue
+        at.append(t_ms)
+    return said, at
+
+
+def _conversation_at(report: Report) -> list[int]:
+    """The moment of each of :data:`Said` in the report's conversation."""
+    kept = CallerSaid | IdleSent | InterruptionSent | UnitStarted
+    return [said.t_ms for said in report_conversation(report) if isinstance(said, kept)]
+
+
+def _reports(store: SessionStore, session_id: str) -> dict[str, Report]:
+    """The session's report (the one the call stored, else rebuilt) and the rebuilt one."""
+    row = store.find(session_id)
+    frames = [frame_record(f) for f in store.frames(row.id)]
+    rebuilt = rebuilt_report(row, frames, store.events(row.id), crashed=store.crashed(row))
+    return {"session report": session_report(store, row), "rebuilt": rebuilt}
+
+
+def _transcripts_agree(
+    reports: dict[str, Report], decided: tuple[Said, list[int]], *, by_frames: tuple[str, ...] = ()
+) -> None:
+    """Every report's transcript says what the core decided, in its order, and its
+    conversation has the core's moments; but those worked out ``by_frames`` (an older
+    build's), whose stamps are the frames'."""
+    said, at = decided
+    for name, report in reports.items():
+        assert _transcript_says(report) == said, name
+        if name not in by_frames:
+            assert _conversation_at(report) == at, name
+
+
 def _sql(home: Path, *statements: tuple[str, tuple[Any, ...]]) -> None:
     db = sqlite3.connect(home / "sessions.db")
     try:
@@ -203,7 +295,7 @@ def test_a_finished_and_a_killed_call_read_the_same_units_every_way(tmp_path: Pa
     script.write_text(SCRIPT)
     live_path = tmp_path / "live.json"
     call = sandbox_cli(
-        home, "call", "--brain", "guardrail", "--script", str(script), "--idle-ms", "0",
+        home, "call", "--brain", "guardrail", "--script", str(script), "--idle-ms", IDLE_MS,
         "--report", str(live_path),
     )  # fmt: skip
     assert call.returncode == 0, call.stdout + call.stderr
@@ -222,6 +314,14 @@ def test_a_finished_and_a_killed_call_read_the_same_units_every_way(tmp_path: Pa
             ["rebuilt", "replay", "page", "session report"], live
         )
         _agree(_lines_every_way(store, session_id), lines)
+        decided = _core_decided(session_records(store, session_id))
+        _transcripts_agree(
+            {**_reports(store, session_id), "live": report_from_json(live_json)}, decided
+        )
+    kinds = [said[0] for said in decided[0]]
+    assert {"caller", "floor", "unit"} <= set(kinds), decided
+    # The caller's silence at the end: a nudge, then one a level up.
+    assert [said[2] for said in decided[0] if said[0] == "idle"][-2:] == [1, 2], decided
 
     # The finished call as an older build stored it: its records are worked out from its
     # frames, and read the same.
@@ -238,6 +338,9 @@ def test_a_finished_and_a_killed_call_read_the_same_units_every_way(tmp_path: Pa
             ["rebuilt", "replay", "page", "session report"], live
         )
         _agree(_lines_every_way(store, session_id), lines)
+        # Its stored report keeps the core's conversation; the rebuilt one is worked out of
+        # the frames, and says the same.
+        _transcripts_agree(_reports(store, session_id), decided, by_frames=("rebuilt",))
 
     # Killed at the second word the played-out greeting's successor had played: the process
     # dies there, nothing after it is stored.
@@ -261,10 +364,14 @@ def test_a_finished_and_a_killed_call_read_the_same_units_every_way(tmp_path: Pa
     with SessionStore(home / "sessions.db") as store:
         killed = _four_ways(store, session_id)
         killed_lines = _lines_every_way(store, session_id)
+        killed_decided = _core_decided(session_records(store, session_id))
+        _transcripts_agree(_reports(store, session_id), killed_decided)
+    assert 0 < len(killed_decided[0]) < len(decided[0])
+    assert killed_decided == tuple(part[: len(killed_decided[0])] for part in decided)
     said = [t for t in live_json["turns"] if t["timeline"]["user_message"] <= kill.t_ms]
     killed_want = killed_lines["rebuilt"]
     assert killed_want[0] == lines[0][: len(said)]
-    _agree(killed_lines, killed_want, exact=("rebuilt", "replay", "page"))
+    _agree(killed_lines, killed_want, exact=("rebuilt", "diff", "replay", "page"))
     ways = list(killed.values())
     assert all(way == ways[0] for way in ways), killed
     for sid, (fate, heard, interrupted) in ways[0].items():
@@ -279,3 +386,6 @@ def test_a_finished_and_a_killed_call_read_the_same_units_every_way(tmp_path: Pa
     with SessionStore(home / "sessions.db") as store:
         assert _four_ways(store, session_id, records=False) == killed
         _agree(_lines_every_way(store, session_id), killed_want)
+        _transcripts_agree(
+            _reports(store, session_id), killed_decided, by_frames=("rebuilt", "session report")
+        )

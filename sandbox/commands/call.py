@@ -13,8 +13,18 @@ from pathlib import Path
 
 from sandbox.audio.audio_options import phone_line
 from sandbox.call.core import CallCore
-from sandbox.call.effects import BrainStalled, CallerShown, DeadAir, DeadAirEnded, ScreenEffect
+from sandbox.call.effects import (
+    BrainStalled,
+    CallerShown,
+    DeadAir,
+    DeadAirEnded,
+    Effect,
+    ToApp,
+)
+from sandbox.call.ledger import WireErrorRecord
 from sandbox.call.sim_playout import SimPlayout
+from sandbox.call.turn_records import FinalizeSent, TurnKind, TurnSent
+from sandbox.call.unit_records import WatermarkRaised
 from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, load_script
 from sandbox.caller.script_limits import MS_PER_WORD
 from sandbox.caller.script_runner import ScriptRunner, play_through
@@ -32,28 +42,30 @@ from sandbox.host.session import CallHost
 from sandbox.line.profile import DEFAULT_LINE, LineProfile, line_profile
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
-from sandbox.record.recorder import FrameRecord, Recorder, default_report_path
+from sandbox.record.recorder import Recorder, default_report_path
+from sandbox.record.reload_notice import notice_of
 from sandbox.record.report import Report
 from sandbox.record.session_words import outcome_sentence
 from sandbox.record.store import full_disk
 from sandbox.record.transcript import (
     BotUnit,
+    BrainReloaded,
     BrainStall,
     CallerBackchannel,
+    CallerLine,
     DeadAirGap,
     Entry,
+    FloorTaken,
+    IdleNudge,
     dead_air_words,
-    frame_entry,
     transcript_line,
+    wire_error,
 )
 
 HELP = "run one headless call from a caller script (TOML) and write its report (JSON)"
 #: Signals that end the call as the caller hanging up (Ctrl-C, ``kill``, a closed
 #: terminal); the command then exits 128 + the signal's number, as the shell expects.
 HANG_UP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-#: The frames a transcript line stands for, besides a unit's Finalize (a brain's chunks,
-#: thousands a second, are not even looked at); of RTVI frames, the brain's reload notice.
-_READ = frozenset({"user_message", "user_idle", "interruption", "error", "rtvi"})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -144,39 +156,45 @@ class HangUp:
 
 @dataclass
 class LiveTranscript:
-    """Prints the call as it goes: each caller line, idle nudge, barge-in, error and reload of
-    the brain as it crosses, a unit's heard text when its Finalize goes out, backchannels and
-    stalls."""
+    """Prints the call as it goes, from the core's effects as the host carries them out: each
+    caller line, idle nudge, barge-in, error and reload of the brain as the core records it,
+    a unit's heard text when its Finalize goes out, backchannels, stalls and dead air."""
 
     host: CallHost
 
     def __post_init__(self) -> None:
-        self.host.on_frame.append(self._frame)
-        self.host.on_screen.append(self._effect)
+        self.host.on_effect.append(self._effect)
 
-    def _frame(self, record: FrameRecord) -> None:
-        if record.dir == "out" and record.type == "finalize":
-            unit = self.host.core.unit(int(record.fields.get("speech_id", 0)))
-            if unit is not None:  # its heard text is fixed: the Finalize says so
-                fate, cut = unit.reported_fate, unit.interrupted
-                self._print(
-                    BotUnit(unit.speech_id, unit.turn_id, unit.generated, unit.heard, fate, cut)
-                )
-        elif record.type in _READ:  # read as the report's transcript reads it, one at a time
-            entry = frame_entry(record.as_json())
-            if entry is not None:
-                self._print(entry)
-
-    def _effect(self, effect: ScreenEffect) -> None:
-        if isinstance(effect, CallerShown) and effect.kind == "backchannel":
-            self._print(CallerBackchannel(effect.text, effect.resumed))
-        elif isinstance(effect, BrainStalled):
-            self._print(BrainStall(effect.turn_id, effect.waited_ms))
-        elif isinstance(effect, DeadAir):
-            words = dead_air_words(effect.turn_id, effect.speech_id, effect.silent_ms, lasting=True)
-            print(f"  ⏸ {words}", flush=True)
-        elif isinstance(effect, DeadAirEnded):
-            self._print(DeadAirGap(effect.turn_id, effect.speech_id, effect.silent_ms))
+    def _effect(self, effect: Effect) -> None:
+        match effect:
+            case TurnSent(turn_id=turn, kind=TurnKind.CALLER, text=text):
+                self._print(CallerLine(turn, text))
+            case TurnSent(turn_id=turn, kind=TurnKind.IDLE, level=level):
+                self._print(IdleNudge(turn, level))
+            case WatermarkRaised(through_turn=through):
+                self._print(FloorTaken(through))
+            case WireErrorRecord():
+                self._print(wire_error(effect))
+            case ToApp(type=rtvi_type, data=data, recorded=True):
+                notice = notice_of(rtvi_type, data)
+                if notice is not None:
+                    self._print(BrainReloaded(notice, self.host.now()))
+            case FinalizeSent(speech_id=sid):
+                unit = self.host.core.unit(sid)
+                if unit is not None:  # its heard text is fixed: the Finalize says so
+                    fate, cut = unit.reported_fate, unit.interrupted
+                    self._print(
+                        BotUnit(unit.speech_id, unit.turn_id, unit.generated, unit.heard, fate, cut)
+                    )
+            case CallerShown(kind="backchannel", text=text, resumed=resumed):
+                self._print(CallerBackchannel(text, resumed))
+            case BrainStalled(turn_id=turn, waited_ms=waited):
+                self._print(BrainStall(turn, waited))
+            case DeadAir(turn_id=turn, speech_id=sid, silent_ms=silent):
+                words = dead_air_words(turn, sid, silent, lasting=True)
+                print(f"  ⏸ {words}", flush=True)
+            case DeadAirEnded(turn_id=turn, speech_id=sid, silent_ms=silent):
+                self._print(DeadAirGap(turn, sid, silent))
 
     def _print(self, entry: Entry) -> None:
         print(transcript_line(entry), flush=True)

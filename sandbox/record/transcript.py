@@ -1,20 +1,30 @@
-"""A session's conversation in wire order, read from its report: who said what, what the
-caller heard of each bot unit, and where the floor changed hands.
+"""A session's conversation in the order the core recorded it, read from its report: who
+said what, what the caller heard of each bot unit, and where the floor changed hands.
 
-One walk over the report's frames for every text view of a finished call: the summary
-``sandbox call`` prints, ``sandbox sessions show``, and the Markdown export.
+One walk over the report's conversation (the core's records, never its frames) for every
+text view of a call: ``sessions show``, the Markdown export and the page; ``sandbox call``
+prints the same lines as the call goes, from the same records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from sandbox.call.ledger import WireErrorRecord
 from sandbox.call.units import Fate
 from sandbox.record.plain_text import quoted, visible
-from sandbox.record.reload_notice import RELOAD_MARK, ReloadNotice, notice_in
-from sandbox.record.report import Report, UnitReport
+from sandbox.record.reload_notice import RELOAD_MARK, ReloadNotice
+from sandbox.record.report import (
+    CallerSaid,
+    ErrorReport,
+    IdleSent,
+    InterruptionSent,
+    ReloadSaid,
+    Report,
+    UnitReport,
+    UnitStarted,
+)
+from sandbox.record.unit_log import report_conversation
 
 #: A unit cut by its call's process dying, in words (its fate is ``crashed``).
 CRASHED_WORDS = "cut by a crash: the call's process stopped"
@@ -48,7 +58,7 @@ class FloorTaken:
 
 @dataclass(frozen=True)
 class BotUnit:
-    """One unit of the bot's speech, where it opened on the wire."""
+    """One unit of the bot's speech, where the core opened it."""
 
     speech_id: int
     turn_id: int
@@ -86,7 +96,7 @@ class CallerBackchannel:
 
 @dataclass(frozen=True)
 class WireError:
-    """An Error frame, where it crossed: ``dir`` "in" from the brain, "out" to it."""
+    """An error the core recorded: ``dir`` "in" from the brain, "out" to it."""
 
     dir: str
     code: str
@@ -136,11 +146,13 @@ Entry = (
 
 
 def transcript(report: Report) -> list[Entry]:
-    """The report's conversation, in the order its frames crossed; backchannels and stall
-    notices (not frames) stand where their time puts them."""
+    """The report's conversation in the order the core recorded it
+    (:func:`~sandbox.record.unit_log.report_conversation`); errors, backchannels, stall
+    notices and dead air stand where their time puts them."""
     units = {u.speech_id: u for u in report.units}
     asides = sorted(
-        [(b.t_ms, CallerBackchannel(b.text, b.resumed)) for b in report.backchannels or ()]
+        [(e.t_ms, wire_error(e)) for e in report.errors]
+        + [(b.t_ms, CallerBackchannel(b.text, b.resumed)) for b in report.backchannels or ()]
         + [(s.t_ms, BrainStall(s.turn_id, s.waited_ms)) for s in report.stalls or ()]
         + [
             (g.t_ms, DeadAirGap(g.turn_id, g.speech_id, g.silent_ms, g.t_ms))
@@ -149,18 +161,20 @@ def transcript(report: Report) -> list[Entry]:
         key=lambda pair: pair[0],
     )
     out: list[Entry] = []
-    for frame in report.frames:
-        while asides and asides[0][0] <= frame.t_ms:
+    for said in report_conversation(report):
+        while asides and asides[0][0] <= said.t_ms:
             out.append(asides.pop(0)[1])
-        fields = frame.fields
-        if frame.dir == "in" and frame.type == "speech_start":
-            unit = units.get(int(fields.get("speech_id", 0)))
-            if unit is not None:
-                out.append(_bot_unit(unit))
-            continue
-        entry = frame_entry(frame.as_json())
-        if entry is not None:
-            out.append(entry)
+        match said:
+            case CallerSaid(turn_id=turn, text=text):
+                out.append(CallerLine(turn, text))
+            case IdleSent(turn_id=turn, level=level):
+                out.append(IdleNudge(turn, level))
+            case InterruptionSent(through_turn=through):
+                out.append(FloorTaken(through))
+            case UnitStarted(speech_id=sid) if sid in units:
+                out.append(_bot_unit(units[sid]))
+            case ReloadSaid(t_ms=at):
+                out.append(BrainReloaded(said.notice, at))
     return _with_cuts(out + [aside for _, aside in asides])
 
 
@@ -179,25 +193,10 @@ def _with_cuts(entries: list[Entry]) -> list[Entry]:
     return out
 
 
-def frame_entry(frame: Mapping[str, Any]) -> Entry | None:
-    """What one frame (as the report's JSON keeps it) says in the conversation, if it says
-    anything without the units: a caller line, an idle nudge, a barge-in, an error or the
-    brain's reload notice."""
-    kind, sent = frame["type"], frame["dir"] == "out"
-    if kind == "rtvi":
-        notice = notice_in(frame)
-        return BrainReloaded(notice, int(frame["t_ms"])) if notice is not None else None
-    if kind == "error":
-        code = str(frame.get("code", "")).removeprefix("ERROR_CODE_")
-        message = str(frame.get("message", ""))
-        return WireError(frame["dir"], code, message, bool(frame.get("fatal")))
-    if sent and kind == "user_message":
-        return CallerLine(int(frame.get("turn_id", 0)), str(frame.get("text", "")))
-    if sent and kind == "user_idle":
-        return IdleNudge(int(frame.get("turn_id", 0)), int(frame.get("level", 0)))
-    if sent and kind == "interruption":
-        return FloorTaken(int(frame.get("through_turn", 0)))
-    return None
+def wire_error(error: WireErrorRecord | ErrorReport) -> WireError:
+    """An error the core recorded (live, or as the report keeps it), as a transcript says it."""
+    code = error.code.removeprefix("ERROR_CODE_")
+    return WireError(str(error.dir), code, error.message, error.fatal)
 
 
 def _bot_unit(unit: UnitReport) -> BotUnit:

@@ -11,9 +11,10 @@ are worked out from its frames by the core's rules
 (:class:`~sandbox.call.records_from_frames.RecordsFromFrames`) and woven into its events at
 the moments of the frames that caused them, so no reader needs to know which build stored it.
 
-A :class:`~sandbox.record.report.Report` keeps the frames a call crossed, not the core's
-records: :func:`report_records` works them out the same way, for a reader handed only
-reports (the re-drive's diff).
+A :class:`~sandbox.record.report.Report` keeps the call's conversation as the core recorded
+it (:mod:`sandbox.record.conversation_log`); one an older build wrote keeps only the frames:
+:func:`report_conversation` works it out of them the same way, for every reader of a report
+(the transcript, the re-drive's diff).
 """
 
 from __future__ import annotations
@@ -21,13 +22,17 @@ from __future__ import annotations
 import typing
 from collections.abc import Sequence
 
+from msgspec import UnsetType
+
 from sandbox.call.effects import SpeakText
 from sandbox.call.played import ClauseUnsaid, UnitUnspoken, WordPlayed
 from sandbox.call.records_from_frames import RecordsFromFrames
 from sandbox.call.turn_records import TurnRecord, TurnSent
 from sandbox.call.unit_records import UnitRecord
+from sandbox.record.conversation_log import ConversationLog
 from sandbox.record.recorder import FrameRecord
-from sandbox.record.report import Report
+from sandbox.record.reload_notice import notice_in
+from sandbox.record.report import ConversationRecord, Report
 from sandbox.record.store import StoredEvent
 from sandbox.record.stored_events import SessionOpened, event_row
 
@@ -81,13 +86,19 @@ def _records_from_frames(
     return out
 
 
-def report_records(report: Report) -> list[tuple[int, object]]:
-    """The core's records of a report's call with the moment of each, worked out from the
-    frames it keeps by the core's rules (see the module doc)."""
-    frames = [(f.t_ms, str(f.dir), str(f.type), f.fields) for f in report.frames]
+def report_conversation(report: Report) -> tuple[ConversationRecord, ...]:
+    """The report's conversation: as the core recorded it, or, in a report an older build
+    wrote (which lacks it), worked out from the frames it keeps by the core's rules (see the
+    module doc), each reload notice read off its RTVI frame."""
+    if not isinstance(report.conversation, UnsetType):
+        return report.conversation
+    frames = [(f, str(f.dir), str(f.type), f.fields) for f in report.frames]
     reader = RecordsFromFrames([(d, k, fields) for _, d, k, fields in frames], ())
-    return [
-        (t_ms, record)
-        for t_ms, d, k, fields in frames
-        for record in reader.frame(d, k, fields, t_ms)
-    ]
+    log = ConversationLog()
+    for frame, d, k, fields in frames:
+        for record in reader.frame(d, k, fields, frame.t_ms):
+            log.apply(frame.t_ms, record)
+        notice = notice_in(frame.as_json())
+        if notice is not None:
+            log.apply(frame.t_ms, notice)
+    return log.records

@@ -3,9 +3,11 @@
 Both runs are :class:`~sandbox.record.report.Report` values. Caller turns are matched
 in order; under each, the units that answered it are compared on what was generated, what
 was heard and whether it was cut. The heard history is what a heard-truth brain would hold
-at the end (the caller's lines and what was heard of each unit, in wire order); it changing
-is what makes a re-drive "changed". ``ignore_text`` compares structure only: how many units,
-which were cut, for brains whose wording is not deterministic.
+at the end (the caller's lines and what was heard of each unit, in the order the core
+recorded them); it changing is what makes a re-drive "changed". ``ignore_text`` compares
+structure only: how many units, which were cut, for brains whose wording is not
+deterministic. Both read the report's conversation
+(:func:`~sandbox.record.unit_log.report_conversation`), never its frames.
 """
 
 from __future__ import annotations
@@ -13,14 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.call.turn_fold import TurnFold
-from sandbox.call.turn_records import TurnKind, TurnSent
-from sandbox.call.unit_records import UnitOpened
 from sandbox.call.units import Fate
 from sandbox.record.plain_text import visible
-from sandbox.record.report import Report
+from sandbox.record.report import (
+    CallerSaid,
+    FirstChunk,
+    GreetingSent,
+    Report,
+    UnitStarted,
+)
 from sandbox.record.session_words import ended_by_words
-from sandbox.record.unit_log import report_records
+from sandbox.record.unit_log import report_conversation
 
 
 @dataclass(frozen=True)
@@ -144,29 +149,44 @@ _Turn = tuple[str, list[UnitSide], int | None]
 
 def _turns(report: Report) -> list[_Turn]:
     """The greeting, then each caller turn: the units that answered it, and how long its
-    first chunk took from the turn going out (SessionStart for the greeting), as the core's
-    records of the report's call say (:func:`~sandbox.record.unit_log.report_records`)."""
+    first chunk took from the turn going out (SessionStart for the greeting), as the report's
+    conversation says (:func:`~sandbox.record.unit_log.report_conversation`)."""
     units = _sides(report)
-    turns = TurnFold()
-    for t_ms, record in report_records(report):
-        turns.apply(t_ms, record)
+    sent: dict[int, int] = {}
+    first_chunk: dict[int, int] = {}
     lines = [("(greeting)", 1)]
-    lines += [(sent.text, sent.turn_id) for sent in turns.sent if sent.kind is TurnKind.CALLER]
+    for said in report_conversation(report):
+        match said:
+            case GreetingSent(turn_id=turn):
+                sent.setdefault(turn, said.t_ms)
+            case CallerSaid(turn_id=turn, text=text):
+                sent.setdefault(turn, said.t_ms)
+                lines.append((text, turn))
+            case FirstChunk(turn_id=turn):
+                first_chunk.setdefault(turn, said.t_ms)
     return [
-        (text, [side for _sid, side in units.get(turn, [])], turns.first_chunk_ms(turn))
+        (text, [side for _sid, side in units.get(turn, [])], _took(sent, first_chunk, turn))
         for text, turn in lines
     ]
 
 
+def _took(sent: dict[int, int], first_chunk: dict[int, int], turn: int) -> int | None:
+    """From turn ``turn`` going out to its answer's first chunk; None without both."""
+    if turn not in sent or turn not in first_chunk:
+        return None
+    return first_chunk[turn] - sent[turn]
+
+
 def _history(report: Report) -> list[tuple[str, str]]:
-    """What a heard-truth brain holds at the end: caller lines and heard text, in wire order."""
+    """What a heard-truth brain holds at the end: caller lines and heard text, in the order
+    the core recorded them."""
     heard = {u.speech_id: u.heard for u in report.units}
     out: list[tuple[str, str]] = []
-    for _, record in report_records(report):
-        match record:
-            case TurnSent(kind=TurnKind.CALLER, text=text):
+    for said in report_conversation(report):
+        match said:
+            case CallerSaid(text=text):
                 out.append(("user", text))
-            case UnitOpened(speech_id=sid) if heard.get(sid):
+            case UnitStarted(speech_id=sid) if heard.get(sid):
                 out.append(("assistant", heard.pop(sid)))
     return out
 
