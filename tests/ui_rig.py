@@ -132,16 +132,18 @@ def _greeting_received(app: SandboxApp) -> bool:
 
 
 async def settle(host: CallHost) -> None:
-    """Return once the host has handled everything posted so far, and pumped after it."""
-    done = asyncio.Event()
+    """Return once the host has handled everything posted so far, and pumped after it (on
+    the call's own thread: :mod:`sandbox.ui.call_thread`)."""
+    here = asyncio.get_running_loop()
+    done: asyncio.Future[None] = here.create_future()
 
     def mark(now: int) -> list[Any]:
-        done.set()
+        here.call_soon_threadsafe(done.set_result, None)
         return []
 
-    host.post(lambda now: [])
-    host.post(mark)
-    await asyncio.wait_for(done.wait(), 5)
+    host.post_threadsafe(lambda now: [])
+    host.post_threadsafe(mark)
+    await asyncio.wait_for(done, 5)
 
 
 async def advance(pilot: Pilot[Any], clock: ManualClock, ms: int, step: int = 10) -> None:

@@ -1,8 +1,9 @@
 """SandboxApp: the terminal app of ``sandbox run``.
 
-The call runs in a worker beside the UI (:class:`~sandbox.ui.runner.CallRunner`), so the
-app is usable while the brain starts and models load. What the call does arrives as
-messages and is routed to the panes; what the user does goes to the host as caller events.
+The call runs beside the UI (:class:`~sandbox.ui.runner.CallRunner`), on a thread of its
+own, so the app is usable while the brain starts and models load and drawing the screen never
+delays the call. What the call does arrives as messages and is routed to the panes; what the
+user does goes to the host as caller events, on the call's thread.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import signal
 import time
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, assert_never
 
@@ -283,7 +285,7 @@ class SandboxApp(PlainApp[Path | None]):
         host = self._live_host()
         if not text or host is None:
             return
-        host.from_app("send-text", json.dumps({"content": text}))
+        self.runner.tell(host.from_app, "send-text", json.dumps({"content": text}))
         event.input.clear()
 
     def action_help(self) -> None:
@@ -298,9 +300,9 @@ class SandboxApp(PlainApp[Path | None]):
             return
         say = self.say
         text = say.value.strip()
-        host.barge_in()
+        self.runner.tell(host.barge_in)
         if text:
-            host.caller_turn(text, typed=True)
+            self.runner.tell(partial(host.caller_turn, text, typed=True))
             say.clear()
         else:
             self.notify("barged in: the floor is yours, type what you say and press enter")
@@ -342,17 +344,16 @@ class SandboxApp(PlainApp[Path | None]):
         """Hang up; the report is written and its path shown."""
         host = self._live_host()
         if host is not None:
-            host.hang_up()
+            self.runner.tell(host.hang_up)
 
     async def action_quit(self) -> None:
         """End a live call, wait for its report, and leave."""
         host = self.host
         if host is not None and host.core.ended is None:
-            host.hang_up()
+            self.runner.tell(host.hang_up)
         if host is not None or self.runner.done.is_set():
-            # On a timeout leave anyway: the worker's finally still writes the report.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.runner.done.wait(), QUIT_WAIT_S)
+            # On a timeout leave anyway: the call's thread still writes the report.
+            await asyncio.to_thread(self.runner.done.wait, QUIT_WAIT_S)
         self._leaving = True
         self.exit(self.runner.report)
 
@@ -427,7 +428,7 @@ class SandboxApp(PlainApp[Path | None]):
         host = self._live_host()
         if host is None:
             return
-        problem = await host.configure(delta)
+        problem = await self.runner.ask(host.configure(delta))
         if problem:
             self.notify(f"config rejected: {problem}", severity="error", timeout=10)
         else:
@@ -436,4 +437,4 @@ class SandboxApp(PlainApp[Path | None]):
     def _send_app_frame(self, frame: AppFrame | None) -> None:
         host = self._live_host() if frame is not None else None
         if frame is not None and host is not None:
-            host.from_app(frame.type, frame.data, frame.id)
+            self.runner.tell(host.from_app, frame.type, frame.data, frame.id)

@@ -3,6 +3,7 @@ call, and a caption bar telling the room what just happened."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 from rich.text import Text
@@ -81,8 +82,15 @@ class DemoApp(SandboxApp):
 
     def on_call_started(self, message: CallStarted) -> None:
         """The brain answered: the scene starts."""
-        director = Director(message.host, self.scene, self._show, caller=self.caller)
-        self.run_worker(director.run(), name="director", exit_on_error=False)
+        # The director acts on the call, so it runs on the call's thread; its captions come
+        # back to this one.
+        ui = asyncio.get_running_loop()
+
+        def show(text: str) -> None:
+            ui.call_soon_threadsafe(self._show, text)
+
+        director = Director(message.host, self.scene, show, caller=self.caller)
+        self.run_worker(self.runner.ask(director.run()), name="director", exit_on_error=False)
 
     def on_call_finished(self, message: CallFinished) -> None:
         """The scene is over: say how to go on."""

@@ -1,4 +1,5 @@
-"""Runs one call beside the UI and tells the app what happens, as messages.
+"""Runs one call beside the UI, on the call's own thread, and tells the app what happens, as
+messages (Textual's ``post_message`` may be called from any thread).
 
 Gets the call up (audio, the built-in brain when none was named, dialing), runs the
 host until the call ends, and writes the report in a ``finally`` so it exists however
@@ -8,13 +9,14 @@ the call ended. Nothing raised here reaches the terminal: failures become words 
 
 from __future__ import annotations
 
-import asyncio
 import logging
+import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -29,6 +31,7 @@ from sandbox.logs import log_path
 from sandbox.record.record_text import record_lines
 from sandbox.record.recorder import FrameRecord, Recorder, default_report_path
 from sandbox.ui.audio import AudioFrontend
+from sandbox.ui.call_thread import CallThread
 from sandbox.ui.messages import (
     CallEffect,
     CallFinished,
@@ -40,6 +43,8 @@ from sandbox.ui.messages import (
 )
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: The most frames waiting for the app to show them: a brain flooding the wire faster than
 #: the screen can draw is shown by its latest frames (the store keeps every one).
@@ -65,7 +70,9 @@ class CallRunner:
         self.report: Path | None = None
         self.problem: str | None = None
         self.record: list[str] = []
-        self.done = asyncio.Event()
+        #: Set once the call is over and its report written (on the call's thread).
+        self.done = threading.Event()
+        self.thread = CallThread()
         self._target = target
         self._frames: deque[FrameRecord] = deque(maxlen=MAX_FRAMES_WAITING)
         self._redraws: set[int] = set()  # units whose redraw is posted and not yet drawn
@@ -74,7 +81,19 @@ class CallRunner:
         self._target.post_message(message)
 
     async def run(self) -> None:
-        """The whole call; returns once it is over and the report is written."""
+        """The whole call, on its own thread (:mod:`sandbox.ui.call_thread`); returns once it
+        is over and the report is written."""
+        await self.thread.run(self._whole_call)
+
+    def tell(self, action: Callable[..., object], *args: Any) -> None:
+        """Run ``action(*args)`` on the call's thread (a host method: the call is told)."""
+        self.thread.tell(action, *args)
+
+    async def ask(self, question: Coroutine[Any, Any, T]) -> T:
+        """Await ``question`` (a host coroutine) on the call's thread."""
+        return await self.thread.ask(question)
+
+    async def _whole_call(self) -> None:
         try:
             self.report = await self._call()
         except UserError as exc:
@@ -150,9 +169,11 @@ class CallRunner:
             self._post(CallFrames())
 
     def take_frames(self) -> list[FrameRecord]:
-        """The frames waiting to be shown, oldest first (the latest MAX_FRAMES_WAITING)."""
-        frames = list(self._frames)
-        self._frames.clear()
+        """The frames waiting to be shown, oldest first (the latest MAX_FRAMES_WAITING).
+        Taken one by one: the call's thread may add more meanwhile, never take any."""
+        frames = []
+        while self._frames:
+            frames.append(self._frames.popleft())
         return frames
 
     def _write(self, core: CallCore, recorder: Recorder, duration_ms: int = 0) -> Path:
