@@ -48,6 +48,7 @@ from sandbox.caller.script_runner import ScriptRunner
 from sandbox.harness.inproc import open_inproc_call
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
+from sandbox.record.conversation_log import heard_history
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.report import report_json
 from sandbox.sdk.brain import Brain
@@ -234,16 +235,10 @@ class VoqalizeDriver:
         Entries are ``{"role": "user" | "assistant", "text": ...}`` in wire order; a
         unit heard as nothing is no entry — the shape of a heard-truth history.
         """
-        heard = {u.speech_id: u.heard for u in self.units}
-        out: list[dict[str, str]] = []
-        for frame in self.frames:
-            if frame.dir == "out" and frame.type == "user_message":
-                out.append({"role": "user", "text": frame.fields.get("text", "")})
-            elif frame.dir == "in" and frame.type == "speech_start":
-                text = heard.pop(frame.fields.get("speech_id", 0), "")
-                if text:
-                    out.append({"role": "assistant", "text": text})
-        return out
+        host = self._live()
+        heard = {u.speech_id: u.heard for u in host.core.units}
+        history = heard_history(host.recorder.conversation.records, heard)
+        return [{"role": role, "text": text} for role, text in history]
 
     @property
     def frames(self) -> list[FrameRecord]:

@@ -12,6 +12,8 @@ nothing of a chunk but the first of each turn, so a brain's flood does not grow 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from sandbox.call.effects import SpeakText, ToApp
 from sandbox.call.turn_fold import TurnFold
 from sandbox.call.turn_records import TurnKind, TurnSent
@@ -75,3 +77,20 @@ class ConversationLog:
 
 def _reload(t_ms: int, notice: ReloadNotice) -> ReloadSaid:
     return ReloadSaid(t_ms=t_ms, file=notice.file, serving=notice.serving, moved=notice.moved)
+
+
+def heard_history(
+    conversation: Iterable[ConversationRecord], heard: Mapping[int, str]
+) -> list[tuple[str, str]]:
+    """What a heard-truth brain holds: ``("user", text)`` for each caller turn and
+    ``("assistant", heard)`` for each unit heard at all (``heard``: each unit's heard text by
+    speech id), in the order the core recorded them."""
+    left = dict(heard)
+    out: list[tuple[str, str]] = []
+    for said in conversation:
+        match said:
+            case CallerSaid(text=text):
+                out.append(("user", text))
+            case UnitStarted(speech_id=sid) if left.get(sid):
+                out.append(("assistant", left.pop(sid)))
+    return out

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.call.units import Fate
+from sandbox.record.conversation_log import heard_history
 from sandbox.record.plain_text import visible
 from sandbox.record.report import (
     CallerSaid,
     FirstChunk,
     GreetingSent,
     Report,
-    UnitStarted,
 )
 from sandbox.record.session_words import ended_by_words
 from sandbox.record.unit_log import report_conversation
@@ -178,17 +178,8 @@ def _took(sent: dict[int, int], first_chunk: dict[int, int], turn: int) -> int |
 
 
 def _history(report: Report) -> list[tuple[str, str]]:
-    """What a heard-truth brain holds at the end: caller lines and heard text, in the order
-    the core recorded them."""
-    heard = {u.speech_id: u.heard for u in report.units}
-    out: list[tuple[str, str]] = []
-    for said in report_conversation(report):
-        match said:
-            case CallerSaid(text=text):
-                out.append(("user", text))
-            case UnitStarted(speech_id=sid) if heard.get(sid):
-                out.append(("assistant", heard.pop(sid)))
-    return out
+    """What a heard-truth brain holds at the end, as the core recorded the call."""
+    return heard_history(report_conversation(report), {u.speech_id: u.heard for u in report.units})
 
 
 def side_by_side(diff: Diff) -> str:
