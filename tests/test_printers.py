@@ -30,10 +30,11 @@ from sandbox.record import transcript as transcript_module
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.build import DATA_OPEN, page_html
 from sandbox.record.plain_text import CONTROL, json_text, visible
-from sandbox.record.report import Report
+from sandbox.record.report import CallerSaid, ErrorReport, Report
 from sandbox.record.transcript import WireError, transcript_line
 from sandbox.wire import pb
 from sandbox.wire.codec import envelope
+from sandbox.wire.direction import Direction
 
 #: A call its brain ends with a fatal Error may be recorded as not reached: exit 1.
 NOT_REACHED_TOO = (0, 1)
@@ -94,11 +95,14 @@ def test_a_brain_errors_terminal_escapes_are_printed_spelt_out() -> None:
 
 
 def _report(caller: str, message: str) -> Report:
+    """A caller line and the brain's error, where a report keeps each."""
     return bare_report(
         [
             {"t_ms": 1, "dir": "out", "type": "user_message", "turn_id": 2, "text": caller},
             {"t_ms": 2, "dir": "in", "type": "error", "code": "INTERNAL", "message": message},
-        ]
+        ],
+        conversation=(CallerSaid(t_ms=1, turn_id=2, text=caller),),
+        errors=(ErrorReport(2, Direction.IN, "INTERNAL", message, False),),
     )
 
 
