@@ -413,6 +413,16 @@ def test_a_resume_forgets_the_turn_models_verdict() -> None:
         ("Can I pay for the?", "fragment"),
         ("I'd like to book a table and...", "fragment"),
         ("", "fragment"),
+        # "a" and "i" after a spelled code or name are its last letter, not an article or a
+        # subject waiting for its verb; after a word that starts a phrase they are still those.
+        ("it's spelled k double u my lsk i", "open"),
+        ("My reference is the 7Q4 I", "open"),
+        ("The postcode is SW1A 2A A.", "finished"),
+        ("It's spelled K-O-W-A-L-S-K-I", "open"),
+        ("My number is 4 7 2 and I", "fragment"),
+        ("I paid 20 pounds for a", "fragment"),
+        ("Can I", "fragment"),
+        ("Can I book a", "fragment"),
     ],
 )
 def test_text_shape(text: str, shape: TextShape) -> None:

@@ -229,18 +229,48 @@ _TRAILING_FRAGMENT = _PREPOSITIONS | frozenset(
 _ENDS_A_QUESTION = frozenset({"is", "are", "was", "were"})
 
 
+#: One-letter words that are also letters of the alphabet.
+_LETTER_WORDS = frozenset({"a", "i"})
+#: How many words before a last "a" or "i" are searched for the spelled item it ends.
+_SPELLED_REACH = 3
+
+
+def _spelled(word: str) -> bool:
+    """A token of a spelled item as Whisper writes one: a lone letter or digit ("k", "7"),
+    letters joined by hyphens ("K-O-W"), or a token holding a digit ("7Q4", "SW1A")."""
+    return all(len(part) == 1 and part.isalnum() for part in word.split("-")) or any(
+        c.isdigit() for c in word
+    )
+
+
 def _ends_on_fragment(text: str) -> bool:
     """Whisper's trailing-off mark, or a last word that cannot end a sentence."""
     stripped = text.strip()
     if stripped.endswith(("...", "…")):
         return True
-    words = stripped.rstrip(".?!,;:").split()
+    words = [w.strip(",;:\"'").lower() for w in stripped.rstrip(".?!,;:").split()]
+    words = [w for w in words if w]
     if not words:
         return False
-    last = words[-1].strip(",;:\"'").lower()
+    last = words[-1]
     if stripped.endswith("?") and last in _ENDS_A_QUESTION:
         return False
+    if last in _LETTER_WORDS and _ends_a_spelling(words):
+        return False
     return last in _TRAILING_FRAGMENT
+
+
+def _ends_a_spelling(words: list[str]) -> bool:
+    """Whether a last "a" or "i" is the last letter of a spelled item ("my reference is the
+    7Q4 I", "k double u my lsk i": a caller spelling a code or a name, as Whisper hears it),
+    not an article or a subject waiting for the rest: a spelled token comes shortly before
+    it, and the word just before it is not one that starts a phrase ("… and I")."""
+    before = words[-1 - _SPELLED_REACH : -1]
+    return (
+        bool(before)
+        and before[-1] not in _TRAILING_FRAGMENT
+        and any(_spelled(w) and w not in _LETTER_WORDS for w in before)
+    )
 
 
 def text_shape(text: str) -> TextShape:
