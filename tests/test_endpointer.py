@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sandbox.audio.endpointer import (
     FALL_SEMITONES,
+    NARROWBAND_RISE_SEMITONES,
     RISE_SEMITONES,
     Endpointer,
     EndpointEvent,
@@ -276,6 +277,28 @@ def test_a_finished_question_whose_voice_rose_closes_at_the_final_window(
     )
 
 
+@pytest.mark.parametrize(
+    ("narrowband", "semitones", "window"),
+    [
+        (False, RISE_SEMITONES, "final"),
+        (True, RISE_SEMITONES, "confident"),  # inside the narrowband pitch track's noise
+        (True, NARROWBAND_RISE_SEMITONES, "final"),
+    ],
+)
+def test_on_a_narrowband_line_a_rise_must_clear_the_pitch_tracks_noise(
+    narrowband: bool, semitones: float, window: str
+) -> None:
+    w = windows_for(7)
+    script = spoken(Endpointer(7, narrowband=narrowband))
+    script.until(PauseStarted)
+    script.ep.hint_fall(0.0)
+    script.ep.hint_rise(semitones)
+    script.ep.hint_text("finished", question=True)
+    end = script.until(TurnEnded)
+    assert end.reason == window
+    assert end.t - 20 * F == (w.final_ms if window == "final" else w.confident_ms)
+
+
 def test_a_rising_pause_is_transcribed_at_once_and_a_resume_forgets_the_rise() -> None:
     w = windows_for(7)
     script = spoken(Endpointer(7))
@@ -423,6 +446,16 @@ def test_a_resume_forgets_the_turn_models_verdict() -> None:
         ("I paid 20 pounds for a", "fragment"),
         ("Can I", "fragment"),
         ("Can I book a", "fragment"),
+        # An inverted auxiliary and its subject wait for the main verb...
+        ("How long will it", "fragment"),
+        ("What time does it?", "fragment"),
+        ("When can I", "fragment"),
+        # ... unless they are the whole question, a tag or an ellipsis; "is" needs no verb.
+        ("Will it?", "finished"),
+        ("Close the door, will you?", "finished"),
+        ("Neither can we.", "finished"),
+        ("How much is it?", "finished"),
+        ("how long will it take", "open"),
     ],
 )
 def test_text_shape(text: str, shape: TextShape) -> None:

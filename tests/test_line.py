@@ -41,6 +41,7 @@ def test_the_built_in_profiles_say_what_they_are() -> None:
     assert PROFILES["pstn"].summary() == ("pstn: G.711 μ-law 8 kHz, 300 to 3400 Hz, 40 ms one way")
     assert "AMR-NB 8 kHz 7.4 kbps" in PROFILES["mobile"].summary()
     assert "5% loss (bursts of 3)" in PROFILES["voip-lossy"].summary()
+    assert [p.narrowband for p in PROFILES.values()] == [False, True, True, False]
     with pytest.raises(UserError, match="no line profile 'dialup': use one of wideband, pstn"):
         line_profile("dialup")
 

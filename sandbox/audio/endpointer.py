@@ -155,6 +155,12 @@ FALL_SEMITONES = 2.2
 #: The voice's last 30 ms this many semitones or more above its pitch 150 ms earlier is a
 #: question's final rise (:func:`sandbox.audio.prosody.final_rise`).
 RISE_SEMITONES = 1.5
+#: The same on a narrowband line (nothing above 4 kHz: G.711, AMR-NB). Without the
+#: harmonics above the band the pitch track reads a level syllable's pitch less surely:
+#: through the ``pstn`` uplink, the pause set's first halves rose by up to 1.8-2.4
+#: semitones, against 1.2 at most on the laptop's path, and its complete questions by
+#: -2.8 to 4.5 (1.0 to 4.6 on the laptop's). A rise must clear that noise to count.
+NARROWBAND_RISE_SEMITONES = 2.0
 
 _LEVEL_GUESS_MS = (90, 150, 150, 150, 150, 150, 240, 300, 300, 300, 300)
 _FINAL_MS = (150, 150, 180, 180, 210, 240, 270, 300, 540, 780, 1410)
@@ -225,6 +231,16 @@ _TRAILING_FRAGMENT = _PREPOSITIONS | frozenset(
     )
     for word in group.split()
 )
+#: Auxiliaries whose subject waits for a main verb ("How long will it …"), unlike "is" and
+#: "are", which need none ("How much is it").
+_AUXILIARIES = frozenset(
+    word
+    for group in ("will would can could shall should may might must", "do does did have has had")
+    for word in group.split()
+)
+_SUBJECTS = frozenset(["i", "you", "he", "she", "it", "we", "they"])
+#: Words after which an auxiliary and its subject end a sentence ("so do I").
+_ELLIPSIS_OPENERS = frozenset(["so", "neither", "nor", "as", "than"])
 #: Verbs that end an embedded question ("Could you tell me where my order is?").
 _ENDS_A_QUESTION = frozenset({"is", "are", "was", "were"})
 
@@ -248,16 +264,26 @@ def _ends_on_fragment(text: str) -> bool:
     stripped = text.strip()
     if stripped.endswith(("...", "…")):
         return True
-    words = [w.strip(",;:\"'").lower() for w in stripped.rstrip(".?!,;:").split()]
-    words = [w for w in words if w]
-    if not words:
+    tokens = stripped.rstrip(".?!,;:").split()
+    words = [w.strip(",;:\"'").lower() for w in tokens]
+    if not words or not words[-1]:
         return False
     last = words[-1]
     if stripped.endswith("?") and last in _ENDS_A_QUESTION:
         return False
     if last in _LETTER_WORDS and _ends_a_spelling(words):
         return False
-    return last in _TRAILING_FRAGMENT
+    return last in _TRAILING_FRAGMENT or _awaits_its_verb(tokens, words)
+
+
+def _awaits_its_verb(tokens: list[str], words: list[str]) -> bool:
+    """Whether the words end on an auxiliary and its subject, inverted as a question inverts
+    them, with the main verb still to come ("How long will it …", "What time does it …").
+    Not a fragment: the whole question ("Can I?"), a tag after a comma ("Close it, will
+    you"), or an ellipsis that needs no verb ("so do I", "neither can we")."""
+    if len(words) < 3 or words[-1] not in _SUBJECTS or words[-2] not in _AUXILIARIES:
+        return False
+    return not tokens[-3].endswith(",") and words[-3] not in _ELLIPSIS_OPENERS
 
 
 def _ends_a_spelling(words: list[str]) -> bool:
@@ -348,8 +374,17 @@ def looks_complete(text: str) -> bool:
 class Endpointer:
     """Decides where a caller's turn ends. See the module docstring for the rules."""
 
-    def __init__(self, patience: int = PATIENCE_DEFAULT, *, frame_ms: int = FRAME_MS) -> None:
+    def __init__(
+        self,
+        patience: int = PATIENCE_DEFAULT,
+        *,
+        frame_ms: int = FRAME_MS,
+        narrowband: bool = False,
+    ) -> None:
+        """``narrowband``: the caller is heard through a narrowband line, where a rise must be
+        :data:`NARROWBAND_RISE_SEMITONES` to count."""
         self._frame_ms = frame_ms
+        self._rise_semitones = NARROWBAND_RISE_SEMITONES if narrowband else RISE_SEMITONES
         self._windows = windows_for(patience)
         self._recent: deque[tuple[bool, int]] = deque(maxlen=ONSET_WINDOW)
         self._state: Literal["idle", "speaking", "paused"] = "idle"
@@ -394,9 +429,10 @@ class Endpointer:
     def hint_rise(self, semitones: float | None) -> None:
         """:func:`sandbox.audio.prosody.final_rise` of the turn at the current pause: how far
         the voice rose on its last syllable (None: too little voicing to say). Same rule as
-        :meth:`hint_text` for stale verdicts."""
+        :meth:`hint_text` for stale verdicts. It counts from :data:`RISE_SEMITONES` (on a
+        narrowband line, :data:`NARROWBAND_RISE_SEMITONES`)."""
         if self._state == "paused":
-            self._rose = semitones is not None and semitones >= RISE_SEMITONES
+            self._rose = semitones is not None and semitones >= self._rise_semitones
 
     @property
     def guess_due(self) -> bool:

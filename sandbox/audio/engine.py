@@ -278,7 +278,13 @@ class AudioEngine:
             self.turn_model = TurnModel.load()
         judge = judged_in(self.turn_model, self._stt_pool)
         brief = in_executor(self.transcriber, self._stt_pool, brief=True)
-        self._listener = Listener(transcribe, echo=self._echo, judge_turn=judge, read_brief=brief)
+        self._listener = Listener(
+            transcribe,
+            echo=self._echo,
+            judge_turn=judge,
+            read_brief=brief,
+            narrowband=self.options.line.narrowband,
+        )
         self._listener.on_cleaned = self._cleaned
         self._listener.on_decision = self._decided
         speech.start(wake=link.wake, now_ms=link.now)

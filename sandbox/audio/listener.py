@@ -159,6 +159,7 @@ class Listener:
         floor: FloorJudge | None = None,
         judge_turn: JudgeTurnFn | None = None,
         read_brief: TranscribeFn | None = None,
+        narrowband: bool = False,
     ) -> None:
         self._transcribe = transcribe
         #: The quick read of a burst over the bot; the full read when none is given.
@@ -176,7 +177,7 @@ class Listener:
         self._vad = FrameVad(sample_rate=SAMPLE_RATE)
         self._raw_vad = FrameVad(sample_rate=SAMPLE_RATE)
         self._doubletalk = DoubleTalk()
-        self._endpointer = Endpointer(patience)
+        self._endpointer = Endpointer(patience, narrowband=narrowband)
         self._floor = floor if floor is not None else FloorJudge()
         self._burst: list[Float32] | None = None  # the voice over the bot, while it is judged
         self._judging: Future[Transcript] | None = None

@@ -62,9 +62,9 @@ def line_cutoffs(
     out: dict[str, float | None] = {}
     for profile in profiles:
         memo = InlineModels(transcriber, model)  # each line's audio is its own
-        cut = [
-            c is not None for c in cut_offs(memo, through_uplink(paused, profile), DEFAULT_PATIENCE)
-        ]
+        heard = through_uplink(paused, profile)
+        causes = cut_offs(memo, heard, DEFAULT_PATIENCE, narrowband=profile.narrowband)
+        cut = [c is not None for c in causes]
         out[profile.name] = fraction(cut)
         progress(f"  paused callers on {profile.name}: {sum(cut)}/{len(cut)} cut off")
     return out

@@ -105,12 +105,14 @@ def first_commit(
     utterance: Utterance,
     patience: int,
     decisions: list[EndpointingStep] | None = None,
+    *,
+    narrowband: bool = False,
 ) -> TurnCommitted | None:
     """The first turn one utterance commits at ``patience`` (the rest of its audio is not fed:
     nothing after it changes a figure); the listener's decisions (its endpointing steps) go to
-    ``decisions`` when given."""
+    ``decisions`` when given; ``narrowband``: heard through a narrowband line."""
     transcribe, judge = memo.hooks(item)
-    listener = Listener(transcribe, patience=patience, judge_turn=judge)
+    listener = Listener(transcribe, patience=patience, judge_turn=judge, narrowband=narrowband)
     if decisions is not None:
         listener.on_decision = lambda _t, step: decisions.append(step)
     block = SAMPLE_RATE * BLOCK_MS // 1000
@@ -123,13 +125,15 @@ def first_commit(
     return None
 
 
-def _cut_off(memo: InlineModels, item: int, utterance: Utterance, patience: int) -> str | None:
+def _cut_off(
+    memo: InlineModels, item: int, utterance: Utterance, patience: int, narrowband: bool
+) -> str | None:
     """Why a paused utterance was cut off in its pause: ``"punctuated"`` (Whisper's guess
     read as finished) or ``"turn_model"`` (the model called an unpunctuated guess finished);
     None when it was not."""
     assert utterance.pause is not None
     decisions: list[EndpointingStep] = []
-    committed = first_commit(memo, item, utterance, patience, decisions)
+    committed = first_commit(memo, item, utterance, patience, decisions, narrowband=narrowband)
     if committed is None or committed.t_end_of_speech >= utterance.pause[1]:
         return None
     closed = next(i for i, step in enumerate(decisions) if isinstance(step, TurnClosed))
@@ -137,10 +141,13 @@ def _cut_off(memo: InlineModels, item: int, utterance: Utterance, patience: int)
     return "punctuated" if guesses and guesses[-1].complete else "turn_model"
 
 
-def cut_offs(memo: InlineModels, paused: list[Utterance], patience: int) -> list[str | None]:
+def cut_offs(
+    memo: InlineModels, paused: list[Utterance], patience: int, *, narrowband: bool = False
+) -> list[str | None]:
     """Why each paused utterance was cut off in its pause at ``patience`` (None: it was
-    not); ``memo``'s keys are the utterances' places in ``paused``."""
-    return [_cut_off(memo, i, u, patience) for i, u in enumerate(paused)]
+    not); ``memo``'s keys are the utterances' places in ``paused``; ``narrowband``: they are
+    heard through a narrowband line."""
+    return [_cut_off(memo, i, u, patience, narrowband) for i, u in enumerate(paused)]
 
 
 def fraction(flags: list[bool]) -> float | None:
@@ -167,7 +174,7 @@ def measure_pauses(
     offset = len(paused)
     afterthoughts = afterthought_set(limit)
     added = [
-        _cut_off(memo, offset + len(complete) + i, u, DEFAULT_PATIENCE) is not None
+        _cut_off(memo, offset + len(complete) + i, u, DEFAULT_PATIENCE, False) is not None
         for i, u in enumerate(afterthoughts)
     ]
     progress(f"  afterthoughts, patience {DEFAULT_PATIENCE}: {sum(added)}/{len(added)} cut off")

@@ -53,6 +53,14 @@ class LineProfile:
         return self.codec is not None
 
     @property
+    def narrowband(self) -> bool:
+        """Whether the line carries nothing above 4 kHz (an 8 kHz codec, or its band)."""
+        if self.codec is None:
+            return False
+        top = self.band_hz[1] if self.band_hz is not None else CODEC_RATES[self.codec] // 2
+        return min(top, CODEC_RATES[self.codec] // 2) <= 4000
+
+    @property
     def one_way_ms(self) -> int:
         """What the line adds to each direction: the network and the jitter buffer."""
         return self.delay_ms + self.jitter_buffer_ms
