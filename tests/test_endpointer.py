@@ -441,6 +441,7 @@ def test_a_resume_forgets_the_turn_models_verdict() -> None:
         ("it's spelled k double u my lsk i", "open"),
         ("My reference is the 7Q4 I", "open"),
         ("The postcode is SW1A 2A A.", "finished"),
+        ("The postcode is S W 1 A, 2 A A.", "finished"),
         ("It's spelled K-O-W-A-L-S-K-I", "open"),
         ("My number is 4 7 2 and I", "fragment"),
         ("I paid 20 pounds for a", "fragment"),

@@ -294,7 +294,7 @@ def _ends_a_spelling(words: list[str]) -> bool:
     before = words[-1 - _SPELLED_REACH : -1]
     return (
         bool(before)
-        and before[-1] not in _TRAILING_FRAGMENT
+        and before[-1] not in _TRAILING_FRAGMENT - _LETTER_WORDS
         and any(_spelled(w) and w not in _LETTER_WORDS for w in before)
     )
 
