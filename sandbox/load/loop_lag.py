@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
@@ -26,8 +27,8 @@ OVERLOADED_S = 1.0
 
 @dataclass
 class LoopLag:
-    """The loop's lateness, sampled while :meth:`watching` runs: each sample's time on the
-    loop's clock and how late it woke (s)."""
+    """The loop's lateness, sampled while :meth:`watching` runs: each sample's time
+    (``time.monotonic()``) and how late it woke (s)."""
 
     times: list[float] = field(default_factory=list)
     late_s: list[float] = field(default_factory=list)
@@ -47,21 +48,22 @@ class LoopLag:
                 await task
 
     async def _sample(self) -> None:
-        loop = asyncio.get_running_loop()
+        # The wall's monotonic clock, not the loop's: uvloop's reads the time the loop's
+        # turn began, in whole ms, and a wake-up run late within a long turn read on time.
         while True:
-            before = loop.time()
+            before = time.monotonic()
             await asyncio.sleep(SLICE_S)
-            now = loop.time()
+            now = time.monotonic()
             self.times.append(now)
             self.late_s.append(max(0.0, now - before - SLICE_S))
 
     def worst_since(self, since: float) -> float:
-        """The latest the loop woke (s) from ``since`` (the loop's clock) to now; a sample
+        """The latest the loop woke (s) from ``since`` (``time.monotonic()``) to now; a sample
         due now and not yet taken counts as late as it already is."""
         worst = max((late for at, late in zip(self.times, self.late_s, strict=True)
                      if at >= since), default=0.0)  # fmt: skip
         if self._sampling and self.times:
-            pending = asyncio.get_running_loop().time() - self.times[-1] - SLICE_S
+            pending = time.monotonic() - self.times[-1] - SLICE_S
             worst = max(worst, pending)
         return worst
 

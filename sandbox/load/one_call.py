@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -105,7 +106,7 @@ async def place_call(
             host = await open_call(options, target.brain_url, playout, target.caps, warp=warp)
         else:
             async with dialing.gate:
-                began = asyncio.get_running_loop().time()
+                began = time.monotonic()
                 try:
                     host = await open_call(
                         options, target.brain_url, playout, target.caps, warp=warp
@@ -130,7 +131,7 @@ async def _played(
 ) -> CallResult:
     host.on_effect.append(watch)
     runner = ScriptRunner(host, target.script, step_timeout_s=target.step_timeout_s)
-    began = asyncio.get_running_loop().time()
+    began = time.monotonic()
     try:
         await play_through(host, runner)
     finally:
