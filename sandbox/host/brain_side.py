@@ -165,6 +165,8 @@ class BrainSide:
         """Record a frame as it crosses (or at ``t_ms``); False: past a sample, it was only
         counted."""
         stamp = self.now() if t_ms is None else t_ms
+        if not self.on_frame:  # described only for someone: reading the frames describes them
+            return self.recorder.keep_frame(direction, env, stamp, raw, surplus)
         kept = self.recorder.frame(direction, env, stamp, raw, surplus)
         if kept is not None:
             self._show(kept)

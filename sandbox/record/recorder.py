@@ -187,28 +187,44 @@ class Recorder:
         raw: bytes,
         surplus: SurplusFrame | None = None,
     ) -> FrameRecord | None:
-        """Record one decoded envelope; ``raw`` is its bytes as they crossed (kept whole in
-        the store but for a frame over CUT_OVER_BYTES or dropped for its size; the report
-        and the screen show a long text field's start). ``surplus``: the call has no more
-        use for it. Past the sample (SAMPLE_KEPT) such a frame, and one cut for its size,
-        is only counted (None: nothing kept to show)."""
-        cut = len(raw) > CUT_OVER_BYTES or _dropped_for_size(env, raw)
+        """Record one decoded envelope (see :meth:`keep_frame`) and describe it as the report
+        and the screen show it: its type and fields, a long text field's start. None:
+        past its sample, it was only counted (nothing kept to show)."""
+        if not self.keep_frame(direction, env, t_ms, raw, surplus):
+            return None
+        if _is_cut(env, raw):
+            return _cut_record(t_ms, direction, env, raw)
+        arm, shown = _described(env)
+        return FrameRecord(t_ms, direction, arm, shown)
+
+    def keep_frame(
+        self,
+        direction: str,
+        env: pb.Envelope,
+        t_ms: int,
+        raw: bytes,
+        surplus: SurplusFrame | None = None,
+    ) -> bool:
+        """Record one decoded envelope without describing it (:attr:`frames` does, when
+        read); ``raw`` is its bytes as they crossed (kept whole in the store but for a frame
+        over CUT_OVER_BYTES or dropped for its size). ``surplus``: the call has no more use
+        for it. Past the sample (SAMPLE_KEPT) such a frame, and one cut for its size, is
+        only counted (False)."""
+        cut = _is_cut(env, raw)
         if surplus is not None:
             # A SpeechStart is its unit's first frame, so always kept: each one opens a unit
             # owed its Finalize (the kind's cap does not take that from it).
             opens = env.WhichOneof("body") == "speech_start"
             if not self._sample(surplus.kind.value, surplus.speech_id, t_ms, capped=not opens):
-                return None
+                return False
         elif cut and not self._sample(OVERSIZED, 0, t_ms):
-            return None
+            return False
         if cut:
-            arm, shown = _described(env, CUT_KEPT_BYTES)
-            record = FrameRecord(t_ms, direction, arm, {**shown, "bytes": len(raw)})
-            self._crossed.add_other(record)
-            return self._keep(record, raw, cut=True)
-        arm, shown = _described(env)
-        self._crossed.add_frame(t_ms, direction, raw)
-        return self._keep(FrameRecord(t_ms, direction, arm, shown), raw)
+            self._crossed.add_other(_cut_record(t_ms, direction, env, raw))
+        else:
+            self._crossed.add_frame(t_ms, direction, raw)
+        self._keep(t_ms, direction, raw, cut=cut)
+        return True
 
     def undecodable(
         self, direction: str, detail: str, raw: bytes | str, t_ms: int
@@ -223,7 +239,8 @@ class Recorder:
         fields = {"detail": detail, "bytes": len(raw)}
         record = FrameRecord(t_ms, direction, "undecodable", fields)
         self._crossed.add_other(record)
-        return self._keep(record, raw, cut=len(raw) > CUT_OVER_BYTES)
+        self._keep(t_ms, direction, raw, cut=len(raw) > CUT_OVER_BYTES)
+        return record
 
     def count_past_sample(self, kind: str, t_ms: int) -> bool:
         """Count a frame of ``kind`` (one of the call's, no unit's) without reading it, if
@@ -310,16 +327,15 @@ class Recorder:
             self.writer = None
         return report
 
-    def _keep(self, record: FrameRecord, raw: bytes | str, *, cut: bool = False) -> FrameRecord:
+    def _keep(self, t_ms: int, direction: str, raw: bytes | str, *, cut: bool = False) -> None:
         """Hand the frame to the store: whole, or (``cut``) its first CUT_KEPT_BYTES and an
         event saying where it was and how long."""
         if self.writer is not None:
             if cut:
-                self.event(record.t_ms, FrameCut(self._stored, len(raw), CUT_KEPT_BYTES))
+                self.event(t_ms, FrameCut(self._stored, len(raw), CUT_KEPT_BYTES))
                 raw = raw[:CUT_KEPT_BYTES]
-            self.writer.frame(record.t_ms, record.dir, raw)
+            self.writer.frame(t_ms, direction, raw)
         self._stored += 1
-        return record
 
     def report(self, core: CallCore, script_notes: Sequence[str] | None = None) -> Report:
         """The call's report, built from the core's ledger and units and the conversation
@@ -385,6 +401,18 @@ def _described(env: pb.Envelope, chars: int = SHOWN_CHARS) -> tuple[str, dict[st
 def _shortened(value: Any, chars: int) -> Any:
     """A field as the report keeps it: text up to ``chars`` (see :func:`shortened`)."""
     return shortened(value, chars) if isinstance(value, str) else value
+
+
+def _cut_record(t_ms: int, direction: str, env: pb.Envelope, raw: bytes) -> FrameRecord:
+    """A cut frame as the record keeps it: its start described, and its length."""
+    arm, shown = _described(env, CUT_KEPT_BYTES)
+    return FrameRecord(t_ms, direction, arm, {**shown, "bytes": len(raw)})
+
+
+def _is_cut(env: pb.Envelope, raw: bytes) -> bool:
+    """A frame the record keeps only the start of: over CUT_OVER_BYTES, or dropped for its
+    size by the call."""
+    return len(raw) > CUT_OVER_BYTES or _dropped_for_size(env, raw)
 
 
 def _dropped_for_size(env: pb.Envelope, raw: bytes) -> bool:
