@@ -10,6 +10,7 @@ tokens it read and wrote.
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
@@ -55,6 +56,10 @@ def count_tokens(text: str) -> int:
     return len(_TOKEN.findall(text))
 
 
+#: The system prompt's tokens, counted once rather than for every request.
+_SYSTEM_TOKENS = count_tokens(SYSTEM_PROMPT)
+
+
 @dataclass(frozen=True)
 class ToolCall:
     """The model asks for a tool instead of (or before) answering."""
@@ -84,9 +89,7 @@ class RuleModel:
         self, context: Sequence[Entry], usage: Usage
     ) -> AsyncGenerator[str | ToolCall, None]:
         """One request: text pieces (the first one empty), or a single ToolCall."""
-        usage.input_tokens = count_tokens(SYSTEM_PROMPT) + sum(
-            count_tokens(e["text"]) for e in context
-        )
+        usage.input_tokens = _SYSTEM_TOKENS + sum(count_tokens(e["text"]) for e in context)
         answer = _decide(context)
         yield ""  # the opening delta carries no text
         await asyncio.sleep(self.piece_delay_s)
@@ -100,7 +103,7 @@ class RuleModel:
     async def nudge(self, level: int, usage: Usage) -> AsyncGenerator[str, None]:
         """One request for an idle nudge: short, and calmer as it escalates."""
         text = _NUDGES[min(level, len(_NUDGES)) - 1] if level > 0 else _NUDGES[0]
-        usage.input_tokens = count_tokens(SYSTEM_PROMPT)
+        usage.input_tokens = _SYSTEM_TOKENS
         yield ""
         async for piece in self._pieces(text, usage):
             yield piece
@@ -135,4 +138,11 @@ def _decide(context: Sequence[Entry]) -> str | ToolCall:
 
 
 def _mentions(text: str, *words: str) -> bool:
-    return any(re.search(rf"\b{re.escape(w)}\b", text) for w in words)
+    return _any_word(words).search(text) is not None
+
+
+@functools.cache
+def _any_word(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for any of ``words`` as a whole word, compiled once: every request of
+    every call asks the same few questions."""
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, words))})\b")
