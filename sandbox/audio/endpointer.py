@@ -21,9 +21,11 @@ audio turn model (:mod:`sandbox.audio.turn_model`, Smart Turn), whose probabilit
 as :meth:`Endpointer.hint_turn`. The turn is *finished* when
 
 * the transcript does not end on a word that cannot end a sentence (``"fragment"``: a
-  trailing "and", "the", "to", a filler, or Whisper's "..."; a question may end on its
-  preposition, "Which platform does the train leave from?", and is no fragment when it is
-  punctuated as one or opens with a question word), and
+  trailing "and", "the", "to", a filler, an auxiliary and its subject still waiting for the
+  verb, "How long will it", or Whisper's "..."; a question may end on its preposition, "Which
+  platform does the train leave from?", and is no fragment when it is punctuated as one or
+  opens with a question word; a last "a" or "I" after a spelled code is its last letter,
+  "my reference is the 7Q4 I"), and
 * the transcript reads like a finished thought on its own (``"finished"``: terminal
   punctuation, or a wh-question punctuated with "?" though it ends on its preposition),
   or the model's probability reaches the patience's ``threshold``, or the voice fell as it
@@ -239,7 +241,7 @@ _AUXILIARIES = frozenset(
     for word in group.split()
 )
 _SUBJECTS = frozenset(["i", "you", "he", "she", "it", "we", "they"])
-#: Words after which an auxiliary and its subject end a sentence ("so do I").
+#: Words after which an auxiliary and its subject end a sentence ("so does it").
 _ELLIPSIS_OPENERS = frozenset(["so", "neither", "nor", "as", "than"])
 #: Verbs that end an embedded question ("Could you tell me where my order is?").
 _ENDS_A_QUESTION = frozenset({"is", "are", "was", "were"})
@@ -279,8 +281,8 @@ def _ends_on_fragment(text: str) -> bool:
 def _awaits_its_verb(tokens: list[str], words: list[str]) -> bool:
     """Whether the words end on an auxiliary and its subject, inverted as a question inverts
     them, with the main verb still to come ("How long will it …", "What time does it …").
-    Not a fragment: the whole question ("Can I?"), a tag after a comma ("Close it, will
-    you"), or an ellipsis that needs no verb ("so do I", "neither can we")."""
+    Not a fragment: the whole question ("Will it?"), a tag after a comma ("Close it, will
+    you"), or an ellipsis that needs no verb ("so does it", "neither can we")."""
     if len(words) < 3 or words[-1] not in _SUBJECTS or words[-2] not in _AUXILIARIES:
         return False
     return not tokens[-3].endswith(",") and words[-3] not in _ELLIPSIS_OPENERS
