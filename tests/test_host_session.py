@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -13,8 +14,10 @@ from sandbox.brains import Echo
 from sandbox.call.played import Played, WordPlayed
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.harness.inproc import open_inproc_call
+from sandbox.host.brain_side import CoreEvent
 from sandbox.host.launch import CallOptions, host_for
 from sandbox.host.session import PUMP_LIMIT, CallHost
+from sandbox.load.latency_watch import LatencyWatch
 from sandbox.wire import decode, encode, pb
 
 
@@ -98,3 +101,26 @@ async def test_what_the_brain_sent_before_the_link_closed_is_recorded() -> None:
         ("in", "error"),
         ("in", "end"),  # read during the closing handshake, not dropped with the reader
     ]
+
+
+async def test_a_frames_effects_are_timed_when_it_was_read_not_when_the_core_took_it() -> None:
+    """A loop busy with other calls takes a frame late: the greeting's first chunk, taken
+    0.3 s after its read, still measures the brain's time, not the wait."""
+    host = echo_call()
+    loop = asyncio.get_running_loop()
+    watch = LatencyWatch(wall=host.wall_of_effects, now=host.now)
+    host.on_effect.append(watch)
+    taken_late: list[float] = []
+
+    def post_late(event: CoreEvent) -> None:
+        taken_late.append(time.monotonic())
+        loop.call_later(0.3, host.post, event)
+
+    host.brain.post = post_late
+    running = asyncio.create_task(host.run())
+    await host.wait_for(lambda: bool(watch.first_chunk_ms), 5)
+    assert taken_late and watch.first_chunk_ms[0] < 250
+    now = time.monotonic()
+    assert now <= host.wall_of_effects() < now + 0.05  # between frames: now
+    host.hang_up()
+    await asyncio.wait_for(running, 5)

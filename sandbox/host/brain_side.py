@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -74,6 +75,9 @@ class BrainSide:
     #: Text of frames only counted, by unit, waiting for the core (see _counted).
     _counted_chars: dict[int, int] = field(default_factory=dict)
     _starts_waiting: int = 0  # SpeechStarts read from the brain, not yet handled by the core
+    #: When the frame the core is taking now was read off the link (``time.monotonic()``),
+    #: or None while it takes anything else: see :meth:`CallHost.wall_of_effects`.
+    taking_read_at: float | None = None
 
     @property
     def frames_waiting(self) -> int:
@@ -236,12 +240,15 @@ class BrainSide:
         self.post(taken)
 
     def _post_frame(self, size: int, event: CoreEvent) -> None:
-        """Queue a frame's event; running it makes room for the reader's next frame."""
+        """Queue a frame's event, stamped with when it was read; running it makes room for
+        the reader's next frame."""
         self._waiting.append(size)
+        read_at = time.monotonic()
 
         def taken(now: int) -> list[Effect]:
             self._waiting.remove(size)
             self._taken.set()
+            self.taking_read_at = read_at
             return event(now)
 
         self.post(taken)

@@ -31,7 +31,7 @@ from sandbox.record.stored_events import SessionOpened
 from sandbox.record.writer import SessionWriter
 from sandbox.wire.dial import DialError, dial
 from sandbox.wire.relay import RELAY_PATH
-from sandbox.wire.tokens import RELAY_SUBJECT, load_or_create_keys, mint_token
+from sandbox.wire.tokens import RELAY_SUBJECT, KeyPair, load_or_create_keys, mint_token
 
 #: The brain a newcomer talks to when they name none.
 BUILTIN_BRAIN = "concierge"
@@ -112,15 +112,17 @@ async def open_call(
     clock: Callable[[], float] = time.monotonic,
     warp: WarpClock | None = None,
     listening: Listening | None = None,
+    keys: KeyPair | None = None,
 ) -> CallHost:
     """Dial the brain for a new session and wire the core, the recorder, the playout and,
     with real audio, the recognizer's ``listening`` port (``warp``: a simulated call's clock
-    that skips dead time, replacing ``clock``)."""
+    that skips dead time, replacing ``clock``; ``keys``: the signing key pair, read once by
+    a caller that dials many calls, else read from disk for this one)."""
     session_id = str(uuid.uuid4())
     subject = RELAY_SUBJECT if options.relay else session_id
     # On a worker thread: the key's files read and its RSA signature (a third of a ms, the
     # GIL let go) keep a load run's loop free while it dials a hundred calls a second.
-    token = await asyncio.to_thread(_signed_token, subject)
+    token = await asyncio.to_thread(_signed_token, subject, keys)
     url = brain_url
     if options.relay:
         check_relay_url(url)
@@ -151,9 +153,10 @@ class CallNotPlaced(UserError):
         self.recorder = recorder
 
 
-def _signed_token(subject: str) -> str:
-    """A brain-connection token for ``subject``, signed with the sandbox's key."""
-    return mint_token(load_or_create_keys(), subject)
+def _signed_token(subject: str, keys: KeyPair | None) -> str:
+    """A brain-connection token for ``subject``, signed with ``keys`` (default: the
+    sandbox's key pair, read from disk)."""
+    return mint_token(keys or load_or_create_keys(), subject)
 
 
 def host_for(

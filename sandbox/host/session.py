@@ -106,6 +106,14 @@ class CallHost:
         is given is on this clock, its start included."""
         return int((self.clock() - self._t0) * 1000)
 
+    def wall_of_effects(self) -> float:
+        """The wall time (``time.monotonic()``) the effects being carried out answer: when
+        the brain's frame behind them was read off its link, else now. A loop busy with
+        other calls takes a frame read a while ago: a load run's latencies then measure the
+        brain, not how long this process took to get to its frame."""
+        read_at = self.brain.taking_read_at
+        return time.monotonic() if read_at is None else read_at
+
     @property
     def backlog(self) -> int:
         """Events posted to the core and not yet taken (a soak watches it stay low)."""
@@ -237,7 +245,10 @@ class CallHost:
                     return
                 event = self._events.popleft()
             if event is not None:
-                await self._carry(event(self.now()))
+                try:
+                    await self._carry(event(self.now()))
+                finally:
+                    self.brain.taking_read_at = None
             word = await self._pump()
             self.waits.wake_sleepers()
             self.waits.wake_waiters()

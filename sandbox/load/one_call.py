@@ -34,6 +34,7 @@ from sandbox.load.latency_watch import LatencyWatch
 from sandbox.load.loop_lag import OVERLOADED_S, LoopLag
 from sandbox.load.shared_relay import SharedRelay
 from sandbox.record.recorder import CallEnd
+from sandbox.wire.tokens import KeyPair
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,9 @@ class Target:
     #: The speech tier every call is set up with; None: read from disk for each call (a
     #: run reads it once: reading the voice catalog cost each call more than a millisecond).
     caps: Capabilities | None = None
+    #: The key pair every call's token is signed with; None: read from disk for each call
+    #: (a run reads it once: reading and checking its files cost more than the signature).
+    keys: KeyPair | None = None
 
     @property
     def ms_per_word(self) -> int:
@@ -103,14 +107,17 @@ async def place_call(
                 options, link, session_id, target.brain_url, playout, target.caps, warp=warp
             )
         elif dialing is None:
-            host = await open_call(options, target.brain_url, playout, target.caps, warp=warp)
+            host = await open_call(
+                options, target.brain_url, playout, target.caps, warp=warp, keys=target.keys
+            )
         else:
             async with dialing.gate:
                 began = time.monotonic()
                 try:
                     host = await open_call(
-                        options, target.brain_url, playout, target.caps, warp=warp
-                    )
+                        options, target.brain_url, playout, target.caps, warp=warp,
+                        keys=target.keys,
+                    )  # fmt: skip
                 except CallNotPlaced as failed:
                     late = dialing.lag.worst_since(began)
                     if late < OVERLOADED_S:
@@ -118,7 +125,7 @@ async def place_call(
                     return _overloaded(index, failed, late)
     except CallNotPlaced as failed:  # its session was finished where the dial failed
         return _result(failed.core, CallResult(index, failed.core.session_id), [])
-    watch = LatencyWatch(now=host.now, on_first_chunk=on_first_chunk)
+    watch = LatencyWatch(wall=host.wall_of_effects, now=host.now, on_first_chunk=on_first_chunk)
     try:
         return await _played(index, host, target, watch, None if dialing is None else dialing.lag)
     except Exception as exc:

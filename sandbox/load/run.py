@@ -22,6 +22,7 @@ from sandbox.load.one_call import DIALS_AT_ONCE, Dialing, Target, place_call
 from sandbox.load.shared_relay import SharedRelay
 from sandbox.load.tally import Tally
 from sandbox.record.store import SessionStore
+from sandbox.wire.tokens import load_or_create_keys
 
 #: Which calls stay in the session store once the run is over.
 KEEP_CHOICES = ("failed", "all", "none")
@@ -75,7 +76,8 @@ async def run_load(
     cannot be opened."""
     run = run or LoadRun(plan)
     shared = await SharedRelay.open(target.brain_url) if relay else None
-    target = replace(target, relay=shared, caps=target.caps or speech_tier())
+    keys = target.keys or await asyncio.to_thread(load_or_create_keys)
+    target = replace(target, relay=shared, caps=target.caps or speech_tier(), keys=keys)
     indices = iter(range(plan.calls))
     dialing = Dialing(asyncio.Semaphore(DIALS_AT_ONCE), run.lag)
     #: Set once no call is left to start: a slot still waiting for its place in the ramp
