@@ -474,6 +474,27 @@ def test_a_late_guess_closes_on_the_next_frame() -> None:
     ]
 
 
+def test_a_late_verdict_closes_at_once_on_the_silence_already_counted() -> None:
+    """The host asks as a verdict lands between frames: past its window the turn ends
+    there, at the last frame heard; before it, or outside a pause, nothing happens."""
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    script.until(PauseStarted)
+    assert script.ep.close_now() == []  # no verdict yet
+    script.ep.hint_fall(-(FALL_SEMITONES + 1))
+    script.ep.hint_text("finished")
+    assert script.ep.close_now() == []  # a verdict, but the final window is still running
+    script.play("." * (w.final_ms // F))
+    assert script.events[-1] == TurnEnded(20 * F + w.final_ms, TurnClose.FINAL, 20 * F)
+    late = spoken(Endpointer(7))
+    late.until(PauseStarted)
+    late.play("." * ((w.final_ms + 120) // F))  # Whisper still busy past the window
+    late.ep.hint_fall(-(FALL_SEMITONES + 1))
+    late.ep.hint_text("finished")
+    assert late.ep.close_now() == [TurnEnded(late.t, TurnClose.FINAL, 20 * F)]
+    assert late.ep.close_now() == []  # ended: the next turn has not begun
+
+
 def test_resuming_discards_the_guess_and_restarts_the_silence_counter() -> None:
     w = windows_for(7)
     script = spoken(Endpointer(7))

@@ -256,6 +256,32 @@ def test_a_slow_guess_holds_the_commit_and_the_next_guess(transcriber: Transcrib
     assert turn.t_committed - turn.t_end_of_speech > windows_for(7).silence_ms + 200
 
 
+def test_a_guess_back_after_its_window_commits_as_it_lands_not_at_the_next_block(
+    transcriber: Transcriber,
+) -> None:
+    """Whisper finishes between blocks, past the final window: polled then (the engine is
+    told by the future), the turn commits at that moment with no block heard since."""
+    held = HeldExecutor()
+    listener = Listener(in_executor(transcriber, held))
+    audio = caller_at_mic(join(silence(300), espeak("Do you take credit cards?"), silence(900)))
+    events = listen(listener, audio)
+    assert of(TurnCommitted, events) == [] and len(held.queue) == 1  # the guess, still out
+    landed = len(audio) * 1000 // MIC_RATE + 7  # between two blocks
+    held.run_all()
+    (turn,) = of(TurnCommitted, listener.poll(landed))
+    assert turn.reason == TurnClose.FINAL and turn.t_committed == landed
+    assert turn.t_window_closed < landed
+
+
+def test_the_usual_hooks_say_when_a_job_is_done(transcriber: Transcriber) -> None:
+    told: list[str] = []
+    with ThreadPoolExecutor(1) as pool:
+        submit = in_executor(transcriber, pool, on_done=lambda: told.append("done"))
+        future = submit(silence(500), "en")
+        future.result(timeout=30)
+    assert told == ["done"]
+
+
 def test_speech_under_the_bot_becomes_a_turn_when_the_bot_stops(transcriber: Transcriber) -> None:
     listener = Listener(in_executor(transcriber, InlineExecutor()))
     said = "I want to cancel my booking for tomorrow."

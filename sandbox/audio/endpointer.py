@@ -421,6 +421,14 @@ class Endpointer:
         if self._state == "paused":
             self._probability = probability
 
+    def close_now(self) -> list[EndpointEvent]:
+        """Whether the verdicts handed over since the last frame close the turn at the
+        silence already counted: a guess that comes back after its window has passed closes
+        the turn as it lands, not at the next frame. Outside a pause, nothing."""
+        if self._state != "paused":
+            return []
+        return self._silence(self._speech_end + self._silent_ms)
+
     def hint_fall(self, semitones: float | None) -> None:
         """:func:`sandbox.audio.prosody.final_fall` of the turn at the current pause: how far
         the voice fell as it stopped (None: too little voicing to say). Same rule as

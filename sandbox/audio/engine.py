@@ -67,6 +67,8 @@ MIC_LOST = (
     "The microphone went away mid-call: the call goes on in typed mode. Type what the "
     "caller says below; replies still play."
 )
+#: Queued for the listener's thread when the recognizer finishes a job between blocks.
+_RESULT_READY = "result ready"
 
 
 class CallLink(Protocol):
@@ -169,7 +171,7 @@ class AudioEngine:
     _listener: Listener | None = None
     #: (block, rate, host ms of its first sample): stamped as captured, so a listener that
     #: falls behind still times the caller's speech where it happened.
-    _blocks: queue.Queue[tuple[Block, int, int] | None] = field(default_factory=queue.Queue)
+    _blocks: queue.Queue[tuple[Block, int, int] | str | None] = field(default_factory=queue.Queue)
     _worker: threading.Thread | None = None
     _stt_pool: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(1, thread_name_prefix="stt")
@@ -273,11 +275,12 @@ class AudioEngine:
         speech = self.playout()
         self._link = link
         self._hooks = hooks or EngineHooks()
-        transcribe = in_executor(self.transcriber, self._stt_pool)
+        ready = self._result_ready
+        transcribe = in_executor(self.transcriber, self._stt_pool, on_done=ready)
         if self.turn_model is None:  # an engine built with a loaded transcriber only
             self.turn_model = TurnModel.load()
-        judge = judged_in(self.turn_model, self._stt_pool)
-        brief = in_executor(self.transcriber, self._stt_pool, brief=True)
+        judge = judged_in(self.turn_model, self._stt_pool, on_done=ready)
+        brief = in_executor(self.transcriber, self._stt_pool, brief=True, on_done=ready)
         self._listener = Listener(
             transcribe,
             echo=self._echo,
@@ -379,16 +382,26 @@ class AudioEngine:
         assert self._link is not None
         self._blocks.put((block, rate, self._link.now() - len(block) * 1000 // rate))
 
+    def _result_ready(self) -> None:
+        """From the recognizer's thread: a transcription or the turn model finished."""
+        self._blocks.put(_RESULT_READY)
+
     def _listen(self) -> None:
         link, listener, speech = self._link, self._listener, self.speech
         assert link is not None and listener is not None and speech is not None
         while (item := self._blocks.get()) is not None:
-            block, rate, t_ms = item
-            for event in listener.feed(block, rate, t_ms, speech.speaking):
+            if isinstance(item, str):  # _RESULT_READY
+                # Taken as it lands: a guess back after its window closes the turn now, not
+                # at the next block (20 ms on) and its next whole frame (30 ms).
+                events = listener.poll(link.now())
+            else:
+                block, rate, t_ms = item
+                events = listener.feed(block, rate, t_ms, speech.speaking)
+            for event in events:
                 now = link.now()
                 for hook in self._hooks.heard:
                     hook(now, event)
                 link.heard(event)
             # Settled first: a reader that sees the count sees this block's state or later.
             self._caller_settled = listener.settled
-            self.blocks_heard += 1
+            self.blocks_heard += not isinstance(item, str)

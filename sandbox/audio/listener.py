@@ -56,6 +56,7 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -100,6 +101,8 @@ TranscribeFn = Callable[[Float32, str], "Future[Transcript]"]
 #: the caller has finished.
 JudgeTurnFn = Callable[[Float32], "Future[float]"]
 
+_Result = TypeVar("_Result")
+
 #: Audio kept from before the onset is detected, so Whisper hears the first consonant.
 PREROLL_MS = 300
 _FRAME = SAMPLE_RATE * FRAME_MS // 1000
@@ -108,24 +111,39 @@ BURST_LEAD_FRAMES = 2
 
 
 def in_executor(
-    transcriber: Transcriber, executor: Executor, *, brief: bool = False
+    transcriber: Transcriber,
+    executor: Executor,
+    *,
+    brief: bool = False,
+    on_done: Callable[[], None] | None = None,
 ) -> TranscribeFn:
     """The usual hook: run ``transcriber`` on ``executor`` (give it a single worker);
-    ``brief``: its quick read of a burst (see :meth:`Transcriber.transcribe`)."""
+    ``brief``: its quick read of a burst (see :meth:`Transcriber.transcribe`); ``on_done``:
+    told, on the worker's thread, as each finishes (the host then calls :meth:`Listener.poll`)."""
 
     def submit(pcm: Float32, language: str) -> Future[Transcript]:
-        return executor.submit(transcriber.transcribe, pcm, language=language, brief=brief)
+        future = executor.submit(transcriber.transcribe, pcm, language=language, brief=brief)
+        return _telling(future, on_done)
 
     return submit
 
 
-def judged_in(model: TurnModel, executor: Executor) -> JudgeTurnFn:
-    """The usual turn model hook: run ``model`` on ``executor`` (Whisper's single worker)."""
+def judged_in(
+    model: TurnModel, executor: Executor, on_done: Callable[[], None] | None = None
+) -> JudgeTurnFn:
+    """The usual turn model hook: run ``model`` on ``executor`` (Whisper's single worker);
+    ``on_done`` as for :func:`in_executor`."""
 
     def submit(pcm: Float32) -> Future[float]:
-        return executor.submit(model.probability, pcm)
+        return _telling(executor.submit(model.probability, pcm), on_done)
 
     return submit
+
+
+def _telling(future: Future[_Result], on_done: Callable[[], None] | None) -> Future[_Result]:
+    if on_done is not None:
+        future.add_done_callback(lambda _: on_done())
+    return future
 
 
 @dataclass
@@ -254,6 +272,12 @@ class Listener:
         # A transcript may have come in since the last whole frame.
         self._now = max(self._now, t_ms + len(block) * 1000 // sample_rate)
         return events + self._advance()
+
+    def poll(self, now_ms: int) -> list[ListenerEvent]:
+        """A transcription or the turn model finished between blocks (the host is told by
+        the hooks' futures): take its result at ``now_ms``, not at the next block."""
+        self._now = max(self._now, now_ms)
+        return self._advance()
 
     def _over_echo(self, cleaned_voiced: bool, raw_voiced: bool, bot_level: float) -> bool:
         """Whether the raw microphone holds a voice louder than the bot's echo can be (the
@@ -394,6 +418,7 @@ class Listener:
                         heard = np.concatenate(turn.audio[: turn.paused_frames])
                         turn.judged = (epoch, self._judge_turn(heard))
                         self._take_turn_verdict()
+                    self._close_now()
             while self._closed and self._closed[0].has_current_guess():
                 events += self._finish(self._closed.popleft())
             if self._job is None:
@@ -412,6 +437,12 @@ class Listener:
             probability = future.result()
             self._decided(self._now, steps.TurnModel(round(probability, 3)))
             self._endpointer.hint_turn(probability)
+            self._close_now()
+
+    def _close_now(self) -> None:
+        """A verdict just handed over may close the turn at the silence already heard."""
+        for ev in self._endpointer.close_now():
+            self._on_endpoint(ev, bot_holds_floor=False)  # only a TurnEnded: no new turn
 
     def _next_job(self) -> tuple[_Turn, int, Future[Transcript]] | None:
         turn = self._closed[0] if self._closed else self._turn
