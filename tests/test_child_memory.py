@@ -6,7 +6,8 @@ import os
 import subprocess
 import sys
 
-from sandbox.bench.child_memory import PeakWatch, high_water_kib, reap
+from sandbox.bench.child_memory import PeakWatch, reap
+from sandbox.load.cost import high_water_kib
 
 #: A child that holds ~200 MB resident for a second, frees it, then exits with 3.
 _HOG = (

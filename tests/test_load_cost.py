@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import weakref
 from pathlib import Path
 
+from cli_rig import sandbox_cli
 from load_brains import serve_dropper
 
 from sandbox.brains import Echo
@@ -145,3 +147,16 @@ def test_the_collector_held_for_a_run_collects_every_so_many_calls_and_is_given_
         assert gone() is None  # the second call's end ran a full pass
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0
+
+
+def test_memory_a_call_is_the_runs_own_when_a_large_process_started_it(tmp_path: Path) -> None:
+    """Started by a process larger than the run will grow (the bench, 800 MB), the run still
+    reports its own growth: ``ru_maxrss`` kept the parent's peak across exec and read 0."""
+    ballast = b"x" * (600 * 2**20)  # resident: every page written
+    out = tmp_path / "load.json"
+    command = ["load", "--brain", "echo", "--script", str(DEFAULT_SCRIPT), "--calls", "200"]
+    command += ["--keep", "none", "--json", str(out)]
+    done = sandbox_cli(tmp_path, *command)
+    assert len(ballast) and done.returncode == 0, done.stderr
+    runtime = json.loads(out.read_text())["runtime"]
+    assert 0 < runtime["peak_rss_growth_mib"] < 600 and runtime["rss_kib_per_call"] > 0

@@ -2,10 +2,9 @@
 
 The device stage runs the app (``sandbox run``) and Pipecat as processes of their own. The
 kernel keeps each process's high-water mark of resident memory (``VmHWM`` in
-``/proc/PID/status``), so sampling it misses no peak between samples; only growth in the
-last sample's interval before the process exits goes unseen. ``wait4``'s ``ru_maxrss`` is no
-substitute: Linux folds the forking parent's own high-water mark into it at ``exec``, so a
-child of the bench (600 MB) would read as large as the bench.
+``/proc/PID/status``, :func:`sandbox.load.cost.high_water_kib`), so sampling it misses no
+peak between samples; only growth in the last sample's interval before the process exits
+goes unseen.
 """
 
 from __future__ import annotations
@@ -13,20 +12,11 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import threading
-from pathlib import Path
+
+from sandbox.load.cost import high_water_kib
 
 #: How often the high-water mark is read.
 EVERY_S = 0.2
-
-
-def high_water_kib(pid: int) -> int | None:
-    """``VmHWM`` of process ``pid`` in KiB; None once it has exited (or never was)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return None
-    line = next((ln for ln in status.splitlines() if ln.startswith("VmHWM:")), None)
-    return None if line is None else int(line.split()[1])
 
 
 class PeakWatch:
