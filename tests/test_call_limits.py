@@ -64,6 +64,21 @@ def test_dead_air_is_shown_once_it_has_lasted_and_not_before() -> None:
     assert rig.core.dead_air_at(rig.now) is None
 
 
+def test_a_word_played_late_ends_the_dead_air_as_it_plays() -> None:
+    """A slow synthesizer: the text came, no word played for DEAD_AIR_MS, so dead air is
+    shown; the first word ends it as it plays, with no tick after it (the host asks the
+    timers only when one is due)."""
+    rig = greeted()
+    rig.open(2, 2)
+    rig.chunk(2, "Let me see. ")  # queued for playout; nothing plays it here
+    rig.now += DEAD_AIR_MS
+    rig.take(rig.core.tick(rig.now))
+    assert rig.of(DeadAir) == [DeadAir(2, 2, DEAD_AIR_MS)]
+    rig.now += 500
+    played = rig.take(rig.core.word_played(2, "Let", rig.now))
+    assert DeadAirEnded(2, 2, DEAD_AIR_MS + 500) in played
+
+
 def test_a_brain_streaming_steadily_makes_no_dead_air() -> None:
     rig = greeted()
     rig.open(2, 2)

@@ -587,7 +587,9 @@ class CallCore:
         # A playout that reports no samples (the simulated one) starts a word's audio as
         # the word counts as heard; a real one's own mark came first and stands.
         self._ledger.mark(unit.turn_id, FIRST_SAMPLE, now)
-        return [UnitChanged(speech_id)]
+        # Settled like every other event (a word ends the dead air being shown), so a tick
+        # before a timer is due has nothing to do and the host need not ask.
+        return [UnitChanged(speech_id), *self._settle(now)]
 
     def audio_mark(self, speech_id: int, stage: str, t_ms: int) -> list[Effect]:
         """The playout saw a moment of a unit's audio (one of ``PLAYOUT_STAGES``) at
@@ -726,6 +728,10 @@ class CallCore:
     @property
     def state(self) -> CallState:
         """Where the call stands, for the status line."""
+        return self._state_of(None)
+
+    def _state_of(self, in_play: list[Unit] | None) -> CallState:
+        """:attr:`state`, given the units unresolved now when they are at hand."""
         if self.ended is not None:
             return CallState.ENDED
         if not self.started:
@@ -734,7 +740,8 @@ class CallCore:
             return CallState.PAUSED
         if self._caller_active:
             return CallState.INTERRUPTED if self._interrupted else CallState.CALLER_SPEAKING
-        in_play = self._book.unresolved()
+        if in_play is None:
+            in_play = self._book.unresolved()
         if any(u.has_text for u in in_play):
             return CallState.SPEAKING
         if self._answer_owed or in_play:
@@ -858,7 +865,7 @@ class CallCore:
         in_play = self._book.unresolved()
         sounding = self._caller_active or any(u.has_text for u in in_play)
         self._idle.settle(now, sounding=sounding, held=self._answer_owed or bool(in_play))
-        return out + self._state_effects()
+        return out + self._state_effects(in_play)
 
     def _gap_ended(self, now: int) -> list[Effect]:
         """End the dead air being shown once the line is no longer quiet since it began (the
@@ -962,8 +969,9 @@ class CallCore:
         self._ledger.leave_error_uncounted()
         return True
 
-    def _state_effects(self) -> list[Effect]:
-        state = self.state
+    def _state_effects(self, in_play: list[Unit]) -> list[Effect]:
+        """A StateChanged when the state moved (``in_play``: the units unresolved now)."""
+        state = self._state_of(in_play)
         if state == self._state:
             return []
         self._state = state

@@ -4,7 +4,8 @@ arbitrary times, on a fake clock with the simulated playout.
 The invariants the core owes whatever the brain sends (docs/wire.md, "Invariants"): exactly one
 Finalize per bracket it accepted, in the order the units opened, each a verbatim prefix
 of the text the brain sent for that unit; the watermark only rises; exactly one Response
-per Request; and after a tick no deadline it reports has already passed.
+per Request; after a tick no deadline it reports has already passed; and every event leaves
+it settled, so a tick before a deadline finds nothing to do.
 """
 
 from __future__ import annotations
@@ -81,7 +82,19 @@ class _Drive:
                 f"the watermark fell from {self.watermark} to {self.core.watermark}",
             )
         self.watermark = self.core.watermark
+        self._settled()
         return batch
+
+    def _settled(self) -> None:
+        """Every event leaves the core settled: a tick before any timer is due finds nothing
+        to do (the host asks the timers only when one is due)."""
+        due = self.core.next_deadline()
+        if self.core.ended is not None or (due is not None and due <= self.now):
+            return
+        left = self.core.tick(self.now)
+        if left:
+            names = ", ".join(type(e).__name__ for e in left)
+            raise InvariantBroken("time", f"a tick at {self.now}, nothing due, still had {names}")
 
     def brain(self, env: pb.Envelope) -> None:
         """One envelope from the brain, through the real codec as it crosses."""

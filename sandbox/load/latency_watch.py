@@ -18,8 +18,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sandbox.call.effects import SpeakText
 from sandbox.call.turn_fold import TurnFold
-from sandbox.call.turn_records import BracketClosed, FinalizeSent
+from sandbox.call.turn_records import BracketClosed, FinalizeSent, TurnSent
+from sandbox.call.unit_records import UnitOpened
 
 
 def _no_call_clock() -> int:
@@ -49,7 +51,7 @@ class LatencyWatch:
                 closed = self._closed_at.pop(sid, None)
                 if closed is not None:
                     self.finalize_ms.append(float(self.now() - closed))
-            case _:
+            case TurnSent() | UnitOpened() | SpeakText():  # all a first chunk is read from
                 answered = self._turns.apply(round(self.wall() * 1000), effect)
                 took = None if answered is None else self._turns.first_chunk_ms(answered)
                 if took is not None:
