@@ -190,10 +190,11 @@ class Recorder:
         """Record one decoded envelope (see :meth:`keep_frame`) and describe it as the report
         and the screen show it: its type and fields, a long text field's start. None:
         past its sample, it was only counted (nothing kept to show)."""
-        if not self.keep_frame(direction, env, t_ms, raw, surplus):
+        kept = self._kept(direction, env, t_ms, raw, surplus)
+        if kept is None:
             return None
-        if _is_cut(env, raw):
-            return _cut_record(t_ms, direction, env, raw)
+        if isinstance(kept, FrameRecord):  # cut: its record is already made
+            return kept
         arm, shown = _described(env)
         return FrameRecord(t_ms, direction, arm, shown)
 
@@ -210,21 +211,35 @@ class Recorder:
         over CUT_OVER_BYTES or dropped for its size). ``surplus``: the call has no more use
         for it. Past the sample (SAMPLE_KEPT) such a frame, and one cut for its size, is
         only counted (False)."""
+        return self._kept(direction, env, t_ms, raw, surplus) is not None
+
+    def _kept(
+        self,
+        direction: str,
+        env: pb.Envelope,
+        t_ms: int,
+        raw: bytes,
+        surplus: SurplusFrame | None,
+    ) -> FrameRecord | bool | None:
+        """:meth:`keep_frame`'s work: None when only counted, else the record of a frame
+        kept cut, or True for one kept whole (described only when read)."""
         cut = _is_cut(env, raw)
         if surplus is not None:
             # A SpeechStart is its unit's first frame, so always kept: each one opens a unit
             # owed its Finalize (the kind's cap does not take that from it).
             opens = env.WhichOneof("body") == "speech_start"
             if not self._sample(surplus.kind.value, surplus.speech_id, t_ms, capped=not opens):
-                return False
+                return None
         elif cut and not self._sample(OVERSIZED, 0, t_ms):
-            return False
+            return None
+        kept: FrameRecord | bool = True
         if cut:
-            self._crossed.add_other(_cut_record(t_ms, direction, env, raw))
+            kept = _cut_record(t_ms, direction, env, raw)
+            self._crossed.add_other(kept)
         else:
             self._crossed.add_frame(t_ms, direction, raw)
         self._keep(t_ms, direction, raw, cut=cut)
-        return True
+        return kept
 
     def undecodable(
         self, direction: str, detail: str, raw: bytes | str, t_ms: int
