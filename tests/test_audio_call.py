@@ -138,14 +138,13 @@ async def test_a_barge_in_half_a_second_into_the_greeting_lands(
         decided=(lambda t, step: floor.append((t, step)),),
     )
     objection, rate = await asyncio.to_thread(speak, "Sorry, do you have parking nearby?")
+    # Cued on the microphone's own clock: a test thread starved on a loaded machine would
+    # otherwise start the objection seconds into the greeting.
+    said = mic.speak(objection, rate, after_sound_ms=500)
     async with audio_call(
         "concierge", transcriber, synthesizer, speaker="none", mic=mic, aec=aec, hooks=hooks
-    ) as (host, engine, effects):
-        speech = engine.playout()
-        await until(lambda: bool(speech.timing.first_audio))
-        started = next(iter(speech.timing.first_audio.values()))
-        await asyncio.sleep(max(0.0, 0.5 - (time.monotonic() - started)))  # SpeechOut's clock
-        await asyncio.to_thread(mic.speak(objection, rate).wait, 10)
+    ) as (host, _engine, effects):
+        await asyncio.to_thread(said.wait, 30)
         await until(lambda: bool(sent(effects, "user_message")), 30)
     (interruption,) = sent(effects, "interruption")
     assert interruption.through_turn == 1  # type: ignore[attr-defined]

@@ -68,3 +68,36 @@ def test_a_speaker_started_late_has_no_backlog_to_catch_up() -> None:
     assert started.wait(5)
     mic.stop()
     assert len(pulled) <= ticks - 9  # one pull per tick after it started, none owed before
+
+
+def test_a_line_cued_after_the_speakers_first_sound_starts_there_on_the_mics_clock() -> None:
+    mic = ScriptMic()
+    pulls = 0
+    captured: list[Block] = []
+    enough = threading.Event()
+    line = np.full(ScriptMic.RATE // 10, 8000, np.int16)  # 100 ms of a constant level
+    done = mic.speak(line, ScriptMic.RATE, after_sound_ms=300)
+
+    def pull(frames: int) -> Block:
+        nonlocal pulls
+        pulls += 1
+        block = np.zeros(frames, np.int16)
+        if pulls >= 8:  # the bot's first sound: the eighth block it plays
+            block[:] = 100
+        return block
+
+    def on_block(block: Block, _rate: int) -> None:
+        captured.append(block)
+        if len(captured) == 5:  # the speaker comes in 100 ms into capture
+            mic.speaker(SPEAKER_RATE).start(pull, BLOCK)
+        if len(captured) >= 60:
+            enough.set()
+
+    mic.start(on_block)
+    assert enough.wait(5) and done.is_set()
+    mic.stop()
+    heard = np.concatenate(captured)
+    start = int(np.argmax(heard > 4000)) * 1000 // ScriptMic.RATE
+    # The speaker's first pull comes with capture block 6 (100 ms); its 8th, at 240 ms.
+    assert start == 240 + 300, start
+    assert int(np.count_nonzero(heard > 4000)) == len(line)

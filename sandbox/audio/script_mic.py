@@ -54,6 +54,8 @@ class ScriptMic:
         self._line_ends: deque[tuple[int, threading.Event]] = deque()
         self._queued_ms = 0
         self._speaker: _DuplexSpeaker | None = None
+        #: A line waiting for the speaker's first sound: (the line, how long after, its event).
+        self._cued: tuple[np.ndarray, int, threading.Event] | None = None
 
     def speaker(self, rate: int) -> ClockedSink:
         """The speaker on this mic's clock (what it plays is what the echo path hears)."""
@@ -62,16 +64,32 @@ class ScriptMic:
 
     # -------------------------------------------------------------- feeding
 
-    def speak(self, samples: Block, rate: int) -> threading.Event:
-        """Queue a caller line; the event is set once all of it has been delivered."""
+    def speak(
+        self, samples: Block, rate: int, *, after_sound_ms: int | None = None
+    ) -> threading.Event:
+        """Queue a caller line; the event is set once all of it has been delivered.
+
+        ``after_sound_ms``: the line starts that much capture time after the speaker (see
+        :meth:`speaker`) first plays sound, on this mic's own clock, so a caller who cuts in
+        at a moment of the bot's speech does so there however late the script's thread runs.
+        """
         line = as_float32(resample(as_float32(samples), rate, RATE))
         done = threading.Event()
         with self._lock:
-            start = max(self._queued_ms, self.delivered_ms)
-            self._queued_ms = start + len(line) * 1000 // RATE
-            self._queue.append(line)
-            self._line_ends.append((self._queued_ms, done))
+            if after_sound_ms is not None:
+                self._cued = (line, after_sound_ms, done)
+            else:
+                self._queue_line(line, done)
         return done
+
+    def _queue_line(self, line: np.ndarray, done: threading.Event, at_ms: int = 0) -> None:
+        """Queue ``line`` to start at capture time ``at_ms`` at the earliest (lock held)."""
+        start = max(self._queued_ms, self.delivered_ms)
+        if at_ms > start:
+            line = np.concatenate([np.zeros((at_ms - start) * RATE // 1000, np.float32), line])
+        self._queued_ms = start + len(line) * 1000 // RATE
+        self._queue.append(line)
+        self._line_ends.append((self._queued_ms, done))
 
     def _played(self, block: Block, rate: int) -> None:
         """What the speaker just played (the echo path's input)."""
@@ -97,6 +115,7 @@ class ScriptMic:
                 if self._speaker is not None:
                     for block, rate in self._speaker.tick(BLOCK_MS):
                         self._played(block, rate)
+                    self._release_cued(self._speaker)
                 on_block(as_int16(self._next_block(size)), RATE)
                 index += 1
                 self._halt.wait(max(0.0, origin + index * period - self._clock()))
@@ -109,6 +128,17 @@ class ScriptMic:
         self._halt.set()
         if self._thread is not None:
             self._thread.join(timeout=2)
+
+    def _release_cued(self, speaker: _DuplexSpeaker) -> None:
+        """Queue the line waiting for the speaker's first sound, once it has sounded (called
+        after the speaker's tick for the block about to be delivered)."""
+        with self._lock:
+            if self._cued is None or speaker.first_sound_ms is None:
+                return
+            (line, after_ms, done), self._cued = self._cued, None
+            # The tick just pulled covers the same capture time as the next block delivered.
+            sounded = self.delivered_ms + speaker.first_sound_ms - (speaker.ticked_ms - BLOCK_MS)
+            self._queue_line(line, done, sounded + after_ms)
 
     def _next_block(self, size: int) -> np.ndarray:
         out = np.zeros(size, dtype=np.float32)
@@ -133,7 +163,10 @@ class _DuplexSpeaker:
         self._pull: Pull | None = None
         self._block_frames = 0
         self._pulled = 0  # frames pulled so far
-        self._ticked_ms = 0  # capture time covered so far
+        #: Capture time covered so far, on the speaker's count (from its first tick).
+        self.ticked_ms = 0
+        #: When, on the same count, the speaker first played sound (None: not yet).
+        self.first_sound_ms: int | None = None
 
     @property
     def sample_rate(self) -> int:
@@ -154,12 +187,15 @@ class _DuplexSpeaker:
         """Pull whatever the speaker plays in the next ``ms`` of capture time."""
         with self._lock:
             pull, size = self._pull, self._block_frames
-        self._ticked_ms += ms
+        self.ticked_ms += ms
         played: list[tuple[Block, int]] = []
         if pull is None:  # not playing yet: no backlog to catch up on once it starts
-            self._pulled = self._ticked_ms * self._rate // 1000
+            self._pulled = self.ticked_ms * self._rate // 1000
             return played
-        while self._pulled * 1000 < self._ticked_ms * self._rate:
-            played.append((pull(size), self._rate))
+        while self._pulled * 1000 < self.ticked_ms * self._rate:
+            block = pull(size)
+            if self.first_sound_ms is None and np.any(block):
+                self.first_sound_ms = self._pulled * 1000 // self._rate
+            played.append((block, self._rate))
             self._pulled += size
         return played
