@@ -15,9 +15,12 @@ from sandbox.call.played import Played, WordPlayed
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.harness.inproc import open_inproc_call
 from sandbox.host.brain_side import CoreEvent
-from sandbox.host.launch import CallOptions, host_for
+from sandbox.host.launch import CallOptions, host_for, open_call
 from sandbox.host.session import PUMP_LIMIT, CallHost
 from sandbox.load.latency_watch import LatencyWatch
+from sandbox.sdk import serve
+from sandbox.wire.keepalive import LivelyConnection
+from sandbox.wire.tokens import load_or_create_keys
 from sandbox.wire import decode, encode, pb
 
 
@@ -101,6 +104,38 @@ async def test_what_the_brain_sent_before_the_link_closed_is_recorded() -> None:
         ("in", "error"),
         ("in", "end"),  # read during the closing handshake, not dropped with the reader
     ]
+
+
+async def test_a_frame_over_a_websocket_is_timed_when_its_bytes_arrived() -> None:
+    """A loop busy with other calls gets to the bytes 0.3 s after they arrived: the
+    greeting's first chunk still measures the brain's time, not the wait for the reader."""
+    server = await serve(
+        Echo, host="127.0.0.1", port=0, public_key_pem=load_or_create_keys().public_pem
+    )
+    try:
+        options = CallOptions(brain_url=server.url())
+        host = await open_call(options, server.url(), SimPlayout(ms_per_word=300))
+        conn = host.brain.conn
+        assert isinstance(conn, LivelyConnection)
+        arrived = conn.data_received
+        busy: list[float] = []
+
+        def then_busy(data: bytes) -> None:
+            arrived(data)  # stamped and queued for the reader, which runs after this returns
+            busy.append(time.monotonic())
+            time.sleep(0.3)
+
+        conn.data_received = then_busy  # type: ignore[method-assign]
+        watch = LatencyWatch(wall=host.wall_of_effects, now=host.now)
+        host.on_effect.append(watch)
+        running = asyncio.create_task(host.run())
+        await host.wait_for(lambda: bool(watch.first_chunk_ms), 10)
+        assert busy and watch.first_chunk_ms[0] < 250, watch.first_chunk_ms
+        conn.data_received = arrived  # type: ignore[method-assign]
+        host.hang_up()
+        await asyncio.wait_for(running, 10)
+    finally:
+        await server.close()
 
 
 async def test_a_frames_effects_are_timed_when_it_was_read_not_when_the_core_took_it() -> None:

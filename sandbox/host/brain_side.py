@@ -24,6 +24,7 @@ from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
 from sandbox.wire.codec import WireError, decode, encode
 from sandbox.wire.dial import closed_words
+from sandbox.wire.keepalive import LivelyConnection
 from sandbox.wire.relay import frame_relay, unframe_relay
 
 log = logging.getLogger(__name__)
@@ -243,7 +244,7 @@ class BrainSide:
         """Queue a frame's event, stamped with when it was read; running it makes room for
         the reader's next frame."""
         self._waiting.append(size)
-        read_at = time.monotonic()
+        read_at = self._arrived()
 
         def taken(now: int) -> list[Effect]:
             self._waiting.remove(size)
@@ -252,6 +253,15 @@ class BrainSide:
             return event(now)
 
         self.post(taken)
+
+    def _arrived(self) -> float:
+        """When the frame being read reached this process: on a WebSocket, when its bytes
+        last arrived (this frame's or a later one's: never earlier than it came), so a loop
+        busy with thousands of calls does not add its wait for the reader to the brain's
+        time; else now."""
+        if isinstance(self.conn, LivelyConnection) and self.conn.arrived_at is not None:
+            return self.conn.arrived_at
+        return time.monotonic()
 
 
 def _abort(conn: BrainLink) -> None:

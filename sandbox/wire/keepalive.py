@@ -11,6 +11,7 @@ ends only if neither its pong nor any other byte comes back within the timeout.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection
@@ -26,10 +27,14 @@ class LivelyConnection(ClientConnection):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.last_data = self.loop.time()
+        #: When bytes last arrived (``time.monotonic()``): a message being read arrived then
+        #: or before, however long a busy loop took to get to it.
+        self.arrived_at: float | None = None
 
     def data_received(self, data: bytes) -> None:
         """Note when the brain last sent anything, then hand the bytes on."""
         self.last_data = self.loop.time()
+        self.arrived_at = time.monotonic()
         super().data_received(data)
 
     async def keepalive(self) -> None:
