@@ -108,9 +108,10 @@ class CallHost:
 
     def wall_of_effects(self) -> float:
         """The wall time (``time.monotonic()``) the effects being carried out answer: when
-        the brain's frame behind them was read off its link, else now. A loop busy with
-        other calls takes a frame read a while ago: a load run's latencies then measure the
-        brain, not how long this process took to get to its frame."""
+        the brain's frame behind them reached this process (its bytes came off the socket),
+        else now. A loop busy with other calls gets to a frame a while after it came: a load
+        run's latencies then measure the brain, not how long this process took to get to
+        its frame."""
         read_at = self.brain.taking_read_at
         return time.monotonic() if read_at is None else read_at
 

@@ -4,9 +4,9 @@ core's records among its effects (``host.on_effect``).
 * **First chunk**: from the core sending a turn (SessionStart, UserMessage, UserIdle) to the
   first text it relays of a unit answering that turn, in wall time: that is the wait a
   caller would hear, and a simulated call's warp clock must not shorten it. The chunk is
-  timed when its frame was read off the socket (``CallHost.wall_of_effects``): thousands of
-  calls on one loop take a frame a while after reading it, and that wait is the load
-  generator's, shown by its loop's lateness, not the brain's.
+  timed when its frame's bytes reached this process (``CallHost.wall_of_effects``):
+  thousands of calls on one loop get to a frame a while after it came, and that wait is the
+  load generator's, shown by its loop's lateness, not the brain's.
 * **Finalize**: from the brain closing a unit (SpeechEnd or SpeechCancel) to that unit's
   Finalize leaving, on the call's own clock: how long the brain waits for its heard truth,
   the unit's playout included, as it would in a call played in real time.
