@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 
 from sandbox.audio.echo_path import LaptopEchoPath
 from sandbox.audio.script_mic import ScriptMic
@@ -77,6 +78,8 @@ def test_a_line_cued_after_the_speakers_first_sound_starts_there_on_the_mics_clo
     enough = threading.Event()
     line = np.full(ScriptMic.RATE // 10, 8000, np.int16)  # 100 ms of a constant level
     done = mic.speak(line, ScriptMic.RATE, after_sound_ms=300)
+    with pytest.raises(ValueError, match="already waits"):
+        mic.speak(line, ScriptMic.RATE, after_sound_ms=100)
 
     def pull(frames: int) -> Block:
         nonlocal pulls

@@ -77,6 +77,8 @@ class ScriptMic:
         done = threading.Event()
         with self._lock:
             if after_sound_ms is not None:
+                if self._cued is not None:
+                    raise ValueError("a line already waits for the speaker's first sound")
                 self._cued = (line, after_sound_ms, done)
             else:
                 self._queue_line(line, done)
