@@ -19,9 +19,9 @@ from sandbox.host.launch import CallOptions, host_for, open_call
 from sandbox.host.session import PUMP_LIMIT, CallHost
 from sandbox.load.latency_watch import LatencyWatch
 from sandbox.sdk import serve
+from sandbox.wire import decode, encode, pb
 from sandbox.wire.keepalive import LivelyConnection
 from sandbox.wire.tokens import load_or_create_keys
-from sandbox.wire import decode, encode, pb
 
 
 def echo_call(playout: SimPlayout | None = None) -> CallHost:
