@@ -241,8 +241,8 @@ class BrainSide:
         self.post(taken)
 
     def _post_frame(self, size: int, event: CoreEvent) -> None:
-        """Queue a frame's event, stamped with when it was read; running it makes room for
-        the reader's next frame."""
+        """Queue a frame's event, stamped with when it arrived (see _arrived); running it
+        makes room for the reader's next frame."""
         self._waiting.append(size)
         read_at = self._arrived()
 
