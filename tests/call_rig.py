@@ -7,9 +7,10 @@ from typing import Any
 
 from google.protobuf.message import Message
 
+from sandbox.call.caller_events import BargeIn, BotResumes, OverBot
 from sandbox.call.core import CallCore
-from sandbox.call.drive import feed_played
 from sandbox.call.effects import Effect, PlayoutEffect, SendFrame
+from sandbox.call.inputs import CallerSaid, CoreInput, FromBrain, Start, Tick
 from sandbox.call.ports import play
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.call.sim_playout import SimPlayout
@@ -52,11 +53,15 @@ class Rig:
                 play(effect, self.now, self.sim)
         return batch
 
+    def feed(self, fed: CoreInput) -> list[Effect]:
+        """One input into the core now, its effects taken."""
+        return self.take(self.core.handle(fed, self.now))
+
     def start(self) -> list[Effect]:
-        return self.take(self.core.start(self.now))
+        return self.feed(Start())
 
     def brain(self, body: Message) -> list[Effect]:
-        return self.take(self.core.from_brain(envelope(body), self.now))
+        return self.feed(FromBrain(envelope(body)))
 
     def advance(self, ms: int) -> None:
         """Let ``ms`` of time pass, delivering playout progress and timers as they fall due."""
@@ -70,8 +75,8 @@ class Rig:
                 break
             self.now = step
             for event in self.sim.advance(self.now):
-                self.take(feed_played(self.core, event, self.now))
-            self.take(self.core.tick(self.now))
+                self.feed(event)
+            self.feed(Tick())
         self.now = end
 
     # -- brain frames
@@ -95,16 +100,16 @@ class Rig:
 
     # -- caller
     def caller(self, text: str) -> list[Effect]:
-        return self.take(self.core.caller_turn(text, self.now))
+        return self.feed(CallerSaid(text))
 
     def barge_in(self) -> list[Effect]:
-        return self.take(self.core.barge_in(self.now))
+        return self.feed(BargeIn(self.now, self.now))
 
     def over_bot(self) -> list[Effect]:
-        return self.take(self.core.caller_over_bot(self.now))
+        return self.feed(OverBot(self.now, self.now))
 
     def keep_floor(self) -> list[Effect]:
-        return self.take(self.core.bot_keeps_floor(self.now))
+        return self.feed(BotResumes(self.now, self.now, "noise"))
 
     # -- reading what went out
     def arms(self) -> list[str]:

@@ -19,6 +19,7 @@ from waiting import until
 
 from sandbox.call.core import MAX_RTVI_KEPT, MAX_TURN_STEPS
 from sandbox.call.effects import DeadAir, Effect, SendFrame, ToApp
+from sandbox.call.inputs import FromBrain, HangUp, UnitCounted
 from sandbox.call.surplus import Surplus, SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, MAX_UNIT_CHUNKS, Fate
 from sandbox.record.export import frame_record, rebuilt_report
@@ -60,11 +61,11 @@ class RecordedRig(Rig):
         surplus = self.core.surplus(env)
         kept = self.recorder.frame("in", env, self.now, env.SerializeToString(), surplus)
         if surplus is None or kept is not None or surplus.handled:
-            return self.take(self.core.from_brain(env, self.now))
+            return self.take(self.core.handle(FromBrain(env), self.now))
         if surplus.kind is Surplus.AFTER_END:
             return []
         chars = len(env.speech_chunk.text)
-        return self.take(self.core.counted(surplus.speech_id, chars, self.now))
+        return self.take(self.core.handle(UnitCounted(surplus.speech_id, chars), self.now))
 
     def kept(self, kind: str, speech_id: int | None = None) -> int:
         """Frames from the brain of ``kind`` kept in the record (of unit ``speech_id``)."""
@@ -122,7 +123,7 @@ def test_the_core_names_the_frames_it_has_no_more_use_for() -> None:
     assert rig.core.surplus(unopened) == SurplusFrame(Surplus.UNKNOWN_UNIT, 9)
     assert rig.core.surplus(unopened, starts_waiting=True) is None
     assert rig.core.surplus(envelope(pb.SpeechCancel(speech_id=9))) is None
-    rig.take(rig.core.hang_up(rig.now))
+    rig.feed(HangUp())
     for body in (pb.SpeechStart(speech_id=4, turn_id=3), pb.TurnStep(turn_id=3), pb.End()):
         assert rig.core.surplus(envelope(body)) == SurplusFrame(Surplus.AFTER_END)
 
@@ -242,7 +243,7 @@ def test_after_the_end_a_sample_is_kept_and_the_rest_counted_unread() -> None:
     rig = greeted()
     rig.open(2, 2)
     rig.chunk(2, "Let me see. ")
-    rig.take(rig.core.hang_up(rig.now))
+    rig.feed(HangUp())
     kept_before = len(rig.recorder.frames)
     for _ in range(2 * SAMPLE_KEPT):
         rig.chunk(2, "word ")

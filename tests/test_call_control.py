@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from call_rig import Rig
 
-from sandbox.call.effects import ListenWith, OpenUnit
+from sandbox.call.caller_events import CallerSpeaking
+from sandbox.call.effects import ListenWith, OpenUnit, config_answer
+from sandbox.call.inputs import Configure
 from sandbox.call.settings import Settings
 from sandbox.wire import pb
 
@@ -91,7 +93,7 @@ def test_tts_lands_on_the_next_unit() -> None:
 
 def test_stt_language_lands_once_the_open_caller_turn_commits() -> None:
     rig = started()
-    rig.take(rig.core.caller_speaking(rig.now))
+    rig.feed(CallerSpeaking(rig.now))
     before = len(rig.of(ListenWith))
     tts = pb.TtsConfig(voice=pb.VOICE_PRATHAM, language=pb.LANGUAGE_HI)
     rig.brain(request(1, tts=tts, stt=pb.SttConfig(language=pb.LANGUAGE_HI)))
@@ -111,7 +113,7 @@ def test_stt_language_lands_at_once_when_nobody_is_speaking() -> None:
 
 def test_patience_lands_immediately_even_mid_pause() -> None:
     rig = started()
-    rig.take(rig.core.caller_speaking(rig.now))
+    rig.feed(CallerSpeaking(rig.now))
     rig.brain(request(1, stt=pb.SttConfig(patience=2)))
     assert rig.of(ListenWith)[-1] == ListenWith("en", 2)
 
@@ -168,9 +170,8 @@ def test_an_explicitly_unspecified_value_leaves_the_setting_alone() -> None:
 
 def test_user_configure_uses_the_same_rules_without_a_response() -> None:
     rig = started()
-    problem, _ = rig.core.configure(pb.Config(stt=pb.SttConfig(patience=12)), rig.now)
+    problem = config_answer(rig.feed(Configure(pb.Config(stt=pb.SttConfig(patience=12)))))
     assert problem is not None and "between 0 and 10" in problem
-    problem, effects = rig.core.configure(pb.Config(stt=pb.SttConfig(patience=3)), rig.now)
-    rig.take(effects)
+    problem = config_answer(rig.feed(Configure(pb.Config(stt=pb.SttConfig(patience=3)))))
     assert problem is None and rig.responses() == []
     assert rig.core.settings.effective_patience == 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from call_rig import Rig
 
-from sandbox.call.caller_events import TurnClose
+from sandbox.call.caller_events import Backchannel, CallerSpeaking, TurnClose, TurnCommitted
 from sandbox.call.effects import (
     BrainStalled,
     CallEnded,
@@ -16,7 +16,9 @@ from sandbox.call.effects import (
     StepForUnknownTurn,
     ToApp,
 )
+from sandbox.call.inputs import AppFrame, BrainClosed, BrainMalformed, FromBrain, HangUp, NotPlaced
 from sandbox.call.outcome import Outcome, Verdict
+from sandbox.call.played import UnitUnspoken
 from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
 from sandbox.record.call_record import heard_from
@@ -271,9 +273,11 @@ def test_rtvi_data_over_64_kib_is_refused() -> None:
 
 def test_app_frames_cross_and_send_text_commits_a_turn() -> None:
     rig = started()
-    rig.take(rig.core.from_app("ui-event", '{"event":"tap"}', "e1", rig.now))
-    rig.take(rig.core.from_app("send-text", '{"content":"typed hello"}', None, rig.now))
-    rig.take(rig.core.from_app("server-message", "{}", None, rig.now))  # not the app's to send
+    rig.feed(AppFrame("ui-event", '{"event":"tap"}', "e1"))
+    rig.feed(AppFrame("send-text", '{"content":"typed hello"}', None))
+    rig.take(
+        rig.core.handle(AppFrame("server-message", "{}", None), rig.now)
+    )  # not the app's to send
     assert rig.arms()[1:] == ["rtvi", "user_message"]
     assert rig.sent[1].rtvi.type == pb.RTVI_TYPE_UI_EVENT and rig.sent[1].rtvi.id == "e1"
     assert not rig.sent[1].rtvi.HasField("turn_id")
@@ -317,7 +321,7 @@ def test_voqalize_only_frames_from_a_brain_are_protocol_errors() -> None:
 
 def test_malformed_frame_gets_a_malformed_error_and_the_call_goes_on() -> None:
     rig = started()
-    rig.take(rig.core.brain_malformed("text WebSocket message", rig.now))
+    rig.feed(BrainMalformed("text WebSocket message"))
     assert rig.errors()[0].code == pb.ERROR_CODE_MALFORMED and rig.core.ended is None
 
 
@@ -358,12 +362,12 @@ def test_a_greeting_the_playout_could_not_speak_is_a_silent_failure_with_its_rea
     rig = started()
     rig.open(1, 1)
     rig.chunk(1, "Hello, this is Amy.")
-    rig.take(rig.core.unit_unspoken(1, "cannot load voice amy", rig.now))
+    rig.feed(UnitUnspoken(1, "cannot load voice amy"))
     rig.end(1)
     assert rig.core.units[0].fate is Fate.UNSPOKEN
     assert rig.finalizes() == [(1, "")]  # its Finalize says nothing was heard
-    assert rig.core.unit_unspoken(1, "again", rig.now) == []  # sealed once
-    rig.take(rig.core.hang_up(rig.now))
+    assert rig.core.handle(UnitUnspoken(1, "again"), rig.now) == []  # sealed once
+    rig.feed(HangUp())
     assert rig.core.outcome() == "not_reached"
     assert heard_from(rig.core).reason == (
         "the greeting could not be spoken: a silent failure; cannot load voice amy"
@@ -421,7 +425,7 @@ def test_a_backchannel_is_recorded_never_a_turn() -> None:
     rig = started()
     rig.say(1, 1, "Our opening hours are on your screen now.")
     rig.advance(300)
-    rig.take(rig.core.backchannel("uh huh", rig.now))
+    rig.feed(Backchannel("uh huh", rig.now, rig.now))
     assert [(b.t_ms, b.text) for b in rig.core.ledger.backchannels] == [(rig.now, "uh huh")]
     assert rig.core.ledger.caller_lines == [] and rig.interruptions() == []
 
@@ -432,7 +436,7 @@ def test_hang_up_finalizes_everything_and_sends_end() -> None:
     rig.caller("and then another one")
     rig.open(1, 3)
     rig.chunk(1, "Once upon")
-    rig.take(rig.core.hang_up(rig.now))
+    rig.feed(HangUp())
     assert rig.finalizes() == [(1, "")]
     assert rig.arms()[-1] == "end"
     assert rig.core.ended is not None and rig.core.ended.outcome == "completed"
@@ -440,7 +444,7 @@ def test_hang_up_finalizes_everything_and_sends_end() -> None:
 
 def test_brain_socket_closing_ends_the_call() -> None:
     rig = started()
-    rig.take(rig.core.brain_closed("connection lost", rig.now))
+    rig.feed(BrainClosed("connection lost"))
     assert rig.core.ended is not None and rig.core.ended.ended_by == "brain_closed"
     # Before the caller heard a word from it: the worker failed, not "nobody answered".
     assert rig.core.verdict() == Verdict(
@@ -454,14 +458,14 @@ def test_thin_call_is_not_a_conversation() -> None:
     rig.say(1, 1, "Hello!")
     rig.advance(500)
     rig.caller("hi")
-    rig.take(rig.core.hang_up(rig.now))
+    rig.feed(HangUp())
     assert rig.core.ended is not None and rig.core.ended.outcome == "not_a_conversation"
 
 
 def test_greeting_that_could_not_be_spoken_is_not_reached() -> None:
     rig = started()
     rig.say(1, 1, "Hello there!")
-    rig.take(rig.core.brain_closed("gone", rig.now))
+    rig.feed(BrainClosed("gone"))
     assert rig.core.ended is not None and rig.core.ended.outcome == "not_reached"
 
 
@@ -476,7 +480,7 @@ def test_state_moves_through_thinking_speaking_listening() -> None:
     assert states()[-1] is CallState.SPEAKING
     rig.advance(1000)
     assert states()[-1] is CallState.LISTENING
-    rig.take(rig.core.caller_speaking(rig.now))
+    rig.feed(CallerSpeaking(rig.now))
     assert states()[-1] is CallState.CALLER_SPEAKING
 
 
@@ -500,7 +504,7 @@ def test_a_resumed_fragment_is_a_new_turn_and_no_text_reaches_the_brain_twice() 
     rig = started()
     rig.caller("I'd like to book a table for")
     rig.advance(1200)  # silence forced the close; the caller goes on before any answer
-    rig.take(rig.core.caller_turn("two on Friday", rig.now, closed_by=TurnClose.CONFIDENT))
+    rig.feed(TurnCommitted("two on Friday", TurnClose.CONFIDENT, rig.now, rig.now, rig.now))
     messages = [e.user_message for e in rig.sent if e.HasField("user_message")]
     assert [(m.turn_id, m.text) for m in messages] == [
         (2, "I'd like to book a table for"),
@@ -519,7 +523,7 @@ def test_an_arm_added_within_the_version_is_skipped_not_refused() -> None:
     tag = (17 << 3) | 2
     newer = decode(bytes([0x80 | (tag & 0x7F), tag >> 7, 0x02, 0x08, 0x01]))
     sent = len(rig.sent)
-    assert rig.take(rig.core.from_brain(newer, rig.now)) == []
+    assert rig.feed(FromBrain(newer)) == []
     assert rig.sent[sent:] == [] and rig.errors() == []
 
 
@@ -537,6 +541,6 @@ def test_after_the_brains_end_no_new_unit_opens() -> None:
 
 def test_a_call_never_placed_ends_not_reached_with_its_reason() -> None:
     rig = Rig()
-    (ended,) = rig.take(rig.core.not_placed("the brain did not answer"))
+    (ended,) = rig.take(rig.core.handle(NotPlaced("the brain did not answer"), 0))
     assert ended == CallEnded(Outcome.NOT_REACHED, EndedBy.DIAL_FAILED, "the brain did not answer")
     assert rig.core.ended == ended and rig.sent == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from call_rig import Rig
 
+from sandbox.call.caller_events import CallerSpeaking, DroppedEmpty, TurnClose
 from sandbox.call.effects import BrainStalled
 from sandbox.call.settings import Settings
 from sandbox.wire import pb
@@ -87,10 +88,10 @@ def test_level_resets_when_the_caller_speaks() -> None:
 
 def test_no_idle_while_the_bot_speaks_or_the_caller_talks() -> None:
     rig = greeted(500)
-    rig.take(rig.core.caller_speaking(rig.now))
+    rig.feed(CallerSpeaking(rig.now))
     rig.advance(5000)
     assert idles(rig) == []
-    rig.take(rig.core.caller_quiet(rig.now))
+    rig.feed(DroppedEmpty(TurnClose.SILENCE))
     rig.advance(500)
     assert len(idles(rig)) == 1
 

@@ -8,6 +8,8 @@ from call_rig import Rig
 
 from sandbox.call.core import DEAD_AIR_MS, MAX_ERRORS, SILENT_BRAIN_MS
 from sandbox.call.effects import BrainStalled, CallEnded, CallState, DeadAir, DeadAirEnded
+from sandbox.call.inputs import HangUp, Tick
+from sandbox.call.played import WordPlayed
 from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, Bracket, Fate
 from sandbox.record.transcript import stall_words
 from sandbox.wire import pb
@@ -72,10 +74,10 @@ def test_a_word_played_late_ends_the_dead_air_as_it_plays() -> None:
     rig.open(2, 2)
     rig.chunk(2, "Let me see. ")  # queued for playout; nothing plays it here
     rig.now += DEAD_AIR_MS
-    rig.take(rig.core.tick(rig.now))
+    rig.feed(Tick())
     assert rig.of(DeadAir) == [DeadAir(2, 2, DEAD_AIR_MS)]
     rig.now += 500
-    played = rig.take(rig.core.word_played(2, "Let", rig.now))
+    played = rig.feed(WordPlayed(2, "Let"))
     assert DeadAirEnded(2, 2, DEAD_AIR_MS + 500) in played
 
 
@@ -113,7 +115,7 @@ def test_dead_air_ends_at_a_barge_in_and_at_the_end_of_the_call() -> None:
     assert [(g.speech_id, g.silent_ms) for g in rig.core.ledger.dead_air] == [(2, 4_900)]
     rig.open(3, 3)
     rig.advance(3_000)
-    rig.take(rig.core.hang_up(rig.now))
+    rig.feed(HangUp())
     assert [(g.speech_id, g.silent_ms) for g in rig.core.ledger.dead_air][-1] == (3, 3_000)
     ended = [e for e in rig.effects if isinstance(e, DeadAirEnded | CallEnded)]
     assert isinstance(ended[-1], CallEnded)  # the gap is closed before the call's end

@@ -8,6 +8,7 @@ from call_rig import Rig
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sandbox.call.inputs import HangUp, Tick
 from sandbox.call.settings import Settings
 from sandbox.wire import pb
 
@@ -60,7 +61,7 @@ def test_exactly_one_finalize_per_bracket_in_order_with_a_prefix(
     for action in script:
         play(rig, action)
     rig.advance(60_000)  # let everything that can play, play
-    rig.take(rig.core.hang_up(rig.now))  # and everything else is abandoned
+    rig.feed(HangUp())  # and everything else is abandoned
 
     accepted = [u.speech_id for u in rig.core.units]
     fins = rig.finalizes()
@@ -84,7 +85,7 @@ def test_after_a_tick_every_deadline_lies_ahead(
     rig.start()
     for action in [*script, ("wait", 20_000)]:
         play(rig, action)
-        rig.take(rig.core.tick(rig.now))
+        rig.feed(Tick())
         deadline = rig.core.next_deadline()
         assert deadline is None or deadline > rig.now
 

@@ -14,8 +14,8 @@ from sandbox.brains import Echo
 from sandbox.call.played import Played, WordPlayed
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.harness.inproc import open_inproc_call
-from sandbox.host.brain_side import CoreEvent
 from sandbox.host.launch import CallOptions, host_for, open_call
+from sandbox.host.posted import Posted
 from sandbox.host.session import PUMP_LIMIT, CallHost
 from sandbox.load.latency_watch import LatencyWatch
 from sandbox.sdk import serve
@@ -147,7 +147,7 @@ async def test_a_frames_effects_are_timed_when_it_was_read_not_when_the_core_too
     host.on_effect.append(watch)
     taken_late: list[float] = []
 
-    def post_late(event: CoreEvent) -> None:
+    def post_late(event: Posted) -> None:
         taken_late.append(time.monotonic())
         loop.call_later(0.3, host.post, event)
 

@@ -13,6 +13,7 @@ from brain_process import reported_call
 from call_rig import Rig
 from fault_brains import greets_then_ignores_idle, served
 
+from sandbox.call.caller_events import CallerSpeaking, DroppedEmpty, TurnClose
 from sandbox.call.core import DEFAULT_STALL_MS
 from sandbox.call.effects import BrainStalled, CallState
 from sandbox.call.settings import Settings
@@ -114,9 +115,9 @@ def test_the_caller_starts_the_silence_and_the_levels_over() -> None:
     rig = greeted(800)
     rig.advance(1_600)
     assert [lvl for _, lvl, _ in nudges(rig)] == [1, 2]
-    rig.take(rig.core.caller_speaking(rig.now))  # a cough: no turn
+    rig.feed(CallerSpeaking(rig.now))  # a cough: no turn
     rig.advance(400)
-    rig.take(rig.core.caller_quiet(rig.now))
+    rig.feed(DroppedEmpty(TurnClose.SILENCE))
     rig.advance(800)
     assert nudges(rig)[-1] == (4, 1, 800)
 

@@ -31,7 +31,9 @@ from fault_brains import (
 from ui_brains import dropping_brain, in_thread
 
 from sandbox.call.core import DEFAULT_STALL_MS, SILENT_BRAIN_MS
+from sandbox.call.inputs import BrainClosed, HangUp
 from sandbox.call.outcome import Outcome, Verdict
+from sandbox.call.played import ClauseUnsaid, UnitPlayed, WordPlayed
 from sandbox.call.settings import Settings
 from sandbox.wire import pb
 
@@ -45,7 +47,7 @@ def started() -> Rig:
 
 
 def hung_up(rig: Rig) -> Verdict:
-    rig.take(rig.core.hang_up(rig.now))
+    rig.feed(HangUp())
     assert rig.core.ended is not None and rig.core.ended.outcome == rig.core.verdict().word
     return rig.core.verdict()
 
@@ -55,7 +57,7 @@ def hung_up(rig: Rig) -> Verdict:
 
 def test_a_socket_closed_before_a_word_was_heard_is_not_reached() -> None:
     rig = started()
-    rig.take(rig.core.brain_closed("the brain closed the connection (code 1011)", rig.now))
+    rig.feed(BrainClosed("the brain closed the connection (code 1011)"))
     why = FAILED + "the brain closed the connection (code 1011)"
     assert rig.core.verdict() == Verdict(Outcome.NOT_REACHED, why)
 
@@ -119,7 +121,7 @@ def test_a_brain_that_fails_after_it_was_heard_leaves_the_callers_outcome() -> N
     rig = started()
     rig.say(1, 1, "Hello.")
     rig.advance(100)
-    rig.take(rig.core.brain_closed("the brain closed the connection (code 1011)", rig.now))
+    rig.feed(BrainClosed("the brain closed the connection (code 1011)"))
     assert rig.core.verdict() == Verdict(Outcome.NO_ANSWER)
 
     rig = started()
@@ -147,8 +149,8 @@ def test_a_caller_who_hangs_up_before_the_greeting_played_is_no_answer() -> None
 def test_an_unspoken_greeting_is_not_reached_though_the_caller_talks_and_hears_a_reply() -> None:
     rig = started()
     rig.say(1, 1, "Hello there.")
-    rig.take(rig.core.clause_unsaid(1, "Hello there.", "the synthesizer failed", rig.now))
-    rig.take(rig.core.unit_played(1, rig.now))  # its audio is out: none
+    rig.feed(ClauseUnsaid(1, "Hello there.", "the synthesizer failed"))
+    rig.feed(UnitPlayed(1))  # its audio is out: none
     rig.caller("Hello? I can't hear anything at all")
     rig.say(2, 2, "Sorry, can you hear me now?")
     rig.advance(1_000)
@@ -175,9 +177,9 @@ def test_a_greeting_heard_in_part_is_not_a_silent_failure() -> None:
     record's speech_unsaid finding says what stopped), so the call was reached."""
     rig = started()
     rig.say(1, 1, "Hello. ", "Welcome!")
-    rig.take(rig.core.word_played(1, "Hello.", rig.now))
-    rig.take(rig.core.clause_unsaid(1, "Welcome!", "the synthesizer failed", rig.now))
-    rig.take(rig.core.unit_played(1, rig.now))
+    rig.feed(WordPlayed(1, "Hello."))
+    rig.feed(ClauseUnsaid(1, "Welcome!", "the synthesizer failed"))
+    rig.feed(UnitPlayed(1))
     assert rig.finalizes() == [(1, "Hello.")]
     assert hung_up(rig) == Verdict(Outcome.NO_ANSWER)
 

@@ -19,6 +19,7 @@ from markdown_it import MarkdownIt
 from report_check import bare_report
 
 from sandbox.call.core import CallCore
+from sandbox.call.inputs import HangUp, Start
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.units import MAX_CHUNK_CHARS
@@ -140,7 +141,7 @@ def test_the_core_target_does_not_count_a_dropped_oversized_chunk_as_said() -> N
     voices = Capabilities(voices=core_target._VOICES)
     core = CallCore(core_target.SESSION, caps=voices, settings=Settings(idle_ms=0))
     drive = core_target._Drive(core, SimPlayout(ms_per_word=1))
-    drive.take(core.start(0))
+    drive.take(core.handle(Start(), 0))
     for body in (
         pb.SpeechStart(speech_id=1, turn_id=1),
         pb.SpeechChunk(speech_id=1, text="x" * (MAX_CHUNK_CHARS + 1)),  # dropped by design
@@ -149,7 +150,7 @@ def test_the_core_target_does_not_count_a_dropped_oversized_chunk_as_said() -> N
     ):
         drive.brain(envelope(body))
     drive.advance(60_000)
-    drive.take(core.hang_up(drive.now))
+    drive.take(core.handle(HangUp(), drive.now))
     assert drive.said == {1: "Hello there."}
     core_target._check_finalizes(drive)
 

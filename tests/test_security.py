@@ -27,6 +27,7 @@ from websockets.exceptions import InvalidStatus
 
 from sandbox.brains.echo import Echo
 from sandbox.call.effects import AppFrameRefused, ProtocolViolation, SendFrame, ToApp
+from sandbox.call.inputs import AppFrame
 from sandbox.commands.sessions import export_session
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
@@ -256,12 +257,12 @@ def test_rtvi_data_is_bounded_both_ways() -> None:
     rig = Rig()
     rig.start()
     big = "x" * (RTVI_DATA_LIMIT + 1)
-    refused = rig.take(rig.core.from_app("client-message", big, None, rig.now))
+    refused = rig.feed(AppFrame("client-message", big, None))
     assert [type(e) for e in refused] == [AppFrameRefused]
     answered = rig.brain(pb.RTVIFrame(type=pb.RTVI_TYPE_SERVER_MESSAGE, data=big))
     assert not [e for e in answered if isinstance(e, ToApp)]
     assert [e for e in answered if isinstance(e, ProtocolViolation)]
-    fits = rig.take(rig.core.from_app("client-message", big[1:], None, rig.now))
+    fits = rig.feed(AppFrame("client-message", big[1:], None))
     assert [type(e) for e in fits] == [SendFrame]
 
 

@@ -22,6 +22,7 @@ from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import MemorySink
 from sandbox.audio.speech_out import SpeechOut
 from sandbox.audio.tts import MAX_WORD_CHARS, Clip, Synthesizer, Trouble
+from sandbox.call.inputs import HangUp
 from sandbox.call.played import ClauseUnsaid, Played, UnitPlayed, WordPlayed
 from sandbox.call.units import Fate
 from sandbox.paths import HOME_ENV
@@ -215,20 +216,20 @@ def test_the_core_tells_the_brain_and_finalizes_what_played() -> None:
     rig.say(7, 1, f"{WELL} ", "Then the rest.")
     rig.say(8, 1, "Later unit.")
     core = rig.core
-    errors = rig.take(core.clause_unsaid(7, "Then the rest.", "espeak choked", rig.now))
-    assert rig.take(core.clause_unsaid(7, "Then the rest.", "again", rig.now)) == []  # told once
+    errors = rig.feed(ClauseUnsaid(7, "Then the rest.", "espeak choked"))
+    assert rig.feed(ClauseUnsaid(7, "Then the rest.", "again")) == []  # told once
     (error,) = rig.errors()
     assert error.code == pb.ERROR_CODE_INTERNAL and not error.fatal
     assert "speech_id 7 (turn 1)" in error.message and "'Then the rest.'" in error.message
     assert errors and core.ended is None
     for word in ("Well..", "let", "me", "see."):
-        rig.take(core.word_played(7, word, rig.now))
-    rig.take(core.unit_played(7, rig.now))
+        rig.feed(WordPlayed(7, word))
+    rig.feed(UnitPlayed(7))
     assert rig.finalizes() == [(7, WELL)]  # a verbatim prefix: what played, not all it sent
     assert core.unit(7) is not None and core.unit(7).fate is Fate.UNSPOKEN  # type: ignore[union-attr]
-    rig.take(core.word_played(8, "Later", rig.now))
-    rig.take(core.word_played(8, "unit.", rig.now))
-    rig.take(core.unit_played(8, rig.now))
+    rig.feed(WordPlayed(8, "Later"))
+    rig.feed(WordPlayed(8, "unit."))
+    rig.feed(UnitPlayed(8))
     assert rig.finalizes() == [(7, WELL), (8, "Later unit.")]
     findings = record_json(build(heard_from(core)))["findings"]
     assert [f for f in findings if f["kind"] == SPEECH_UNSAID] == [
@@ -245,10 +246,10 @@ def test_a_greeting_none_of_which_could_be_said_is_a_silent_failure() -> None:
     rig = Rig()
     rig.start()
     rig.say(1, 1, BLOB)
-    rig.take(rig.core.clause_unsaid(1, BLOB[:80], "too long to say", rig.now))
-    rig.take(rig.core.unit_played(1, rig.now))
+    rig.feed(ClauseUnsaid(1, BLOB[:80], "too long to say"))
+    rig.feed(UnitPlayed(1))
     assert rig.finalizes() == [(1, "")]
-    rig.take(rig.core.hang_up(rig.now))
+    rig.feed(HangUp())
     assert rig.core.outcome() == "not_reached"
     assert heard_from(rig.core).reason.startswith(
         "the greeting could not be spoken: a silent failure; could not say 'kkkk"
@@ -259,8 +260,8 @@ def test_a_unit_cut_before_its_clause_failed_is_not_reported() -> None:
     rig = Rig()
     rig.start()
     rig.say(7, 1, "Hello there.")
-    rig.take(rig.core.hang_up(rig.now))
-    assert rig.take(rig.core.clause_unsaid(7, "Hello", "late", rig.now)) == []
+    rig.feed(HangUp())
+    assert rig.feed(ClauseUnsaid(7, "Hello", "late")) == []
     assert rig.errors() == []
 
 

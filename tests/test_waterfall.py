@@ -11,7 +11,7 @@ from call_rig import Rig
 from cli_rig import sandbox_cli
 from session_rig import recorded_call
 
-from sandbox.call.caller_events import TurnClose
+from sandbox.call.caller_events import TurnClose, TurnCommitted
 from sandbox.call.played import AudioMark
 from sandbox.call.waterfall import (
     STAGES,
@@ -26,7 +26,8 @@ from sandbox.record.waterfall_text import waterfall_text
 
 
 def _spoken_turn(rig: Rig, text: str, heard: HeardTiming) -> None:
-    rig.take(rig.core.caller_turn(text, rig.now, closed_by=TurnClose.CONFIDENT, heard=heard))
+    closes = (heard.voice_end_ms, heard.window_closed_ms, heard.committed_ms)
+    rig.feed(TurnCommitted(text, TurnClose.CONFIDENT, *closes))
 
 
 def _spoken_and_answered(rig: Rig) -> int:
@@ -43,9 +44,11 @@ def _spoken_and_answered(rig: Rig) -> int:
     # they come with: the clock moves here without draining the simulated playout.
     for stage, at in (("first_clause", 2_900), ("first_sample", 2_950), ("first_speaker", 2_990)):
         rig.now = at
-        rig.take(rig.core.audio_mark(10, stage, at))
+        rig.take(rig.core.handle(AudioMark(10, stage, at), at))
     rig.chunk(10, "And when? ")  # a later chunk moves nothing
-    rig.take(rig.core.audio_mark(10, "first_sample", 3_500))  # later: the first stands
+    rig.take(
+        rig.core.handle(AudioMark(10, "first_sample", 3_500), 3_500)
+    )  # later: the first stands
     rig.end(10)
     rig.advance(2_000)  # the words play: the playout's own mark came first and stands
     return turn
@@ -97,7 +100,9 @@ def test_on_a_line_a_typed_turn_and_an_unmeasured_speaker_leave_the_network_out(
     rig.caller("hello there")  # typed: no voice end, so none at the mouth
     rig.advance(120)
     rig.say(5, rig.core.turn, "Hi, how can I help?")
-    rig.take(rig.core.audio_mark(5, "first_at_ear", 2_700))  # not the playout's to report
+    rig.take(
+        rig.core.handle(AudioMark(5, "first_at_ear", 2_700), 2_700)
+    )  # not the playout's to report
     rig.advance(1_000)
     (timeline,) = rig.core.ledger.timelines.values()
     # Nothing measured the speaker: the ear's moment is not guessed from the first sample.
@@ -123,7 +128,7 @@ def test_the_greeting_and_an_idle_turn_keep_no_timeline() -> None:
     rig = Rig(ms_per_word=100)
     rig.start()
     rig.say(1, 1, "Hello!")
-    rig.take(rig.core.audio_mark(1, "first_sample", 5))
+    rig.take(rig.core.handle(AudioMark(1, "first_sample", 5), 5))
     rig.advance(1_000)
     assert rig.core.ledger.timelines == {}
 
@@ -160,7 +165,7 @@ def test_an_unknown_stage_from_a_playout_is_ignored_and_stages_read_in_order() -
     rig.caller("hi")
     rig.open(3, rig.core.turn)
     mark = AudioMark(3, "made_up", 2_600)
-    rig.take(rig.core.audio_mark(mark.speech_id, mark.stage, mark.t_ms))
+    rig.take(rig.core.handle(AudioMark(mark.speech_id, mark.stage, mark.t_ms), mark.t_ms))
     (timeline,) = rig.core.ledger.timelines.values()
     assert "made_up" not in timeline
     assert list(in_order({"first_sample": 3, "voice_end": 1, "user_message": 2})) == [

@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from sandbox.call.effects import CallState
+from sandbox.call.effects import CallState, Effect
 from sandbox.call.settings import Settings
 from sandbox.call.units import Bracket, Unit
 from sandbox.host.launch import CallOptions
+from sandbox.host.posted import Posted
 from sandbox.host.session import CallHost
 from sandbox.paths import HOME_ENV
 from sandbox.ui.app import SandboxApp
@@ -137,12 +138,11 @@ async def settle(host: CallHost) -> None:
     here = asyncio.get_running_loop()
     done: asyncio.Future[None] = here.create_future()
 
-    def mark(now: int) -> list[Any]:
+    def mark(_effects: list[Effect]) -> None:
         here.call_soon_threadsafe(done.set_result, None)
-        return []
 
-    host.post_threadsafe(lambda now: [])
-    host.post_threadsafe(mark)
+    host.post_threadsafe(Posted(None))
+    host.post_threadsafe(Posted(None, mark))
     await asyncio.wait_for(done, 5)
 
 

@@ -1,8 +1,9 @@
 """CallCore: everything Voqalize does on the wire, as a sans-I/O state machine.
 
-The host feeds it events — an envelope from the brain, a committed caller turn, a
-barge-in, playout progress, app frames, the time — each with the current time in
-milliseconds, and carries out the effects it returns. The core owns every rule of the
+The host feeds it inputs (:mod:`sandbox.call.inputs`: an envelope from the brain, a
+committed caller turn, a barge-in, playout progress, app frames, the time), one at a time
+through :meth:`CallCore.handle`, each with the current time in milliseconds, and carries out
+the effects it returns. The core owns every rule of the
 wire: turns and the floor, brackets, the watermark, exactly one Finalize per bracket in
 the order the units opened, SpeechCancel, the control leg, idle, the RTVI whitelist,
 TurnStep, errors and the end of the call. It has no clock, no socket and no audio.
@@ -12,9 +13,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
+from typing import assert_never
 
 from sandbox.call import outcome as outcomes
-from sandbox.call.caller_events import TurnClose
+from sandbox.call.caller_events import (
+    Backchannel,
+    BargeIn,
+    BotResumes,
+    CallerSpeaking,
+    DroppedEmpty,
+    OverBot,
+    TurnClose,
+    TurnCommitted,
+)
 from sandbox.call.effects import (
     AppFrameRefused,
     BrainError,
@@ -46,6 +57,20 @@ from sandbox.call.effects import (
     UnitChanged,
 )
 from sandbox.call.idle import IdleTimer
+from sandbox.call.inputs import (
+    AppFrame,
+    BrainClosed,
+    BrainMalformed,
+    CallerSaid,
+    Configure,
+    CoreInput,
+    FromBrain,
+    HangUp,
+    NotPlaced,
+    Start,
+    Tick,
+    UnitCounted,
+)
 from sandbox.call.ledger import (
     BackchannelRecord,
     DeadAirRecord,
@@ -54,6 +79,13 @@ from sandbox.call.ledger import (
     StallRecord,
     StepRecord,
     WireErrorRecord,
+)
+from sandbox.call.played import (
+    AudioMark,
+    ClauseUnsaid,
+    UnitPlayed,
+    UnitUnspoken,
+    WordPlayed,
 )
 from sandbox.call.rtvi import app_frame_problem, brain_frame_problem, rtvi_name
 from sandbox.call.settings import Capabilities, Settings, merged, validate
@@ -127,7 +159,8 @@ class _Pending:
 
 @dataclass
 class CallCore:
-    """One session of the mini Voqalize. Every public method returns the effects to carry out."""
+    """One session of the mini Voqalize: fed inputs through :meth:`handle`, which returns the
+    effects to carry out; the rest of its surface only reads."""
 
     session_id: str
     caps: Capabilities
@@ -169,9 +202,67 @@ class CallCore:
     def __post_init__(self) -> None:
         self._idle = IdleTimer(self.settings.idle_ms)
 
+    # ------------------------------------------------------------------ input
+
+    def handle(self, fed: CoreInput, now: int) -> list[Effect]:
+        """Take one input at ``now`` (ms, on the host's clock) and return the effects to carry
+        out, in order. The one way anything enters the core: the host, the tests' rig, the
+        fuzz target and a stored call fed again all come through here, and the match is
+        exhaustive, so a new kind of input that is not handled fails the type check."""
+        match fed:
+            case FromBrain(env=env):
+                return self._from_brain(env, now)
+            case WordPlayed(speech_id=sid, word=word):
+                return self._word_played(sid, word, now)
+            case Tick():
+                return self._tick(now)
+            case UnitCounted(speech_id=sid, chars=chars):
+                return self._counted(sid, chars, now)
+            case UnitPlayed(speech_id=sid):
+                return self._unit_played(sid, now)
+            case AudioMark(speech_id=sid, stage=stage, t_ms=t_ms):
+                return self._audio_mark(sid, stage, t_ms)
+            case UnitUnspoken(speech_id=sid, reason=reason):
+                return self._unit_unspoken(sid, reason, now)
+            case ClauseUnsaid(speech_id=sid, text=text, reason=reason):
+                return self._clause_unsaid(sid, text, reason, now)
+            case CallerSpeaking():
+                return self._caller_speaking(now)
+            case OverBot():
+                return self._caller_over_bot(now)
+            case BotResumes():
+                return self._bot_keeps_floor(now)
+            case BargeIn():
+                return self._barge_in(now)
+            case Backchannel(text=text, resumed=resumed):
+                return self._backchannel(text, now, resumed=resumed)
+            case TurnCommitted(text=text, reason=reason):
+                timing = HeardTiming(fed.t_end_of_speech, fed.t_window_closed, fed.t_committed)
+                return self._caller_turn(text, now, closed_by=reason, heard=timing)
+            case DroppedEmpty():
+                return self._caller_quiet(now)
+            case CallerSaid(text=text, typed=typed):
+                return self._caller_turn(text, now, typed=typed)
+            case AppFrame(rtvi_type=rtvi_type, data=data, rtvi_id=rtvi_id):
+                return self._from_app(rtvi_type, data, rtvi_id, now)
+            case Configure(config=config):
+                return self._configure(config, now)
+            case HangUp(why=why):
+                return self._hang_up(now, why)
+            case BrainMalformed(detail=detail):
+                return self._brain_malformed(detail, now)
+            case BrainClosed(detail=detail):
+                return self._brain_closed(detail, now)
+            case Start():
+                return self._start(now)
+            case NotPlaced(reason=reason):
+                return self._not_placed(reason)
+            case _:
+                assert_never(fed)
+
     # ---------------------------------------------------------------- opening
 
-    def start(self, now: int) -> list[Effect]:
+    def _start(self, now: int) -> list[Effect]:
         """Open the session: SessionStart is the first envelope and mints turn 1."""
         self.turn = 1
         self._started_ms = now
@@ -187,7 +278,7 @@ class CallCore:
         out.append(self._listen_with())
         return out + self._settle(now)
 
-    def not_placed(self, reason: str) -> list[Effect]:
+    def _not_placed(self, reason: str) -> list[Effect]:
         """The brain could not be reached: the call ends before SessionStart, not reached."""
         if self.started or self.ended is not None:
             raise RuntimeError("not_placed() is for a call that never started")
@@ -217,7 +308,7 @@ class CallCore:
 
     # ------------------------------------------------------------ brain side
 
-    def from_brain(self, env: pb.Envelope, now: int) -> list[Effect]:
+    def _from_brain(self, env: pb.Envelope, now: int) -> list[Effect]:
         """One decoded envelope from the brain."""
         if self.ended is not None:
             return []
@@ -264,7 +355,7 @@ class CallCore:
             return SurplusFrame(Surplus.PAST_CAP, sid)
         return None
 
-    def counted(self, speech_id: int, chars: int, now: int) -> list[Effect]:
+    def _counted(self, speech_id: int, chars: int, now: int) -> list[Effect]:
         """Frames from the brain for unit ``speech_id`` that were only counted (surplus past
         the record's sample, see :mod:`sandbox.call.surplus`), holding ``chars`` characters
         of text: dropped, not kept; and the brain was still sending for the unit at ``now``
@@ -308,14 +399,14 @@ class CallCore:
             case _:
                 raise AssertionError(f"envelope arm {arm} has no handler")
 
-    def brain_malformed(self, detail: str, now: int) -> list[Effect]:
+    def _brain_malformed(self, detail: str, now: int) -> list[Effect]:
         """The brain sent something that is not an envelope; say so and go on."""
         if self.ended is not None:
             return []
         self._brain_spoke = True
         return self._error_out(now, pb.ERROR_CODE_MALFORMED, detail)
 
-    def brain_closed(self, detail: str, now: int) -> list[Effect]:
+    def _brain_closed(self, detail: str, now: int) -> list[Effect]:
         """The brain's socket closed. The socket is the session: the call ends."""
         if self.ended is not None:
             return []
@@ -451,7 +542,7 @@ class CallCore:
 
     # ----------------------------------------------------------- caller side
 
-    def caller_speaking(self, now: int) -> list[Effect]:
+    def _caller_speaking(self, now: int) -> list[Effect]:
         """Voice activity began on the caller's side (not yet a barge-in or a turn)."""
         if self.ended is not None or self._caller_active:
             return []
@@ -459,14 +550,14 @@ class CallCore:
         self._idle.caller_spoke()
         return self._settle(now)
 
-    def caller_quiet(self, now: int) -> list[Effect]:
+    def _caller_quiet(self, now: int) -> list[Effect]:
         """The caller's sound stopped without a turn (noise, a dropped empty close)."""
         if self.ended is not None or not self._caller_active:
             return []
         self._caller_active = False
         return self._land_stt_language() + self._settle(now)
 
-    def backchannel(self, text: str, now: int, *, resumed: bool = False) -> list[Effect]:
+    def _backchannel(self, text: str, now: int, *, resumed: bool = False) -> list[Effect]:
         """A short acknowledgement over the bot: shown, never a turn, never a cut.
         ``resumed``: the bot paused for it and then went on."""
         if self.ended is not None:
@@ -474,7 +565,7 @@ class CallCore:
         self._ledger.add_backchannel(BackchannelRecord(now, text, resumed))
         return [CallerShown("backchannel", text, None, resumed)]
 
-    def caller_over_bot(self, now: int) -> list[Effect]:
+    def _caller_over_bot(self, now: int) -> list[Effect]:
         """The caller's voice began over the bot: hold playout while it is judged (pause,
         then decide). The wire sees nothing unless it turns out to be a barge-in."""
         if self.ended is not None or self._paused:
@@ -486,7 +577,7 @@ class CallCore:
         self._idle.caller_spoke()
         return [PausePlayout(), *self._settle(now)]
 
-    def bot_keeps_floor(self, now: int) -> list[Effect]:
+    def _bot_keeps_floor(self, now: int) -> list[Effect]:
         """The voice over the bot was a backchannel or a noise: playout goes on exactly where
         it paused, and its units' heard text will read as if no pause had happened."""
         if self.ended is not None or not self._paused:
@@ -495,7 +586,7 @@ class CallCore:
         self._last_sound_ms = now
         return [ResumePlayout(), *self._settle(now)]
 
-    def barge_in(self, now: int) -> list[Effect]:
+    def _barge_in(self, now: int) -> list[Effect]:
         """Caller speech over the bot took the floor: kill what is in flight. After a pause,
         what each unit played before it is exactly its heard text."""
         if self.ended is not None:
@@ -507,7 +598,7 @@ class CallCore:
             out.append(self._cut(CutReason.BARGE_IN))
         return out + self._settle(now)
 
-    def caller_turn(
+    def _caller_turn(
         self,
         text: str,
         now: int,
@@ -545,13 +636,13 @@ class CallCore:
         out.append(CallerShown("typed" if typed else "spoken", text, self.turn))
         return out + self._settle(now)
 
-    def from_app(self, rtvi_type: str, data: str, rtvi_id: str | None, now: int) -> list[Effect]:
+    def _from_app(self, rtvi_type: str, data: str, rtvi_id: str | None, now: int) -> list[Effect]:
         """An RTVI message from the app. send-text becomes a caller turn; the rest cross."""
         if self.ended is not None:
             return []
         number = RTVI_TYPE_BY_NAME.get(rtvi_type, -1)
         if number == pb.RTVI_TYPE_SEND_TEXT:
-            return self.caller_turn(_send_text_content(data), now, typed=True)
+            return self._caller_turn(_send_text_content(data), now, typed=True)
         problem = app_frame_problem(number, data) if number >= 0 else f"unknown RTVI {rtvi_type}"
         if problem:
             return [AppFrameRefused(problem)]
@@ -560,14 +651,15 @@ class CallCore:
             frame.id = rtvi_id
         return [SendFrame(envelope(frame))]
 
-    def configure(self, config: pb.Config, now: int) -> tuple[str | None, list[Effect]]:
-        """A settings change from the user, validated and landing as a brain's Config would."""
+    def _configure(self, config: pb.Config, now: int) -> list[Effect]:
+        """A settings change from the user, validated and landing as a brain's Config would
+        (its ``ConfigRejected`` or ``ConfigApplied`` says which)."""
         if self.ended is not None:
-            return "the call has ended", []
-        problem, out = self._apply(config, now)
-        return problem, out + self._settle(now)
+            return []
+        _, out = self._apply(config, now)
+        return out + self._settle(now)
 
-    def hang_up(self, now: int, why: str = "") -> list[Effect]:
+    def _hang_up(self, now: int, why: str = "") -> list[Effect]:
         """The caller ends the call; ``why``: what ended it on their side, when it was not
         the person (their audio file ran out, the demo's scene ended)."""
         if self.ended is not None:
@@ -576,7 +668,7 @@ class CallCore:
 
     # --------------------------------------------------------------- playout
 
-    def word_played(self, speech_id: int, word: str, now: int) -> list[Effect]:
+    def _word_played(self, speech_id: int, word: str, now: int) -> list[Effect]:
         """The playout clock released one word of a unit: it counts as heard."""
         unit = self._book.get(speech_id)
         if unit is None or unit.fate is not None:
@@ -591,7 +683,7 @@ class CallCore:
         # before a timer is due has nothing to do and the host need not ask.
         return [UnitChanged(speech_id), *self._settle(now)]
 
-    def audio_mark(self, speech_id: int, stage: str, t_ms: int) -> list[Effect]:
+    def _audio_mark(self, speech_id: int, stage: str, t_ms: int) -> list[Effect]:
         """The playout saw a moment of a unit's audio (one of ``PLAYOUT_STAGES``) at
         ``t_ms``: its turn's waterfall keeps the first of each."""
         unit = self._book.get(speech_id)
@@ -600,7 +692,7 @@ class CallCore:
                 self._ledger.mark(unit.turn_id, reached, at)
         return []
 
-    def unit_played(self, speech_id: int, now: int) -> list[Effect]:
+    def _unit_played(self, speech_id: int, now: int) -> list[Effect]:
         """All of a closed unit's audio has been released."""
         unit = self._book.get(speech_id)
         if unit is None or unit.fate is not None or unit.bracket is not Bracket.ENDED:
@@ -613,7 +705,7 @@ class CallCore:
             out = self._seal(unit, Fate.PLAYED) + self._flush()
         return out + self._maybe_finish(now) + self._settle(now)
 
-    def unit_unspoken(self, speech_id: int, reason: str, now: int) -> list[Effect]:
+    def _unit_unspoken(self, speech_id: int, reason: str, now: int) -> list[Effect]:
         """The playout could not speak a unit: what of it played stays heard, nothing more
         will be, and ``reason`` is kept for the record (an unheard greeting is a silent
         failure, and the record says why)."""
@@ -624,7 +716,7 @@ class CallCore:
         out = self._seal(unit, Fate.UNSPOKEN) + self._flush()
         return out + self._maybe_finish(now) + self._settle(now)
 
-    def clause_unsaid(self, speech_id: int, text: str, reason: str, now: int) -> list[Effect]:
+    def _clause_unsaid(self, speech_id: int, text: str, reason: str, now: int) -> list[Effect]:
         """The playout could not say a clause of a unit (``text``, its start): the unit stops
         there. What played before it stays heard and is its Finalize once that audio is out;
         later units play. The brain is told at once, with a non-fatal INTERNAL Error naming
@@ -690,7 +782,7 @@ class CallCore:
             return None
         return quiet[1] + DEAD_AIR_MS
 
-    def tick(self, now: int) -> list[Effect]:
+    def _tick(self, now: int) -> list[Effect]:
         """Time passed: fire the idle turn or the stall warning when due."""
         if self.ended is not None:
             return []

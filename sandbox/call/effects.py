@@ -288,3 +288,13 @@ with the session's events as the call runs, and read by every reader of a call."
 
 Effect = WireEffect | PlayoutEffect | ListenEffect | ScreenEffect | RecordEffect
 """Everything the core asks of the world, in the order it must happen."""
+
+
+def config_answer(effects: list[Effect]) -> str | None:
+    """What a settings change came to: the refusal in words, or None when it applied."""
+    for effect in effects:
+        if isinstance(effect, ConfigRejected):
+            return effect.problem
+        if isinstance(effect, ConfigApplied):
+            return None
+    return "the call has ended"

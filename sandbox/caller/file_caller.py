@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from sandbox.audio.engine import AudioEngine
 from sandbox.audio.mic import WavMic
-from sandbox.call.effects import Effect
 from sandbox.caller.script import Script
 from sandbox.caller.script_runner import ScriptRunner
 from sandbox.host.session import CallHost
@@ -55,22 +54,6 @@ class FileCaller:
             if host.core.ended is not None:
                 return
             await asyncio.sleep(_POLL_S)
-        await _caught_up(host)
+        await host.caught_up()
         await runner.settle()
         host.hang_up(FILE_ENDED)
-
-
-async def _caught_up(host: CallHost) -> None:
-    """Return once the call has taken in every event posted to it so far (the listener's
-    last turn among them), so the wait that follows sees the call as it now stands."""
-    if host.core.ended is not None:
-        return
-    await asyncio.sleep(0)  # a thread's posts still in the loop's queue land first
-    reached = asyncio.Event()
-
-    def mark(_now: int) -> list[Effect]:
-        reached.set()
-        return []
-
-    host.post(mark)
-    await reached.wait()

@@ -16,9 +16,30 @@ from dataclasses import dataclass, field
 
 from google.protobuf.message import Message
 
+from sandbox.call.caller_events import (
+    Backchannel,
+    BargeIn,
+    BotResumes,
+    CallerSpeaking,
+    DroppedEmpty,
+    OverBot,
+    TurnClose,
+)
 from sandbox.call.core import CallCore
-from sandbox.call.drive import feed_played
 from sandbox.call.effects import Effect, PlayoutEffect, SendFrame
+from sandbox.call.inputs import (
+    AppFrame,
+    BrainClosed,
+    BrainMalformed,
+    CallerSaid,
+    Configure,
+    CoreInput,
+    FromBrain,
+    HangUp,
+    Start,
+    Tick,
+)
+from sandbox.call.played import UnitUnspoken
 from sandbox.call.ports import play
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.call.sim_playout import SimPlayout
@@ -69,6 +90,10 @@ class _Drive:
     requests: int = 0
     watermark: int = 0
 
+    def feed(self, fed: CoreInput) -> list[Effect]:
+        """One input into the core now, its effects taken."""
+        return self.take(self.core.handle(fed, self.now))
+
     def take(self, effects: Iterable[Effect]) -> list[Effect]:
         batch = list(effects)
         for effect in batch:
@@ -91,7 +116,7 @@ class _Drive:
         due = self.core.next_deadline()
         if self.core.ended is not None or (due is not None and due <= self.now):
             return
-        left = self.core.tick(self.now)
+        left = self.core.handle(Tick(), self.now)
         if left:
             names = ", ".join(type(e).__name__ for e in left)
             raise InvariantBroken("time", f"a tick at {self.now}, nothing due, still had {names}")
@@ -108,7 +133,7 @@ class _Drive:
         said = len(chunk.text) <= MAX_CHUNK_CHARS
         if live and arm == "speech_chunk" and said and self.core.unit(chunk.speech_id):
             self.said[chunk.speech_id] = self.said.get(chunk.speech_id, "") + chunk.text
-        effects = self.take(self.core.from_brain(env, self.now))
+        effects = self.feed(FromBrain(env))
         if live and arm == "request":
             self.requests += 1
             answers = [
@@ -134,13 +159,13 @@ class _Drive:
                 return
             self.now = step
             for event in self.playout.advance(self.now):
-                self.take(feed_played(self.core, event, self.now))
+                self.feed(event)
             self.tick()
         raise InvariantBroken("time", f"the clock never settled within {MAX_STEPS} steps")
 
     def tick(self) -> None:
         """A tick: afterwards, every deadline the core reports lies ahead."""
-        self.take(self.core.tick(self.now))
+        self.feed(Tick())
         deadline = self.core.next_deadline()
         if deadline is not None and deadline <= self.now:
             raise InvariantBroken("time", f"after a tick at {self.now} the core is due {deadline}")
@@ -158,13 +183,13 @@ def fuzz_core(data: bytes) -> None:
         stall_ms=draw.pick((500, 10_000)),
     )
     drive = _Drive(core, SimPlayout(ms_per_word=draw.pick((1, 90, 300))))
-    drive.take(core.start(0))
+    drive.feed(Start())
     for _ in range(MAX_EVENTS):
         if not draw.left:
             break
         draw.pick(_EVENTS)(drive, draw)
     drive.advance(60_000)  # everything that can play, plays
-    drive.take(core.hang_up(drive.now))  # and the rest is abandoned
+    drive.feed(HangUp())  # and the rest is abandoned
     _check_finalizes(drive)
 
 
@@ -195,45 +220,42 @@ def _raw_bytes(drive: _Drive, draw: Draw) -> None:
     try:
         env = decode(raw)
     except WireError as exc:
-        drive.take(drive.core.brain_malformed(str(exc), drive.now))
+        drive.feed(BrainMalformed(str(exc)))
         return
     drive.brain(env)
 
 
 def _caller(drive: _Drive, draw: Draw) -> None:
-    core, now = drive.core, drive.now
-    action: Callable[[], list[Effect]] = draw.pick(
-        (
-            lambda: core.caller_speaking(now),
-            lambda: core.caller_quiet(now),
-            lambda: core.caller_over_bot(now),
-            lambda: core.bot_keeps_floor(now),
-            lambda: core.barge_in(now),
-            lambda: core.backchannel(draw.pick(_LINES), now, resumed=draw.flip()),
-            lambda: core.caller_turn(draw.pick(_LINES), now, typed=draw.flip()),
-            lambda: core.caller_turn(draw.text(40), now),
-        )
+    now = drive.now
+    choices: tuple[Callable[[], CoreInput], ...] = (
+        lambda: CallerSpeaking(now),
+        lambda: DroppedEmpty(TurnClose.SILENCE),
+        lambda: OverBot(now, now),
+        lambda: BotResumes(now, now, "noise"),
+        lambda: BargeIn(now, now),
+        lambda: Backchannel(draw.pick(_LINES), now, now, resumed=draw.flip()),
+        lambda: CallerSaid(draw.pick(_LINES), typed=draw.flip()),
+        lambda: CallerSaid(draw.text(40)),
     )
-    drive.take(action())
+    drive.feed(draw.pick(choices)())
 
 
 def _app(drive: _Drive, draw: Draw) -> None:
     name = draw.pick(_RTVI_NAMES)
     data = draw.pick(_LINES) if draw.flip() else draw.text(80)
     rtvi_id = draw.pick((None, "r1", ""))
-    drive.take(drive.core.from_app(name, data, rtvi_id, drive.now))
+    drive.feed(AppFrame(name, data, rtvi_id))
 
 
 def _configure(drive: _Drive, draw: Draw) -> None:
     config = pb.Config()
     fill(config, draw)
-    _, effects = drive.core.configure(config, drive.now)
-    drive.take(effects)
+    drive.feed(Configure(config))
 
 
 def _playout(drive: _Drive, draw: Draw) -> None:
     sid = draw.number(0, 7)
-    drive.take(drive.core.unit_unspoken(sid, "the voice would not load", drive.now))
+    drive.feed(UnitUnspoken(sid, "the voice would not load"))
 
 
 def _time(drive: _Drive, draw: Draw) -> None:
@@ -242,12 +264,11 @@ def _time(drive: _Drive, draw: Draw) -> None:
 
 
 def _end(drive: _Drive, draw: Draw) -> None:
-    core, now = drive.core, drive.now
     choice = draw.number(0, 31)  # mostly not: a call that ends early hides the rest of the input
     if choice == 0:
-        drive.take(core.hang_up(now))
+        drive.feed(HangUp())
     elif choice == 1:
-        drive.take(core.brain_closed("the socket closed", now))
+        drive.feed(BrainClosed("the socket closed"))
 
 
 _EVENTS: tuple[Callable[[_Drive, Draw], None], ...] = (

@@ -2,7 +2,7 @@
 the core with the reader held back while the core is behind, and the link's close.
 
 Each frame is recorded as it crosses, whichever way; what the brain sends is handed to the
-core as an event posted to the host's loop, in the order it was read.
+core as an input posted to the host's loop, in the order it was read.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from websockets.exceptions import ConnectionClosed
 
 from sandbox.call.core import CallCore
 from sandbox.call.effects import Effect
+from sandbox.call.inputs import BrainClosed, BrainInput, BrainMalformed, FromBrain, UnitCounted
 from sandbox.call.surplus import Surplus, SurplusFrame
+from sandbox.host.posted import Posted
 from sandbox.host.warp import WarpClock
 from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
@@ -29,8 +31,6 @@ from sandbox.wire.relay import frame_relay, unframe_relay
 
 log = logging.getLogger(__name__)
 
-#: A call into the core, at the call's time in ms: what the host's loop runs, in order.
-CoreEvent = Callable[[int], list[Effect]]
 #: How long, once the call has ended, the closing handshake may take before the link is
 #: dropped: a brain that streams on past End holds its close frame behind everything it
 #: sent (the WebSocket layer would wait 10 s for it), and what it sends then is counted.
@@ -65,7 +65,7 @@ class BrainSide:
     core: CallCore
     conn: BrainLink
     recorder: Recorder
-    post: Callable[[CoreEvent], None]
+    post: Callable[[Posted], None]
     now: Callable[[], int]
     relay: bool = False
     warp: WarpClock | None = None
@@ -73,8 +73,8 @@ class BrainSide:
     on_frame: list[Callable[[FrameRecord], None]] = field(default_factory=list)
     _waiting: list[int] = field(default_factory=list)  # sizes of the frames not yet taken
     _taken: asyncio.Event = field(default_factory=asyncio.Event)
-    #: Text of frames only counted, by unit, waiting for the core (see _counted).
-    _counted_chars: dict[int, int] = field(default_factory=dict)
+    #: Frames only counted, by unit, waiting for the core (see _counted).
+    _counted_posts: dict[int, Posted] = field(default_factory=dict)
     _starts_waiting: int = 0  # SpeechStarts read from the brain, not yet handled by the core
     #: When the frame the core is taking now was read off the link (``time.monotonic()``),
     #: or None while it takes anything else: see :meth:`CallHost.wall_of_effects`.
@@ -182,7 +182,7 @@ class BrainSide:
             listener(record)
 
     def _closed(self, words: str) -> None:
-        self.post(lambda now: self.core.brain_closed(words, now))
+        self.post(Posted(BrainClosed(words)))
 
     def _receive(self, message: str | bytes) -> bool:
         """Record a message from the brain and hand it to the core; True when it was only
@@ -202,7 +202,7 @@ class BrainSide:
             if kept is not None:  # past the first few, malformed frames are only counted
                 self._show(kept)
             if self.core.ended is None:
-                self._post_frame(len(message), lambda now: self.core.brain_malformed(detail, now))
+                self._post_frame(len(message), BrainMalformed(detail))
             return False
         assert isinstance(payload, bytes)  # decode() refuses a text message
         surplus = self.core.surplus(env, starts_waiting=self._starts_waiting > 0)
@@ -211,14 +211,7 @@ class BrainSide:
             self._counted(surplus, env)
             return True
         if self.core.ended is None:  # an ended call takes nothing more: none waits for it
-            opens = env.HasField("speech_start")
-            self._starts_waiting += opens
-
-            def handled(now: int) -> list[Effect]:
-                self._starts_waiting -= opens
-                return self.core.from_brain(env, now)
-
-            self._post_frame(len(payload), handled)
+            self._post_frame(len(payload), FromBrain(env))
         return False
 
     def _counted(self, surplus: SurplusFrame, env: pb.Envelope) -> None:
@@ -230,29 +223,33 @@ class BrainSide:
         if surplus.kind is Surplus.AFTER_END or self.core.ended is not None:
             return  # nothing left to learn from it
         chars = len(env.speech_chunk.text) if env.HasField("speech_chunk") else 0
-        if sid in self._counted_chars:
-            self._counted_chars[sid] += chars
+        waiting = self._counted_posts.get(sid)
+        if waiting is not None and isinstance(waiting.fed, UnitCounted):
+            waiting.fed = UnitCounted(sid, waiting.fed.chars + chars)
             return
-        self._counted_chars[sid] = chars
 
-        def taken(now: int) -> list[Effect]:
-            return self.core.counted(sid, self._counted_chars.pop(sid), now)
+        def taken(_effects: list[Effect]) -> None:
+            del self._counted_posts[sid]
 
-        self.post(taken)
+        posted = Posted(UnitCounted(sid, chars), taken)
+        self._counted_posts[sid] = posted
+        self.post(posted)
 
-    def _post_frame(self, size: int, event: CoreEvent) -> None:
-        """Queue a frame's event, stamped with when it arrived (see _arrived); running it
+    def _post_frame(self, size: int, fed: BrainInput) -> None:
+        """Queue a frame's input, stamped with when it arrived (see _arrived); its taking
         makes room for the reader's next frame."""
         self._waiting.append(size)
         read_at = self._arrived()
+        opens = isinstance(fed, FromBrain) and fed.env.HasField("speech_start")
+        self._starts_waiting += opens
 
-        def taken(now: int) -> list[Effect]:
+        def taken(_effects: list[Effect]) -> None:
+            self._starts_waiting -= opens
             self._waiting.remove(size)
             self._taken.set()
             self.taking_read_at = read_at
-            return event(now)
 
-        self.post(taken)
+        self.post(Posted(fed, taken))
 
     def _arrived(self) -> float:
         """When the frame being read reached this process: on a WebSocket, when its bytes

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from sandbox.audio.voices import voice_languages
 from sandbox.call.core import DEFAULT_CAPABILITIES, DEFAULT_STALL_MS, CallCore
+from sandbox.call.inputs import NotPlaced
 from sandbox.call.phone_line import PhoneLine
 from sandbox.call.ports import Listening, Playout
 from sandbox.call.settings import Capabilities, Settings, connect_config, validate
@@ -131,7 +132,7 @@ async def open_call(
     try:
         conn = await dial(url, session_id, token, relay=options.relay)
     except DialError as exc:
-        core.not_placed(str(exc))
+        core.handle(NotPlaced(str(exc)), 0)
         # Recorded here, whoever dialed (a call, a re-drive, the app): a failed dial is a
         # session of its own, not_reached with its reason, never left "unfinished".
         recorder.finish(core, 0)

@@ -18,9 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import assert_never
 
-from sandbox.call.caller_events import ListenerEvent
+from sandbox.call.caller_events import Backchannel, BargeIn, ListenerEvent, OverBot
 from sandbox.call.core import CallCore
-from sandbox.call.drive import feed_heard, feed_played
 from sandbox.call.effects import (
     CallEnded,
     Effect,
@@ -31,11 +30,14 @@ from sandbox.call.effects import (
     ToApp,
     UnitChanged,
     WireEffect,
+    config_answer,
 )
+from sandbox.call.inputs import AppFrame, CallerSaid, Configure, CoreInput, HangUp, Start, Tick
 from sandbox.call.played import AudioMark, WordPlayed
 from sandbox.call.ports import Listening, Playout, listen, play
-from sandbox.host.brain_side import BrainLink, BrainSide, CoreEvent
+from sandbox.host.brain_side import BrainLink, BrainSide
 from sandbox.host.call_waits import CallWaits
+from sandbox.host.posted import Posted
 from sandbox.host.warp import WarpClock, brain_owes
 from sandbox.record.recorder import FrameRecord, Recorder
 from sandbox.wire import pb
@@ -78,7 +80,7 @@ class CallHost:
     brain: BrainSide = field(init=False)
     #: What the call's drivers wait on: ``sleep`` and ``wait_for``.
     waits: CallWaits = field(init=False)
-    _events: deque[CoreEvent] = field(default_factory=deque)
+    _events: deque[Posted] = field(default_factory=deque)
     #: The step waiting for an event (see _next_event); True is set when one is posted.
     _wakeup: asyncio.Future[bool] | None = None
     _t0: float = 0.0
@@ -98,7 +100,7 @@ class CallHost:
             relay=self.relay, warp=self.warp, on_frame=self.on_frame,
         )  # fmt: skip
         self.waits = CallWaits(
-            self.now, self.clock, lambda: self.core.ended is not None, lambda: self.post(_nothing)
+            self.now, self.clock, lambda: self.core.ended is not None, self._wake
         )
 
     def now(self) -> int:
@@ -122,44 +124,60 @@ class CallHost:
 
     # ---------------------------------------------------------------- inputs
 
-    def post(self, event: CoreEvent) -> None:
-        """Queue a call into the core, from the event loop's thread."""
-        self._events.append(event)
+    def post(self, fed: CoreInput | Posted) -> None:
+        """Queue an input for the core, from the event loop's thread (a :class:`Posted`
+        when its poster is told as the core takes it)."""
+        self._events.append(fed if isinstance(fed, Posted) else Posted(fed))
+        self._wake()
+
+    def post_threadsafe(self, fed: CoreInput | Posted) -> None:
+        """Queue an input for the core from another thread (the audio engine)."""
+        self._loop.call_soon_threadsafe(self.post, fed)
+
+    def wake(self) -> None:
+        """From any thread: drain the playout now (it released something)."""
+        self._loop.call_soon_threadsafe(self._wake)
+
+    def _wake(self) -> None:
         wakeup = self._wakeup
         if wakeup is not None and not wakeup.done():
             wakeup.set_result(True)
 
-    def post_threadsafe(self, event: CoreEvent) -> None:
-        """Queue a call into the core from another thread (the audio engine)."""
-        self._loop.call_soon_threadsafe(self.post, event)
-
-    def wake(self) -> None:
-        """From any thread: drain the playout now (it released something)."""
-        self.post_threadsafe(_nothing)
+    async def caught_up(self) -> None:
+        """Return once the core has taken every input posted so far (a thread's posts still
+        in the loop's queue included), so a wait that follows sees the call as it now stands."""
+        if self.core.ended is not None:
+            return
+        await asyncio.sleep(0)  # a thread's posts still in the loop's queue land first
+        reached = asyncio.Event()
+        self.post(Posted(None, lambda _effects: reached.set()))
+        await reached.wait()
 
     def heard(self, event: ListenerEvent) -> None:
         """From the listener's thread: what it decided about the caller, into the core."""
         if self.recorder.keeps_events:
             self.recorder.event(self.now(), event)
-        self.post_threadsafe(lambda now: feed_heard(self.core, event, now))
+        self.post_threadsafe(event)
 
     def caller_turn(self, text: str, *, typed: bool = False) -> None:
-        """A committed caller turn."""
-        self.post(lambda now: self.core.caller_turn(text, now, typed=typed))
+        """A caller's line given whole (a script's, or typed)."""
+        self.post(CallerSaid(text, typed))
 
     def barge_in(self) -> None:
         """The caller took the floor over the bot: the path a voice barge-in takes, pause
         then decide, so a demo's key press behaves as a real call does."""
-        self.post(self.core.caller_over_bot)
-        self.post(self.core.barge_in)
+        now = self.now()
+        self.post(OverBot(now, now))
+        self.post(BargeIn(now, now, "the caller took the floor"))
 
     def backchannel(self, text: str) -> None:
         """A backchannel over the bot: shown, never a cut."""
-        self.post(lambda now: self.core.backchannel(text, now))
+        now = self.now()
+        self.post(Backchannel(text, now, now))
 
     def from_app(self, rtvi_type: str, data: str, rtvi_id: str | None = None) -> None:
         """An RTVI message from the app."""
-        self.post(lambda now: self.core.from_app(rtvi_type, data, rtvi_id, now))
+        self.post(AppFrame(rtvi_type, data, rtvi_id))
 
     async def configure(self, config: pb.Config) -> str | None:
         """Apply a settings change as a brain's Config would land; the refusal, or None."""
@@ -167,17 +185,15 @@ class CallHost:
             return "the call has ended"
         answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
 
-        def event(now: int) -> list[Effect]:
-            problem, effects = self.core.configure(config, now)
-            answer.set_result(problem)
-            return effects
+        def taken(effects: list[Effect]) -> None:
+            answer.set_result(config_answer(effects))
 
-        self.post(event)
+        self.post(Posted(Configure(config), taken))
         return await answer
 
     def hang_up(self, why: str = "") -> None:
-        """The caller ends the call (``why``: see :meth:`CallCore.hang_up`)."""
-        self.post(lambda now: self.core.hang_up(now, why))
+        """The caller ends the call (``why``: see :class:`~sandbox.call.inputs.HangUp`)."""
+        self.post(HangUp(why))
 
     # ------------------------------------------------------------------ loop
 
@@ -186,7 +202,7 @@ class CallHost:
         self._loop = asyncio.get_running_loop()
         reader = asyncio.create_task(self.brain.read())
         try:
-            await self._carry(self.core.start(self.now()))
+            await self._carry(self._feed(Posted(Start())))
             while self.core.ended is None:
                 await self._step()
         finally:
@@ -208,7 +224,7 @@ class CallHost:
         """Run what was posted after the end: the core answers each as an ended call does,
         so nothing waits forever (a ``configure`` resolves with "the call has ended")."""
         while self._events:
-            left = self._events.popleft()(self.now())
+            left = self._feed(self._events.popleft())
             if left:
                 log.warning("dropped %d effects posted after the call ended", len(left))
 
@@ -231,12 +247,15 @@ class CallHost:
         timeout = max(0.0, (min(due) - self.now()) / 1000) if due else None
         if self.warp is not None and timeout:
             timeout = await self._warped(self.warp, timeout)
-        event: CoreEvent | None = None
+        event: Posted | None = None
         if self._events:  # before what is due: it happened first
             event = self._events.popleft()
         else:
-            event = await self._next_event(timeout)
-            if event is None and self.warp is not None and due:
+            # An input posted as the time ran out waits for the next step, behind what was due.
+            woke = await self._wait(timeout)
+            if woke and self._events:
+                event = self._events.popleft()
+            elif not woke and self.warp is not None and due:
                 self.warp.woke_late(self._t0 + min(due) / 1000)
         for taken in range(EVENTS_A_TURN):
             if taken:
@@ -247,7 +266,7 @@ class CallHost:
                 event = self._events.popleft()
             if event is not None:
                 try:
-                    await self._carry(event(self.now()))
+                    await self._carry(self._feed(event))
                 finally:
                     self.brain.taking_read_at = None
             word = await self._pump()
@@ -257,24 +276,30 @@ class CallHost:
                 await asyncio.sleep(0)
                 return
 
-    async def _next_event(self, timeout: float | None) -> CoreEvent | None:
-        """The next event posted within ``timeout`` seconds (None: however long it takes),
-        or None. A bare future and a timer: ``asyncio.wait_for`` on a queue made a task,
-        and more, for each of a call's hundreds of waits."""
+    def _feed(self, posted: Posted) -> list[Effect]:
+        """One posted input into the core, now; its poster is told what it did."""
+        effects = [] if posted.fed is None else self.core.handle(posted.fed, self.now())
+        if posted.taken is not None:
+            posted.taken(effects)
+        return effects
+
+    async def _wait(self, timeout: float | None) -> bool:
+        """Wait until an input is posted or the host is woken (True), or ``timeout``
+        seconds pass (False; None: however long it takes). A bare future and a timer:
+        ``asyncio.wait_for`` on a queue made a task, and more, for each of a call's hundreds
+        of waits."""
         if timeout is not None and timeout <= 0:
             await asyncio.sleep(0)  # nothing may be waited for: others still get their turn
-            return None
+            return False
         wakeup: asyncio.Future[bool] = self._loop.create_future()
         self._wakeup = wakeup
         timer = None if timeout is None else self._loop.call_later(timeout, _timed_out, wakeup)
         try:
-            posted = await wakeup
+            return await wakeup
         finally:
             self._wakeup = None
             if timer is not None:
                 timer.cancel()
-        # An event posted as the time ran out waits for the next step, behind what was due.
-        return self._events.popleft() if posted and self._events else None
 
     async def _warped(self, warp: WarpClock, timeout: float) -> float:
         """Skip a wait nothing can interrupt (see warp.py); the wait still to sleep."""
@@ -301,13 +326,13 @@ class CallHost:
                     self.words_played += 1
                 if keeps and not isinstance(played, AudioMark):
                     self.recorder.event(now, played)
-                effects += feed_played(self.core, played, now)
+                effects += self.core.handle(played, now)
             # The core's timers are asked only when one is due: every event settles the core
             # as it lands, so a tick before then finds nothing (a call pumps after each of
             # its hundreds of events, and a tick cost twice what asking costs).
             due = self.core.next_deadline()
             if due is not None and now >= due:
-                effects += self.core.tick(now)
+                effects += self.core.handle(Tick(), now)
             if not effects:
                 return False
             await self._carry(effects)
@@ -371,8 +396,3 @@ def _recorded(effect: Effect) -> bool:
 def _timed_out(wakeup: asyncio.Future[bool]) -> None:
     if not wakeup.done():
         wakeup.set_result(False)
-
-
-def _nothing(_now: int) -> list[Effect]:
-    """A wake-up for the loop: it drains the playout after every event."""
-    return []
