@@ -61,6 +61,7 @@ from sandbox.bench.audit import audit_stored_sessions
 from sandbox.bench.figures import Progress, target_lines
 from sandbox.bench.mode_keys import REDRIVE_MODE
 from sandbox.bench.own_home import own_home
+from sandbox.bench.pulse_voice import PulseVoice
 from sandbox.call.effects import CallState
 from sandbox.call.settings import Settings
 from sandbox.call.sim_playout import SimPlayout
@@ -444,8 +445,6 @@ async def _sim_call(script: str, brain: str, idle_ms: int | None = None) -> str:
 async def _audio_call(script: str) -> str:
     """One real-audio call: espeak into PulseAudio's virtual microphone, Whisper, Piper and
     the playout clock into its virtual speaker; its session id."""
-    from sandbox.bench.soak import PulseVoice  # here: the soak reads this module's script
-
     engine = AudioEngine(AudioOptions())  # the default devices: the virtual ones
     await asyncio.to_thread(engine.load)
     options = CallOptions(builtin="concierge", recording="audio")

@@ -55,11 +55,11 @@ from sandbox.bench import pulse
 from sandbox.bench.figures import Progress, median, target_lines
 from sandbox.bench.mode_keys import SOAK_MODE
 from sandbox.bench.own_home import own_home
+from sandbox.bench.pulse_voice import PulseVoice
 from sandbox.bench.redrive import script_for
 from sandbox.call.effects import CallState
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.waterfall import FIRST_CHUNK, FIRST_SAMPLE, USER_MESSAGE
-from sandbox.caller.espeak_voice import speak
 from sandbox.caller.script import parse_script
 from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.errors import UserError
@@ -278,27 +278,6 @@ async def _sample(
             )
         )
         await asyncio.sleep(max(0.0, end - time.monotonic()))
-
-
-@dataclass
-class PulseVoice:
-    """A script's caller speaking into PulseAudio's virtual microphone (espeak-ng, then
-    ``pacat`` into its feed): the call hears it through its real input device."""
-
-    async def say(self, text: str) -> None:
-        """Speak a line and return once it has played into the microphone."""
-        samples, rate = await asyncio.to_thread(speak, text)
-        await asyncio.to_thread(pulse.speak_into_mic, samples, rate)
-
-    async def resume(self, text: str, pause_ms: int, then: str) -> None:
-        """Speak the first part, fall silent for ``pause_ms``, speak the rest."""
-        await self.say(text)
-        await asyncio.sleep(pause_ms / 1000)
-        await self.say(then)
-
-    async def over_bot(self, text: str, *, barge_in: bool) -> None:
-        """Speak over the bot; whether it takes the floor is the engine's call."""
-        await self.say(text)
 
 
 @asynccontextmanager
