@@ -70,6 +70,9 @@ class CallHost:
     #: Watchers of every effect, whatever its port, in the order carried out (benches, tests).
     on_effect: list[Callable[[Effect], None]] = field(default_factory=list)
     on_frame: list[Callable[[FrameRecord], None]] = field(default_factory=list)
+    #: Watchers of every input the core takes, with the time it took it, in order: fed
+    #: through a fresh core in that order, they make the same call (see inputs.py).
+    on_input: list[Callable[[int, CoreInput], None]] = field(default_factory=list)
     #: The recognizer, told of settings that change how the caller is heard (real audio).
     listening: Listening | None = None
     #: A simulated call's clock that skips dead time (it replaces ``clock``); see warp.py.
@@ -278,10 +281,16 @@ class CallHost:
 
     def _feed(self, posted: Posted) -> list[Effect]:
         """One posted input into the core, now; its poster is told what it did."""
-        effects = [] if posted.fed is None else self.core.handle(posted.fed, self.now())
+        effects = [] if posted.fed is None else self._handle(posted.fed, self.now())
         if posted.taken is not None:
             posted.taken(effects)
         return effects
+
+    def _handle(self, fed: CoreInput, now: int) -> list[Effect]:
+        """The one place the host feeds the core."""
+        for watch in self.on_input:
+            watch(now, fed)
+        return self.core.handle(fed, now)
 
     async def _wait(self, timeout: float | None) -> bool:
         """Wait until an input is posted or the host is woken (True), or ``timeout``
@@ -326,13 +335,13 @@ class CallHost:
                     self.words_played += 1
                 if keeps and not isinstance(played, AudioMark):
                     self.recorder.event(now, played)
-                effects += self.core.handle(played, now)
+                effects += self._handle(played, now)
             # The core's timers are asked only when one is due: every event settles the core
             # as it lands, so a tick before then finds nothing (a call pumps after each of
             # its hundreds of events, and a tick cost twice what asking costs).
             due = self.core.next_deadline()
             if due is not None and now >= due:
-                effects += self.core.handle(Tick(), now)
+                effects += self._handle(Tick(), now)
             if not effects:
                 return False
             await self._carry(effects)
