@@ -10,7 +10,7 @@ from google.protobuf.message import Message
 from sandbox.call.caller_events import BargeIn, BotResumes, OverBot
 from sandbox.call.core import CallCore
 from sandbox.call.effects import Effect, PlayoutEffect, SendFrame
-from sandbox.call.inputs import CallerSaid, CoreInput, FromBrain, Start, Tick
+from sandbox.call.inputs import CoreInput, FromBrain, LineGiven, Start, Tick
 from sandbox.call.ports import play
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.call.sim_playout import SimPlayout
@@ -100,7 +100,7 @@ class Rig:
 
     # -- caller
     def caller(self, text: str) -> list[Effect]:
-        return self.feed(CallerSaid(text))
+        return self.feed(LineGiven(text))
 
     def barge_in(self) -> list[Effect]:
         return self.feed(BargeIn(self.now, self.now))

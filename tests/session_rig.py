@@ -15,6 +15,7 @@ from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
+from sandbox.record.session_kinds import CallMode
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import encode, pb
 
@@ -37,7 +38,7 @@ async def recorded_call(
 ) -> CallHost:
     """A sim call to ``brain_url`` (the built-in concierge when None), recorded, played from
     ``script`` to its end on the warp clock (over ``wall``)."""
-    options = CallOptions(brain_url=brain_url, recording="sim")
+    options = CallOptions(brain_url=brain_url, recording=CallMode.SIM)
     async with brain_url_for(options) as url:
         # On the warp clock: a barge-in lands on its word exactly, however busy the machine.
         warp = WarpClock(wall=wall)

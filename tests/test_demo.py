@@ -34,6 +34,7 @@ from sandbox.demo.scene import SHIPPED, load_scene, parse_scene
 from sandbox.errors import UserError
 from sandbox.paths import HOME_ENV
 from sandbox.record.export import frame_record
+from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import SessionStore
 from sandbox.ui.demo_app import DemoApp
 from sandbox.ui.runner import CallSetup
@@ -135,7 +136,10 @@ async def test_a_scene_plays_in_the_app_with_its_captions_and_ends_on_the_card()
     scene = load_scene("backchannel")
     audio = TypedAudio(20, "on the clock")
     app = DemoApp(
-        CallSetup(scene_options(scene, None, "typed"), audio), scene, number="1 of 1", last=True
+        CallSetup(scene_options(scene, None, CallMode.TYPED), audio),
+        scene,
+        number="1 of 1",
+        last=True,
     )
     async with app.run_test(size=(150, 45)) as pilot:
         deadline = time.monotonic() + 30
@@ -287,7 +291,7 @@ def test_the_cut_caption_snapshot(
     scene = load_scene("barge_in")
     audio = TypedAudio(100, "Demo on the clock, no sound (--silent).")
     setup = CallSetup(
-        scene_options(scene, None, "typed"), audio, report_path=Path("report.json"),
+        scene_options(scene, None, CallMode.TYPED), audio, report_path=Path("report.json"),
         clock=ManualClock(),
     )  # fmt: skip
     app = DemoApp(setup, scene, number="1 of 5")

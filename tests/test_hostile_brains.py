@@ -33,6 +33,7 @@ from sandbox.host.brain_side import MAX_WAITING_FRAMES
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.record.recorder import CUT_KEPT_BYTES
+from sandbox.record.session_kinds import CallMode
 from sandbox.ui.app import SandboxApp
 from sandbox.wire.dial import MAX_MESSAGE_BYTES
 
@@ -92,7 +93,7 @@ async def scripted(
     """The call a caller script makes against ``behaviour``, recorded, report written; the
     caller waits ``patience_s`` with nothing from the bot before speaking anyway (noted)."""
     async with serve_hostile(behaviour, how) as url:
-        options = CallOptions(brain_url=url, recording="sim")
+        options = CallOptions(brain_url=url, recording=CallMode.SIM)
         host = await open_call(options, url, SimPlayout(ms_per_word=10))
         runner = ScriptRunner(host, parse_script(script), step_timeout_s=patience_s)
         await play_through(host, runner)

@@ -18,16 +18,23 @@ import pytest
 from cli_rig import sandbox_cli
 from session_rig import recorded_call
 
+from sandbox.call.effects import EndedBy
+from sandbox.call.outcome import Outcome
 from sandbox.call.waterfall import STAGES
 from sandbox.paths import HOME_ENV
 from sandbox.record.latency_text import MAX_TURNS_SHOWN, MAX_WATERFALLS_SHOWN
 from sandbox.record.salvage import Scan, readable_rows
+from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.store import (
     QUIET_WAIT_S,
+    SESSION_COLUMNS,
+    DamagedRow,
+    SessionRow,
     SessionStore,
     StoreError,
     connect,
     patiently,
+    session_row,
     store_path,
 )
 from sandbox.record.store_repair import repair_store
@@ -331,3 +338,23 @@ async def test_a_latency_table_of_200000_turns_shows_the_first_and_ends(
     # The first turns' waterfalls (a dozen lines each at most), then the table's first rows.
     drawn = MAX_WATERFALLS_SHOWN * (len(STAGES) + 4)
     assert len(done.stdout.splitlines()) < drawn + MAX_TURNS_SHOWN + 40
+
+
+def test_an_index_rows_words_are_its_vocabularies_and_another_word_is_damage() -> None:
+    """A row's leg, mode, outcome and ended_by read as their enums; a word outside one (a
+    doctored row) is a damaged row that says which column and which words it may hold."""
+    values = dict.fromkeys(SESSION_COLUMNS)
+    values |= {"id": "0123456789abcdef", "started_at": 0.0, "brain_url": "ws://x"}
+    values |= {"leg": "relay", "mode": "audio", "app_version": "0", "wire_version": 3}
+    values |= {"outcome": "completed", "ended_by": "dial_failed"}
+    row = session_row(tuple(values.values()))
+    assert isinstance(row, SessionRow)
+    assert (row.leg, row.mode) == (Leg.RELAY, CallMode.AUDIO)
+    assert (row.outcome, row.ended_by) == (Outcome.COMPLETED, EndedBy.DIAL_FAILED)
+    assert type(row.mode) is CallMode and type(row.outcome) is Outcome
+    unfinished = session_row(tuple((values | {"outcome": None, "ended_by": None}).values()))
+    assert isinstance(unfinished, SessionRow) and unfinished.status == Outcome.UNFINISHED
+    damaged = session_row(tuple((values | {"mode": "\x1b[2Jdemo"}).values()))
+    assert damaged == DamagedRow(
+        "0123456789abcdef", "mode '\\x1b[2Jdemo' is not one of sim, typed, audio"
+    )

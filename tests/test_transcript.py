@@ -11,6 +11,8 @@ import msgspec
 from msgspec import UNSET
 from report_check import bare_report
 
+from sandbox.call.effects import EndedBy
+from sandbox.call.outcome import Outcome
 from sandbox.call.units import Fate
 from sandbox.record.markdown import session_markdown
 from sandbox.record.report import (
@@ -23,6 +25,7 @@ from sandbox.record.report import (
     UnitReport,
     UnitStarted,
 )
+from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.store import SessionRow
 from sandbox.record.transcript import transcript, transcript_line
 from sandbox.record.unit_log import report_conversation
@@ -118,8 +121,9 @@ def test_an_interruption_is_a_barge_in_only_when_it_cut_the_bots_speech() -> Non
     lines = [transcript_line(e) for e in transcript(report)]
     assert lines[2] == "  ↪ a new turn, nothing cut: turns up to 2 are dead"
     assert lines[5] == "  ✋ barge-in: turns up to 3 are dead"
-    row = SessionRow("0123456789abcdef", 0.0, 1.0, "ws://x", "direct", "typed", "0", 1,
-                     "completed", "caller", "", 1500, 3, 2, 1, 0, None, None)  # fmt: skip
+    row = SessionRow("0123456789abcdef", 0.0, 1.0, "ws://x", Leg.DIRECT, CallMode.TYPED, "0", 1,
+                     Outcome.COMPLETED, EndedBy.CALLER, "", 1500, 3, 2, 1, 0, None,
+                     None)  # fmt: skip
     markdown = session_markdown(row, report)
     assert "- *the caller's new turn, nothing cut: turns up to 2 are dead*" in markdown
     assert "- *✋ the caller barged in: turns up to 3 are dead*" in markdown

@@ -21,6 +21,7 @@ from sandbox.call.effects import BrainError, CallerShown
 from sandbox.demo.headless import scene_options
 from sandbox.demo.scene import parse_scene
 from sandbox.paths import HOME_ENV
+from sandbox.record.session_kinds import CallMode
 from sandbox.ui.demo_app import DemoApp
 from sandbox.ui.lines import caller_text, notice_text, notice_words
 from sandbox.ui.plain_app import PlainApp
@@ -79,7 +80,7 @@ async def test_a_scene_files_markup_is_shown_as_written(
 ) -> None:
     monkeypatch.setenv(HOME_ENV, str(tmp_path))
     scene = parse_scene(SCENE, "mine")
-    setup = CallSetup(scene_options(scene, None, "typed"), TypedAudio(20, "on the clock"))
+    setup = CallSetup(scene_options(scene, None, CallMode.TYPED), TypedAudio(20, "on the clock"))
     app = DemoApp(setup, scene, number="1 of 1", last=True)
     async with app.run_test(size=(150, 45)) as pilot:
         assert str(app.caption.render()) == "Scene 1 of 1: [/x] a scene"

@@ -75,6 +75,7 @@ from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock, brain_busy_ms
 from sandbox.record.export import session_records
+from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import SessionStore, short_id
 from sandbox.replay.diff import Diff
 from sandbox.replay.redrive import Redrive, redrive, redrive_audio
@@ -129,7 +130,7 @@ async def measure_redrive(minutes: float, progress: Progress) -> RedriveFigures:
     with own_home():
         script = parse_script(script_for(minutes), "the bench's caller")
         progress(f"  recording a {minutes:g}-minute simulated call (on the warp clock)")
-        options = CallOptions(builtin="concierge", recording="sim")
+        options = CallOptions(builtin="concierge", recording=CallMode.SIM)
         async with brain_url_for(options) as url:
             host = await open_call(
                 options, url, SimPlayout(ms_per_word=_MS_PER_WORD), warp=WarpClock()
@@ -395,7 +396,9 @@ def _played(host: CallHost, mark: int, words: int) -> Callable[[], bool]:
 
 async def _typed_call(plan: tuple[tuple[str, ...], ...]) -> str:
     """One typed call in the app, driven headless by Textual's pilot; its session id."""
-    options = CallOptions(builtin="concierge", recording="typed", settings=Settings(idle_ms=0))
+    options = CallOptions(
+        builtin="concierge", recording=CallMode.TYPED, settings=Settings(idle_ms=0)
+    )
     audio = TypedAudio(_FAST_MS, "the bench's typed caller")
     app = SandboxApp(CallSetup(options, audio))
     async with app.run_test(size=(160, 50)) as pilot:
@@ -432,7 +435,7 @@ async def _typed_call(plan: tuple[tuple[str, ...], ...]) -> str:
 async def _sim_call(script: str, brain: str, idle_ms: int | None = None) -> str:
     """One simulated call on real time, recorded; its session id."""
     settings = Settings() if idle_ms is None else Settings(idle_ms=idle_ms)
-    options = CallOptions(builtin=brain, settings=settings, recording="sim")
+    options = CallOptions(builtin=brain, settings=settings, recording=CallMode.SIM)
     parsed = parse_script(script, "the bench's caller")
     async with brain_url_for(options) as url:
         host = await open_call(options, url, SimPlayout(ms_per_word=parsed.ms_per_word or 60))
@@ -447,7 +450,7 @@ async def _audio_call(script: str) -> str:
     the playout clock into its virtual speaker; its session id."""
     engine = AudioEngine(AudioOptions())  # the default devices: the virtual ones
     await asyncio.to_thread(engine.load)
-    options = CallOptions(builtin="concierge", recording="audio")
+    options = CallOptions(builtin="concierge", recording=CallMode.AUDIO)
     async with brain_url_for(options) as url, audio_call(options, url, engine) as host:
         runner = ScriptRunner(host, parse_script(script, "the bench's caller"), caller=PulseVoice())
         await play_through(host, runner)

@@ -69,6 +69,7 @@ from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.malloc_tuning import give_back_free_memory
 from sandbox.record.recorder import FrameRecord
+from sandbox.record.session_kinds import CallMode
 
 _MS_PER_WORD = 350
 #: Turns compared at each end of the call for the latency drift.
@@ -310,7 +311,9 @@ async def measure_soak(minutes: float, audio: str, progress: Progress) -> SoakFi
     script = parse_script(script_for(minutes * 3), "the soak's caller")
     samples: list[Sample] = []
     with own_home():
-        options = CallOptions(builtin="concierge", recording="sim" if audio == "sim" else "audio")
+        options = CallOptions(
+            builtin="concierge", recording=CallMode.SIM if audio == "sim" else CallMode.AUDIO
+        )
         async with brain_url_for(options) as url, _call(audio, options, url) as (host, quiet):
             watch = _Watch(host)
             host.on_frame.append(watch.frame)

@@ -61,11 +61,11 @@ from sandbox.call.inputs import (
     AppFrame,
     BrainClosed,
     BrainMalformed,
-    CallerSaid,
     Configure,
     CoreInput,
     FromBrain,
     HangUp,
+    LineGiven,
     NotPlaced,
     Start,
     Tick,
@@ -241,7 +241,7 @@ class CallCore:
                 return self._caller_turn(text, now, closed_by=reason, heard=timing)
             case DroppedEmpty():
                 return self._caller_quiet(now)
-            case CallerSaid(text=text, typed=typed):
+            case LineGiven(text=text, typed=typed):
                 return self._caller_turn(text, now, typed=typed)
             case AppFrame(rtvi_type=rtvi_type, data=data, rtvi_id=rtvi_id):
                 return self._from_app(rtvi_type, data, rtvi_id, now)

@@ -4,7 +4,7 @@ The core takes one :data:`CoreInput` at a time through :meth:`CallCore.handle`, 
 the call's time in milliseconds. Inputs are plain frozen values, so a call's input stream
 can be queued, stored and fed through a fresh core again: the brain's frames and its link
 (:class:`FromBrain`, :class:`BrainMalformed`, :class:`BrainClosed`, :class:`UnitCounted`),
-the caller's and the user's actions (:class:`CallerSaid`, :class:`AppFrame`,
+the caller's and the user's actions (:class:`LineGiven`, :class:`AppFrame`,
 :class:`Configure`, :class:`HangUp`, and the listener's events of
 :mod:`sandbox.call.caller_events`), the playout's reports (:mod:`sandbox.call.played`) and
 the session's own moments (:class:`Start`, :class:`NotPlaced`, :class:`Tick`).
@@ -67,7 +67,7 @@ class UnitCounted:
 
 
 @dataclass(frozen=True)
-class CallerSaid:
+class LineGiven:
     """A caller's line given whole: a caller script's in a simulated call, or ``typed`` in
     the app (nothing endpointed it; a spoken turn is a
     :class:`~sandbox.call.caller_events.TurnCommitted`)."""
@@ -104,6 +104,6 @@ class HangUp:
 #: The brain's side of the link.
 BrainInput = FromBrain | BrainMalformed | BrainClosed | UnitCounted
 #: What the caller and the user do, beside what the listener hears.
-CallerInput = CallerSaid | AppFrame | Configure | HangUp
+CallerInput = LineGiven | AppFrame | Configure | HangUp
 #: Everything the core is fed.
 CoreInput = Start | NotPlaced | Tick | BrainInput | CallerInput | ListenerEvent | Played

@@ -45,6 +45,7 @@ from sandbox.record.record_text import record_lines
 from sandbox.record.recorder import Recorder, default_report_path
 from sandbox.record.reload_notice import notice_of
 from sandbox.record.report import Report
+from sandbox.record.session_kinds import CallMode
 from sandbox.record.session_words import outcome_sentence
 from sandbox.record.store import full_disk
 from sandbox.record.transcript import (
@@ -203,7 +204,7 @@ class LiveTranscript:
 async def _sim_call(
     args: argparse.Namespace, script: Script, ms_per_word: int, hang_up: HangUp
 ) -> Written:
-    options = call_options(args, recording="sim")
+    options = call_options(args, recording=CallMode.SIM)
     async with brain_url_for(options) as url:
         hang_up.listen()
         try:
@@ -231,7 +232,7 @@ async def _real_call(
     from sandbox.caller.voice_caller import InjectedVoice
     from sandbox.host.audio_call import audio_call
 
-    options = call_options(args, recording="audio")
+    options = call_options(args, recording=CallMode.AUDIO)
     options = replace(options, line=phone_line(line))
     echo = LaptopEchoPath(ScriptMic.RATE) if args.echo_path else None
     mic = ScriptMic(echo)

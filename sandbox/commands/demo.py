@@ -14,6 +14,7 @@ from sandbox.demo.headless import scene_options
 from sandbox.demo.scene import SHIPPED, Scene, load_scene
 from sandbox.harness.builtin import brain_choice
 from sandbox.line.profile import PROFILES
+from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import short_id
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     for index, scene in enumerate(scenes):
         audio, caller, recording = _frontend(args, scene, models)
         options = scene_options(scene, url, recording)
-        if recording == "audio":
+        if recording is CallMode.AUDIO:
             options = replace(options, line=phone_line(PROFILES[scene.line]))
         if builtin is not None:  # the brain named, rather than the scene's own
             options = replace(options, builtin=builtin)
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _frontend(
     args: argparse.Namespace, scene: Scene, models: _Models
-) -> tuple[AudioFrontend, Caller | None, str]:
+) -> tuple[AudioFrontend, Caller | None, CallMode]:
     """The scene's sound: both voices through the speaker, or the clock (and why)."""
     from sandbox.audio.audio_options import AudioOptions
     from sandbox.audio.caller_aloud import CallerAloud
@@ -132,7 +133,7 @@ def _frontend(
     why = "--silent" if args.silent else missing_audio(options, mic=False)
     if why is not None:
         banner = ON_THE_CLOCK.format(why=why, ms=scene.ms_per_word)
-        return TypedAudio(scene.ms_per_word, banner), None, "typed"
+        return TypedAudio(scene.ms_per_word, banner), None, CallMode.TYPED
     mic, aloud = ScriptMic(), CallerAloud()
     engine = AudioEngine(
         options,
@@ -142,4 +143,4 @@ def _frontend(
         caller_aloud=aloud,
     )
     models.engine = engine
-    return EngineAudio(engine), InjectedVoice(mic, aloud), "audio"
+    return EngineAudio(engine), InjectedVoice(mic, aloud), CallMode.AUDIO

@@ -10,6 +10,7 @@ from sandbox.errors import UserError
 from sandbox.harness.builtin import BRAIN_NAMES, brain_choice
 from sandbox.host.launch import BUILTIN_BRAIN, CallOptions, check_init, check_relay_url
 from sandbox.line.profile import DEFAULT_LINE, PROFILES, line_profile
+from sandbox.record.session_kinds import CallMode
 from sandbox.wire import pb
 from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_by_name
 from sandbox.wire.patience import patience_error
@@ -82,7 +83,7 @@ def audio_options(args: argparse.Namespace) -> AudioOptions:
     )
 
 
-def call_options(args: argparse.Namespace, recording: str) -> CallOptions:
+def call_options(args: argparse.Namespace, recording: CallMode) -> CallOptions:
     """Validate the shared options; a bad value is a UserError saying what is allowed.
 
     ``recording`` is what the call carries ("sim", "typed", "audio"), as the session store

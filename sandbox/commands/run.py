@@ -20,6 +20,7 @@ from sandbox.commands.options import (
 from sandbox.commands.written import FORCE_HELP, clear_the_way
 from sandbox.errors import UserError
 from sandbox.record.plain_text import visible
+from sandbox.record.session_kinds import CallMode
 
 HELP = "open the terminal app and talk to a brain (the built-in concierge by default)"
 
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         mic_delay_ms=args.mic_delay,
         end_at_eof=args.end_at_eof is not False,
     )
-    options = call_options(args, recording="audio" if audio.real else "typed")
+    options = call_options(args, recording=CallMode.AUDIO if audio.real else CallMode.TYPED)
     if audio.real:
         options = replace(options, line=phone_line(sound.line))
     app = SandboxApp(CallSetup(options, audio, report_path=args.report))

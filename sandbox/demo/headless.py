@@ -15,6 +15,7 @@ from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
+from sandbox.record.session_kinds import CallMode
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Played:
     captions: list[str]
 
 
-def scene_options(scene: Scene, brain_url: str | None, recording: str) -> CallOptions:
+def scene_options(scene: Scene, brain_url: str | None, recording: CallMode) -> CallOptions:
     """The call a scene places: its built-in brain (unless a URL is given), its idle wait."""
     return CallOptions(
         brain_url=brain_url,
@@ -43,7 +44,7 @@ async def play_scene(
     show: Callable[[str], None] = lambda _text: None,
 ) -> Played:
     """Play ``scene`` as a recorded sim call (on the warp clock unless ``warp`` is False)."""
-    options = scene_options(scene, brain_url, "sim")
+    options = scene_options(scene, brain_url, CallMode.SIM)
     async with brain_url_for(options) as url:
         playout = SimPlayout(ms_per_word=scene.ms_per_word)
         host = await open_call(options, url, playout, warp=WarpClock() if warp else None)

@@ -31,11 +31,11 @@ from sandbox.call.inputs import (
     AppFrame,
     BrainClosed,
     BrainMalformed,
-    CallerSaid,
     Configure,
     CoreInput,
     FromBrain,
     HangUp,
+    LineGiven,
     Start,
     Tick,
 )
@@ -234,8 +234,8 @@ def _caller(drive: _Drive, draw: Draw) -> None:
         lambda: BotResumes(now, now, "noise"),
         lambda: BargeIn(now, now),
         lambda: Backchannel(draw.pick(_LINES), now, now, resumed=draw.flip()),
-        lambda: CallerSaid(draw.pick(_LINES), typed=draw.flip()),
-        lambda: CallerSaid(draw.text(40)),
+        lambda: LineGiven(draw.pick(_LINES), typed=draw.flip()),
+        lambda: LineGiven(draw.text(40)),
     )
     drive.feed(draw.pick(choices)())
 

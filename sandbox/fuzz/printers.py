@@ -62,6 +62,7 @@ from sandbox.record.report import (
     ValueHeard,
     ValueReadBack,
 )
+from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.session_text import session_text
 from sandbox.record.store import SessionRow
 from sandbox.testing.reports import junit_xml
@@ -161,12 +162,12 @@ def _row(t: list[str]) -> SessionRow:
         started_at=0.0,
         ended_at=1.0,
         brain_url=t[0],
-        leg="local",
-        mode="typed",
+        leg=Leg.DIRECT,
+        mode=CallMode.TYPED,
         app_version="0",
         wire_version=1,
-        outcome="completed",
-        ended_by="brain_error",
+        outcome=Outcome.COMPLETED,
+        ended_by=EndedBy.BRAIN_ERROR,
         end_detail=t[1],
         duration_ms=1000,
         caller_turns=1,

@@ -26,6 +26,7 @@ from sandbox.host.brain_side import BrainLink
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
 from sandbox.record.recorder import Recorder
+from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.session_words import brain_name
 from sandbox.record.store import full_disk, store_for_a_call, store_path
 from sandbox.record.stored_events import SessionOpened
@@ -54,7 +55,7 @@ class CallOptions:
     stall_ms: int = DEFAULT_STALL_MS  # an unanswered turn is reported after this long
     #: Record the call in the session store as it runs, as what it carries ("sim", "typed"
     #: or "audio"); None records nothing (the conformance driver's calls).
-    recording: str | None = None
+    recording: CallMode | None = None
     #: The recorded session whose caller side this call plays again, if it is a re-drive.
     redrive_of: str | None = None
     #: What records the call when no person does (``sandbox.record.store.TEST_ORIGIN``).
@@ -183,7 +184,7 @@ def _start_recording(options: CallOptions, recorder: Recorder) -> None:
             recorder.writer = SessionWriter(
                 recorder.session_id,
                 brain_url=recorder.brain_url,
-                leg="relay" if options.relay else "direct",
+                leg=Leg.RELAY if options.relay else Leg.DIRECT,
                 mode=options.recording,
                 started_at=recorder.started_at,
                 redrive_of=options.redrive_of,

@@ -32,7 +32,7 @@ from sandbox.call.effects import (
     WireEffect,
     config_answer,
 )
-from sandbox.call.inputs import AppFrame, CallerSaid, Configure, CoreInput, HangUp, Start, Tick
+from sandbox.call.inputs import AppFrame, Configure, CoreInput, HangUp, LineGiven, Start, Tick
 from sandbox.call.played import AudioMark, WordPlayed
 from sandbox.call.ports import Listening, Playout, listen, play
 from sandbox.host.brain_side import BrainLink, BrainSide
@@ -164,7 +164,7 @@ class CallHost:
 
     def caller_turn(self, text: str, *, typed: bool = False) -> None:
         """A caller's line given whole (a script's, or typed)."""
-        self.post(CallerSaid(text, typed))
+        self.post(LineGiven(text, typed))
 
     def barge_in(self) -> None:
         """The caller took the floor over the bot: the path a voice barge-in takes, pause

@@ -34,6 +34,7 @@ from sandbox.load.latency_watch import LatencyWatch
 from sandbox.load.loop_lag import OVERLOADED_S, LoopLag
 from sandbox.load.shared_relay import SharedRelay
 from sandbox.record.recorder import CallEnd
+from sandbox.record.session_kinds import CallMode
 from sandbox.wire.tokens import KeyPair
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,7 @@ async def place_call(
     options = CallOptions(
         brain_url=target.brain_url,
         relay=target.relay is not None,
-        recording="sim" if target.record else None,
+        recording=CallMode.SIM if target.record else None,
     )
     playout = SimPlayout(ms_per_word=target.ms_per_word)
     warp = None if target.realtime else WarpClock()

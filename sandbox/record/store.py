@@ -9,6 +9,7 @@ words. The files are private to the user: they hold what a caller said.
 
 from __future__ import annotations
 
+import enum
 import errno
 import fcntl
 import functools
@@ -24,12 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeGuard, TypeVar
 
+from sandbox.call.effects import EndedBy
+from sandbox.call.outcome import Outcome
 from sandbox.errors import UserError
 from sandbox.paths import data_dir
 from sandbox.private_files import private_files, private_folder
 from sandbox.record.leg_files import plain_id, remove_legs
 from sandbox.record.plain_text import quoted, visible
 from sandbox.record.salvage import Scan, is_damage, readable_rows
+from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.stored_events import (
     UNREADABLE,
     DamagedEvent,
@@ -117,12 +121,12 @@ class SessionRow:
     started_at: float
     ended_at: float | None
     brain_url: str
-    leg: str
-    mode: str
+    leg: Leg
+    mode: CallMode
     app_version: str
     wire_version: int
-    outcome: str | None
-    ended_by: str | None
+    outcome: Outcome | None
+    ended_by: EndedBy | None
     end_detail: str | None
     duration_ms: int | None
     caller_turns: int | None
@@ -136,7 +140,7 @@ class SessionRow:
     @property
     def status(self) -> str:
         """The outcome, or ``unfinished`` for a call that never reached its end."""
-        return self.outcome or "unfinished"
+        return self.outcome or Outcome.UNFINISHED
 
 
 @dataclass(frozen=True)
@@ -173,6 +177,13 @@ SESSION_COLUMNS = tuple(SessionRow.__dataclass_fields__)
 _ROW_COLUMNS = ", ".join(SESSION_COLUMNS)
 _TEXT = ("brain_url", "leg", "mode", "app_version")
 _MAYBE_TEXT = ("outcome", "ended_by", "end_detail", "recording_stopped", "redrive_of", "origin")
+#: The columns that hold a word of a vocabulary, and which (None is allowed where text may be).
+_WORDS: dict[str, type[enum.StrEnum]] = {
+    "leg": Leg,
+    "mode": CallMode,
+    "outcome": Outcome,
+    "ended_by": EndedBy,
+}
 _MAYBE_COUNT = ("duration_ms", "caller_turns", "units", "cuts", "errors")
 
 
@@ -190,6 +201,9 @@ def session_row(values: Sequence[Any]) -> SessionRow | DamagedRow:
     fields = dict(zip(SESSION_COLUMNS, values, strict=True))
     why = _row_damage(fields)
     if why is None:
+        for name, words in _WORDS.items():
+            if fields[name] is not None:
+                fields[name] = words(fields[name])
         return SessionRow(**fields)
     return DamagedRow(shown_id(fields["id"]), why)
 
@@ -208,6 +222,10 @@ def _row_damage(fields: dict[str, Any]) -> str | None:
     for name in _MAYBE_TEXT:
         if fields[name] is not None and not isinstance(fields[name], str):
             return f"{name} is not text"
+    for name, words in _WORDS.items():
+        value = fields[name]
+        if value is not None and value not in tuple(words):
+            return f"{name} '{shown_id(value)}' is not one of {', '.join(words)}"
     for name in ("wire_version", *_MAYBE_COUNT):
         if (fields[name] is not None or name == "wire_version") and not _whole(fields[name]):
             return f"{name} is not a whole number"

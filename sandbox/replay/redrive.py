@@ -47,6 +47,7 @@ from sandbox.record.export import frame_record, session_report
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, read_leg
 from sandbox.record.report import Report
+from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent, short_id
 from sandbox.record.unit_log import with_unit_records
 from sandbox.replay.caller_audio import SpokenLine, cut_clips, spoken_lines
@@ -122,7 +123,7 @@ async def redrive(
         brain_url=brain_url,
         builtin=builtin,
         settings=original.settings,
-        recording="sim",
+        recording=CallMode.SIM,
         redrive_of=original.row.id,
     )
     async with brain_url_for(options) as url:
@@ -162,7 +163,7 @@ async def redrive_audio(
         brain_url=brain_url,
         builtin=builtin,
         settings=original.settings,
-        recording="audio",
+        recording=CallMode.AUDIO,
         redrive_of=row.id,
         line=phone_line(line),
     )

@@ -32,6 +32,7 @@ from sandbox.host.warp import WarpClock
 from sandbox.line.profile import DEFAULT_LINE, line_profile
 from sandbox.record.plain_text import visible
 from sandbox.record.report import Report
+from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import TEST_ORIGIN
 from sandbox.sdk import Brain
 
@@ -171,7 +172,7 @@ async def run_script(path: Path, url: str, models: AudioEngine | None = None) ->
         problems = exc.problems if isinstance(exc, ScriptProblems) else (str(exc),)
         failures = [Failure("script", "a caller script that reads", visible(p)) for p in problems]
         return ScriptResult(path, time.monotonic() - started, bounded(failures))
-    recording = "sim" if models is None else "audio"
+    recording = CallMode.SIM if models is None else CallMode.AUDIO
     options = CallOptions(brain_url=url, recording=recording, origin=TEST_ORIGIN)
     try:
         line = line_profile(

@@ -12,6 +12,7 @@ from typing import Any
 from sandbox.record.page.data import page_data
 from sandbox.record.page.opus_mix import mixed_legs, opus_data_uri
 from sandbox.record.plain_text import json_text
+from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import SessionRow, SessionStore, short_id
 
 #: The element the page's data sits in, as the template writes it.
@@ -22,7 +23,7 @@ def session_page(store: SessionStore, row: SessionRow) -> str:
     """The session ``row`` as one self-contained HTML document."""
     data = page_data(store, row)
     audio = ""
-    if row.mode == "audio":
+    if row.mode is CallMode.AUDIO:
         uri = opus_data_uri(mixed_legs(row.id, int(data["session"]["duration_ms"])))
         # No controls of its own: the page's play button is the one way to play it.
         audio = f'<audio id="audio" preload="auto" src="{uri}"></audio>'

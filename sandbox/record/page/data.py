@@ -35,6 +35,7 @@ from sandbox.record.record_text import record_lines
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.reload_notice import RELOAD_MARK
 from sandbox.record.report import Report
+from sandbox.record.session_kinds import CallMode
 from sandbox.record.session_words import outcome_sentence, shown_brain
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent
 from sandbox.record.stored_events import Audited, CaptionShown, DamagedEvent, ScenePlayed
@@ -127,7 +128,7 @@ def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
             {"t_ms": f.t_ms, "dir": f.dir, "type": f.type, "fields": _fields(f.fields)}
             for f in frames
         ],
-        "waves": _waves(row) if row.mode == "audio" else {},
+        "waves": _waves(row) if row.mode is CallMode.AUDIO else {},
     }
     page: dict[str, Any] = shown(data)
     return page
