@@ -31,9 +31,8 @@ def _layer_map() -> dict[str, frozenset[str]]:
 
 
 ALLOWED = _layer_map()
-#: The one arrow allowed against the rules, and why: ``sandbox.sdk.VoqalizeDriver`` keeps
-#: working for brain authors through a lazy module ``__getattr__`` that imports on first use.
-EXCEPTIONS = {("sdk/__init__.py", "harness")}
+#: Arrows allowed against the rules: none (the test driver is imported from the harness).
+EXCEPTIONS: set[tuple[str, str]] = set()
 #: The call core does no I/O and has no clock: none of these may appear in it.
 NO_IO = frozenset(
     {"asyncio", "os", "pathlib", "socket", "subprocess", "threading", "time", "websockets"}
@@ -189,11 +188,11 @@ def test_import_star_of_the_sdk_loads_only_the_sdk_and_the_wire() -> None:
     assert not modules & {"numpy", "webrtcvad", "sounddevice"}, sorted(modules)
 
 
-def test_the_driver_is_still_reachable_from_the_sdk() -> None:
-    import sandbox.harness
+def test_the_driver_asked_of_the_sdk_says_where_it_lives() -> None:
     import sandbox.sdk
 
-    assert sandbox.sdk.VoqalizeDriver is sandbox.harness.VoqalizeDriver
+    with pytest.raises(ImportError, match=r"from sandbox\.harness import VoqalizeDriver"):
+        _ = sandbox.sdk.VoqalizeDriver
     with pytest.raises(AttributeError):
         _ = sandbox.sdk.NoSuchThing
 

@@ -19,8 +19,9 @@ from llm_brain import LlmBrain
 from openai import AsyncOpenAI
 
 from sandbox.call.units import Fate
+from sandbox.harness import VoqalizeDriver
 from sandbox.paths import HOME_ENV
-from sandbox.sdk import VoqalizeDriver, serve
+from sandbox.sdk import serve
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "llm-brain"
 

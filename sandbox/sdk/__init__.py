@@ -17,11 +17,9 @@ Serve it with :func:`serve` (or ``sandbox brain module:Greeter``), or host it in
 process with :class:`BrainConnection`.
 
 This package loads only the wire: importing it, even ``from sandbox.sdk import *``, starts no
-runtime. ``VoqalizeDriver`` (and ``DriverError``, ``HeardUnit``), which run the sandbox's real
-call core around a brain, live in :mod:`sandbox.harness`: ``from sandbox.sdk import
-VoqalizeDriver`` loads them on first use, and they stay out of ``__all__`` so that ``import *``
-never pulls in the host, audio and call core. With the ``voqalize-sdk`` distribution alone
-(``sdk/``, what a brain deploys with) they are not there, and asking for one says so.
+runtime, and it imports nothing of the app's. ``VoqalizeDriver`` (and ``DriverError``,
+``HeardUnit``), which run the sandbox's real call core around a brain in a test, are the
+app's: ``from sandbox.harness import VoqalizeDriver``. Asked for here, one says where it is.
 """
 
 from typing import Any
@@ -73,21 +71,17 @@ __all__ = [
     "ui_command",
 ]
 
-#: Names served by :mod:`sandbox.harness`, imported on first use so the SDK stays light.
+#: The test driver's names, which are the app's (:mod:`sandbox.harness`), not the SDK's.
 _HARNESS = frozenset({"DriverError", "HeardUnit", "VoqalizeDriver"})
 
 
 def __getattr__(name: str) -> Any:
-    """The harness's names, imported when first asked for (see the module docstring)."""
+    """Asked for one of the test driver's names, say where it lives (the SDK imports
+    nothing of the app's, so a brain deploys with the SDK alone)."""
     if name in _HARNESS:
-        try:
-            import sandbox.harness
-        except ModuleNotFoundError as missing:
-            # voqalize-sdk alone: the call core is the app's (voqalize-sandbox).
-            raise ImportError(
-                f"{name} runs the sandbox's call core, which voqalize-sdk alone does not "
-                "have: install voqalize-sandbox (pip install '.[test]' from its clone) "
-                "where you test the brain"
-            ) from missing
-        return getattr(sandbox.harness, name)
+        raise ImportError(
+            f"{name} is the sandbox's test driver, not the SDK's: "
+            f"from sandbox.harness import {name} (it runs the sandbox's call core: install "
+            "voqalize-sandbox, pip install '.[test]' from its clone, where you test the brain)"
+        )
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
