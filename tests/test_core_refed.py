@@ -81,7 +81,7 @@ async def test_a_calls_inputs_fed_again_make_the_same_call(brain: type[Brain]) -
     live_effects: list[Effect] = []
     host, again, fed = await _a_call(brain, live_effects)
     kinds = {type(one).__name__ for _, one in fed}
-    assert {"Start", "FromBrain", "WordPlayed", "OverBot", "BargeIn", "CallerSaid"} <= kinds
+    assert {"Start", "FromBrain", "WordPlayed", "OverBot", "BargeIn", "LineGiven"} <= kinds
     assert {"Configure", "Backchannel", "HangUp"} <= kinds
 
     effects: list[Effect] = []

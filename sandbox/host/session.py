@@ -86,6 +86,9 @@ class CallHost:
     _events: deque[Posted] = field(default_factory=deque)
     #: The step waiting for an event (see _next_event); True is set when one is posted.
     _wakeup: asyncio.Future[bool] | None = None
+    #: Woken with nothing posted (playout released something, a waiter is due), and the
+    #: step has not yet run since: it must not wait, nor skip time on a warp clock.
+    _woken: bool = False
     _t0: float = 0.0
     _loop: asyncio.AbstractEventLoop = field(init=False)
 
@@ -131,7 +134,7 @@ class CallHost:
         """Queue an input for the core, from the event loop's thread (a :class:`Posted`
         when its poster is told as the core takes it)."""
         self._events.append(fed if isinstance(fed, Posted) else Posted(fed))
-        self._wake()
+        self._resolve()
 
     def post_threadsafe(self, fed: CoreInput | Posted) -> None:
         """Queue an input for the core from another thread (the audio engine)."""
@@ -142,6 +145,11 @@ class CallHost:
         self._loop.call_soon_threadsafe(self._wake)
 
     def _wake(self) -> None:
+        self._woken = True
+        self._resolve()
+
+    def _resolve(self) -> None:
+        """Let a step waiting for an input go on."""
         wakeup = self._wakeup
         if wakeup is not None and not wakeup.done():
             wakeup.set_result(True)
@@ -251,11 +259,13 @@ class CallHost:
         if self.warp is not None and timeout:
             timeout = await self._warped(self.warp, timeout)
         event: Posted | None = None
-        if self._events:  # before what is due: it happened first
-            event = self._events.popleft()
+        if self._events or self._woken:  # before what is due: it happened first
+            self._woken = False
+            event = self._events.popleft() if self._events else None
         else:
             # An input posted as the time ran out waits for the next step, behind what was due.
             woke = await self._wait(timeout)
+            self._woken = False
             if woke and self._events:
                 event = self._events.popleft()
             elif not woke and self.warp is not None and due:
@@ -313,7 +323,7 @@ class CallHost:
     async def _warped(self, warp: WarpClock, timeout: float) -> float:
         """Skip a wait nothing can interrupt (see warp.py); the wait still to sleep."""
         await asyncio.sleep(0)  # whoever the last step woke acts first (a scripted caller)
-        if self._events or brain_owes(self.core):
+        if self._events or self._woken or brain_owes(self.core):
             return timeout
         left = warp.quiet_left()
         if left > 0:
