@@ -84,7 +84,7 @@ class CallHost:
     #: What the call's drivers wait on: ``sleep`` and ``wait_for``.
     waits: CallWaits = field(init=False)
     _events: deque[Posted] = field(default_factory=deque)
-    #: The step waiting for an event (see _next_event); True is set when one is posted.
+    #: The step waiting for an input (see _wait); True is set when one is posted or it is woken.
     _wakeup: asyncio.Future[bool] | None = None
     #: Woken with nothing posted (playout released something, a waiter is due), and the
     #: step has not yet run since: it must not wait, nor skip time on a warp clock.
