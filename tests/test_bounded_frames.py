@@ -31,6 +31,7 @@ from sandbox.record.recorder import (
     Recorder,
 )
 from sandbox.record.report import Report
+from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.store import SessionStore
 from sandbox.record.writer import BATCH_S, SessionWriter
 from sandbox.wire import pb
@@ -270,7 +271,7 @@ def test_frames_cut_for_their_size_are_kept_up_to_the_sample() -> None:
 def test_the_store_keeps_the_sample_and_says_where_counting_began(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
     writer = SessionWriter(
-        Rig().core.session_id, brain_url=BRAIN_URL, leg="sim", mode="sim", path=path
+        Rig().core.session_id, brain_url=BRAIN_URL, leg=Leg.DIRECT, mode=CallMode.SIM, path=path
     )
     sent = 3 * SAMPLE_KEPT
     rig = barged_flood(sent, writer)
@@ -298,7 +299,7 @@ def test_a_call_that_dies_mid_flood_reads_back_its_counts_so_far(tmp_path: Path)
     in a flood reads back with what it counted up to about its last second, not with none."""
     path = tmp_path / "sessions.db"
     writer = SessionWriter(
-        Rig().core.session_id, brain_url=BRAIN_URL, leg="sim", mode="sim", path=path
+        Rig().core.session_id, brain_url=BRAIN_URL, leg=Leg.DIRECT, mode=CallMode.SIM, path=path
     )
     rig = greeted(writer)
     rig.open(2, 2)

@@ -46,7 +46,7 @@ def _store_with(tmp_path: Path, *, report: str | None, started_at: float = 1.8e9
     with sqlite3.connect(path) as db:
         db.execute(
             "INSERT INTO sessions (id, started_at, brain_url, leg, mode, app_version, "
-            "wire_version, report) VALUES (?, ?, 'ws://x', 'inbound', 'sim', '0.1.0', 3, ?)",
+            "wire_version, report) VALUES (?, ?, 'ws://x', 'direct', 'sim', '0.1.0', 3, ?)",
             (SESSION, started_at, report),
         )
         rows = [(0, "caller_shown", '{"kind": "spoken"}'), (1, "state_changed", "not json")]

@@ -153,7 +153,7 @@ def _write_session(raw: sqlite3.Connection, draw: Draw) -> None:
             draw.pick((0.0, 1_800_000_000.0, -1.0, 1e20)),
             1_800_000_060.0 if ended else None,
             draw.text(30),
-            draw.pick(("inbound", "relay")),
+            draw.pick(("direct", "relay")),
             draw.pick(_MODES),
             "0.1.0",
             draw.number(0, 5),
