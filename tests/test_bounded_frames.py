@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from call_rig import Rig
@@ -22,7 +23,7 @@ from sandbox.call.effects import DeadAir, Effect, SendFrame, ToApp
 from sandbox.call.inputs import FromBrain, HangUp, UnitCounted
 from sandbox.call.surplus import Surplus, SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, MAX_UNIT_CHUNKS, Fate
-from sandbox.record.export import frame_record, rebuilt_report
+from sandbox.record.export import rebuilt_of
 from sandbox.record.recorder import (
     KIND_KEPT,
     OVERSIZED,
@@ -33,6 +34,7 @@ from sandbox.record.recorder import (
 from sandbox.record.report import Report
 from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import StoredCall
 from sandbox.record.writer import BATCH_S, SessionWriter
 from sandbox.wire import pb
 from sandbox.wire.codec import envelope
@@ -315,9 +317,8 @@ def test_a_call_that_dies_mid_flood_reads_back_its_counts_so_far(tmp_path: Path)
 
     def rebuilt() -> Report | None:
         with SessionStore(path) as store:
-            row = store.find(rig.core.session_id)
-            frames = [frame_record(f) for f in store.frames(row.id)]
-            report = rebuilt_report(row, frames, store.events(row.id), crashed=True)
+            call = StoredCall.load(store, store.find(rig.core.session_id))
+            report = rebuilt_of(replace(call, crashed=True))
         return report if report.frames_unkept else None
 
     report = until(rebuilt, "the counts committed")

@@ -19,6 +19,11 @@ from sandbox.call.inputs import CoreInput
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
+from sandbox.record.export import rebuilt_of
+from sandbox.record.report import report_json
+from sandbox.record.session_kinds import CallMode
+from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import StoredCall
 from sandbox.sdk import Brain, serve
 from sandbox.wire import pb
 from sandbox.wire.tokens import load_or_create_keys
@@ -42,16 +47,17 @@ def _units(core: CallCore) -> list[tuple[Any, ...]]:
 
 
 async def _a_call(
-    brain: type[Brain], effects: list[Effect]
+    brain: type[Brain], effects: list[Effect], recording: CallMode | None = None
 ) -> tuple[CallHost, CallCore, list[tuple[int, CoreInput]]]:
     """A call over a real WebSocket to ``brain``: a greeting barged into, a turn answered,
-    a settings change, a second turn talked over, a hang-up. Its host, a core as it began,
-    and every input the host fed, with when; ``effects`` gets every effect carried out."""
+    a settings change, a second turn talked over, a message from the app, a hang-up. Its
+    host, a core as it began, and every input the host fed, with when; ``effects`` gets
+    every effect carried out. ``recording``: the call is stored as a call of that mode."""
     server = await serve(
         brain, host="127.0.0.1", port=0, public_key_pem=load_or_create_keys().public_pem
     )
     try:
-        options = CallOptions(brain_url=server.url())
+        options = CallOptions(brain_url=server.url(), recording=recording)
         host = await open_call(options, server.url(), SimPlayout(ms_per_word=60))
         began = _fresh_like(host.core)
         fed: list[tuple[int, CoreInput]] = []
@@ -68,6 +74,7 @@ async def _a_call(
         host.backchannel("mhm")
         host.barge_in()
         host.caller_turn("Where can I park?")
+        host.from_app("client-message", '{"t": "note"}', "m1")
         await asyncio.sleep(0.3)
         host.hang_up()
         await asyncio.wait_for(running, 10)
@@ -98,6 +105,23 @@ async def test_a_calls_inputs_fed_again_make_the_same_call(brain: type[Brain]) -
     assert (again.turn, again.watermark, again.ended) == (live.turn, live.watermark, live.ended)
     assert again.settings == live.settings == replace(live.settings, patience=3)
     assert again.verdict() == live.verdict()
+
+
+@pytest.mark.parametrize("brain", [Concierge, Guardrail])
+async def test_a_stored_calls_inputs_fed_again_report_it_field_for_field(
+    brain: type[Brain], home: Path
+) -> None:
+    """The store keeps every input as the host fed it; fed through a fresh core, they make
+    the report the live call wrote, every field of it, by the same builder."""
+    host, _, fed = await _a_call(brain, [], recording=CallMode.SIM)
+    live = report_json(host.recorder.finish(host.core, host.now()))
+    with SessionStore(home / "sessions.db") as store:
+        call = StoredCall.load(store, store.find(host.core.session_id))
+        again = call.fed_again
+        assert not isinstance(again, str), again
+        assert call.inputs == fed  # what was stored is what was fed, in order, at its time
+        assert report_json(rebuilt_of(call)) == live
+    assert live["units"] and live["turns"] and live["conversation"] and live["errors"] == []
 
 
 def test_nothing_outside_the_core_reaches_past_handle() -> None:

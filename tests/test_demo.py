@@ -33,9 +33,9 @@ from sandbox.demo.headless import play_scene, scene_options
 from sandbox.demo.scene import SHIPPED, load_scene, parse_scene
 from sandbox.errors import UserError
 from sandbox.paths import HOME_ENV
-from sandbox.record.export import frame_record
 from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import frame_record
 from sandbox.ui.demo_app import DemoApp
 from sandbox.ui.runner import CallSetup
 from sandbox.ui.screens.final_card import FinalCard

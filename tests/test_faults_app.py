@@ -20,8 +20,9 @@ from ui_tmux import Terminal, sandbox_run
 
 from sandbox.cli import main
 from sandbox.paths import HOME_ENV
-from sandbox.record.export import frame_record, session_report_json
+from sandbox.record.export import session_report_json
 from sandbox.record.store import SessionRow, SessionStore
+from sandbox.record.stored_call import frame_record
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 

@@ -19,8 +19,9 @@ from private_pulse import PrivatePulse, private_pulse
 from ui_tmux import Terminal, sandbox_run
 
 from sandbox.paths import HOME_ENV
-from sandbox.record.export import frame_record, session_report_json
+from sandbox.record.export import session_report_json
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import frame_record
 
 pytestmark = [
     pytest.mark.audio,

@@ -25,12 +25,13 @@ from sandbox.audio.stt import Transcriber
 from sandbox.brains.echo import Echo
 from sandbox.caller.script import parse_script
 from sandbox.paths import HOME_ENV
-from sandbox.record.export import frame_record, session_report, session_report_json
+from sandbox.record.export import session_report, session_report_json
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import read_leg
 from sandbox.record.markdown import session_markdown
 from sandbox.record.report import report_from_json, report_json
 from sandbox.record.store import SCHEMA_VERSION, SessionStore, StoreError, connect, store_path
+from sandbox.record.stored_call import frame_record
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.sdk import serve
 from sandbox.wire.tokens import load_or_create_keys

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import typing
 from pathlib import Path
 
@@ -10,10 +11,9 @@ import pytest
 from report_check import bare_report
 from session_rig import recorded_call
 
-from sandbox.call.caller_events import ListenerEvent
 from sandbox.call.effects import Effect, SendFrame, UnitChanged
 from sandbox.call.outcome import Outcome
-from sandbox.call.played import AudioMark, Played
+from sandbox.record.input_log import StoredInput
 from sandbox.record.report import (
     CallRecord,
     Finding,
@@ -46,15 +46,16 @@ async def test_every_event_a_call_stores_reads_as_its_type_and_round_trips(home:
         value = event.value
         assert type(value) is EVENT_TYPES[event.kind], event
         assert value is not None and not isinstance(value, DamagedEvent)
-        assert event_row(value) == (event.kind, event.data)
+        kind, data = event_row(value)
+        assert (kind, json.loads(json.dumps(data))) == (event.kind, event.data)  # as written
 
 
 def test_every_kind_the_host_stores_is_registered() -> None:
-    """What the host hands the recorder whole: the listener's events, what the playout
-    reported (not its audio marks) and the effects (not frames nor redraws)."""
+    """What the host hands the recorder whole: every input it feeds the core (a frame and a
+    settings change as their stored forms), the effects (not frames nor redraws) and the
+    call record's findings."""
     stored = [
-        *typing.get_args(ListenerEvent),
-        *(t for t in typing.get_args(Played) if t is not AudioMark),
+        *typing.get_args(StoredInput),
         *(t for t in typing.get_args(Effect) if t not in (SendFrame, UnitChanged)),
         *typing.get_args(Finding),
     ]

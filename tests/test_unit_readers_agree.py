@@ -26,7 +26,13 @@ from sandbox.call.effects import CallerShown
 from sandbox.call.turn_fold import TurnFold
 from sandbox.call.turn_records import TurnKind, TurnRecord, TurnSent
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
-from sandbox.record.export import frame_record, rebuilt_report, session_records, session_report
+from sandbox.record.export import (
+    rebuilt_of,
+    rebuilt_report,
+    report_of,
+    session_records,
+    session_report,
+)
 from sandbox.record.page.data import page_data
 from sandbox.record.report import (
     CallerSaid,
@@ -37,6 +43,7 @@ from sandbox.record.report import (
     report_from_json,
 )
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import StoredCall
 from sandbox.record.stored_events import kind_of
 from sandbox.record.transcript import (
     CRASHED_WORDS,
@@ -81,11 +88,9 @@ def _four_ways(store: SessionStore, session_id: str, *, records: bool = True) ->
     them (the page keeps heard words, not text: its count is held to the heard text's).
     ``records``: whether the session holds the core's records (else an older build's)."""
     row = store.find(session_id)
-    frames, events = store.frames(row.id), store.events(row.id)
-    assert any(e.kind == kind_of(UnitSealed) for e in events) is records
-    rebuilt = rebuilt_report(
-        row, [frame_record(f) for f in frames], events, crashed=store.crashed(row)
-    )
+    call = StoredCall.load(store, row)
+    assert any(e.kind == kind_of(UnitSealed) for e in call.events) is records
+    rebuilt = rebuilt_report(call)
     replay = open_recording(session_id, store).replayer
     replay.seek(replay.duration_ms)
     report = session_report(store, row)
@@ -96,6 +101,7 @@ def _four_ways(store: SessionStore, session_id: str, *, records: bool = True) ->
         assert shown["words"] == unit.generated.split()
     return {
         "rebuilt": _report_units(rebuilt),
+        "fed again": _report_units(rebuilt_of(call)),
         "replay": {
             u.speech_id: (u.reported_fate.value, u.heard, u.interrupted)
             for u in replay.view.units.values()
@@ -137,11 +143,10 @@ def _lines_every_way(store: SessionStore, session_id: str) -> dict[str, Lines]:
     """The turns as the rebuilt report and the stored records, the re-drive's diff of the
     session's report, the replay and the page have them."""
     row = store.find(session_id)
-    frames = [frame_record(f) for f in store.frames(row.id)]
-    events = store.events(row.id)
-    rebuilt = rebuilt_report(row, frames, events, crashed=store.crashed(row))
+    call = StoredCall.load(store, row)
+    rebuilt = rebuilt_report(call)
     turns = TurnFold()
-    for event in with_unit_records(frames, events):
+    for event in with_unit_records(call.frames, call.events):
         turns.apply(event.t_ms, event.value)
     caller = [s.turn_id for s in turns.sent if s.kind is TurnKind.CALLER]
     took = {t: ms for t in caller if (ms := turns.first_chunk_ms(t)) is not None}
@@ -239,10 +244,12 @@ def _conversation_at(report: Report) -> list[int]:
 
 def _reports(store: SessionStore, session_id: str) -> dict[str, Report]:
     """The session's report (the one the call stored, else rebuilt) and the rebuilt one."""
-    row = store.find(session_id)
-    frames = [frame_record(f) for f in store.frames(row.id)]
-    rebuilt = rebuilt_report(row, frames, store.events(row.id), crashed=store.crashed(row))
-    return {"session report": session_report(store, row), "rebuilt": rebuilt}
+    call = StoredCall.load(store, store.find(session_id))
+    return {
+        "session report": report_of(call),
+        "rebuilt": rebuilt_report(call),
+        "fed again": rebuilt_of(call),
+    }
 
 
 def _transcripts_agree(
@@ -311,7 +318,7 @@ def test_a_finished_and_a_killed_call_read_the_same_units_every_way(tmp_path: Pa
     assert lines[0] and lines[1], lines  # the call has caller lines, and their answers' timings
     with SessionStore(home / "sessions.db") as store:
         assert _four_ways(store, session_id) == dict.fromkeys(
-            ["rebuilt", "replay", "page", "session report"], live
+            ["rebuilt", "fed again", "replay", "page", "session report"], live
         )
         _agree(_lines_every_way(store, session_id), lines)
         decided = _core_decided(session_records(store, session_id))
@@ -335,7 +342,7 @@ def test_a_finished_and_a_killed_call_read_the_same_units_every_way(tmp_path: Pa
     _as_an_older_build_stored_it(older, session_id)
     with SessionStore(older / "sessions.db") as store:
         assert _four_ways(store, session_id, records=False) == dict.fromkeys(
-            ["rebuilt", "replay", "page", "session report"], live
+            ["rebuilt", "fed again", "replay", "page", "session report"], live
         )
         _agree(_lines_every_way(store, session_id), lines)
         # Its stored report keeps the core's conversation; the rebuilt one is worked out of

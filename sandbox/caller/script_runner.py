@@ -16,6 +16,7 @@ from sandbox.call.effects import CallState, Effect, SendFrame, StateChanged, Uni
 from sandbox.caller.expect import EXPECTING_KINDS, StepMark
 from sandbox.caller.script import Script, Step
 from sandbox.host.session import CallHost
+from sandbox.record.stored_events import ScriptNoted
 from sandbox.wire import pb
 
 #: How long the bot must have been quiet before the caller speaks again.
@@ -89,6 +90,12 @@ class ScriptRunner:
     def __post_init__(self) -> None:
         self.host.on_effect.append(self._watch)
         self._caller: Caller = self.caller or TextCaller(self.host)
+        self.host.recorder.event(self.host.now(), ScriptNoted(tuple(self.notes)))
+
+    def _note(self, words: str) -> None:
+        """Note what could not be done, in the report and, as it is noted, the store."""
+        self.notes.append(words)
+        self.host.recorder.event(self.host.now(), ScriptNoted(tuple(self.notes)))
 
     def _watch(self, effect: Effect) -> None:
         if isinstance(effect, StateChanged):
@@ -125,7 +132,7 @@ class ScriptRunner:
         """Play every step, then hang up once the bot is quiet (unless the call ended)."""
         for index, step in enumerate(self.script.steps, start=1):
             if self.host.core.ended is not None:
-                self.notes.append(f"step {index} ({step.kind}) not played: the call had ended")
+                self._note(f"step {index} ({step.kind}) not played: the call had ended")
                 return
             await self.play(step, index)
         if self.host.core.ended is None:
@@ -217,9 +224,7 @@ class ScriptRunner:
                 return False
             if loop.time() > max(began, self._alive_at) + self.step_timeout_s:
                 where = f"step {index}" if index else "end of script"
-                self.notes.append(
-                    f"{where}: gave up waiting for {what} after {self.step_timeout_s:.0f} s"
-                )
+                self._note(f"{where}: gave up waiting for {what} after {self.step_timeout_s:.0f} s")
                 return False
         return True
 

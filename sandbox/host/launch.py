@@ -25,6 +25,7 @@ from sandbox.errors import UserError
 from sandbox.host.brain_side import BrainLink
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
+from sandbox.record.input_log import CoreBegun
 from sandbox.record.recorder import Recorder
 from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.session_words import brain_name
@@ -129,7 +130,7 @@ async def open_call(
     if options.relay:
         check_relay_url(url)
     core, recorder = _session(options, session_id, brain_url, caps)
-    _start_recording(options, recorder)
+    _start_recording(options, core, recorder)
     try:
         conn = await dial(url, session_id, token, relay=options.relay)
     except DialError as exc:
@@ -173,11 +174,11 @@ def host_for(
 ) -> CallHost:
     """The core, the recorder and the host of one session around an open brain link."""
     core, recorder = _session(options, session_id, brain_url, caps)
-    _start_recording(options, recorder)
+    _start_recording(options, core, recorder)
     return CallHost(core, conn, playout, recorder, relay=options.relay, clock=clock, warp=warp)
 
 
-def _start_recording(options: CallOptions, recorder: Recorder) -> None:
+def _start_recording(options: CallOptions, core: CallCore, recorder: Recorder) -> None:
     if options.recording is not None:
         _room_to_record()
         with store_for_a_call():  # a locked or damaged store is said before the dial
@@ -191,9 +192,14 @@ def _start_recording(options: CallOptions, recorder: Recorder) -> None:
                 origin=options.origin,
             )
         opened = SessionOpened(
-            recorder.brain_name, options.settings, options.line_words, unit_records=True
+            recorder.brain_name,
+            options.settings,
+            options.line_words,
+            unit_records=True,
+            inputs=True,
         )
         recorder.event(0, opened)
+        recorder.event(0, CoreBegun.of(core))  # what its stored inputs are fed again through
 
 
 def _room_to_record() -> None:

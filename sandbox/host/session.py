@@ -33,7 +33,7 @@ from sandbox.call.effects import (
     config_answer,
 )
 from sandbox.call.inputs import AppFrame, Configure, CoreInput, HangUp, LineGiven, Start, Tick
-from sandbox.call.played import AudioMark, WordPlayed
+from sandbox.call.played import WordPlayed
 from sandbox.call.ports import Listening, Playout, listen, play
 from sandbox.host.brain_side import BrainLink, BrainSide
 from sandbox.host.call_waits import CallWaits
@@ -166,8 +166,6 @@ class CallHost:
 
     def heard(self, event: ListenerEvent) -> None:
         """From the listener's thread: what it decided about the caller, into the core."""
-        if self.recorder.keeps_events:
-            self.recorder.event(self.now(), event)
         self.post_threadsafe(event)
 
     def caller_turn(self, text: str, *, typed: bool = False) -> None:
@@ -213,7 +211,8 @@ class CallHost:
         self._loop = asyncio.get_running_loop()
         reader = asyncio.create_task(self.brain.read())
         try:
-            await self._carry(self._feed(Posted(Start())))
+            now = self.now()
+            await self._carry(self._feed(Posted(Start()), now), now)
             while self.core.ended is None:
                 await self._step()
         finally:
@@ -235,7 +234,7 @@ class CallHost:
         """Run what was posted after the end: the core answers each as an ended call does,
         so nothing waits forever (a ``configure`` resolves with "the call has ended")."""
         while self._events:
-            left = self._feed(self._events.popleft())
+            left = self._feed(self._events.popleft(), self.now())
             if left:
                 log.warning("dropped %d effects posted after the call ended", len(left))
 
@@ -279,7 +278,8 @@ class CallHost:
                 event = self._events.popleft()
             if event is not None:
                 try:
-                    await self._carry(self._feed(event))
+                    now = self.now()
+                    await self._carry(self._feed(event, now), now)
                 finally:
                     self.brain.taking_read_at = None
             word = await self._pump()
@@ -289,18 +289,24 @@ class CallHost:
                 await asyncio.sleep(0)
                 return
 
-    def _feed(self, posted: Posted) -> list[Effect]:
-        """One posted input into the core, now; its poster is told what it did."""
-        effects = [] if posted.fed is None else self._handle(posted.fed, self.now())
+    def _feed(self, posted: Posted, now: int) -> list[Effect]:
+        """One posted input into the core at ``now``; its poster is told what it did."""
+        effects = [] if posted.fed is None else self._handle(posted.fed, now)
         if posted.taken is not None:
             posted.taken(effects)
         return effects
 
     def _handle(self, fed: CoreInput, now: int) -> list[Effect]:
-        """The one place the host feeds the core."""
+        """The one place the host feeds the core. The input is stored as it is fed, and the
+        report's conversation is folded from what the core made of it at the same moment,
+        so the stored inputs fed through a fresh core make the same record."""
         for watch in self.on_input:
             watch(now, fed)
-        return self.core.handle(fed, now)
+        self.recorder.fed(now, fed)
+        effects = self.core.handle(fed, now)
+        for effect in effects:
+            self.recorder.conversation.apply(now, effect)
+        return effects
 
     async def _wait(self, timeout: float | None) -> bool:
         """Wait until an input is posted or the host is woken (True), or ``timeout``
@@ -334,7 +340,6 @@ class CallHost:
     async def _pump(self) -> bool:
         """Feed playout progress and due timers into the core until nothing more is due; on a
         warp clock, one word at a time (see _released_to): True when it stopped at a word."""
-        keeps = self.recorder.keeps_events
         for _ in range(PUMP_LIMIT):
             now = self.now()
             effects: list[Effect] = []
@@ -343,8 +348,6 @@ class CallHost:
                 if isinstance(played, WordPlayed):
                     word = True
                     self.words_played += 1
-                if keeps and not isinstance(played, AudioMark):
-                    self.recorder.event(now, played)
                 effects += self._handle(played, now)
             # The core's timers are asked only when one is due: every event settles the core
             # as it lands, so a tick before then finds nothing (a call pumps after each of
@@ -354,7 +357,7 @@ class CallHost:
                 effects += self._handle(Tick(), now)
             if not effects:
                 return False
-            await self._carry(effects)
+            await self._carry(effects, now)
             if word and self.warp is not None:
                 return True
         raise RuntimeError(
@@ -370,8 +373,9 @@ class CallHost:
         due = self.playout.next_deadline() if self.warp is not None else None
         return now if due is None else min(now, due)
 
-    async def _carry(self, effects: list[Effect]) -> None:
-        now = self.now()
+    async def _carry(self, effects: list[Effect], now: int) -> None:
+        """Carry out the effects the core made at ``now``: stored, sent and shown as of the
+        moment it decided them (the moment its stored input is fed again at)."""
         if self.recorder.keeps_events:  # else an event's data is built for nobody
             # Every decision of the batch is stored before any of its frames crosses: a
             # process killed between an Interruption going out and the next effect still
@@ -396,7 +400,6 @@ class CallHost:
                 assert_never(effect)
             if self.warp is not None:  # the core's records say when the brain works
                 self.warp.took(effect)
-            self.recorder.conversation.apply(now, effect)
             for listener in self.on_effect:
                 listener(effect)
         # The call record's findings are worked out over the whole call so far, longer the

@@ -33,7 +33,7 @@ from sandbox.load.call_result import CRASHED, OVERLOADED, CallResult, classify
 from sandbox.load.latency_watch import LatencyWatch
 from sandbox.load.loop_lag import OVERLOADED_S, LoopLag
 from sandbox.load.shared_relay import SharedRelay
-from sandbox.record.recorder import CallEnd
+from sandbox.record.call_report import CallEnd
 from sandbox.record.session_kinds import CallMode
 from sandbox.wire.tokens import KeyPair
 

@@ -11,31 +11,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from msgspec import UNSET
-
 from sandbox.call.core import CallCore, shortened
-from sandbox.call.effects import EndedBy
-from sandbox.call.outcome import Outcome
+from sandbox.call.inputs import CoreInput, FromBrain
 from sandbox.call.surplus import SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS
 from sandbox.private_files import PRIVATE_MODE, private_folder, write_file
-from sandbox.record.call_record import RecordTracker, build, heard_from
+from sandbox.record.call_record import RecordTracker
+from sandbox.record.call_report import ReportHead, Unkept, call_report
 from sandbox.record.conversation_log import ConversationLog
 from sandbox.record.frame_log import FrameLog
 from sandbox.record.frame_report import HEAD, FrameReport
+from sandbox.record.input_log import stored_input
 from sandbox.record.report import (
-    REPORT_VERSION,
-    BackchannelReport,
-    DeadAirReport,
     Report,
-    StallReport,
-    Timeline,
-    TurnReport,
-    error_report,
     report_json,
     report_text,
-    step_report,
-    unit_report,
 )
 from sandbox.record.store import short_id
 from sandbox.record.stored_events import (
@@ -111,24 +101,6 @@ class FrameRecord:
         return FrameReport(self.t_ms, Direction(self.dir), self.type, body)
 
 
-@dataclass(frozen=True)
-class CallEnd:
-    """How a call ended, in its report's words (:meth:`Recorder.report`)."""
-
-    outcome: Outcome
-    ended_by: EndedBy
-    end_detail: str
-
-    @classmethod
-    def of(cls, core: CallCore) -> CallEnd:
-        """Read off the core: a call kept nowhere (a load run's) needs this of its report,
-        and building the whole report would judge its call record for nobody."""
-        ended = core.ended
-        if ended is None:
-            return cls(core.outcome(), EndedBy.UNFINISHED, "")
-        return cls(ended.outcome, ended.ended_by, ended.detail)
-
-
 @dataclass
 class Recorder:
     """Collects frames as they cross; builds and writes the report when the call ends."""
@@ -156,6 +128,10 @@ class Recorder:
     _kind_kept: dict[str, int] = field(default_factory=dict)  # kept, by kind, all units
     _stored: int = 0  # frames handed to the writer: the next one's place in the store
     _unkept_noted_ms: int | None = None  # when the counts were last written to the store
+    #: Each frame from the brain kept whole in the store and not yet fed, by its envelope's
+    #: identity: the envelope (held, so the identity is not another's) and its place among
+    #: the stored frames (its input names it, see ``fed``).
+    _in_frames: dict[int, tuple[pb.Envelope, int]] = field(default_factory=dict)
 
     @property
     def keeps_events(self) -> bool:
@@ -238,6 +214,8 @@ class Recorder:
             self._crossed.add_other(kept)
         else:
             self._crossed.add_frame(t_ms, direction, raw)
+            if direction == "in" and self.writer is not None:
+                self._in_frames[id(env)] = (env, self._stored)
         self._keep(t_ms, direction, raw, cut=cut)
         return kept
 
@@ -306,6 +284,20 @@ class Recorder:
         if self.writer is not None:
             self.writer.event(t_ms, *event_row(value))
 
+    def fed(self, t_ms: int, fed: CoreInput) -> None:
+        """The core is fed ``fed`` at ``t_ms``: stored as it is fed, so the stored call can be
+        fed through a fresh core again (:mod:`sandbox.record.input_log`). A frame from the
+        brain names its place among the stored frames, or is stored in the event when the
+        store did not keep it whole."""
+        if self.writer is None:
+            return
+        frame = None
+        if isinstance(fed, FromBrain):
+            held = self._in_frames.pop(id(fed.env), None)
+            frame = held[1] if held is not None and held[0] is fed.env else None
+        stored = stored_input(fed, frame)
+        self.event(t_ms, stored)
+
     def follow(self, core: CallCore, t_ms: int) -> None:
         """Record the call record's findings decided since the last call (entity_heard,
         entity_readback, names, promises), as events at ``t_ms``, while the call runs."""
@@ -340,6 +332,7 @@ class Recorder:
                 )
             )
             self.writer = None
+            self._in_frames.clear()  # read after the end: never fed
         return report
 
     def _keep(self, t_ms: int, direction: str, raw: bytes | str, *, cut: bool = False) -> None:
@@ -354,42 +347,14 @@ class Recorder:
 
     def report(self, core: CallCore, script_notes: Sequence[str] | None = None) -> Report:
         """The call's report, built from the core's ledger and units and the conversation
-        folded from its effects (see :mod:`sandbox.record.report`)."""
-        end = CallEnd.of(core)
-        ledger = core.ledger
-        return Report(
-            report_version=REPORT_VERSION,
-            session_id=self.session_id,
-            brain_url=self.brain_url,
-            brain_name=self.brain_name or self.brain_url,
-            line=UNSET if self.line is None else self.line,
-            started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started_at)),
-            outcome=end.outcome,
-            ended_by=end.ended_by,
-            end_detail=end.end_detail,
-            settings=core.settings.describe(),
-            watermark=core.watermark,
-            caller_turns=tuple(ledger.caller_lines),
-            turn_closes={str(turn): how for turn, how in ledger.caller_closes.items()},
-            turns=tuple(TurnReport(t, Timeline.of(marks)) for t, marks in ledger.timelines.items()),
-            conversation=self.conversation.records,
-            units=tuple(unit_report(u) for u in core.units),
-            steps=tuple(step_report(s) for s in ledger.steps),
-            errors=tuple(error_report(e) for e in ledger.errors),
-            backchannels=tuple(
-                BackchannelReport(b.t_ms, b.text, b.resumed) for b in ledger.backchannels
-            ),
-            stalls=tuple(StallReport(s.t_ms, s.turn_id, s.waited_ms) for s in ledger.stalls),
-            dead_air=tuple(
-                DeadAirReport(g.t_ms, g.turn_id, g.speech_id, g.silent_ms) for g in ledger.dead_air
-            ),
-            alignment_skips=ledger.alignment_skips,
-            errors_uncounted=ledger.errors_uncounted,
-            malformed_unkept=self.malformed_unkept,
-            frames_unkept=dict(self.frames_unkept),
-            record=build(heard_from(core)),
-            frames=tuple(f.as_report() for f in self.frames),
-            **({} if script_notes is None else {"script_notes": tuple(script_notes)}),
+        folded from its effects (:mod:`sandbox.record.call_report`)."""
+        head = ReportHead(
+            self.session_id, self.brain_url, self.brain_name, self.line, self.started_at
+        )
+        unkept = Unkept(self.malformed_unkept, tuple(self.frames_unkept.items()))
+        frames = [f.as_report() for f in self.frames]
+        return call_report(
+            head, core, self.conversation.records, frames, unkept, script_notes=script_notes
         )
 
     def write(

@@ -41,6 +41,7 @@ from sandbox.call.played import ClauseUnsaid, UnitPlayed, UnitUnspoken, WordPlay
 from sandbox.call.settings import Settings
 from sandbox.call.turn_records import TurnRecord
 from sandbox.call.unit_records import UnitRecord
+from sandbox.record.input_log import CoreBegun, StoredInput
 from sandbox.record.plain_text import visible
 from sandbox.record.report import Finding, ValueHeard, ValueReadBack
 
@@ -91,12 +92,14 @@ class SessionOpened:
     phone line it is on, in words (None: none, the laptop's wideband path).
     ``unit_records``: the session stores the core's records of its units
     (:mod:`sandbox.call.unit_records`); an older build's did not, and its readers work them
-    out from its frames (:mod:`sandbox.record.unit_log`)."""
+    out from its frames (:mod:`sandbox.record.unit_log`). ``inputs``: it stores every input
+    its core was fed, as it was fed (:mod:`sandbox.record.input_log`)."""
 
     brain_name: str | None = None
     settings: Settings = field(default_factory=Settings)
     line: str | None = None
     unit_records: bool = False
+    inputs: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,14 @@ class DeviceLost:
 
 
 @dataclass(frozen=True)
+class ScriptNoted:
+    """A caller script drives the call; ``notes``: what it could not do, so far (the latest
+    replaces the earlier ones)."""
+
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ProcessStopped:
     """Never stored: the moment a reader adds at the end of a call whose process died."""
 
@@ -182,6 +193,9 @@ Recorded = (
     | DeviceLost
     | EndpointingStep
     | ProcessStopped
+    | ScriptNoted
+    | CoreBegun
+    | StoredInput
 )
 """Every event a stored session holds, by its type."""
 

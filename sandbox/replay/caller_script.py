@@ -37,9 +37,9 @@ from sandbox.call.effects import (
 from sandbox.call.played import WordPlayed
 from sandbox.call.unit_records import WatermarkRaised
 from sandbox.caller.script_limits import SILENCE_MS
-from sandbox.record.export import frame_record
 from sandbox.record.plain_text import toml_text, visible
 from sandbox.record.store import StoredEvent, StoredFrame
+from sandbox.record.stored_call import frame_record
 from sandbox.record.unit_log import with_unit_records
 from sandbox.wire.catalog import rtvi_spelling
 

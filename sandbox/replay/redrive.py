@@ -43,12 +43,13 @@ from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock, hold_for, work_gaps
 from sandbox.line.profile import DEFAULT_LINE, PROFILES, LineProfile
-from sandbox.record.export import frame_record, session_report
+from sandbox.record.export import session_report
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, read_leg
 from sandbox.record.report import Report
 from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent, short_id
+from sandbox.record.stored_call import frame_record
 from sandbox.record.unit_log import with_unit_records
 from sandbox.replay.caller_audio import SpokenLine, cut_clips, spoken_lines
 from sandbox.replay.caller_script import (

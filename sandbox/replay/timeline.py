@@ -40,7 +40,6 @@ from sandbox.call.turn_records import BracketClosed, TurnKind, TurnSent
 from sandbox.call.unit_fold import UnitFold
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
 from sandbox.call.units import Unit
-from sandbox.record.export import frame_record
 from sandbox.record.plain_text import quoted, visible
 from sandbox.record.record_text import finding_line, value_line
 from sandbox.record.recorder import FrameRecord
@@ -56,6 +55,7 @@ from sandbox.record.report import (
     finding_kind,
 )
 from sandbox.record.store import StoredEvent, StoredFrame
+from sandbox.record.stored_call import frame_record
 from sandbox.record.stored_events import DamagedEvent, ProcessStopped, SessionOpened
 from sandbox.record.unit_log import with_unit_records
 

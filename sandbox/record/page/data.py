@@ -27,7 +27,7 @@ from sandbox.call.turn_records import BracketClosed
 from sandbox.call.unit_records import WatermarkRaised
 from sandbox.call.waterfall import STAGES, VOICE_END, from_start
 from sandbox.judges.heard_truth import doubted
-from sandbox.record.export import UNDECODABLE, frame_record, session_report
+from sandbox.record.export import session_report
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER, read_leg
 from sandbox.record.plain_text import visible
@@ -38,6 +38,7 @@ from sandbox.record.report import Report
 from sandbox.record.session_kinds import CallMode
 from sandbox.record.session_words import outcome_sentence, shown_brain
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent
+from sandbox.record.stored_call import UNDECODABLE, frame_record
 from sandbox.record.stored_events import Audited, CaptionShown, DamagedEvent, ScenePlayed
 from sandbox.record.transcript import (
     BotUnit,
