@@ -23,7 +23,6 @@ from sandbox.call.effects import DeadAir, Effect, SendFrame, ToApp
 from sandbox.call.inputs import FromBrain, HangUp, UnitCounted
 from sandbox.call.surplus import Surplus, SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, MAX_UNIT_CHUNKS, Fate
-from sandbox.record.export import rebuilt_of
 from sandbox.record.recorder import (
     KIND_KEPT,
     OVERSIZED,
@@ -318,7 +317,7 @@ def test_a_call_that_dies_mid_flood_reads_back_its_counts_so_far(tmp_path: Path)
     def rebuilt() -> Report | None:
         with SessionStore(path) as store:
             call = StoredCall.load(store, store.find(rig.core.session_id))
-            report = rebuilt_of(replace(call, crashed=True))
+            report = replace(call, crashed=True).rebuilt
         return report if report.frames_unkept else None
 
     report = until(rebuilt, "the counts committed")

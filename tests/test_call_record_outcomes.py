@@ -25,6 +25,7 @@ from sandbox.audio.voices import catalog, default_voice
 from sandbox.call.units import Fate
 from sandbox.paths import HOME_ENV
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import StoredCall
 from sandbox.replay.timeline import Replayer
 
 SILENT = "[[step]]\nsilence_ms = 1000\n[[step]]\nend = true\n"
@@ -198,7 +199,7 @@ def test_a_greeting_that_cannot_be_synthesised_is_a_silent_failure(
     (greeting,) = report["units"]
     assert greeting["fate"] == "unspoken" and greeting["heard"] == ""
     with SessionStore() as store:
-        replayer = Replayer(store.frames(report["session_id"]), store.events(report["session_id"]))
+        replayer = Replayer.of(StoredCall.load(store, store.find(report["session_id"])))
     replayer.seek(replayer.duration_ms)
     assert replayer.view.units[greeting["speech_id"]].fate is Fate.UNSPOKEN
     why = "the greeting could not be spoken: a silent failure; cannot load voice amy"

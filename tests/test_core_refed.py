@@ -19,7 +19,6 @@ from sandbox.call.inputs import CoreInput
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
-from sandbox.record.export import rebuilt_of
 from sandbox.record.report import report_json
 from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import SessionStore
@@ -120,7 +119,7 @@ async def test_a_stored_calls_inputs_fed_again_report_it_field_for_field(
         again = call.fed_again
         assert not isinstance(again, str), again
         assert call.inputs == fed  # what was stored is what was fed, in order, at its time
-        assert report_json(rebuilt_of(call)) == live
+        assert report_json(call.rebuilt) == live
     assert live["units"] and live["turns"] and live["conversation"] and live["errors"] == []
 
 

@@ -11,6 +11,7 @@ from cli_rig import sandbox_cli
 
 from sandbox.call.units import Fate
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import StoredCall
 from sandbox.replay.timeline import Replayer
 
 # The guardrail brain takes its card answer back (cancelled); the caller talks over the
@@ -51,23 +52,27 @@ def test_an_export_rebuilt_from_frames_gives_each_unit_the_fate_the_live_call_se
     db = sqlite3.connect(home / "sessions.db")
     try:
         with db:
-            db.execute(
-                "UPDATE sessions SET report = NULL, outcome = NULL WHERE id = ?",
-                (live["session_id"],),
-            )
+            sid = live["session_id"]
+            last = "SELECT MAX(seq) FROM events WHERE session_id = ? AND kind = 'finalize_sent'"
+            (died,) = db.execute(
+                f"SELECT t_ms FROM events WHERE session_id = ? AND seq = ({last})", (sid, sid)
+            ).fetchone()
+            db.execute(f"DELETE FROM events WHERE session_id = ? AND seq > ({last})", (sid, sid))
+            db.execute("DELETE FROM frames WHERE session_id = ? AND t_ms > ?", (sid, died))
+            db.execute("UPDATE sessions SET report = NULL, outcome = NULL WHERE id = ?", (sid,))
     finally:
         db.close()
     out = tmp_path / "rebuilt.json"
     export = sandbox_cli(home, "export", live["session_id"][:8], "--json", str(out))
     assert export.returncode == 0, export.stderr
     rebuilt = json.loads(out.read_text())
-    assert rebuilt["outcome"] == "unfinished"  # rebuilt from the frames, not the stored one
+    assert rebuilt["outcome"] == "unfinished"  # rebuilt from what was stored, not the report
     assert all(u["fate"] in {f.value for f in Fate} for u in rebuilt["units"]), rebuilt["units"]
     assert {u["speech_id"]: u["fate"] for u in rebuilt["units"]} == sealed
 
     # The replay's timeline reads fates the same way, from the same frames.
     with SessionStore(home / "sessions.db") as store:
-        replayer = Replayer(store.frames(live["session_id"]), store.events(live["session_id"]))
+        replayer = Replayer.of(StoredCall.load(store, store.find(live["session_id"])))
     replayer.seek(replayer.duration_ms)
     units = replayer.view.units.values()
     assert {u.speech_id: u.fate.value if u.fate else None for u in units} == sealed

@@ -30,6 +30,7 @@ from sandbox.record.recorder import FrameRecord
 from sandbox.record.reload_notice import RTVI_TYPE, ReloadNotice, notice_in
 from sandbox.record.session_text import session_text
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import StoredCall
 from sandbox.replay.source import open_recording
 from sandbox.replay.timeline import Replayer
 from sandbox.sdk import (
@@ -170,7 +171,7 @@ def test_sessions_show_and_the_markdown_mark_each_reload_where_it_came(saved: st
 
 def test_the_page_data_marks_each_reload_at_its_moment(saved: str) -> None:
     with SessionStore() as store:
-        entries = page_data(store, store.find(saved))["entries"]
+        entries = page_data(StoredCall.load(store, store.find(saved)))["entries"]
     kinds = [(e["kind"], e.get("text")) for e in entries]
     assert kinds == [
         ("caller", "one"),
@@ -189,7 +190,7 @@ def test_the_page_data_marks_each_reload_at_its_moment(saved: str) -> None:
 def test_the_replay_shows_each_reload_in_the_conversation_at_its_moment(saved: str) -> None:
     with SessionStore() as store:
         row = store.find(saved)
-        replayer = Replayer(store.frames(row.id), store.events(row.id))
+        replayer = Replayer.of(StoredCall.load(store, store.find(row.id)))
     at = next(
         m.t_ms for m in replayer.moments if m.frame is not None and notice_in(m.frame.as_json())
     )
@@ -246,7 +247,7 @@ def test_the_page_shows_each_reload_to_its_reader(
 ) -> None:
     page = tmp_path / "call.html"
     with SessionStore() as store:
-        page.write_text(session_page(store, store.find(saved)))
+        page.write_text(session_page(StoredCall.load(store, store.find(saved))))
     browser.get(page.as_uri())
     screenshot(browser, "page-reload-marked")
     assert console_errors(browser) == []

@@ -27,6 +27,7 @@ from sandbox.paths import HOME_ENV
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import StoredCall
 from sandbox.replay.leg_player import LegPlayer
 from sandbox.replay.source import open_recording
 from sandbox.replay.timeline import Replayer
@@ -59,7 +60,7 @@ def fixed_replay(clock: ManualClock) -> ReplayApp:
 def test_the_view_at_any_moment_forward_and_back() -> None:
     fixed_session()
     with SessionStore() as store:
-        replayer = Replayer(store.frames(FIXED_ID), store.events(FIXED_ID))
+        replayer = Replayer.of(StoredCall.load(store, store.find(FIXED_ID)))
     assert [m.kind for m in replayer.markers] == ["turn", "barge-in", "turn"]
     replayer.seek(2800)  # two words of the answer played (2550, 2750)
     answer = replayer.view.units[2]

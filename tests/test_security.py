@@ -38,6 +38,7 @@ from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, AudioLeg
 from sandbox.record.recorder import default_report_path
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import StoredCall
 from sandbox.sdk import serve
 from sandbox.sdk.server import is_loopback
 from sandbox.wire import pb
@@ -229,7 +230,9 @@ async def test_no_token_or_key_reaches_logs_reports_or_exports(
     with SessionStore() as store:
         row = store.find(host.core.session_id)
         wanted = {"html": out / "call.html", "md": out / "call.md", "json": out / "call.json"}
-        export_session(store, row, argparse.Namespace(wav=None, force=False, **wanted))
+        export_session(
+            StoredCall.load(store, row), argparse.Namespace(wav=None, force=False, **wanted)
+        )
     assert len(minted) == 1  # the call dialed with a real token, which must appear nowhere
     private_pem = key_paths()[0].read_bytes()
     secrets = [minted[0].encode(), *minted[0].encode().split(b"."), b"PRIVATE KEY"]

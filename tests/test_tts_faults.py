@@ -29,6 +29,7 @@ from sandbox.paths import HOME_ENV
 from sandbox.record.call_record import build, heard_from
 from sandbox.record.report import SpeechUnsaid, finding_kind, record_json
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import StoredCall
 from sandbox.replay.timeline import RecordNote, Replayer
 from sandbox.wire import pb
 
@@ -338,7 +339,7 @@ def test_a_real_call_goes_on_past_a_clause_it_cannot_say(
     monkeypatch.setenv(HOME_ENV, str(home))
     with SessionStore() as store:
         sid = report["session_id"]
-        replayer = Replayer(store.frames(sid), store.events(sid))
+        replayer = Replayer.of(StoredCall.load(store, store.find(sid)))
     replayer.seek(replayer.duration_ms)
     assert replayer.view.units[first["speech_id"]].fate is Fate.UNSPOKEN
     notes_shown = [e.words for e in replayer.view.entries if isinstance(e, RecordNote)]

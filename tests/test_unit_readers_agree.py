@@ -26,13 +26,8 @@ from sandbox.call.effects import CallerShown
 from sandbox.call.turn_fold import TurnFold
 from sandbox.call.turn_records import TurnKind, TurnRecord, TurnSent
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
-from sandbox.record.export import (
-    rebuilt_of,
-    rebuilt_report,
-    report_of,
-    session_records,
-    session_report,
-)
+from sandbox.record.export import session_records, session_report
+from sandbox.record.legacy_report import older_build_report
 from sandbox.record.page.data import page_data
 from sandbox.record.report import (
     CallerSaid,
@@ -79,6 +74,13 @@ IDLE_MS = "300"
 Seen = dict[int, tuple[str, str, bool]]
 
 
+def _folded(call: StoredCall) -> Report:
+    """The report rebuilt as for a session an older build stored: folded from the core's
+    records, not fed again."""
+    frames = [f.as_report() for f in call.frames]
+    return older_build_report(call.head, call.records, frames, call.unkept, call.unfinished())
+
+
 def _report_units(report: Any) -> Seen:
     return {u.speech_id: (u.fate.value, u.heard, u.interrupted) for u in report.units}
 
@@ -90,18 +92,22 @@ def _four_ways(store: SessionStore, session_id: str, *, records: bool = True) ->
     row = store.find(session_id)
     call = StoredCall.load(store, row)
     assert any(e.kind == kind_of(UnitSealed) for e in call.events) is records
-    rebuilt = rebuilt_report(call)
+    rebuilt = _folded(call)
     replay = open_recording(session_id, store).replayer
     replay.seek(replay.duration_ms)
     report = session_report(store, row)
-    page = {e["speech_id"]: e for e in page_data(store, row)["entries"] if e["kind"] == "bot"}
+    page = {
+        e["speech_id"]: e
+        for e in page_data(StoredCall.load(store, row))["entries"]
+        if e["kind"] == "bot"
+    }
     for unit in report.units:
         shown = page[unit.speech_id]
         assert shown["heard"] == len(unit.heard.split()), (shown, unit)
         assert shown["words"] == unit.generated.split()
     return {
         "rebuilt": _report_units(rebuilt),
-        "fed again": _report_units(rebuilt_of(call)),
+        "fed again": _report_units(call.rebuilt),
         "replay": {
             u.speech_id: (u.reported_fate.value, u.heard, u.interrupted)
             for u in replay.view.units.values()
@@ -144,7 +150,7 @@ def _lines_every_way(store: SessionStore, session_id: str) -> dict[str, Lines]:
     session's report, the replay and the page have them."""
     row = store.find(session_id)
     call = StoredCall.load(store, row)
-    rebuilt = rebuilt_report(call)
+    rebuilt = _folded(call)
     turns = TurnFold()
     for event in with_unit_records(call.frames, call.events):
         turns.apply(event.t_ms, event.value)
@@ -157,7 +163,7 @@ def _lines_every_way(store: SessionStore, session_id: str) -> dict[str, Lines]:
     replay = open_recording(session_id, store).replayer
     replay.seek(replay.duration_ms)
     said = [e for e in replay.view.entries if isinstance(e, CallerShown) and e.turn_id]
-    page = page_data(store, row)
+    page = page_data(StoredCall.load(store, row))
     page_lines = tuple(e["text"] for e in page["entries"] if e["kind"] == "caller")
     marked = [m.t_ms for m in replay.markers if m.kind == "turn"]
     assert marked == [turns.sent_at(t) for t in caller]  # the replay's turn markers
@@ -246,9 +252,9 @@ def _reports(store: SessionStore, session_id: str) -> dict[str, Report]:
     """The session's report (the one the call stored, else rebuilt) and the rebuilt one."""
     call = StoredCall.load(store, store.find(session_id))
     return {
-        "session report": report_of(call),
-        "rebuilt": rebuilt_report(call),
-        "fed again": rebuilt_of(call),
+        "session report": call.report,
+        "rebuilt": _folded(call),
+        "fed again": call.rebuilt,
     }
 
 

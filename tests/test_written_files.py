@@ -26,6 +26,7 @@ from sandbox.paths import HOME_ENV
 from sandbox.private_files import PRIVATE_MODE, NewFile, write_file
 from sandbox.record.legs import AudioLeg
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import StoredCall
 
 PACKAGE = Path(__file__).resolve().parents[1] / "sandbox"
 SECRET = "what another file held\n"
@@ -136,7 +137,7 @@ def test_an_export_replaces_a_link_planted_after_its_check(
     with SessionStore() as store:
         row = store.sessions()[0]
         args = Namespace(id=row.id, wav=None, force=False, **targets)
-        sessions_command.export_session(store, row, args)
+        sessions_command.export_session(StoredCall.load(store, row), args)
     for path in targets.values():
         assert not path.is_symlink() and path.stat().st_size > 0
     _untouched(victim)

@@ -37,6 +37,7 @@ from sandbox.record.legs import MIC, SPEAKER, STORED_RATE, AudioLeg
 from sandbox.record.page.build import session_page
 from sandbox.record.recorder import Recorder
 from sandbox.record.store import SessionStore, short_id
+from sandbox.record.stored_call import StoredCall
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.replay.leg_player import LegPlayer
 from sandbox.replay.source import open_recording
@@ -99,7 +100,7 @@ def _measure(minutes: float, home: Path, progress: Progress) -> SessionFigures:
     progress(f"  opened for replay in {statistics.median(opens):.0f} ms ({moments} moments)")
     with SessionStore() as store:
         progress("  exporting it as one HTML page")
-        page_bytes = len(session_page(store, store.find(session_id)).encode())
+        page_bytes = len(session_page(StoredCall.load(store, store.find(session_id))).encode())
         store.delete(session_id)
     return SessionFigures(
         minutes=minutes,

@@ -6,6 +6,7 @@ import argparse
 
 from sandbox.commands.sessions import EXPORT_HELP, export_arguments, export_session
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import StoredCall
 
 HELP = EXPORT_HELP
 
@@ -18,5 +19,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Find the session and write what was asked for."""
     with SessionStore() as store:
-        export_session(store, store.find(args.id), args)
+        call = StoredCall.load(store, store.find(args.id))
+    export_session(call, args)
     return 0

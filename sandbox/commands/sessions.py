@@ -15,7 +15,6 @@ from typing import Any
 from sandbox.call.outcome import Outcome
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
-from sandbox.record.export import session_report, session_report_json
 from sandbox.record.latency_text import latency_lines
 from sandbox.record.markdown import session_markdown
 from sandbox.record.plain_text import json_text, visible
@@ -24,6 +23,7 @@ from sandbox.record.session_words import recorded_brain
 from sandbox.record.store import TEST_ORIGIN, Removed, SessionRow, SessionStore, short_id
 from sandbox.record.store_repair import repair_store
 from sandbox.record.store_text import damaged_lines, repaired_lines
+from sandbox.record.stored_call import StoredCall
 from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
 
 HELP = "list, show, export or remove the calls the session store kept"
@@ -129,29 +129,32 @@ def run(args: argparse.Namespace) -> int:
                 print(f"kept {visible(session_id)}: its call is still in progress")
             return 0
         row = store.find(args.id)
-        if args.verb == "show":
-            if args.json:
-                print(json_text(session_report_json(store, row), indent=2))
-            elif args.latency:
-                print("\n".join(latency_lines(session_report(store, row))))
-            else:
-                print(session_text(row, session_report(store, row)))
-        elif args.verb == "export":
-            export_session(store, row, args)
-        elif args.verb == "script":
-            events = store.events(row.id)
-            steps = caller_steps(store.frames(row.id), events)
-            if not steps:
-                raise UserError(f"session {visible(short_id(row.id))} has no caller side to script")
-            rate = speaking_rate(events) if row.mode != "audio" else None
-            print(script_toml(steps, rate, row.id), end="")
-        elif args.verb == "rm":
+        if args.verb == "rm":
             print(f"removed session {visible(row.id)}{_freed(store.delete(row.id))}")
+            return 0
+        call = StoredCall.load(store, row)  # read once, for every view of it below
+    if args.verb == "show":
+        if args.json:
+            print(json_text(call.report_json, indent=2))
+        elif args.latency:
+            print("\n".join(latency_lines(call.report)))
+        else:
+            print(session_text(row, call.report))
+    elif args.verb == "export":
+        export_session(call, args)
+    elif args.verb == "script":
+        steps = caller_steps(call.frames, call.records)
+        if not steps:
+            raise UserError(f"session {visible(short_id(row.id))} has no caller side to script")
+        rate = speaking_rate(call.events) if row.mode != "audio" else None
+        print(script_toml(steps, rate, row.id), end="")
     return 0
 
 
-def export_session(store: SessionStore, row: SessionRow, args: argparse.Namespace) -> None:
-    """Write what ``args`` asks for (see :func:`export_arguments`)."""
+def export_session(call: StoredCall, args: argparse.Namespace) -> None:
+    """Write what ``args`` asks for (see :func:`export_arguments`), from the stored call read
+    once: its report is built once for every format."""
+    row = call.row
     if all(getattr(args, name) is None for name in ("html", "md", "json", "wav")):
         raise UserError("say what to export: --html FILE, --md FILE, --json FILE or --wav DIR")
     if args.wav is not None and row.mode != "audio":
@@ -160,7 +163,7 @@ def export_session(store: SessionStore, row: SessionRow, args: argparse.Namespac
         )
     clear_the_way(_destinations(args), force=args.force)
     if args.json is not None:
-        _write(args.json, json_text(session_report_json(store, row), indent=2))
+        _write(args.json, json_text(call.report_json, indent=2))
     # The audio library (numpy, soundfile) loads only for what writes audio.
     if args.wav is not None:
         from sandbox.record.legs import export_legs
@@ -170,9 +173,9 @@ def export_session(store: SessionStore, row: SessionRow, args: argparse.Namespac
     if args.html is not None:
         from sandbox.record.page.build import session_page
 
-        _write(args.html, session_page(store, row))
+        _write(args.html, session_page(call))
     if args.md is not None:
-        summary = session_markdown(row, session_report(store, row))
+        summary = session_markdown(row, call.report)
         if str(args.md) == "-":
             print(summary, end="")
         else:

@@ -5,7 +5,9 @@ a live call's (:func:`~sandbox.record.call_report.call_report`), so the two agre
 for field.
 
 A session an older build stored has no inputs; its report is rebuilt from the core's
-records it kept (:func:`sandbox.record.export.rebuilt_report`).
+records it kept (:mod:`sandbox.record.legacy_report`). A call that reached its end stored
+its report with its index, and that is its report; one this build cannot read as a whole
+(written by an older build, or damaged) is completed from the rebuilt one.
 """
 
 from __future__ import annotations
@@ -13,14 +15,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from sandbox.call.core import CallCore
 from sandbox.call.effects import Effect
 from sandbox.call.inputs import CoreInput
-from sandbox.record.call_report import ReportHead, Unfinished, Unkept
+from sandbox.record.call_report import ReportHead, Unfinished, Unkept, call_report
 from sandbox.record.conversation_log import ConversationLog
 from sandbox.record.input_log import CoreBegun, fed_again
+from sandbox.record.legacy_report import older_build_report
 from sandbox.record.recorder import FrameRecord
+from sandbox.record.report import Report, ReportError, report_from_json, report_json
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent, StoredFrame
 from sandbox.record.stored_events import (
     DamagedEvent,
@@ -30,7 +35,9 @@ from sandbox.record.stored_events import (
     ScriptNoted,
     SessionOpened,
 )
+from sandbox.record.unit_log import with_unit_records
 from sandbox.wire.codec import WireError, decode
+from sandbox.wire.direction import direction
 from sandbox.wire.plain import describe
 
 #: The arm a stored frame this build cannot decode is shown under.
@@ -68,7 +75,7 @@ class StoredCall:
     events: Sequence[StoredEvent]
     crashed: bool
     #: The report the call stored at its end, as stored; None: it stored none.
-    stored_report: dict[str, object] | None
+    stored_report: dict[str, Any] | None
 
     @classmethod
     def load(cls, store: SessionStore, row: SessionRow) -> StoredCall:
@@ -85,6 +92,64 @@ class StoredCall:
     def frames(self) -> list[FrameRecord]:
         """Its frames as this build decodes them (an undecodable one says why)."""
         return [frame_record(f) for f in self.stored_frames]
+
+    @cached_property
+    def records(self) -> list[StoredEvent]:
+        """Its events in their order with the core's records in them, whatever build
+        stored it (:func:`~sandbox.record.unit_log.with_unit_records`)."""
+        return with_unit_records(self.frames, self.events)
+
+    @property
+    def timed_records(self) -> list[tuple[int, object]]:
+        """:attr:`records`' values, each with its moment (ms)."""
+        return [(e.t_ms, e.value) for e in self.records]
+
+    @cached_property
+    def report(self) -> Report:
+        """Its report: the one it wrote at its end, or :attr:`rebuilt`; a stored one this
+        build cannot read whole has its gaps filled from the rebuilt one."""
+        stored = self.stored_report
+        if stored is not None:
+            try:
+                return report_from_json(stored)
+            except ReportError:
+                pass
+        if stored is None:
+            return self.rebuilt
+        try:
+            return report_from_json({**report_json(self.rebuilt), **stored})
+        except ReportError:
+            return self.rebuilt  # what it holds is no report at all: what was recorded stands
+
+    @cached_property
+    def report_json(self) -> dict[str, Any]:
+        """Its report as a JSON object to write out: the one it stored, as it stored it, or
+        the rebuilt one's."""
+        stored = self.stored_report
+        return dict(stored) if stored is not None else report_json(self.report)
+
+    @cached_property
+    def rebuilt(self) -> Report:
+        """Its report from what it recorded: its inputs fed through a fresh core and reported
+        by the live call's builder (:func:`~sandbox.record.call_report.call_report`); for a
+        session an older build stored, which kept no inputs, from the core's records it kept
+        (:func:`~sandbox.record.legacy_report.older_build_report`)."""
+        # A damaged store's frame whose direction is no word of the wire's is not reported.
+        frames = [f.as_report() for f in self.frames if direction(f.dir) is not None]
+        fed = self.fed_again
+        if isinstance(fed, str):
+            return older_build_report(
+                self.head, self.records, frames, self.unkept, self.unfinished()
+            )
+        return call_report(
+            self.head,
+            fed.core,
+            fed.conversation.records,
+            frames,
+            self.unkept,
+            script_notes=self.script_notes,
+            unfinished=None if fed.core.ended is not None else self.unfinished(),
+        )
 
     @cached_property
     def opened(self) -> SessionOpened | None:

@@ -28,10 +28,10 @@ from sandbox.call.turn_records import FinalizeSent
 from sandbox.call.unit_records import UnitOpened
 from sandbox.errors import UserError
 from sandbox.judges.heard_truth import doubted, verdict, words_off
-from sandbox.record.export import session_records, session_report
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import SPEAKER, at_rate, read_leg
 from sandbox.record.store import SessionRow, SessionStore
+from sandbox.record.stored_call import StoredCall
 from sandbox.record.stored_events import Audited, UnitAudit
 
 #: Audio kept past a unit's end: the last word's tail, and a faded cut, heard out.
@@ -94,13 +94,14 @@ def audit_session(
     reason = refusal(row)
     if reason is not None:
         raise UserError(reason)
-    report = session_report(store, row)
+    call = StoredCall.load(store, row)
+    report = call.report
     samples, rate = read_leg(leg_path(row.id, SPEAKER))
     audio = at_rate(samples, rate, SAMPLE_RATE)
     opened: dict[int, int] = {}
     finalized: dict[int, int] = {}
     played: dict[int, list[int]] = {}
-    for t_ms, value in session_records(store, row.id):
+    for t_ms, value in call.timed_records:
         match value:
             case UnitOpened(speech_id=sid):
                 opened.setdefault(sid, t_ms)

@@ -10,6 +10,7 @@ margin of quiet either side, so the endpointing and Whisper meet it as they met 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,7 +54,7 @@ class SpokenLine:
         return self.start - MARGIN_MS
 
 
-def spoken_lines(events: list[StoredEvent]) -> list[SpokenLine]:
+def spoken_lines(events: Sequence[StoredEvent]) -> list[SpokenLine]:
     """Each spoken caller line — turns and backchannels — in order."""
     lines: list[SpokenLine] = []
     onset: int | None = None

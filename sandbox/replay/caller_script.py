@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Sequence
 from typing import Any
 
 from sandbox.call.effects import (
@@ -38,9 +39,8 @@ from sandbox.call.played import WordPlayed
 from sandbox.call.unit_records import WatermarkRaised
 from sandbox.caller.script_limits import SILENCE_MS
 from sandbox.record.plain_text import toml_text, visible
-from sandbox.record.store import StoredEvent, StoredFrame
-from sandbox.record.stored_call import frame_record
-from sandbox.record.unit_log import with_unit_records
+from sandbox.record.recorder import FrameRecord
+from sandbox.record.store import StoredEvent
 from sandbox.wire.catalog import rtvi_spelling
 
 #: The states a caller's hang-up cuts the bot in (its reply playing or owed).
@@ -51,11 +51,11 @@ IDLE_MARGIN_MS = 500
 Step = dict[str, Any]
 
 
-def caller_steps(frames: list[StoredFrame], events: list[StoredEvent]) -> list[Step]:
-    """The caller's steps, in order (see the module doc)."""
+def caller_steps(frames: Sequence[FrameRecord], events: Sequence[StoredEvent]) -> list[Step]:
+    """The caller's steps, in order (see the module doc), from a stored call's frames and
+    its events with the core's records in them (:attr:`StoredCall.records`)."""
     steps: list[tuple[int, int, Step]] = []  # (t_ms, order, step): app frames merge by time
-    records = with_unit_records([frame_record(f) for f in frames], events)
-    interruptions = [e.t_ms for e in records if isinstance(e.value, WatermarkRaised)]
+    interruptions = [e.t_ms for e in events if isinstance(e.value, WatermarkRaised)]
     words = 0
     line_ms = -1  # when the caller's last line (or idle nudge) was
     interrupted_at: int | None = None  # words played when the caller took the floor
@@ -92,17 +92,14 @@ def caller_steps(frames: list[StoredFrame], events: list[StoredEvent]) -> list[S
                     steps.append((event.t_ms, event.seq, {"silence_ms": step_ms}))
                     silence -= step_ms
                 words, interrupted_at, cut_at, line_ms = 0, None, None, event.t_ms
-    for frame in frames:
-        record = frame_record(frame)
+    for place, record in enumerate(frames):
         if record.dir == "out" and record.type == "rtvi":
             # After the events of its millisecond: a caller's action there came first.
-            steps.append(
-                (record.t_ms, len(events) + frame.seq, {"rtvi": _app_frame(record.fields)})
-            )
+            steps.append((record.t_ms, len(events) + place, {"rtvi": _app_frame(record.fields)}))
     return [step for _t, _order, step in sorted(steps, key=lambda s: (s[0], s[1]))]
 
 
-def hang_up_over_bot(events: list[StoredEvent]) -> int | None:
+def hang_up_over_bot(events: Sequence[StoredEvent]) -> int | None:
     """How many words of the bot's reply had played when the caller hung up over it (typed
     mode's ctrl+q while a reply plays or an answer is owed, a script's ``end = "now"``; F2
     then ctrl+q: where F2 cut it), or None when the caller hung up on a listening bot or did
@@ -129,7 +126,7 @@ def hang_up_over_bot(events: list[StoredEvent]) -> int | None:
     return None
 
 
-def idle_wait(events: list[StoredEvent]) -> int | None:
+def idle_wait(events: Sequence[StoredEvent]) -> int | None:
     """The caller's idle wait (ms) as the call's first nudge shows it, or None if none
     fired: a re-drive starts with it, so each silence step meets its nudge (a brain that
     changed it by Config changes it again)."""
@@ -139,7 +136,7 @@ def idle_wait(events: list[StoredEvent]) -> int | None:
     return None
 
 
-def speaking_rate(events: list[StoredEvent]) -> int | None:
+def speaking_rate(events: Sequence[StoredEvent]) -> int | None:
     """A simulated call's ms a word (the median gap between a unit's words), or None."""
     gaps = []
     last: dict[int, int] = {}

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from sandbox.audio.audio_options import AudioOptions, phone_line
@@ -43,14 +43,12 @@ from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock, hold_for, work_gaps
 from sandbox.line.profile import DEFAULT_LINE, PROFILES, LineProfile
-from sandbox.record.export import session_report
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, read_leg
 from sandbox.record.report import Report
 from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import SessionRow, SessionStore, StoredEvent, short_id
-from sandbox.record.stored_call import frame_record
-from sandbox.record.unit_log import with_unit_records
+from sandbox.record.stored_call import StoredCall
 from sandbox.replay.caller_audio import SpokenLine, cut_clips, spoken_lines
 from sandbox.replay.caller_script import (
     caller_steps,
@@ -81,7 +79,7 @@ class _Original:
     """What a re-drive plays and compares against."""
 
     row: SessionRow
-    events: list[StoredEvent]
+    events: Sequence[StoredEvent]
     script: Script
     report: Report
     #: The quiet the brain's side of the link needs before the warp clock skips (warp.py).
@@ -92,19 +90,16 @@ class _Original:
 
 def _original(session: str) -> _Original:
     with SessionStore() as store:
-        row = store.find(session)
-        events = store.events(row.id)
-        frames = store.frames(row.id)
-        steps = caller_steps(frames, events)
-        report = session_report(store, row)
+        call = StoredCall.load(store, store.find(session))
+    row, events, report = call.row, call.events, call.report
+    steps = caller_steps(call.frames, call.records)
     if not steps:
         raise UserError(f"session {short_id(row.id)} has no caller side to play again")
     script = parse_script(script_toml(steps), f"session {short_id(row.id)}")
     words = hang_up_over_bot(events)
     if words is not None:  # no script step says "at word N": the re-drive's own ending
         script = replace(script, steps=(*script.steps, Step("end", after_words=words, now=True)))
-    recorded = with_unit_records([frame_record(f) for f in frames], events)
-    gaps = work_gaps((e.t_ms, e.value) for e in recorded)
+    gaps = work_gaps(call.timed_records)
     idle = idle_wait(events)
     settings = Settings() if idle is None else Settings(idle_ms=idle)
     return _Original(row, events, script, report, hold_for(gaps), settings)

@@ -9,12 +9,10 @@ import numpy as np
 import numpy.typing as npt
 
 from sandbox.errors import UserError
-from sandbox.record.export import session_report
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER, read_leg
-from sandbox.record.session_words import recorded_brain
-from sandbox.record.store import SessionRow, SessionStore, StoredEvent
-from sandbox.record.stored_events import ProcessStopped, kind_of
+from sandbox.record.store import SessionRow, SessionStore
+from sandbox.record.stored_call import StoredCall
 from sandbox.replay.timeline import Replayer
 
 Leg = tuple[npt.NDArray[np.int16], int]
@@ -51,15 +49,10 @@ def open_recording(session: str, store: SessionStore | None = None) -> Recording
     store = store or SessionStore()
     try:
         row = store.find(session)
-        frames, events = store.frames(row.id), store.events(row.id)
-        if store.crashed(row):
-            # The process died mid-call: the replay ends where the recording does, saying so.
-            end = max([f.t_ms for f in frames] + [e.t_ms for e in events], default=0)
-            events.append(StoredEvent(len(events), end, kind_of(ProcessStopped), {}))
-        replayer = Replayer(frames, events)
-        brain = recorded_brain(store, row)
-        report = session_report(store, row)
-        turns, line = report.turns or (), report.line or None
+        call = StoredCall.load(store, row)
+        replayer = Replayer.of(call)
+        brain = call.head.brain_name or row.brain_url
+        turns, line = call.report.turns or (), call.report.line or None
     finally:
         if own:
             store.close()

@@ -11,7 +11,7 @@ is some thousands of moments).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sandbox.call.effects import (
@@ -54,10 +54,9 @@ from sandbox.record.report import (
     ValueReadBack,
     finding_kind,
 )
-from sandbox.record.store import StoredEvent, StoredFrame
-from sandbox.record.stored_call import frame_record
-from sandbox.record.stored_events import DamagedEvent, ProcessStopped, SessionOpened
-from sandbox.record.unit_log import with_unit_records
+from sandbox.record.store import StoredEvent
+from sandbox.record.stored_call import StoredCall
+from sandbox.record.stored_events import DamagedEvent, ProcessStopped, SessionOpened, kind_of
 
 
 @dataclass(frozen=True)
@@ -134,10 +133,11 @@ class Changes:
 class Replayer:
     """Rebuilds a session's :class:`View` at any time; see the module doc."""
 
-    def __init__(self, frames: list[StoredFrame], events: list[StoredEvent]) -> None:
-        records = [frame_record(f) for f in frames]
-        moments = [Moment(f.t_ms, frame=f) for f in records]
-        moments += [Moment(e.t_ms, event=e) for e in with_unit_records(records, events)]
+    def __init__(self, frames: Sequence[FrameRecord], records: Sequence[StoredEvent]) -> None:
+        """``frames``: the session's frames as decoded; ``records``: its events with the
+        core's records in them (see :attr:`StoredCall.records`)."""
+        moments = [Moment(f.t_ms, frame=f) for f in frames]
+        moments += [Moment(e.t_ms, event=e) for e in records]
         # Stable: at one instant frames come before events, each in recorded order.
         self.moments = sorted(moments, key=lambda m: (m.t_ms, m.frame is None))
         self.duration_ms = max((m.t_ms for m in self.moments), default=0)
@@ -145,6 +145,15 @@ class Replayer:
         self.view = View()
         self.t_ms = -1
         self._next = 0
+
+    @classmethod
+    def of(cls, call: StoredCall) -> Replayer:
+        """The stored call's replay; one whose process died mid-call ends where its record
+        does, saying so."""
+        records = list(call.records)
+        if call.crashed:
+            records.append(StoredEvent(len(call.events), call.last_ms, kind_of(ProcessStopped), {}))
+        return cls(call.frames, records)
 
     def seek(self, t_ms: int) -> Changes | None:
         """Move to ``t_ms``: the changes since the last moment shown, or None when the view was

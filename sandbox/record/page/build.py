@@ -13,15 +13,17 @@ from sandbox.record.page.data import page_data
 from sandbox.record.page.opus_mix import mixed_legs, opus_data_uri
 from sandbox.record.plain_text import json_text
 from sandbox.record.session_kinds import CallMode
-from sandbox.record.store import SessionRow, SessionStore, short_id
+from sandbox.record.store import short_id
+from sandbox.record.stored_call import StoredCall
 
 #: The element the page's data sits in, as the template writes it.
 DATA_OPEN = '<script type="application/json" id="call-data">'
 
 
-def session_page(store: SessionStore, row: SessionRow) -> str:
-    """The session ``row`` as one self-contained HTML document."""
-    data = page_data(store, row)
+def session_page(call: StoredCall) -> str:
+    """The stored call as one self-contained HTML document."""
+    row = call.row
+    data = page_data(call)
     audio = ""
     if row.mode is CallMode.AUDIO:
         uri = opus_data_uri(mixed_legs(row.id, int(data["session"]["duration_ms"])))

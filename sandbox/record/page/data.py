@@ -13,7 +13,7 @@ shows as ``\u202e`` on the page instead of turning the text around.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,6 @@ from sandbox.call.turn_records import BracketClosed
 from sandbox.call.unit_records import WatermarkRaised
 from sandbox.call.waterfall import STAGES, VOICE_END, from_start
 from sandbox.judges.heard_truth import doubted
-from sandbox.record.export import session_report
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER, read_leg
 from sandbox.record.plain_text import visible
@@ -37,8 +36,8 @@ from sandbox.record.reload_notice import RELOAD_MARK
 from sandbox.record.report import Report
 from sandbox.record.session_kinds import CallMode
 from sandbox.record.session_words import outcome_sentence, shown_brain
-from sandbox.record.store import SessionRow, SessionStore, StoredEvent
-from sandbox.record.stored_call import UNDECODABLE, frame_record
+from sandbox.record.store import SessionRow, StoredEvent
+from sandbox.record.stored_call import UNDECODABLE, StoredCall
 from sandbox.record.stored_events import Audited, CaptionShown, DamagedEvent, ScenePlayed
 from sandbox.record.transcript import (
     BotUnit,
@@ -50,7 +49,6 @@ from sandbox.record.transcript import (
     dead_air_words,
     transcript,
 )
-from sandbox.record.unit_log import with_unit_records
 
 #: One waveform point per this many milliseconds.
 PEAK_MS = 20
@@ -58,12 +56,11 @@ PEAK_MS = 20
 FIELDS_CHARS = 400
 
 
-def page_data(store: SessionStore, row: SessionRow) -> dict[str, Any]:
+def page_data(call: StoredCall) -> dict[str, Any]:
     """Everything the page draws, except the audio itself."""
-    report = session_report(store, row)
-    frames = [frame_record(f) for f in store.frames(row.id)]
-    events = store.events(row.id)
-    recorded = with_unit_records(frames, events)
+    row, report, frames, events, recorded = (
+        call.row, call.report, call.frames, call.events, call.records
+    )  # fmt: skip
     turns = TurnFold()
     for event in recorded:
         turns.apply(event.t_ms, event.value)
@@ -197,7 +194,7 @@ def _waterfalls(report: Report) -> list[dict[str, Any]]:
     return out
 
 
-def _doubts(events: list[StoredEvent]) -> dict[int, dict[str, Any]]:
+def _doubts(events: Sequence[StoredEvent]) -> dict[int, dict[str, Any]]:
     """The units ``sandbox audit`` doubted (more words off than it tolerates), by speech
     id: its verdict and what the speaker leg said instead; none when it was not audited."""
     audit = next((e.value for e in reversed(events) if isinstance(e.value, Audited)), None)
@@ -209,7 +206,7 @@ def _doubts(events: list[StoredEvent]) -> dict[int, dict[str, Any]]:
     }
 
 
-def _scene(events: list[StoredEvent]) -> dict[str, Any] | None:
+def _scene(events: Sequence[StoredEvent]) -> dict[str, Any] | None:
     """A demo scene's title and its captions with the moment each was shown; None when
     the session was no scene."""
     scene = next((e.value for e in events if isinstance(e.value, ScenePlayed)), None)
@@ -221,7 +218,7 @@ def _scene(events: list[StoredEvent]) -> dict[str, Any] | None:
     return {"title": scene.title, "captions": captions}
 
 
-def _markers(frames: list[FrameRecord], events: list[StoredEvent]) -> list[dict[str, Any]]:
+def _markers(frames: Sequence[FrameRecord], events: Sequence[StoredEvent]) -> list[dict[str, Any]]:
     """The barge-ins, new turns, take-backs and errors from the core's records (``events``
     holds them: see :mod:`sandbox.record.unit_log`), each frame this build cannot decode
     (only the frame itself says it), the backchannels and the dead air."""
