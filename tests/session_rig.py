@@ -15,7 +15,7 @@ from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
-from sandbox.record.session_kinds import CallMode
+from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import encode, pb
 
@@ -51,10 +51,12 @@ async def recorded_call(
     return host
 
 
-def fixed_session(mode: str = "sim") -> str:
+def fixed_session(mode: CallMode = CallMode.SIM) -> str:
     """A short call at fixed times, written through the real writer: a greeting, a question,
     an answer cut after three words by a barge-in, and the answer to the barge-in."""
-    writer = SessionWriter(FIXED_ID, brain_url="ws://127.0.0.1:8765/brain", leg="direct", mode=mode)
+    writer = SessionWriter(
+        FIXED_ID, brain_url="ws://127.0.0.1:8765/brain", leg=Leg.DIRECT, mode=mode
+    )
 
     def frame(t: int, direction: str, body: Message) -> None:
         writer.frame(t, direction, encode(body))

@@ -281,10 +281,11 @@ def test_the_typed_app_killed_mid_answer_reads_back_what_was_committed(home: Pat
 #: A process that records half a unit and dies without ending its session.
 _DIES_MID_UNIT = """
 import os, time
+from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.writer import SessionWriter
 from sandbox.wire import pb
 from sandbox.wire.codec import encode
-writer = SessionWriter("{sid}", brain_url="ws://brain", leg="direct", mode="sim")
+writer = SessionWriter("{sid}", brain_url="ws://brain", leg=Leg.DIRECT, mode=CallMode.SIM)
 writer.frame(0, "in", encode(pb.SpeechStart(speech_id=1, turn_id=1)))
 writer.frame(1, "in", encode(pb.SpeechChunk(speech_id=1, text="One two three four.")))
 for at, word in enumerate(["One", "two"]):

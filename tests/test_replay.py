@@ -26,6 +26,7 @@ from sandbox.call.units import Fate
 from sandbox.paths import HOME_ENV
 from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER
+from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import SessionStore
 from sandbox.record.stored_call import StoredCall
 from sandbox.replay.leg_player import LegPlayer
@@ -236,7 +237,7 @@ def test_a_real_audio_session_replays_with_its_sound_in_a_terminal(
 
 
 def test_a_damaged_leg_replays_silently_and_says_why(home: Path) -> None:
-    fixed_session(mode="audio")
+    fixed_session(mode=CallMode.AUDIO)
     leg = leg_path(FIXED_ID, MIC)
     leg.parent.mkdir(parents=True)
     leg.write_bytes(b"not audio")

@@ -30,6 +30,7 @@ from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import read_leg
 from sandbox.record.markdown import session_markdown
 from sandbox.record.report import report_from_json, report_json
+from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.store import SCHEMA_VERSION, SessionStore, StoreError, connect, store_path
 from sandbox.record.stored_call import frame_record
 from sandbox.record.writer import SessionEnd, SessionWriter
@@ -225,7 +226,7 @@ async def test_a_session_exports_as_markdown_heard_truth_first(home: Path, tmp_p
 
 def test_an_ambiguous_prefix_names_the_candidates(home: Path) -> None:
     for sid in ("aaaa1111-0000-4000-8000-000000000000", "aaaa2222-0000-4000-8000-000000000000"):
-        writer = SessionWriter(sid, brain_url="ws://brain", leg="direct", mode="sim")
+        writer = SessionWriter(sid, brain_url="ws://brain", leg=Leg.DIRECT, mode=CallMode.SIM)
         writer.frame(0, "out", b"\x0a\x00")
         writer.finish(SessionEnd("completed", "caller", "", 10, 1, 0, 0, 0, {"frames": []}))
     with SessionStore() as store:
@@ -408,7 +409,7 @@ def test_a_value_the_store_refuses_stops_the_record_in_words_and_the_end_is_kept
     sid = "bbbb1111-0000-4000-8000-000000000000"
     told: list[str] = []
     writer = SessionWriter(
-        sid, brain_url="ws://brain", leg="direct", mode="sim", on_failure=told.append
+        sid, brain_url="ws://brain", leg=Leg.DIRECT, mode=CallMode.SIM, on_failure=told.append
     )
     writer.frame(0, "out", b"\x0a\x00")
     writer.event(2**63, "word_played", {"speech_id": 1})

@@ -36,6 +36,7 @@ from sandbox.record.leg_files import leg_path
 from sandbox.record.legs import MIC, SPEAKER, STORED_RATE, AudioLeg
 from sandbox.record.page.build import session_page
 from sandbox.record.recorder import Recorder
+from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.store import SessionStore, short_id
 from sandbox.record.stored_call import StoredCall
 from sandbox.record.writer import SessionEnd, SessionWriter
@@ -74,7 +75,7 @@ def _measure(minutes: float, home: Path, progress: Progress) -> SessionFigures:
     duration_ms = int(minutes * 60_000)
     recorder = Recorder(session_id, "ws://127.0.0.1:8765/brain")
     recorder.writer = SessionWriter(
-        session_id, brain_url=recorder.brain_url, leg="direct", mode="audio"
+        session_id, brain_url=recorder.brain_url, leg=Leg.DIRECT, mode=CallMode.AUDIO
     )
     legs = {MIC: AudioLeg(leg_path(session_id, MIC), 16_000),
             SPEAKER: AudioLeg(leg_path(session_id, SPEAKER), 22_050)}  # fmt: skip

@@ -22,6 +22,7 @@ from typing import Any
 
 from sandbox import __version__
 from sandbox.record.batches import batches
+from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.store import RunningLock, connect, store_path
 from sandbox.wire import WIRE_VERSION
 
@@ -74,8 +75,8 @@ class SessionWriter:
         session_id: str,
         *,
         brain_url: str,
-        leg: str,
-        mode: str,
+        leg: Leg,
+        mode: CallMode,
         path: Path | None = None,
         started_at: float | None = None,
         on_failure: Callable[[str], None] | None = None,
@@ -85,7 +86,7 @@ class SessionWriter:
         """Open the store and write the session's index row now (so a crash still lists it),
         holding the session's lock while the call runs (so a reader tells it from a crash).
 
-        ``mode`` says what the call carried: ``sim``, ``typed`` or ``audio``; ``origin``
+        ``leg``: how the brain was reached; ``mode``: what the call carried; ``origin``
         what recorded it when no person did (:data:`~sandbox.record.store.TEST_ORIGIN`).
         """
         self.session_id = session_id
