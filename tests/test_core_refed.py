@@ -19,10 +19,13 @@ from sandbox.call.inputs import CoreInput
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
+from sandbox.record.markdown import session_markdown
+from sandbox.record.page.data import page_data
 from sandbox.record.report import report_json
 from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import SessionStore
 from sandbox.record.stored_call import StoredCall
+from sandbox.replay.timeline import Replayer
 from sandbox.sdk import Brain, serve
 from sandbox.wire import pb
 from sandbox.wire.tokens import load_or_create_keys
@@ -120,6 +123,17 @@ async def test_a_stored_calls_inputs_fed_again_report_it_field_for_field(
         assert not isinstance(again, str), again
         assert call.inputs == fed  # what was stored is what was fed, in order, at its time
         assert report_json(call.rebuilt) == live
+        # Every view of it reads the same whether the report is the one the call wrote or
+        # the one its inputs make again: the page, the Markdown, the replay at its end.
+        again_only = replace(call, stored_report=None)
+        assert page_data(again_only) == page_data(call)
+        assert session_markdown(call.row, again_only.report) == session_markdown(
+            call.row, call.report
+        )
+        replay = Replayer.of(again_only)
+        replay.seek(replay.duration_ms)
+        seen = [(u.speech_id, u.fate, u.heard, u.interrupted) for u in replay.view.units.values()]
+        assert seen == [(u.speech_id, u.fate, u.heard, u.interrupted) for u in host.core.units]
     assert live["units"] and live["turns"] and live["conversation"] and live["errors"] == []
 
 

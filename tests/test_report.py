@@ -299,3 +299,21 @@ def test_the_conversation_is_typed_records_each_tagged_with_its_kind() -> None:
     for bad in ({"kind": "chunk", "t_ms": 1}, {"kind": "caller", "t_ms": 1, "turn_id": 2}):
         with pytest.raises(ReportError, match=r"\$\.conversation\[0\]"):
             report_from_json({**good, "conversation": [bad]})
+
+
+def test_one_builder_makes_a_calls_report() -> None:
+    """A report is built in one place (``record/call_report.py``), from a core that took the
+    call's inputs, live or fed again from the store; the only other makers are named: the
+    report of a session an older build stored, which kept no inputs to feed, and the fuzz
+    printers' hostile report (made of fuzzed text, not of a call)."""
+    others = {"record/legacy_report.py": "an older build's session", "fuzz/printers.py": "fuzz"}
+    root = Path(__file__).parent.parent / "sandbox"
+    makers = sorted(
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "Report"
+    )
+    assert makers == sorted(["record/call_report.py", *others])
