@@ -18,6 +18,7 @@ from sandbox.caller.expect import (
 )
 from sandbox.caller.script import parse_script
 from sandbox.errors import UserError
+from sandbox.judges.entities import ValueKind
 from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.report import (
     REPORT_VERSION,
@@ -74,7 +75,7 @@ def _record(**changes: object) -> CallRecord:
         "readbacks": (
             ValueReadBack(
                 turn=1,
-                kind="phone",
+                kind=ValueKind.PHONE,
                 value="07700900123",
                 said="oh seven",
                 status=ReadbackStatus.CONFIRMED,

@@ -46,6 +46,7 @@ from sandbox.call.units import Fate
 from sandbox.caller.expect import Failure
 from sandbox.fuzz.draw import Draw
 from sandbox.fuzz.guard import InvariantBroken
+from sandbox.judges.entities import ValueKind
 from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.frame_report import decoded
 from sandbox.record.markdown import session_markdown
@@ -207,8 +208,10 @@ def _report(t: list[str]) -> Report:
         caller_words=1,
         summary="allowed",
         caller_name=t[9],
-        entities=(ValueHeard(2, "date", t[11], t[11]),),
-        readbacks=(ValueReadBack(2, "phone", t[10], t[10], ReadbackStatus.CONFIRMED, 1, 3),),
+        entities=(ValueHeard(2, ValueKind.DATE, t[11], t[11]),),
+        readbacks=(
+            ValueReadBack(2, ValueKind.PHONE, t[10], t[10], ReadbackStatus.CONFIRMED, 1, 3),
+        ),
         addressed_as=(),
         findings=(
             PromisedUnbooked(1, 2, t[12]),

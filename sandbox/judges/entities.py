@@ -9,13 +9,25 @@ same :func:`~sandbox.judges.spoken.normalise`.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from sandbox.judges.spoken import normalise, ordinal
 
-PHONE, EMAIL, CODE, DATE, TIME = "phone", "email", "code", "date", "time"
+
+class ValueKind(enum.StrEnum):
+    """What kind of value a line carries; the word names it in the record."""
+
+    PHONE = "phone"
+    EMAIL = "email"
+    CODE = "code"
+    DATE = "date"
+    TIME = "time"
+
+
+PHONE, EMAIL, CODE, DATE, TIME = ValueKind
 
 _NATO = {
     "alpha": "a", "alfa": "a", "bravo": "b", "charlie": "c", "delta": "d", "echo": "e",
@@ -55,7 +67,7 @@ class Value:
     """One value found in a line: its kind, normalised value, and the words it came from
     (normalised)."""
 
-    kind: str
+    kind: ValueKind
     value: str
     said: str
 
@@ -162,7 +174,7 @@ class _Finder:
     def _at(self, i: int) -> str:
         return self.words[i] if 0 <= i < len(self.words) and not self.used[i] else ""
 
-    def _take(self, i: int, n: int, kind: str, value: str) -> int:
+    def _take(self, i: int, n: int, kind: ValueKind, value: str) -> int:
         self.found.append((i, Value(kind, value, " ".join(self.words[i : i + n]))))
         for j in range(i, i + n):
             self.used[j] = True

@@ -28,6 +28,7 @@ from sandbox.call.ledger import StepRecord, WireErrorRecord
 from sandbox.call.outcome import Outcome
 from sandbox.call.units import Fate, Unit
 from sandbox.call.waterfall import in_order
+from sandbox.judges.entities import ValueKind
 from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.frame_report import FrameReport, decoded, frame_schema_struct
 from sandbox.record.plain_text import escaped_json
@@ -247,7 +248,7 @@ class ValueHeard(msgspec.Struct, frozen=True):
     """A value the caller said aloud (a phone number, a date...)."""
 
     turn: int
-    kind: str
+    kind: ValueKind
     value: str
     said: str
 
@@ -256,7 +257,7 @@ class ValueReadBack(msgspec.Struct, frozen=True):
     """A value and how the bot read it back (``status``: confirmed, corrected...)."""
 
     turn: int
-    kind: str
+    kind: ValueKind
     value: str
     said: str
     status: ReadbackStatus
