@@ -15,9 +15,10 @@ import pytest
 from sandbox.brains import Concierge, Guardrail
 from sandbox.call.core import CallCore
 from sandbox.call.effects import Effect
-from sandbox.call.inputs import CoreInput
+from sandbox.call.inputs import CoreInput, NotPlaced
+from sandbox.call.outcome import Outcome
 from sandbox.call.sim_playout import SimPlayout
-from sandbox.host.launch import CallOptions, open_call
+from sandbox.host.launch import CallNotPlaced, CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.record.markdown import session_markdown
 from sandbox.record.page.data import page_data
@@ -135,6 +136,22 @@ async def test_a_stored_calls_inputs_fed_again_report_it_field_for_field(
         seen = [(u.speech_id, u.fate, u.heard, u.interrupted) for u in replay.view.units.values()]
         assert seen == [(u.speech_id, u.fate, u.heard, u.interrupted) for u in host.core.units]
     assert live["units"] and live["turns"] and live["conversation"] and live["errors"] == []
+
+
+async def test_a_call_never_placed_is_stored_as_fed_too(home: Path) -> None:
+    """A dial that fails ends the call before its host exists: its one input is stored all
+    the same, and fed again it makes the report the call wrote."""
+    options = CallOptions(brain_url="ws://127.0.0.1:9/brain", recording=CallMode.SIM)
+    with pytest.raises(CallNotPlaced) as placed:
+        await open_call(options, options.brain_url or "", SimPlayout(ms_per_word=60))
+    written = placed.value.recorder.final_report
+    assert written is not None and written.outcome is Outcome.NOT_REACHED
+    with SessionStore(home / "sessions.db") as store:
+        call = StoredCall.load(store, store.find(written.session_id))
+    inputs = call.inputs
+    assert not isinstance(inputs, str), inputs
+    assert [type(one) for _, one in inputs] == [NotPlaced]
+    assert report_json(call.rebuilt) == report_json(written)
 
 
 def test_nothing_outside_the_core_reaches_past_handle() -> None:

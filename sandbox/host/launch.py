@@ -134,7 +134,9 @@ async def open_call(
     try:
         conn = await dial(url, session_id, token, relay=options.relay)
     except DialError as exc:
-        core.handle(NotPlaced(str(exc)), 0)
+        not_placed = NotPlaced(str(exc))
+        recorder.fed(0, not_placed)  # no host yet: stored as the host stores what it feeds
+        core.handle(not_placed, 0)
         # Recorded here, whoever dialed (a call, a re-drive, the app): a failed dial is a
         # session of its own, not_reached with its reason, never left "unfinished".
         recorder.finish(core, 0)
