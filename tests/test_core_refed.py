@@ -14,7 +14,7 @@ import pytest
 
 from sandbox.brains import Concierge, Guardrail
 from sandbox.call.core import CallCore
-from sandbox.call.effects import Effect
+from sandbox.call.effects import Effect, ToApp, UnitChanged, WireEffect
 from sandbox.call.inputs import CoreInput, NotPlaced
 from sandbox.call.outcome import Outcome
 from sandbox.call.sim_playout import SimPlayout
@@ -43,6 +43,14 @@ def _fresh_like(core: CallCore) -> CallCore:
         stall_ms=core.stall_ms,
         line_ms=core.line_ms,
     )
+
+
+def _stored(effect: Effect) -> bool:
+    """Whether the host stores ``effect`` as an event: not a frame (the frames keep it), not a
+    redraw, not an RTVI message past the call's cap (it is counted)."""
+    if isinstance(effect, ToApp):
+        return effect.recorded
+    return not isinstance(effect, WireEffect | UnitChanged)
 
 
 def _units(core: CallCore) -> list[tuple[Any, ...]]:
@@ -123,6 +131,12 @@ async def test_a_stored_calls_inputs_fed_again_report_it_field_for_field(
         again = call.fed_again
         assert not isinstance(again, str), again
         assert call.inputs == fed  # what was stored is what was fed, in order, at its time
+        # The core's records the store kept as the call ran (what the replay, the page and
+        # the re-drive's warp read) are the ones feeding its inputs again makes, each at the
+        # same moment: stored = fed again, record for record.
+        kept = [(e.t_ms, e.value) for e in call.events if isinstance(e.value, Effect)]
+        assert kept == [(t, one) for t, one in again.effects if _stored(one)]
+        assert len(kept) > 50
         assert report_json(call.rebuilt) == live
         # Every view of it reads the same whether the report is the one the call wrote or
         # the one its inputs make again: the page, the Markdown, the replay at its end.
