@@ -135,7 +135,11 @@ def command_parser(words: Sequence[str]) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``sandbox`` console script."""
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(words[:1] if words and words[0] in COMMANDS else ())
+    try:
+        parser = build_parser(words[:1] if words and words[0] in COMMANDS else ())
+    except UserError as exc:  # a command whose part is not installed here (the bench)
+        print(f"sandbox {words[0]}: {exc}", file=sys.stderr)
+        return exc.exit_status
     args = parser.parse_args(words)
     module: ModuleType | None = getattr(args, "_module", None)
     if module is None:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from sandbox.bench.backchannels import BackchannelFigures, BackchannelTrial
-from sandbox.bench.bargein import BargeInFigures, BargeInRun
-from sandbox.bench.echo import EchoFigures
-from sandbox.bench.first_audio import FirstAudioFigures
-from sandbox.bench.greeting import GreetingFigures, GreetingTrial
-from sandbox.bench.heard import Cut, HeardFigures
-from sandbox.bench.models import MemoryFigures
-from sandbox.bench.outside import DeviceRun, DeviceTurn
-from sandbox.bench.report import Figures
-from sandbox.bench.rtf import RtfFigures
-from sandbox.bench.turns import TurnFigures, TurnRun
+from sandbox_bench.backchannels import BackchannelFigures, BackchannelTrial
+from sandbox_bench.bargein import BargeInFigures, BargeInRun
+from sandbox_bench.echo import EchoFigures
+from sandbox_bench.first_audio import FirstAudioFigures
+from sandbox_bench.greeting import GreetingFigures, GreetingTrial
+from sandbox_bench.heard import Cut, HeardFigures
+from sandbox_bench.models import MemoryFigures
+from sandbox_bench.outside import DeviceRun, DeviceTurn
+from sandbox_bench.report import Figures
+from sandbox_bench.rtf import RtfFigures
+from sandbox_bench.turns import TurnFigures, TurnRun
 
 
 def stage_figures(*, decision_ms: float, self_interruptions: int) -> Figures:

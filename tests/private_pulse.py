@@ -1,6 +1,6 @@
 """A PulseAudio server of the test's own, whose devices a test may unload under a running app.
 
-The shared server of :mod:`sandbox.bench.pulse` serves other tests and benchmarks, and moves
+The shared server of :mod:`sandbox_bench.pulse` serves other tests and benchmarks, and moves
 a stream whose device is unloaded onto another of its devices. On this one the test decides
 every device there is: unload the only speaker (or the only source) and the app's stream has
 nowhere to go, as when a headset is unplugged from a machine with no other.

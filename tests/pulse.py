@@ -1,6 +1,6 @@
 """The PulseAudio virtual devices of the audio tests (the bench uses them too)."""
 
-from sandbox.bench.pulse import (
+from sandbox_bench.pulse import (
     MIC,
     MIC_FEED,
     SPEAKER,

@@ -27,7 +27,6 @@ from selenium.webdriver.common.by import By
 
 from sandbox.audio.resample import as_int16
 from sandbox.audio.stt import Transcriber
-from sandbox.bench.audit import audit_stored_sessions
 from sandbox.judges.heard_truth import TOLERATED_WORDS_OFF, audit_words, words_off
 from sandbox.paths import HOME_ENV
 from sandbox.record import mulaw
@@ -41,6 +40,7 @@ from sandbox.replay.audit import (
     readings,
     until_silent,
 )
+from sandbox_bench.audit import audit_stored_sessions
 
 __all__ = ["browser"]  # the fixture, used by name
 

@@ -17,11 +17,15 @@ from bench_figures import stage_figures
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.sinks import Block
 from sandbox.audio.tts import Clip, WordSpan
-from sandbox.bench.backchannels import trial_lines
-from sandbox.bench.bargein import BargeInRun, barge_in_run, first_silence
-from sandbox.bench.call import CallLog, until
-from sandbox.bench.first_audio import first_chunk
-from sandbox.bench.heard import (
+from sandbox.call.caller_events import BargeIn, OverBot, TurnClose, TurnCommitted
+from sandbox.call.effects import CutPlayout, CutReason, PausePlayout, SendFrame
+from sandbox.wire import pb
+from sandbox.wire.codec import envelope
+from sandbox_bench.backchannels import trial_lines
+from sandbox_bench.bargein import BargeInRun, barge_in_run, first_silence
+from sandbox_bench.call import CallLog, until
+from sandbox_bench.first_audio import first_chunk
+from sandbox_bench.heard import (
     Cut,
     HeardFigures,
     cut_at,
@@ -30,9 +34,9 @@ from sandbox.bench.heard import (
     released_words,
     words,
 )
-from sandbox.bench.mic import CallerLine, Spoken, TimedMic
-from sandbox.bench.report import result, table, targets
-from sandbox.bench.runner import (
+from sandbox_bench.mic import CallerLine, Spoken, TimedMic
+from sandbox_bench.report import result, table, targets
+from sandbox_bench.runner import (
     FULL,
     QUICK,
     QUICK_DEVICE,
@@ -40,11 +44,7 @@ from sandbox.bench.runner import (
     QUICK_FLOOR,
     BenchConfig,
 )
-from sandbox.bench.turns import TurnFigures, TurnRun, turn_run
-from sandbox.call.caller_events import BargeIn, OverBot, TurnClose, TurnCommitted
-from sandbox.call.effects import CutPlayout, CutReason, PausePlayout, SendFrame
-from sandbox.wire import pb
-from sandbox.wire.codec import envelope
+from sandbox_bench.turns import TurnFigures, TurnRun, turn_run
 
 ROOT = Path(__file__).resolve().parents[1]
 

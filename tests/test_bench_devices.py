@@ -14,20 +14,20 @@ import pytest
 from bench_figures import device_run
 
 from sandbox.audio.endpointer import windows_for
-from sandbox.bench.caller_set import load_caller_set
-from sandbox.bench.device_report import device_lines, device_result, device_targets
-from sandbox.bench.outside import DeviceFigures, turn_closes
-from sandbox.bench.outside_floor import (
+from sandbox.brains.fixed import REPLY, FixedReply
+from sandbox.harness import VoqalizeDriver
+from sandbox.paths import HOME_ENV
+from sandbox_bench.caller_set import load_caller_set
+from sandbox_bench.device_report import device_lines, device_result, device_targets
+from sandbox_bench.outside import DeviceFigures, turn_closes
+from sandbox_bench.outside_floor import (
     FloorRun,
     FloorTrial,
     silence_around,
     silence_from,
     sound_ms,
 )
-from sandbox.bench.probe import LEVEL, RATE, SETTLE_CALLBACKS, SampleClock
-from sandbox.brains.fixed import REPLY, FixedReply
-from sandbox.harness import VoqalizeDriver
-from sandbox.paths import HOME_ENV
+from sandbox_bench.probe import LEVEL, RATE, SETTLE_CALLBACKS, SampleClock
 
 
 @pytest.fixture(autouse=True)

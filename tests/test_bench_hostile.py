@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.bench.hostile import QUICK_EXAMPLES, hostile_table
-from sandbox.bench.mode_keys import HOSTILE_MODE
 from sandbox.brains.hostile import BEHAVIOURS
+from sandbox_bench.hostile import QUICK_EXAMPLES, hostile_table
+from sandbox_bench.mode_keys import HOSTILE_MODE
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Every figure the issue asks for, with the type its value must have.

@@ -1,4 +1,4 @@
-"""The bench's keys, declared once (``sandbox/bench/run_keys.py``, ``device_keys.py``): every
+"""The bench's keys, declared once (``bench/sandbox_bench/run_keys.py``, ``device_keys.py``): every
 key a stage writes is declared, the table's rows and the targets come from the declarations,
 and ``sandbox schema bench`` is a JSON Schema the full run's result validates against."""
 
@@ -14,15 +14,15 @@ import pytest
 from bench_figures import device_run, stage_figures
 from written_keys import SAMPLES, literal_keys
 
-from sandbox.bench.bench_key import all_keys, declared
-from sandbox.bench.device_keys import DEVICE_STAGES
-from sandbox.bench.device_report import device_result, device_targets
-from sandbox.bench.outside import DeviceFigures
-from sandbox.bench.outside_floor import FloorRun, FloorTrial
-from sandbox.bench.report import result, table
-from sandbox.bench.result_schema import bench_schema
-from sandbox.bench.run_keys import FULL_RUN, LOAD, PAUSES, RUN
 from sandbox.replay.audit import audit_totals
+from sandbox_bench.bench_key import all_keys, declared
+from sandbox_bench.device_keys import DEVICE_STAGES
+from sandbox_bench.device_report import device_result, device_targets
+from sandbox_bench.outside import DeviceFigures
+from sandbox_bench.outside_floor import FloorRun, FloorTrial
+from sandbox_bench.report import result, table
+from sandbox_bench.result_schema import bench_schema
+from sandbox_bench.run_keys import FULL_RUN, LOAD, PAUSES, RUN
 
 #: The keys written only by stages that need the models, the devices or processes of their
 #: own: each read from the dict literal its function returns or names (function, variable).

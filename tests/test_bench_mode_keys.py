@@ -1,7 +1,8 @@
-"""The keys of the bench's modes run on their own, declared once (``sandbox/bench/mode_keys.py``,
-``soak_keys.py``, ``hostile_keys.py``): every key each mode writes is declared, no name is
-declared twice in one result, each mode's targets are its own stages' declared ones, and
-``sandbox schema bench-MODE`` is a JSON Schema its result validates against."""
+"""The keys of the bench's modes run on their own, declared once
+(``bench/sandbox_bench/mode_keys.py``, ``soak_keys.py``, ``hostile_keys.py``): every key each
+mode writes is declared, no name is declared twice in one result, each mode's targets are its
+own stages' declared ones, and ``sandbox schema bench-MODE`` is a JSON Schema its result
+validates against."""
 
 from __future__ import annotations
 
@@ -17,21 +18,21 @@ import jsonschema
 import pytest
 from written_keys import assigned_keys, literal_keys
 
-from sandbox.bench.bench_key import Mode, Stage, all_keys, declared
-from sandbox.bench.device_keys import AUDIT
-from sandbox.bench.figures import targets_json
-from sandbox.bench.hostile import BrainCall, hostile_table
-from sandbox.bench.lines import lines_figures, lines_table
-from sandbox.bench.mode_keys import HOSTILE_MODE, MODES, REDRIVE_MODE
-from sandbox.bench.outside import DeviceRun, DeviceTurn
-from sandbox.bench.outside_floor import FloorRun, FloorTrial
-from sandbox.bench.redrive import FalseAlarmFigures, RedriveFigures, redrive_table
-from sandbox.bench.run_keys import FULL_RUN
-from sandbox.bench.sessions import SessionFigures, sessions_table
-from sandbox.bench.soak import Sample, SoakFigures, Turn, soak_table
 from sandbox.commands.schema import SCHEMAS
 from sandbox.line.profile import PROFILES
 from sandbox.replay.audit import audit_totals
+from sandbox_bench.bench_key import Mode, Stage, all_keys, declared
+from sandbox_bench.device_keys import AUDIT
+from sandbox_bench.figures import targets_json
+from sandbox_bench.hostile import BrainCall, hostile_table
+from sandbox_bench.lines import lines_figures, lines_table
+from sandbox_bench.mode_keys import HOSTILE_MODE, MODES, REDRIVE_MODE
+from sandbox_bench.outside import DeviceRun, DeviceTurn
+from sandbox_bench.outside_floor import FloorRun, FloorTrial
+from sandbox_bench.redrive import FalseAlarmFigures, RedriveFigures, redrive_table
+from sandbox_bench.run_keys import FULL_RUN
+from sandbox_bench.sessions import SessionFigures, sessions_table
+from sandbox_bench.soak import Sample, SoakFigures, Turn, soak_table
 
 #: The hostile run's keys, read off the code that writes them: the fuzzing's dicts, then
 #: what ``measure_hostile`` sets one by one (its calls need processes of their own).

@@ -11,11 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sandbox.bench.redrive import Recorded, Verdicts
 from sandbox.call.units import Fate
 from sandbox.paths import HOME_ENV
 from sandbox.replay.diff import Diff, TurnDiff, UnitSide
 from sandbox.replay.redrive import Redrive
+from sandbox_bench.redrive import Recorded, Verdicts
 
 
 def test_the_reduced_false_alarm_bench_finds_none(tmp_path: Path) -> None:

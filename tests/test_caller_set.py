@@ -12,11 +12,11 @@ from caller_audio import word_errors
 
 from sandbox.audio.resample import as_float32
 from sandbox.audio.stt import Transcriber
-from sandbox.bench import pause_set
-from sandbox.bench.caller_set import CallerTurn, CallerVoice, draw, load_caller_set
-from sandbox.bench.caller_voices import render
-from sandbox.bench.probe import LEVEL, RATE
 from sandbox.errors import UserError
+from sandbox_bench import pause_set
+from sandbox_bench.caller_set import CallerTurn, CallerVoice, draw, load_caller_set
+from sandbox_bench.caller_voices import render
+from sandbox_bench.probe import LEVEL, RATE
 
 #: The kinds of turn the issue asks the set to represent.
 CLASSES = {

@@ -6,8 +6,8 @@ import os
 import subprocess
 import sys
 
-from sandbox.bench.child_memory import PeakWatch, reap
 from sandbox.load.cost import high_water_kib
+from sandbox_bench.child_memory import PeakWatch, reap
 
 #: A child that holds ~200 MB resident for a second, frees it, then exits with 3.
 _HOG = (

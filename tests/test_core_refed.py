@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from checkout import REPO, package_files
 
 from sandbox.brains import Concierge, Guardrail
 from sandbox.call.core import CallCore
@@ -171,13 +172,12 @@ async def test_a_call_never_placed_is_stored_as_fed_too(home: Path) -> None:
 def test_nothing_outside_the_core_reaches_past_handle() -> None:
     """``handle`` is the one way in: no module outside ``sandbox/call/`` (and no test) calls
     or reads a core's private member, so no input can skip the stream."""
-    root = Path(__file__).resolve().parent.parent
     reaching = re.compile(r"\bcore\._[a-z]")
+    tests = sorted((f"tests/{p.name}", p) for p in (REPO / "tests").rglob("*.py"))
     found = [
-        f"{path.relative_to(root)}:{number}"
-        for folder in ("sandbox", "tests")
-        for path in sorted((root / folder).rglob("*.py"))
-        if path.parent != root / "sandbox" / "call" and path != Path(__file__).resolve()
+        f"{path.relative_to(REPO)}:{number}"
+        for name, path in package_files() + tests
+        if not name.startswith("call/") and path != Path(__file__).resolve()
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if reaching.search(line)
     ]

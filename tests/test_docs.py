@@ -29,10 +29,13 @@ from sandbox.cli import COMMANDS, build_parser
 from sandbox.demo.scene import parse_scene
 from sandbox.errors import UserError
 
+#: The checkout's code, ahead of anything installed: the app's, the SDK's and the bench's.
+CODE_PATH = os.pathsep.join(str(REPO / folder) for folder in ("", "sdk", "bench"))
 #: The README's two commands, byte for byte: CI (.ci/run) and the newcomer's walk run them.
 INSTALL_AND_RUN = "```sh\npip install . && sandbox run\n```"
 RUN_THE_TESTS = (
-    "```sh\nbash tools/setup-test-env && pip install -e '.[dev]' && bash tools/check\n```"
+    "```sh\nbash tools/setup-test-env && pip install -e '.[dev]' "
+    "&& pip install --no-deps -e ./sdk -e ./bench && bash tools/check\n```"
 )
 FENCE = re.compile(
     r"^(?P<indent>[ ]*)(?P<fence>`{3,})(?P<lang>[\w-]*)[^\n]*\n"
@@ -109,7 +112,7 @@ def test_the_site_builds_strictly_with_the_clis_own_help(tmp_path: Path) -> None
     built = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO), "NO_MKDOCS_2_WARNING": "1"},
+        env={**os.environ, "PYTHONPATH": CODE_PATH, "NO_MKDOCS_2_WARNING": "1"},
         capture_output=True,
         text=True,
         timeout=300,

@@ -75,7 +75,11 @@ def test_with_a_browser_it_opens_the_docs_in_it(home: Path, index: Path, tmp_pat
 
 def test_a_copy_installed_without_its_docs_says_how_to_build_them(tmp_path: Path) -> None:
     installed = tmp_path / "site-packages"
-    shutil.copytree(REPO / "sandbox", installed / "sandbox", ignore=shutil.ignore_patterns("*.pyc"))
+    for package in ("sandbox", "sdk/sandbox"):  # both distributions' parts, in one folder
+        shutil.copytree(
+            REPO / package, installed / "sandbox", ignore=shutil.ignore_patterns("*.pyc"),
+            dirs_exist_ok=True,
+        )  # fmt: skip
     done = docs(tmp_path / "home", cwd=installed, PYTHONPATH=str(installed))
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback" not in done.stderr

@@ -22,9 +22,10 @@ REPO = Path(__file__).resolve().parents[1]
 def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A clone with its docs unbuilt (this checkout may have a ``site/`` of its own)."""
     root = tmp_path_factory.mktemp("clone")
-    shutil.copytree(
-        REPO / "sandbox", root / "sandbox", ignore=shutil.ignore_patterns("*.pyc", "*.onnx")
-    )
+    for package in ("sandbox", "sdk/sandbox"):  # the app's part of the package, the SDK's
+        shutil.copytree(
+            REPO / package, root / package, ignore=shutil.ignore_patterns("*.pyc", "*.onnx")
+        )
     shutil.copytree(REPO / "docs", root / "docs")
     shutil.copy(REPO / "mkdocs.yml", root)
     return root
@@ -44,7 +45,7 @@ def _docs(clone: Path, home: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "sandbox.cli", "docs", "--path"],
         capture_output=True, text=True, cwd=clone, timeout=120,
-        env={**os.environ, HOME_ENV: str(home), "PYTHONPATH": str(clone)},
+        env={**os.environ, HOME_ENV: str(home), "PYTHONPATH": f"{clone}:{clone / 'sdk'}"},
     )  # fmt: skip
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sandbox.bench.espeak_align import (
+from sandbox_bench.espeak_align import (
     HOP,
     RATE,
     cepstra,

@@ -1,7 +1,7 @@
 """The fuzz targets under hypothesis, a few thousand inputs each, and every input the
 fuzzer ever found escaping (tests/fuzz_cases/), run through its target again.
 
-The benchmark run (``python -m sandbox.fuzz``, atheris, 100,000 inputs a target) drives
+The benchmark run (``python -m sandbox_fuzz``, atheris, 100,000 inputs a target) drives
 the same target functions; here they guard CI without atheris.
 """
 
@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sandbox.check import rules
-from sandbox.fuzz.guard import Hang, InvariantBroken, guarded
-from sandbox.fuzz.targets import TARGETS
+from sandbox_fuzz.guard import Hang, InvariantBroken, guarded
+from sandbox_fuzz.targets import TARGETS
 
 CASES = Path(__file__).parent / "fuzz_cases"
 #: Inputs per target in CI; the benchmark run makes 100,000.
@@ -67,7 +67,7 @@ def test_a_broken_invariant_quotes_the_rule_it_breaks() -> None:
 def test_the_benchmark_run_reports_inputs_and_escapes_per_target(tmp_path: Path) -> None:
     pytest.importorskip("atheris")  # an optional extra: CI runs the targets without it
     done = subprocess.run(
-        [sys.executable, "-m", "sandbox.fuzz", "relay", "--runs", "300", "--json",
+        [sys.executable, "-m", "sandbox_fuzz", "relay", "--runs", "300", "--json",
          "--out", str(tmp_path)],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip

@@ -1,9 +1,12 @@
 """The layers point one way: every import in the package is checked against the layer map.
 
 The map is the table in ``docs/architecture.md`` (read here, written nowhere else): each
-package and top-level module of ``sandbox/`` is one row, with the layers it may import. The
-test walks every import statement, places every package, finds no cycle among the allowed
-arrows, and checks what importing the SDK (``import *`` included) really loads.
+package and top-level module of ``sandbox`` (both its folders, the app's ``sandbox/`` and the
+SDK's ``sdk/sandbox/``) is one row, with the layers it may import, and so are the bench's
+two packages (``bench/``: ``sandbox_bench`` and ``sandbox_fuzz``, rows ``bench`` and
+``fuzz``). The test walks every import statement, places every package, finds no cycle among
+the allowed arrows, checks what importing the SDK (``import *`` included) really loads, and
+that the app reaches the bench only through ``sandbox bench``'s lazy door.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import pytest
+from checkout import PACKAGE_FOLDERS, REPO, package_files
 
-PACKAGE = Path(__file__).resolve().parents[1] / "sandbox"
-ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+ARCHITECTURE = REPO / "docs" / "architecture.md"
 #: A row of the layer table: ``| `layer` | what it holds | `a`, `b` |`` (``—`` for none).
 _ROW = re.compile(r"^\|\s*`(\w+)`\s*\|[^|]*\|([^|]*)\|\s*$")
 
@@ -33,10 +36,17 @@ def _layer_map() -> dict[str, frozenset[str]]:
 ALLOWED = _layer_map()
 #: Arrows allowed against the rules: none (the test driver is imported from the harness).
 EXCEPTIONS: set[tuple[str, str]] = set()
+#: The bench's packages, by the layer each is a row of.
+BENCH_PACKAGES = {"sandbox_bench": "bench", "sandbox_fuzz": "fuzz"}
 #: The call core does no I/O and has no clock: none of these may appear in it.
 NO_IO = frozenset(
     {"asyncio", "os", "pathlib", "socket", "subprocess", "threading", "time", "websockets"}
 )
+
+
+def _sandbox_folders() -> list[Path]:
+    """The folders of the ``sandbox`` package (the app's, the SDK's)."""
+    return [folder for prefix, folder in PACKAGE_FOLDERS if prefix == ""]
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -53,31 +63,40 @@ def _imports(path: Path) -> list[tuple[int, str]]:
                 found += [
                     (node.lineno, f"sandbox.{alias.name}")
                     for alias in node.names
-                    if (PACKAGE / alias.name).is_dir() or (PACKAGE / f"{alias.name}.py").is_file()
+                    if any(
+                        (folder / alias.name).is_dir() or (folder / f"{alias.name}.py").is_file()
+                        for folder in _sandbox_folders()
+                    )
                 ]
     return found
 
 
-def _layer(module: str) -> str:
-    return module.split(".")[1] if module.count(".") else "__init__"
+def _layer(module: str) -> str | None:
+    """The layer ``module`` is of; None for the package's root, which every layer may use,
+    and for a module not the project's."""
+    top = module.split(".")[0]
+    if top in BENCH_PACKAGES:
+        return BENCH_PACKAGES[top]
+    return module.split(".")[1] if top == "sandbox" and module.count(".") else None
 
 
-def _violations() -> list[str]:
+def _violations(files: list[tuple[str, Path]] | None = None) -> list[str]:
+    """Each import of ``files`` (the project's, by default) the layer map does not allow."""
     problems: list[str] = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE).as_posix()
+    for rel, path in package_files() if files is None else files:
         layer = rel.split("/")[0].removesuffix(".py")
         allowed = ALLOWED.get(layer)
+        where = path.relative_to(REPO) if path.is_relative_to(REPO) else rel
         for line, module in _imports(path):
             top = module.split(".")[0]
             if layer == "call" and top in NO_IO:
-                problems.append(f"sandbox/{rel}:{line} imports {module}: the core does no I/O")
-            if allowed is None or not module.startswith("sandbox."):
-                continue
+                problems.append(f"{where}:{line} imports {module}: the core does no I/O")
             target = _layer(module)
+            if allowed is None or target is None:
+                continue
             if target == layer or target in allowed or (rel, target) in EXCEPTIONS:
                 continue
-            problems.append(f"sandbox/{rel}:{line}: {layer} imports {module}")
+            problems.append(f"{where}:{line}: {layer} imports {module}")
     return problems
 
 
@@ -86,10 +105,12 @@ def test_every_import_points_down_the_layers() -> None:
 
 
 def _parts() -> set[str]:
-    """Every package and top-level module of ``sandbox/`` (the root ``__init__`` aside)."""
-    return {
+    """Every package and top-level module of ``sandbox`` (the root ``__init__`` aside), and
+    the bench's packages."""
+    return set(BENCH_PACKAGES.values()) | {
         path.name.removesuffix(".py")
-        for path in PACKAGE.iterdir()
+        for folder in _sandbox_folders()
+        for path in folder.iterdir()
         if (path.is_dir() and (path / "__init__.py").is_file())
         or (path.suffix == ".py" and path.name != "__init__.py")
     }
@@ -110,23 +131,22 @@ def test_no_import_cycle_of_packages() -> None:
     assert set(order) >= _parts()
 
 
-def test_the_checker_sees_a_forbidden_arrow(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_checker_sees_a_forbidden_arrow(tmp_path: Path) -> None:
     """The walk itself works: an audio module importing the host is caught, even when the
-    import hides under TYPE_CHECKING, and so is a clock in the core."""
-    fake = tmp_path / "sandbox"
-    (fake / "audio").mkdir(parents=True)
-    (fake / "call").mkdir()
-    (fake / "audio" / "engine.py").write_text(
+    import hides under TYPE_CHECKING, and so is a clock in the core and an arrow up to the
+    bench."""
+    engine, core, wire = tmp_path / "engine.py", tmp_path / "core.py", tmp_path / "codec.py"
+    engine.write_text(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
         "    from sandbox.host.session import CallHost\n"
     )
-    (fake / "call" / "core.py").write_text("import time\nfrom sandbox.wire import pb\n")
-    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
-    assert _violations() == [
-        "sandbox/audio/engine.py:3: audio imports sandbox.host.session",
-        "sandbox/call/core.py:1 imports time: the core does no I/O",
+    core.write_text("import time\nfrom sandbox.wire import pb\n")
+    wire.write_text("from sandbox_fuzz.envelopes import envelopes\n")
+    files = [("audio/engine.py", engine), ("call/core.py", core), ("wire/codec.py", wire)]
+    assert _violations(files) == [
+        "audio/engine.py:3: audio imports sandbox.host.session",
+        "call/core.py:1 imports time: the core does no I/O",
+        "wire/codec.py:1: wire imports sandbox_fuzz.envelopes",
     ]
 
 
@@ -159,8 +179,7 @@ NAMED_BY_KIND = ("commands/", "bench/", "sdk/", "ui/screens/", "ui/widgets/")
 
 def test_no_two_packages_hold_a_module_of_the_same_name() -> None:
     seen: dict[str, list[str]] = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE).as_posix()
+    for rel, path in package_files():
         if path.name != "__init__.py" and not rel.startswith(NAMED_BY_KIND):
             seen.setdefault(path.name, []).append(rel)
     assert {name: where for name, where in seen.items() if len(where) > 1} == {}
@@ -244,3 +263,71 @@ def test_the_help_lists_every_command_with_its_own_words() -> None:
 def _choices(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return dict(subs.choices)
+
+
+#: The app's one door to the bench: ``sandbox bench``'s command module imports it lazily.
+BENCH_DOOR = "commands/bench.py"
+
+
+def _reaching_the_bench(path: Path) -> list[int]:
+    """The lines of ``path`` that import a bench package, or name one's module in a string
+    (an f-string's parts too: what ``importlib.import_module`` would be given)."""
+    lines = [line for line, module in _imports(path) if module.split(".")[0] in BENCH_PACKAGES]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+            continue
+        if node.value.split(".")[0] in BENCH_PACKAGES:
+            lines.append(node.lineno)
+    return sorted(set(lines))
+
+
+def test_the_app_reaches_the_bench_only_through_its_door() -> None:
+    """Nothing of ``sandbox`` (the app's folder or the SDK's) imports the bench, by a
+    statement or by name, but ``sandbox bench``'s door: the app's wheel runs without it."""
+    bench_layers = set(BENCH_PACKAGES.values())
+    reaching = [
+        f"{rel}:{line}"
+        for rel, path in package_files()
+        if rel.split("/")[0] not in bench_layers and rel != BENCH_DOOR
+        for line in _reaching_the_bench(path)
+    ]
+    assert reaching == []
+    door = dict(package_files())[BENCH_DOOR]
+    assert _reaching_the_bench(door), "the scan no longer sees the door's own import"
+
+
+#: ``python -c`` this, then ``sandbox``'s arguments: the command line in a process where
+#: the bench is not installed (an import of it fails as a missing package's does).
+WITHOUT_THE_BENCH = """
+import sys
+
+class NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("sandbox_bench", "sandbox_fuzz"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, NotInstalled())
+from sandbox.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _without_the_bench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", WITHOUT_THE_BENCH, *args],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+def test_without_the_bench_sandbox_bench_says_how_to_install_it() -> None:
+    """``sandbox bench`` says in one line how to install the bench and exits 2, with no
+    traceback; the help still lists it, and ``sandbox schema report`` works."""
+    ran = _without_the_bench("bench", "--quick")
+    assert ran.returncode == 2 and ran.stdout == "", ran.stderr
+    assert ran.stderr.startswith("sandbox bench: the bench is not installed"), ran.stderr
+    assert ran.stderr.count("\n") == 1 and "pip install '.[bench]'" in ran.stderr
+    helped = _without_the_bench("--help")
+    assert helped.returncode == 0 and "bench" in helped.stdout, helped.stderr
+    schema = _without_the_bench("schema", "report")
+    assert schema.returncode == 0 and '"$schema"' in schema.stdout, schema.stderr

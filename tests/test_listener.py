@@ -27,7 +27,6 @@ from sandbox.audio.endpointer import RISE_SEMITONES, windows_for
 from sandbox.audio.listener import Listener, in_executor
 from sandbox.audio.resample import Float32, resample
 from sandbox.audio.stt import Transcriber, Transcript
-from sandbox.bench.pause_set import pause_inside
 from sandbox.call.caller_events import (
     Backchannel,
     BargeIn,
@@ -41,6 +40,7 @@ from sandbox.call.caller_events import (
     TurnCommitted,
 )
 from sandbox.call.endpointing_steps import BurstRead, EndpointingStep, Rise
+from sandbox_bench.pause_set import pause_inside
 
 MIC_RATE = 48000
 BOT_RATE = 22050

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from pathlib import Path
+
+from checkout import package_files
 
 from sandbox.wire import pb
-
-PACKAGE = Path(__file__).resolve().parents[1] / "sandbox"
 
 #: Modules outside call/ allowed what the rules below forbid, and why.
 EXCEPTIONS = {
@@ -32,8 +31,7 @@ EXCEPTIONS = {
 
 
 def _outside_call() -> Iterator[tuple[str, ast.Module]]:
-    for path in sorted(PACKAGE.rglob("*.py")):
-        name = path.relative_to(PACKAGE).as_posix()
+    for name, path in package_files():
         if not name.startswith("call/") and not name.endswith("_pb2.py"):
             yield name, ast.parse(path.read_text(), name)
 

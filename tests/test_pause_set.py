@@ -7,7 +7,7 @@ import pytest
 
 from sandbox.audio.endpointer import FALL_SEMITONES
 from sandbox.audio.prosody import final_fall
-from sandbox.bench.pause_set import (
+from sandbox_bench.pause_set import (
     PAUSABLE,
     PAUSABLE_QUESTIONS,
     PAUSE_MAX_MS,

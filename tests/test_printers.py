@@ -23,9 +23,6 @@ from sandbox.call.inputs import HangUp, Start
 from sandbox.call.settings import Capabilities, Settings
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.units import MAX_CHUNK_CHARS
-from sandbox.fuzz import core_target, printers
-from sandbox.fuzz.guard import InvariantBroken
-from sandbox.fuzz.targets import TARGETS
 from sandbox.paths import HOME_ENV
 from sandbox.record import transcript as transcript_module
 from sandbox.record.markdown import session_markdown
@@ -36,6 +33,9 @@ from sandbox.record.transcript import WireError, transcript_line
 from sandbox.wire import pb
 from sandbox.wire.codec import envelope
 from sandbox.wire.direction import Direction
+from sandbox_fuzz import core_target, printers
+from sandbox_fuzz.guard import InvariantBroken
+from sandbox_fuzz.targets import TARGETS
 
 #: A call its brain ends with a fatal Error may be recorded as not reached: exit 1.
 NOT_REACHED_TOO = (0, 1)

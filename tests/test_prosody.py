@@ -11,7 +11,7 @@ from caller_audio import silence as quiet
 from sandbox.audio.endpointer import FALL_SEMITONES, RISE_SEMITONES
 from sandbox.audio.prosody import SAMPLE_RATE, final_fall, final_rise, mend_octaves, pitch_track
 from sandbox.audio.resample import Float32
-from sandbox.bench.pause_set import complete_utterance, paused_utterance
+from sandbox_bench.pause_set import complete_utterance, paused_utterance
 
 
 def voice(hz: list[float], seconds: float) -> Float32:

@@ -1,5 +1,5 @@
 """The README's "Sound on a headless machine": its PulseAudio commands make the very devices
-the audio tests and the bench use (``sandbox/bench/pulse.py``), and route to them."""
+the audio tests and the bench use (``bench/sandbox_bench/pulse.py``), and route to them."""
 
 from __future__ import annotations
 

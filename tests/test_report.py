@@ -14,6 +14,7 @@ import jsonschema
 import msgspec
 import pytest
 from brain_process import sandbox_command, sandbox_env
+from checkout import REPO, package_files
 from msgspec import UNSET
 from report_check import bare_report, saved_reports
 from session_rig import recorded_call
@@ -189,15 +190,14 @@ def test_no_module_outside_the_call_core_reads_more_of_it_than_its_record() -> N
         for name, member in inspect.getmembers(CallCore, inspect.isfunction)
         if not name.startswith("_") and name not in read_only
     }
-    root = Path(__file__).parent.parent / "sandbox"
     broken = []
-    for path in sorted(root.rglob("*.py")):
-        if path.relative_to(root).parts[0] == "call":
+    for name, path in package_files():
+        if name.startswith("call/"):
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if not isinstance(node, ast.Attribute) or not _is_core(node.value):
                 continue
-            where = f"{path.relative_to(root.parent)}:{node.lineno} core.{node.attr}"
+            where = f"{path.relative_to(REPO)}:{node.lineno} core.{node.attr}"
             if node.attr not in read_only | events:
                 broken.append(f"{where} is not part of the core's read-only record")
             elif not isinstance(node.ctx, ast.Load):

@@ -19,7 +19,7 @@ def test_generated_code_matches_schema() -> None:
     for name, data in fresh.items():
         committed = (schema_gen.OUT_DIR / name).read_bytes()
         assert committed == data, (
-            f"sandbox/wire/{name} is stale: run `python -m sandbox.wire.schema_gen`"
+            f"sdk/sandbox/wire/{name} is stale: run `python -m sandbox.wire.schema_gen`"
         )
 
 

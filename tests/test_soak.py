@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.bench.soak import (
+from sandbox.paths import HOME_ENV
+from sandbox_bench.soak import (
     floor_points,
     held_memory_mb,
     memory_mb,
@@ -19,7 +20,6 @@ from sandbox.bench.soak import (
     trend_per_10min,
     warm_up_s,
 )
-from sandbox.paths import HOME_ENV
 
 
 def test_the_slope_is_least_squares_per_ten_minutes() -> None:

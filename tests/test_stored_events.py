@@ -8,6 +8,7 @@ import typing
 from pathlib import Path
 
 import pytest
+from checkout import package_files
 from report_check import bare_report
 from session_rig import recorded_call
 
@@ -33,8 +34,6 @@ from sandbox.record.stored_events import (
     read_event,
 )
 from sandbox.replay.timeline import RecordNote, Replayer
-
-PACKAGE = Path(__file__).resolve().parent.parent / "sandbox"
 
 
 async def test_every_event_a_call_stores_reads_as_its_type_and_round_trips(home: Path) -> None:
@@ -70,7 +69,7 @@ def test_every_event_call_site_stores_a_typed_value() -> None:
     kind given as text, and each value named at the site is a registered type."""
     registered = {cls.__name__ for cls in EVENT_TYPES.values()}
     sites = 0
-    for path in PACKAGE.rglob("*.py"):
+    for _name, path in package_files():
         for node in ast.walk(ast.parse(path.read_text())):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
                 continue

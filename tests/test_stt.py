@@ -19,8 +19,8 @@ from sandbox.audio.stt import (
     unlooped,
     window_frames,
 )
-from sandbox.bench.pause_set import complete_utterance
 from sandbox.errors import UserError
+from sandbox_bench.pause_set import complete_utterance
 
 SENTENCES = (
     "I would like to book a table for two.",

@@ -15,9 +15,6 @@ from pathlib import Path
 import pytest
 from report_check import bare_report
 
-from sandbox.fuzz import printers
-from sandbox.fuzz.guard import InvariantBroken
-from sandbox.fuzz.targets import TARGETS
 from sandbox.record import plain_text
 from sandbox.record.plain_text import (
     BIDI,
@@ -28,6 +25,9 @@ from sandbox.record.plain_text import (
     visible,
 )
 from sandbox.record.report import report_from_json, report_text
+from sandbox_fuzz import printers
+from sandbox_fuzz.guard import InvariantBroken
+from sandbox_fuzz.targets import TARGETS
 
 #: Every code point there is.
 EVERY = range(0x110000)

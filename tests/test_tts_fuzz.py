@@ -1,7 +1,7 @@
 """Hostile text through real Piper, as properties: the synthesizer never raises, gives audio
 or nothing to say, and its words are the text's own, in order, a prefix of it.
 
-The draw is :func:`sandbox.bench.tts_fuzz.hostile_text` (punctuation runs, ellipses, emoji,
+The draw is :func:`sandbox_bench.tts_fuzz.hostile_text` (punctuation runs, ellipses, emoji,
 bidi and zero-width marks, combining characters, CJK and other scripts, digits, URLs, words
 too long to say, empty and whitespace clauses), driven by hypothesis; the bench runs 2,000
 of them through the speech-out thread as well. Kept to a few dozen examples here.
@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sandbox.audio.tts import MAX_WORD_CHARS, Clip, Synthesizer, Trouble, TroubleSink
-from sandbox.bench import tts_fuzz
-from sandbox.bench.tts_fuzz import check_spoken, hostile_text
+from sandbox_bench import tts_fuzz
+from sandbox_bench.tts_fuzz import check_spoken, hostile_text
 
 FEW = settings(
     max_examples=20,

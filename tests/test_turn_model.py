@@ -31,11 +31,11 @@ from sandbox.audio.turn_model import (
     fit_window,
     log_mel,
 )
-from sandbox.bench.pause_set import COMPLETE, complete_utterance
-from sandbox.bench.pauses import InlineModels, first_commit, pauses_table
 from sandbox.call.caller_events import TurnClose, TurnCommitted
 from sandbox.call.endpointing_steps import EndpointingStep, Fall, Rise
 from sandbox.record.stored_events import kind_of
+from sandbox_bench.pause_set import COMPLETE, complete_utterance
+from sandbox_bench.pauses import InlineModels, first_commit, pauses_table
 
 #: Clips and their features by pipecat 1.14.0's own numpy port of WhisperFeatureExtractor
 #: (written by tools/vendor-turn-model from the wheel).

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from checkout import package_files
 from waiting import until
 
 from sandbox.audio.sinks import WavSink
@@ -28,7 +29,6 @@ from sandbox.record.legs import AudioLeg
 from sandbox.record.store import SessionStore
 from sandbox.record.stored_call import StoredCall
 
-PACKAGE = Path(__file__).resolve().parents[1] / "sandbox"
 SECRET = "what another file held\n"
 #: A call that lasts a moment: the greeting, a line, a second of silence, a hang-up.
 SHORT_CALL = '[[step]]\nsay = "Hello there"\n[[step]]\nsilence_ms = 1500\n[[step]]\nend = true\n'
@@ -223,8 +223,7 @@ def test_one_helper_writes_every_file() -> None:
         "bench/hostile.py",  # a caller script in the bench's own private temporary folder
     }
     found = []
-    for path in PACKAGE.rglob("*.py"):
-        where = str(path.relative_to(PACKAGE))
+    for where, path in package_files():
         if where in allowed or where.startswith("fuzz/"):
             continue
         for node in ast.walk(ast.parse(path.read_text())):

@@ -4,9 +4,8 @@ test runs (they need the models, the devices or processes of their own)."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-SANDBOX = Path(__file__).resolve().parents[1] / "sandbox"
+from checkout import package_files
 
 #: A value of each JSON type, for keys only read off the code.
 SAMPLES: dict[str, object] = {
@@ -20,8 +19,9 @@ SAMPLES: dict[str, object] = {
 
 
 def _function(file: str, function: str) -> ast.AST:
-    """``function``'s definition in ``file`` (a path under ``sandbox/``)."""
-    tree = ast.parse((SANDBOX / file).read_text())
+    """``function``'s definition in ``file`` (named as :func:`checkout.package_files` names
+    it: ``bench/runner.py``)."""
+    tree = ast.parse(dict(package_files())[file].read_text())
     return next(
         n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
         and n.name == function

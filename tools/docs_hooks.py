@@ -106,7 +106,7 @@ def _is_property(value: Any) -> bool:
 
 def _alias_comment(obj: Any, name: str) -> str:
     """A module-level alias's ``#:`` comment and its assignment, from the SDK's source."""
-    for source in sorted((DOCS.parent / "sandbox" / "sdk").glob("*.py")):
+    for source in sorted((DOCS.parent / "sdk" / "sandbox" / "sdk").glob("*.py")):
         text = source.read_text("utf-8")
         found = re.search(rf"((?:^#: .*\n)*)^{name} = (.+)$", text, re.M)
         if found:

@@ -7,7 +7,7 @@ against the wire, not on the SDK, which would refuse to break most of these rule
 
 ``python -m sandbox.brains.hostile NAME --port 8765`` serves one (``--list`` names them);
 ``sandbox run --brain ws://127.0.0.1:8765/brain`` then meets it. The test suite
-(``tests/test_hostile_brains.py``) and the figures (``python -m sandbox.bench.hostile``)
+(``tests/test_hostile_brains.py``) and the figures (``python -m sandbox_bench.hostile``)
 use :func:`serve_hostile`.
 """
 

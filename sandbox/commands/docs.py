@@ -142,9 +142,11 @@ def _build(clone: Path, target: Path) -> None:
 
 
 def _with_path(clone: Path) -> str:
-    """``$PYTHONPATH`` with the clone first."""
+    """``$PYTHONPATH`` with the clone's code first: the app's folder, the SDK's and the
+    bench's (whose command's help the docs quote too)."""
+    folders = [str(clone), str(clone / "sdk"), str(clone / "bench")]
     rest = os.environ.get("PYTHONPATH")
-    return os.pathsep.join([str(clone), rest]) if rest else str(clone)
+    return os.pathsep.join([*folders, rest] if rest else folders)
 
 
 def _has_display() -> bool:

@@ -1,0 +1,352 @@
+"""The figures timed at the devices, from outside the app: keys, targets and lines.
+
+The headline is end of speech → first audio over the set of callers at the default patience
+(7), overall and for each class of turn (``device_class_first_audio_ms``: median, p90,
+worst), and how the app's endpointer closed its turns (``device_close_reasons``: final,
+confident, silence). With ``--peer``, both of Pipecat's configurations heard the same turns:
+every ratio is against the faster of the two, for the whole set (by its median) and for each
+class (``peer_class_ratio_<class>``: ours over the faster configuration's median for that
+class); the slowest turn at the default patience is over the slowest of the configuration
+that is faster overall (``worst_turn_ratio``). Patience 6's median has its ratio too. Then
+the floor: the silence the caller hears around a backchannel, and how soon a barge-in
+silences the bot, at the speaker. The audit of the app's sessions (``audit_units``,
+``audit_exact_fraction``, ``audit_max_words_off``) is bounded by the words the audit
+tolerates.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rich import box
+from rich.table import Table
+
+from sandbox.audio.endpointer import windows_for
+from sandbox.load.tally import percentile
+from sandbox.record.table_text import table_lines
+from sandbox_bench.bench_key import computed_bound
+from sandbox_bench.device_keys import DEVICE_STAGES
+from sandbox_bench.figures import fmt_ms, median
+from sandbox_bench.outside import DeviceFigures, DeviceRun, DeviceTurn
+from sandbox_bench.outside_floor import FloorRun
+
+#: The default patience, and the one below it.
+DEFAULT_PATIENCE, PEER_FOOTING_PATIENCE = 7, 6
+#: End of speech -> UserMessage may exceed the confident window by this much.
+WINDOW_SLACK_MS = 150
+#: Each class's median over the faster configuration's median for that class.
+CLASS_RATIO_PREFIX = "peer_class_ratio_"
+#: The close reasons always reported, each 0 when none closed that way.
+CLOSE_REASONS = ("final", "confident", "silence")
+
+
+def class_figures(
+    turns: Iterable[DeviceTurn], order: Sequence[str] = (), missed: Iterable[str] = ()
+) -> dict[str, Any]:
+    """Each class's answered turns, its turns with no reply (``missed``: their classes), and
+    its end of speech → first audio: median, p90 (nearest rank) and worst; classes in
+    ``order`` first, then as they came."""
+    values: dict[str, list[float]] = {kind: [] for kind in order}
+    for turn in turns:
+        values.setdefault(turn.kind, []).append(turn.to_first_audio_ms)
+    unanswered = Counter(missed)
+    for kind in unanswered:
+        values.setdefault(kind, [])
+    return {
+        kind: {
+            "turns": len(got),
+            "missed": unanswered[kind],
+            "median_ms": median(got),
+            "p90_ms": percentile(got, 90),
+            "worst_ms": max(got, default=None),
+        }
+        for kind, got in values.items()
+        if got or unanswered[kind]
+    }
+
+
+def close_reasons(run: DeviceRun) -> dict[str, int]:
+    """How many of the app's turns each reason closed (final, confident, silence, and any
+    other its report named; ``unknown``: turns it has none for)."""
+    out = {reason: 0 for reason in CLOSE_REASONS} | run.closes
+    unknown = len(run.turns) - sum(run.closes.values())
+    return out | ({"unknown": unknown} if unknown else {})
+
+
+def _run(run: DeviceRun, order: Sequence[str]) -> dict[str, Any]:
+    values = [t.to_first_audio_ms for t in run.turns]
+    return {
+        "who": run.who,
+        "patience": run.patience,
+        "strategy": run.strategy,
+        "turns": len(run.turns),
+        "missed": len(run.missed),
+        "end_of_speech_to_first_audio_ms": run.first_audio_ms,
+        "spread_ms": list(run.first_audio_spread_ms or ()),
+        "end_of_speech_to_brain_ms": run.to_brain_ms,
+        # Answered before the caller's voice ended: a turn cut off (its value is negative).
+        "answered_before_end": sum(v < 0 for v in values),
+        # Sound before the turn reached the brain: a reply to something else, heard first.
+        "first_audio_before_brain": sum(
+            t.to_brain_ms is not None and t.to_first_audio_ms < t.to_brain_ms for t in run.turns
+        ),
+        "classes": class_figures(run.turns, order, run.missed),
+        "close_reasons": None if run.patience is None else close_reasons(run),
+        "values_ms": values,
+        "brain_values_ms": [t.to_brain_ms for t in run.turns],
+        "peak_rss_mb": run.peak_rss_mb,
+        "turn_log": [
+            {
+                "class": t.kind,
+                "text": t.text,
+                "voice": t.voice,
+                "first_audio_ms": t.to_first_audio_ms,
+                "brain_ms": t.to_brain_ms,
+                "closed_by": t.closed_by,
+                "heard": t.heard,
+            }
+            for t in run.turns
+        ],
+    }
+
+
+def _floor(run: FloorRun) -> dict[str, Any]:
+    return {
+        "backchannel_gap_ms": run.backchannel_gap_ms,
+        "device_backchannel_answered_fraction": run.backchannel_answered_fraction,
+        "barge_in_onset_to_silence_ms": run.onset_to_silence_ms,
+        "barge_in_sound_after_silence_ms": run.sound_after_silence_ms,
+        "device_barge_in_landed_fraction": run.landed_fraction,
+        "device_floor_missed": run.missed,
+        "device_floor_trials": [
+            {
+                "text": t.text,
+                "voice": t.voice,
+                "barge_in": t.barge_in,
+                "answered": t.answered,
+                "gap_ms": t.gap_ms,
+                "onset_to_silence_ms": t.onset_to_silence_ms,
+                "sound_after_silence_ms": t.sound_after_silence_ms,
+            }
+            for t in run.trials
+        ],
+    }
+
+
+def _ratio(ours: float | None, theirs: float | None) -> float | None:
+    return None if ours is None or not theirs else round(ours / theirs, 2)
+
+
+def _worst(run: DeviceRun) -> float | None:
+    """The slowest answered turn; None when none was."""
+    return max((t.to_first_audio_ms for t in run.turns), default=None)
+
+
+def faster(peers: Sequence[DeviceRun]) -> DeviceRun | None:
+    """The peer configuration with the lower median (the first on a tie); None when none
+    answered a turn."""
+    answered = [p for p in peers if p.first_audio_ms is not None]
+    return min(answered, key=lambda p: p.first_audio_ms or 0.0, default=None)
+
+
+def _peer_keys(
+    figures: DeviceFigures, default: DeviceRun | None, fast: DeviceRun | None
+) -> dict[str, Any]:
+    """The peer's runs and every ratio against the faster of its configurations."""
+    order = list(figures.classes or {})
+    best = faster(figures.peers)
+    theirs = None if best is None else best.first_audio_ms
+    ours = None if default is None else default.first_audio_ms
+    ours_worst = None if default is None else _worst(default)
+    out: dict[str, Any] = {
+        "peer_runs": [_run(p, order) for p in figures.peers],
+        "peer_stage_s": figures.peer_s,
+        "peer_faster": None if best is None else best.strategy,
+        "peer_end_of_speech_to_first_audio_ms": theirs,
+        "peer_ratio_end_of_speech_to_first_audio": _ratio(ours, theirs),
+        "peer_ratio_end_of_speech_to_first_audio_fast": _ratio(
+            None if fast is None else fast.first_audio_ms, theirs
+        ),
+        "peer_peak_rss_mb": _highest(figures.peers),
+        "device_worst_turn_ms": ours_worst,
+        "peer_worst_turn_ms": None if best is None else _worst(best),
+    }
+    out["worst_turn_ratio"] = _ratio(ours_worst, out["peer_worst_turn_ms"])
+    # Per class, the faster configuration is the one with the lower median for that class.
+    their_classes = [(p.strategy, class_figures(p.turns, order)) for p in figures.peers]
+    our_classes = class_figures(default.turns if default is not None else (), order)
+    by_class: dict[str, Any] = {}
+    for kind in dict.fromkeys([*order, *our_classes]):
+        medians = [
+            (c[kind]["median_ms"], who)
+            for who, c in their_classes
+            if c.get(kind, {}).get("median_ms") is not None
+        ]
+        if not medians:
+            continue
+        fastest, who = min(medians, key=lambda m: m[0])
+        by_class[kind] = {"median_ms": fastest, "strategy": who}
+        ours_here = our_classes.get(kind, {}).get("median_ms")
+        out[f"{CLASS_RATIO_PREFIX}{kind}"] = _ratio(ours_here, fastest)
+    out["peer_class_faster_ms"] = by_class
+    return out
+
+
+def device_result(figures: DeviceFigures) -> dict[str, Any]:
+    """The JSON keys of the devices stage."""
+    default, fast = figures.at(DEFAULT_PATIENCE), figures.at(PEER_FOOTING_PATIENCE)
+    order = list(figures.classes or {})
+    out: dict[str, Any] = {
+        "device_probe_loop_ms": figures.loop_ms,
+        "device_classes": figures.classes,
+        "device_runs": [_run(r, order) for r in figures.runs],
+        "device_end_of_speech_to_first_audio_ms": None,
+        "device_end_of_speech_to_first_audio_fast_ms": None,
+        "device_class_first_audio_ms": None,
+        "device_close_reasons": None,
+        **figures.audit,
+    }
+    if fast is not None:
+        out["device_end_of_speech_to_first_audio_fast_ms"] = fast.first_audio_ms
+    if default is not None:
+        out["device_end_of_speech_to_first_audio_ms"] = default.first_audio_ms
+        out["device_class_first_audio_ms"] = class_figures(default.turns, order)
+        out["device_close_reasons"] = close_reasons(default)
+    for run in figures.runs:
+        out[f"device_end_of_speech_to_user_message_p{run.patience}_ms"] = run.to_brain_ms
+    # The app as its users run it (`sandbox run`, real devices, both models), from outside.
+    out["device_app_peak_rss_mb"] = _highest(figures.runs)
+    if figures.peers:
+        out.update(_peer_keys(figures, default, fast))
+    if figures.floor is not None:
+        out.update(_floor(figures.floor))
+    return out
+
+
+def _highest(runs: Sequence[DeviceRun]) -> float | None:
+    """The highest peak resident memory of ``runs`` (MB), None when none was read."""
+    return max((r.peak_rss_mb for r in runs if r.peak_rss_mb is not None), default=None)
+
+
+def device_targets(figures: dict[str, Any]) -> dict[str, tuple[str, float]]:
+    """The bounds of the device keys present in ``figures``."""
+    bounds: dict[str, tuple[str, float]] = {}
+    for stage in DEVICE_STAGES:
+        bounds |= stage.reported_bounds(figures)
+    return bounds | patience_bounds(figures)
+
+
+def patience_bounds(figures: dict[str, Any]) -> dict[str, tuple[str, float]]:
+    """Each device run's end of speech → the turn at the brain, bounded by its patience's
+    confident window."""
+    bounds: dict[str, tuple[str, float]] = {}
+    for run in figures.get("device_runs", []):
+        patience = run["patience"]
+        key = f"device_end_of_speech_to_user_message_p{patience}_ms"
+        window = windows_for(patience).confident_ms + WINDOW_SLACK_MS
+        bounds[key] = computed_bound(DEVICE_STAGES, key, window)
+    return bounds
+
+
+def _spread(run: dict[str, Any]) -> str:
+    """A class's or run's median / p90 / worst, and its turns with no reply."""
+    keys = ("median_ms", "p90_ms", "worst_ms")
+    spread = " / ".join(fmt_ms(run.get(k)).removesuffix(" ms") for k in keys)
+    return spread + (f" ({run['missed']} unanswered)" if run.get("missed") else "")
+
+
+def class_lines(figures: dict[str, Any]) -> list[str]:
+    """The app at the default patience and each peer configuration, class by class: median /
+    p90 / worst (ms), and our median over the faster configuration's for the class."""
+    default = next((r for r in figures["device_runs"] if r["patience"] == DEFAULT_PATIENCE), None)
+    if default is None or not default["classes"]:
+        return []
+    peers = figures.get("peer_runs", [])
+    header = ["class", "turns", default["who"], *(p["who"] for p in peers)]
+    if peers:
+        header.append("ratio")
+    table = Table(*header, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for kind, ours in default["classes"].items():
+        row = [kind, str(ours["turns"]), _spread(ours)]
+        row += [_spread(p["classes"].get(kind, {})) for p in peers]
+        if peers:
+            ratio = figures.get(f"{CLASS_RATIO_PREFIX}{kind}")
+            row.append("—" if ratio is None else f"{ratio:.2f}")
+        table.add_row(*row)
+    table.add_row(
+        "all", str(default["turns"]), _overall(default), *(_overall(p) for p in peers),
+        *(["" if figures.get("peer_ratio_end_of_speech_to_first_audio") is None
+           else f"{figures['peer_ratio_end_of_speech_to_first_audio']:.2f}"] if peers else []),
+    )  # fmt: skip
+    lines = [
+        "by class: end of speech → first audio, median / p90 / worst (ms)"
+        + ("; ratio: ours over the faster Pipecat configuration's median" if peers else "")
+    ]
+    return lines + ["  " + line for line in table_lines(table)]
+
+
+def _overall(run: dict[str, Any]) -> str:
+    values = run["values_ms"]
+    figures = {
+        "median_ms": run["end_of_speech_to_first_audio_ms"],
+        "p90_ms": percentile(values, 90),
+        "worst_ms": max(values, default=None),
+    }
+    return _spread(figures)
+
+
+def _run_line(run: dict[str, Any]) -> str:
+    """A run's median, spread and turns (with those unanswered, answered before the caller
+    finished, or heard before the turn reached the brain), turn at the brain, closes."""
+    low, high = run["spread_ms"] or (None, None)  # empty: no turn was answered
+    notes = [f"{run['turns']} turns"] + [
+        f"{run[key]} {words}"
+        for key, words in (
+            ("missed", "unanswered"),
+            ("answered_before_end", "answered early"),
+            ("first_audio_before_brain", "heard before the turn reached the brain"),
+        )
+        if run[key]
+    ]
+    closes = run["close_reasons"]
+    peak = run.get("peak_rss_mb")
+    return (
+        f"  {run['who']:<28} {fmt_ms(run['end_of_speech_to_first_audio_ms']):>8} "
+        f"({fmt_ms(low)} to {fmt_ms(high)}, {', '.join(notes)}); "
+        f"at the brain {fmt_ms(run['end_of_speech_to_brain_ms'])}"
+        + ("; closed " + ", ".join(f"{n} {how}" for how, n in closes.items()) if closes else "")
+        + ("" if peak is None else f"; peak {peak:.0f} MB")
+    )
+
+
+def device_lines(figures: dict[str, Any]) -> list[str]:
+    """The runs as lines: median, spread, turn at the brain, close reasons; then the classes,
+    the audit and the floor."""
+    lines = [
+        "end of speech at the microphone → first audio at the speaker, timed outside the app "
+        f"(the probe's own {figures['device_probe_loop_ms']:.0f} ms taken off)"
+    ]
+    lines += [_run_line(run) for run in [*figures["device_runs"], *figures.get("peer_runs", [])]]
+    if figures.get("peer_faster"):
+        lines.append(f"  the faster Pipecat configuration: {figures['peer_faster']}")
+    lines += class_lines(figures)
+    if figures.get("audit_units"):
+        lines.append(
+            f"  audit of the app's {figures['audit_sessions']} sessions: "
+            f"{figures['audit_units']} units, {figures['audit_exact_fraction']:.0%} exact, "
+            f"words off at most {figures['audit_max_words_off']}"
+        )
+    if "device_floor_trials" in figures:
+        trials = figures["device_floor_trials"]
+        backs = sum(not t["barge_in"] for t in trials)
+        lines += [
+            f"over the bot, at the speaker ({backs} backchannels, {len(trials) - backs} barge-ins)",
+            f"  silence around a backchannel {fmt_ms(figures['backchannel_gap_ms'])} median; "
+            f"answered as a turn {figures['device_backchannel_answered_fraction']}",
+            f"  barge-in onset → silence {fmt_ms(figures['barge_in_onset_to_silence_ms'])}; "
+            f"bot audio after it {fmt_ms(figures['barge_in_sound_after_silence_ms'])}; "
+            f"became a turn {figures['device_barge_in_landed_fraction']}",
+        ]
+    return lines
