@@ -80,6 +80,22 @@ from sandbox.call.ledger import (
     StepRecord,
     WireErrorRecord,
 )
+from sandbox.call.lifecycle import (
+    OVER,
+    Floor,
+    FloorEvent,
+    Hold,
+    HoldEvent,
+    Machine,
+    Opening,
+    OpeningEvent,
+    Phase,
+    PhaseEvent,
+    brain_opening,
+    call_phase,
+    caller_floor,
+    playout_hold,
+)
 from sandbox.call.played import (
     AudioMark,
     ClauseUnsaid,
@@ -175,22 +191,23 @@ class CallCore:
     watermark: int = 0
     #: The units, in the order they opened: read through ``units``, ``unit`` and ``in_play``.
     _book: UnitBook = field(default_factory=UnitBook)
-    ended: CallEnded | None = None
+    #: How the call ended, once it has: read through ``ended``, set with the phase's end.
+    _ended: CallEnded | None = None
     #: The call's record, appended here only; read through ``ledger``.
     _ledger: Ledger = field(default_factory=Ledger)
 
+    #: The call's lifecycle, one machine per part (see :mod:`sandbox.call.lifecycle`).
+    _phase: Machine[Phase, PhaseEvent] = field(default_factory=call_phase)
+    _opening: Machine[Opening, OpeningEvent] = field(default_factory=brain_opening)
+    _floor: Machine[Floor, FloorEvent] = field(default_factory=caller_floor)
+    _hold: Machine[Hold, HoldEvent] = field(default_factory=playout_hold)
+
     _pending: _Pending | None = None
-    _caller_active: bool = False
     _stt_language_pending: int | None = None
-    _brain_ending: bool = False
-    _brain_spoke: bool = False  # any frame at all has come from the brain
     _rtvi: int = 0  # RTVI frames from the brain handled
-    _silence_reported: bool = False
     #: When SessionStart went out, on the host's clock: the core's times are the host's, and
     #: the session's own waits count from here (the host may start it at any time).
     _started_ms: int | None = None
-    _interrupted: bool = False
-    _paused: bool = False  # playout is held while the caller's voice over it is judged
     #: When the playout last released a word or finished a unit: dead air starts no sooner.
     _last_sound_ms: int = 0
     #: The dead air being shown, if any, and since when (see ``dead_air_at``).
@@ -264,6 +281,7 @@ class CallCore:
 
     def _start(self, now: int) -> list[Effect]:
         """Open the session: SessionStart is the first envelope and mints turn 1."""
+        self._phase.fire(PhaseEvent.START)
         self.turn = 1
         self._started_ms = now
         self._pending = _Pending(1, now, GREETING_WAIT_MS)
@@ -280,11 +298,8 @@ class CallCore:
 
     def _not_placed(self, reason: str) -> list[Effect]:
         """The brain could not be reached: the call ends before SessionStart, not reached."""
-        if self.started or self.ended is not None:
-            raise RuntimeError("not_placed() is for a call that never started")
         failed = EndedBy.DIAL_FAILED
-        self.ended = CallEnded(self.verdict((failed, reason)).word, failed, reason)
-        return [self.ended]
+        return [self._finish(PhaseEvent.NOT_PLACED, failed, reason)]
 
     @property
     def ledger(self) -> LedgerView:
@@ -304,17 +319,27 @@ class CallCore:
     @property
     def started(self) -> bool:
         """SessionStart has been sent."""
-        return self.turn > 0
+        return self._phase.state in (Phase.LIVE, Phase.BRAIN_ENDING, Phase.ENDED)
+
+    @property
+    def ended(self) -> CallEnded | None:
+        """How the call ended, once it is over; None while it is not."""
+        return self._ended
+
+    @property
+    def _over(self) -> bool:
+        """The call has ended (or ended before it started): it takes no more."""
+        return self._phase.state in OVER
 
     # ------------------------------------------------------------ brain side
 
     def _from_brain(self, env: pb.Envelope, now: int) -> list[Effect]:
         """One decoded envelope from the brain."""
-        if self.ended is not None:
+        if self._over:
             return []
         if not self.started:
             return [FrameDropped("the brain spoke before SessionStart")]
-        self._brain_spoke = True
+        self._opening.fire(OpeningEvent.FRAME)
         try:
             out = self._dispatch(env, now)
         except WireRuleBroken as broken:
@@ -328,7 +353,7 @@ class CallCore:
         a surplus one of use again, so a frame judged early is never counted in error; but
         for a SpeechStart read and not yet handled (``starts_waiting``), which may open the
         unit a frame names, so no frame is judged to name a unit never opened meanwhile."""
-        if self.ended is not None or self._brain_ending:
+        if self._over or self._phase.state is Phase.BRAIN_ENDING:
             return SurplusFrame(Surplus.AFTER_END)
         arm = env.WhichOneof("body")
         if arm == "rtvi":
@@ -361,7 +386,7 @@ class CallCore:
         of text: dropped, not kept; and the brain was still sending for the unit at ``now``
         (a unit past its limit is not dead air while the brain streams on)."""
         unit = self._book.get(speech_id)
-        if self.ended is not None or unit is None:
+        if self._over or unit is None:
             return []
         unit.dropped_chars += chars
         unit.last_frame_ms = now
@@ -401,20 +426,20 @@ class CallCore:
 
     def _brain_malformed(self, detail: str, now: int) -> list[Effect]:
         """The brain sent something that is not an envelope; say so and go on."""
-        if self.ended is not None:
+        if self._over:
             return []
-        self._brain_spoke = True
+        self._opening.fire(OpeningEvent.FRAME)
         return self._error_out(now, pb.ERROR_CODE_MALFORMED, detail)
 
     def _brain_closed(self, detail: str, now: int) -> list[Effect]:
         """The brain's socket closed. The socket is the session: the call ends."""
-        if self.ended is not None:
+        if self._over:
             return []
         return self._end(now, ended_by=EndedBy.BRAIN_CLOSED, detail=detail)
 
     def _on_speech_start(self, msg: pb.SpeechStart, now: int) -> list[Effect]:
         sid, turn = msg.speech_id, msg.turn_id
-        if self._brain_ending:
+        if self._phase.state is Phase.BRAIN_ENDING:
             raise WireRuleBroken(f"SpeechStart {sid} after the brain's End; frame dropped")
         settings = self.settings
         unit = self._book.open(sid, turn, settings.voice, settings.tts_language, minted=self.turn)
@@ -431,7 +456,7 @@ class CallCore:
         """The brain hangs up. What it already relayed plays out and is reported: an open
         bracket is closed where its text stops (an empty one is silent), and the call ends
         once every unit has its Finalize, so it always ends in bounded time."""
-        self._brain_ending = True
+        self._phase.fire(PhaseEvent.BRAIN_END)
         out: list[Effect] = []
         for unit in self._book.unresolved():
             if unit.bracket is Bracket.OPEN:
@@ -544,23 +569,23 @@ class CallCore:
 
     def _caller_speaking(self, now: int) -> list[Effect]:
         """Voice activity began on the caller's side (not yet a barge-in or a turn)."""
-        if self.ended is not None or self._caller_active:
+        if self._over or self._caller_heard:
             return []
-        self._caller_active = True
+        self._floor.fire(FloorEvent.VOICE)
         self._idle.caller_spoke()
         return self._settle(now)
 
     def _caller_quiet(self, now: int) -> list[Effect]:
         """The caller's sound stopped without a turn (noise, a dropped empty close)."""
-        if self.ended is not None or not self._caller_active:
+        if self._over or not self._caller_heard:
             return []
-        self._caller_active = False
+        self._floor.fire(FloorEvent.QUIET)
         return self._land_stt_language() + self._settle(now)
 
     def _backchannel(self, text: str, now: int, *, resumed: bool = False) -> list[Effect]:
         """A short acknowledgement over the bot: shown, never a turn, never a cut.
         ``resumed``: the bot paused for it and then went on."""
-        if self.ended is not None:
+        if self._over:
             return []
         self._ledger.add_backchannel(BackchannelRecord(now, text, resumed))
         return [CallerShown("backchannel", text, None, resumed)]
@@ -568,11 +593,11 @@ class CallCore:
     def _caller_over_bot(self, now: int) -> list[Effect]:
         """The caller's voice began over the bot: hold playout while it is judged (pause,
         then decide). The wire sees nothing unless it turns out to be a barge-in."""
-        if self.ended is not None or self._paused:
+        if self._over or self._held:
             return []
         if not any(u.has_text for u in self._book.unresolved()):
             return []  # nothing is audible: there is nothing to hold
-        self._paused = True
+        self._hold.fire(HoldEvent.HOLD)
         self._last_sound_ms = now  # the caller's voice: no dead air while it is judged
         self._idle.caller_spoke()
         return [PausePlayout(), *self._settle(now)]
@@ -580,21 +605,22 @@ class CallCore:
     def _bot_keeps_floor(self, now: int) -> list[Effect]:
         """The voice over the bot was a backchannel or a noise: playout goes on exactly where
         it paused, and its units' heard text will read as if no pause had happened."""
-        if self.ended is not None or not self._paused:
+        if self._over or not self._held:
             return []
-        self._paused = False
+        self._hold.fire(HoldEvent.RESUME)
         self._last_sound_ms = now
         return [ResumePlayout(), *self._settle(now)]
 
     def _barge_in(self, now: int) -> list[Effect]:
         """Caller speech over the bot took the floor: kill what is in flight. After a pause,
         what each unit played before it is exactly its heard text."""
-        if self.ended is not None:
+        if self._over:
             return []
-        self._caller_active = True
         self._idle.caller_spoke()
         out = self._interrupt(now, taken=True)
-        if self._paused:  # nothing in flight to cut, but the held playout must not go on
+        # The caller cuts in when the barge-in killed a turn; else they simply speak.
+        self._floor.fire(FloorEvent.CUT_IN if out else FloorEvent.VOICE)
+        if self._held:  # nothing in flight to cut, but the held playout must not go on
             out.append(self._cut(CutReason.BARGE_IN))
         return out + self._settle(now)
 
@@ -616,15 +642,15 @@ class CallCore:
         Interruption it raises kills the old one, so the brain answers only the latest and
         never sees one message repeated in another.
         """
-        if self.ended is not None:
+        if self._over:
             return []
         text = text.strip()
-        self._caller_active = False
         if not text:
+            self._floor.fire(FloorEvent.QUIET)
             return self._settle(now)
+        self._floor.fire(FloorEvent.TURN)
         out = self._interrupt(now)  # a new turn outranks anything still owed or in play
         out += self._land_stt_language()
-        self._interrupted = False
         self.turn += 1
         self._ledger.add_caller_line(self.turn, text, TurnClose.TYPED if typed else closed_by)
         marks = on_the_line(heard.marks(), self.line_ms) if heard is not None else {}
@@ -638,7 +664,7 @@ class CallCore:
 
     def _from_app(self, rtvi_type: str, data: str, rtvi_id: str | None, now: int) -> list[Effect]:
         """An RTVI message from the app. send-text becomes a caller turn; the rest cross."""
-        if self.ended is not None:
+        if self._over:
             return []
         number = RTVI_TYPE_BY_NAME.get(rtvi_type, -1)
         if number == pb.RTVI_TYPE_SEND_TEXT:
@@ -654,7 +680,7 @@ class CallCore:
     def _configure(self, config: pb.Config, now: int) -> list[Effect]:
         """A settings change from the user, validated and landing as a brain's Config would
         (its ``ConfigRejected`` or ``ConfigApplied`` says which)."""
-        if self.ended is not None:
+        if self._over:
             return []
         _, out = self._apply(config, now)
         return out + self._settle(now)
@@ -662,7 +688,7 @@ class CallCore:
     def _hang_up(self, now: int, why: str = "") -> list[Effect]:
         """The caller ends the call; ``why``: what ended it on their side, when it was not
         the person (their audio file ran out, the demo's scene ended)."""
-        if self.ended is not None:
+        if self._over:
             return []
         return self._end(now, ended_by=EndedBy.CALLER, detail=why, say_end=True)
 
@@ -744,7 +770,7 @@ class CallCore:
 
     def next_deadline(self) -> int | None:
         """When ``tick`` next has something to do, or None."""
-        if self.ended is not None:
+        if self._over:
             return None
         times = [self._idle.deadline(), self._silence_due(), self._dead_air_due()]
         if self._pending is not None and not self._pending.warned:
@@ -754,7 +780,7 @@ class CallCore:
 
     def _silence_due(self) -> int | None:
         """When a brain that has sent nothing since SessionStart is reported, if it is due."""
-        if self._brain_spoke or self._started_ms is None or self._silence_reported:
+        if self._opening.state is not Opening.AWAITED or self._started_ms is None:
             return None
         return self._started_ms + SILENT_BRAIN_MS
 
@@ -770,7 +796,7 @@ class CallCore:
         of the brain's last frame for an open unit and the last word played. None while no
         unit is open, or playout is paused (the caller's voice is being judged)."""
         opened = [u for u in self._book.unresolved() if u.bracket is Bracket.OPEN]
-        if not opened or self._paused:
+        if not opened or self._held:
             return None
         since = max(self._last_sound_ms, *(u.last_frame_ms for u in opened))
         return opened[0], since
@@ -784,12 +810,12 @@ class CallCore:
 
     def _tick(self, now: int) -> list[Effect]:
         """Time passed: fire the idle turn or the stall warning when due."""
-        if self.ended is not None:
+        if self._over:
             return []
         out: list[Effect] = []
         due = self._silence_due()
         if due is not None and now >= due:
-            self._silence_reported = True
+            self._opening.fire(OpeningEvent.SILENCE)
             waited = now - (due - SILENT_BRAIN_MS)  # since SessionStart
             self._ledger.add_stall(StallRecord(now, 1, waited))
             out.append(BrainStalled(1, waited))
@@ -824,14 +850,16 @@ class CallCore:
 
     def _state_of(self, in_play: list[Unit] | None) -> CallState:
         """:attr:`state`, given the units unresolved now when they are at hand."""
-        if self.ended is not None:
+        if self._over:
             return CallState.ENDED
-        if not self.started:
+        if self._phase.state is Phase.NEW:
             return CallState.CONNECTING
-        if self._paused:
+        if self._held:
             return CallState.PAUSED
-        if self._caller_active:
-            return CallState.INTERRUPTED if self._interrupted else CallState.CALLER_SPEAKING
+        if self._floor.state is Floor.SPEAKING:
+            return CallState.CALLER_SPEAKING
+        if self._floor.state is Floor.CUTTING_IN:
+            return CallState.INTERRUPTED
         if in_play is None:
             in_play = self._book.unresolved()
         if any(u.has_text for u in in_play):
@@ -884,7 +912,7 @@ class CallCore:
             return "it cancelled the call" + (f": {detail}" if detail else "")
         stall = next(iter(self._ledger.stalls), None)
         if stall is None:
-            if not self._brain_spoke and self._ledger.caller_lines:
+            if self._opening.state is not Opening.HEARD and self._ledger.caller_lines:
                 # However soon the caller hung up: they spoke, and nothing came back.
                 return "it sent no frame at all, so the caller heard nothing from it"
             return None
@@ -932,7 +960,6 @@ class CallCore:
         through = self.turn
         self.watermark = max(self.watermark, through)
         self._pending = None
-        self._interrupted = True
         out: list[Effect] = [
             SendFrame(envelope(pb.Interruption(through_turn=through))),
             WatermarkRaised(through),
@@ -945,7 +972,7 @@ class CallCore:
 
     def _cut(self, reason: CutReason) -> CutPlayout:
         """Silence playout (a cut also ends a pause)."""
-        self._paused = False
+        self._hold.fire(HoldEvent.CUT)
         return CutPlayout(reason)
 
     def _settle(self, now: int) -> list[Effect]:
@@ -955,7 +982,7 @@ class CallCore:
         nothing: see :mod:`sandbox.call.idle`); and the status line hears of a new state."""
         out = self._gap_ended(now)
         in_play = self._book.unresolved()
-        sounding = self._caller_active or any(u.has_text for u in in_play)
+        sounding = self._caller_heard or any(u.has_text for u in in_play)
         self._idle.settle(now, sounding=sounding, held=self._answer_owed or bool(in_play))
         return out + self._state_effects(in_play)
 
@@ -974,6 +1001,16 @@ class CallCore:
         return [DeadAirEnded(gap.turn_id, gap.speech_id, silent)]
 
     @property
+    def _caller_heard(self) -> bool:
+        """The caller's voice is on the line (speaking, or cutting in)."""
+        return self._floor.state in (Floor.SPEAKING, Floor.CUTTING_IN)
+
+    @property
+    def _held(self) -> bool:
+        """Playout is held while the caller's voice over it is judged."""
+        return self._hold.state is Hold.HELD
+
+    @property
     def _answer_owed(self) -> bool:
         """The brain owes an answer to the caller or the greeting, and the wait for it has
         not lapsed (an idle turn owes none: see ``_Pending.idle``)."""
@@ -981,7 +1018,7 @@ class CallCore:
         return pend is not None and not pend.warned and not pend.idle
 
     def _maybe_finish(self, now: int) -> list[Effect]:
-        if self._brain_ending and not self._book.unresolved():
+        if self._phase.state is Phase.BRAIN_ENDING and not self._book.unresolved():
             return self._end(now, ended_by=EndedBy.BRAIN, detail="")
         return []
 
@@ -998,8 +1035,14 @@ class CallCore:
         out += self._gap_ended(now)
         if say_end:
             out.append(SendFrame(envelope(pb.End())))
-        self.ended = CallEnded(self.verdict((ended_by, detail)).word, ended_by, detail)
-        return [*out, self.ended, *self._settle(now)]
+        ended = self._finish(PhaseEvent.END, ended_by, detail)
+        return [*out, ended, *self._settle(now)]
+
+    def _finish(self, event: PhaseEvent, ended_by: EndedBy, detail: str) -> CallEnded:
+        """End the call's phase by ``event`` and keep how it ended: the one place it ends."""
+        self._phase.fire(event)
+        self._ended = CallEnded(self.verdict((ended_by, detail)).word, ended_by, detail)
+        return self._ended
 
     def _apply(self, config: pb.Config, now: int) -> tuple[str | None, list[Effect]]:
         problem = validate(config, self.settings, self.caps)
@@ -1008,7 +1051,7 @@ class CallCore:
         before = self.settings
         after = merged(config, before)
         out: list[Effect] = []
-        if after.stt_language != before.stt_language and self._caller_active:
+        if after.stt_language != before.stt_language and self._caller_heard:
             # The turn being spoken still transcribes as spoken; the change lands at commit.
             self._stt_language_pending = after.stt_language
             after = _with_stt_language(after, before.stt_language)
