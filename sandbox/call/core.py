@@ -388,8 +388,7 @@ class CallCore:
         unit = self._book.get(speech_id)
         if self._over or unit is None:
             return []
-        unit.dropped_chars += chars
-        unit.last_frame_ms = now
+        unit.counted(chars, now)
         return self._settle(now)
 
     def _dispatch(self, env: pb.Envelope, now: int) -> list[Effect]:
@@ -443,7 +442,7 @@ class CallCore:
             raise WireRuleBroken(f"SpeechStart {sid} after the brain's End; frame dropped")
         settings = self.settings
         unit = self._book.open(sid, turn, settings.voice, settings.tts_language, minted=self.turn)
-        unit.last_frame_ms = now
+        unit.frame_at(now)
         if self._pending is not None and turn >= self._pending.turn_id:
             self._pending = None
         opened = UnitOpened(sid, turn, unit.voice, unit.language)
@@ -468,7 +467,7 @@ class CallCore:
         sid = msg.speech_id
         unit = self._book.get(sid)
         if unit is not None:
-            unit.last_frame_ms = now
+            unit.frame_at(now)
         kept = len(unit.discarded) if unit is not None else 0
         if self._book.chunk(sid, msg.text):
             assert unit is not None  # a relayed chunk is an open unit's
@@ -515,9 +514,7 @@ class CallCore:
         # The cut goes even when no unit has text yet: a unit opened with none stays queued
         # in playout and would hold every later unit back (the caller would hear no more).
         out: list[Effect] = [self._cut(CutReason.CANCEL)]
-        for other in self._book.unresolved():
-            if other.bracket is Bracket.OPEN:
-                other.bracket = Bracket.CANCELLED
+        for other in self._book.cut_by_cancel():
             out += self._seal(other, Fate.CANCELLED)
         return out + self._flush()
 
@@ -700,7 +697,7 @@ class CallCore:
         if unit is None or unit.fate is not None:
             return []  # a word racing a cut lands after the unit's heard text is fixed
         self._last_sound_ms = now
-        if not unit.cursor.played(word):
+        if not unit.play(word):
             self._ledger.skip_alignment()
         # A playout that reports no samples (the simulated one) starts a word's audio as
         # the word counts as heard; a real one's own mark came first and stands.
@@ -727,7 +724,7 @@ class CallCore:
         if unit.unspoken:  # stopped at a clause it could not say: heard is what played
             out = self._seal(unit, Fate.UNSPOKEN) + self._flush()
         else:
-            unit.cursor.played_all()
+            unit.play_all()
             out = self._seal(unit, Fate.PLAYED) + self._flush()
         return out + self._maybe_finish(now) + self._settle(now)
 
@@ -738,7 +735,7 @@ class CallCore:
         unit = self._book.get(speech_id)
         if unit is None or unit.fate is not None:
             return []
-        unit.unspoken = reason
+        unit.cannot_speak(reason)
         out = self._seal(unit, Fate.UNSPOKEN) + self._flush()
         return out + self._maybe_finish(now) + self._settle(now)
 
@@ -750,7 +747,7 @@ class CallCore:
         unit = self._book.get(speech_id)
         if unit is None or unit.fate is not None or unit.unspoken:
             return []
-        unit.unspoken = f"could not say {text!r}: {reason}"
+        unit.cannot_speak(f"could not say {text!r}: {reason}")
         words = (
             f"speech_id {speech_id} (turn {unit.turn_id}): Voqalize could not say {text!r} "
             f"({reason}); the unit stops there, its Finalize reports what was heard, and "

@@ -103,10 +103,53 @@ class Unit:
         """Characters kept of what the brain sent, relayed and discarded."""
         return self.cursor.chars + self._discarded_chars
 
+    # What happens to it: a unit changes only through these (and its book), so this module
+    # is the one place it is written.
+
     def discard(self, text: str) -> None:
         """Keep text that will never be spoken, for the record."""
         self.discarded.append(text)
         self._discarded_chars += len(text)
+
+    def relay(self, text: str) -> None:
+        """More of its text goes to playout."""
+        self.cursor.extend(text)
+
+    def frame_at(self, now: int) -> None:
+        """The brain sent a frame of it at ``now``."""
+        self.last_frame_ms = now
+
+    def counted(self, chars: int, now: int) -> None:
+        """Frames of it holding ``chars`` characters were only counted (surplus), the last
+        at ``now``: their text is dropped."""
+        self.dropped_chars += chars
+        self.last_frame_ms = now
+
+    def play(self, word: str) -> bool:
+        """The playout released ``word`` of it; False when the word matched none of its text
+        (skipped, see :mod:`sandbox.call.heard`)."""
+        return self.cursor.played(word)
+
+    def play_all(self) -> None:
+        """All of its audio was released: every word of its text is heard."""
+        self.cursor.played_all()
+
+    def cannot_speak(self, reason: str) -> None:
+        """The playout could not speak (the rest of) it, for ``reason``."""
+        self.unspoken = reason
+
+    def seal(self, fate: Fate) -> bool:
+        """Fix how its playout ended, and so its heard text; False if it already was."""
+        if self.fate is not None:
+            return False
+        self.fate = fate
+        return True
+
+    def sealed_as_recorded(self, fate: Fate, heard: str, unspoken: str) -> None:
+        """A stored call's record sealed it (see :mod:`sandbox.call.unit_fold`): its fate,
+        its heard text (a prefix of its own) and why it went unspoken, as the core had them."""
+        self.cursor.heard_through(len(heard))
+        self.fate, self.unspoken = fate, unspoken
 
     @property
     def relayed(self) -> str:
@@ -213,7 +256,7 @@ class UnitBook:
             return False
         if not text:
             return False
-        unit.cursor.extend(text)
+        unit.relay(text)
         return True
 
     def end(self, speech_id: int) -> Unit | None:
@@ -253,10 +296,16 @@ class UnitBook:
 
     def seal(self, unit: Unit, fate: Fate) -> bool:
         """Fix how a unit's playout ended, and so its heard text; False if it already was."""
-        if unit.fate is not None:
-            return False
-        unit.fate = fate
-        return True
+        return unit.seal(fate)
+
+    def cut_by_cancel(self) -> list[Unit]:
+        """A SpeechCancel cuts the whole floor: every unit still in play, an open bracket
+        closed as cancelled; the units it reaches, oldest first, for the core to seal."""
+        reached = self.unresolved()
+        for unit in reached:
+            if unit.bracket is Bracket.OPEN:
+                unit.bracket = Bracket.CANCELLED
+        return reached
 
     def flush(self) -> list[pb.Finalize]:
         """Every Finalize now due: oldest unit first, none overtaking an older unit still in
