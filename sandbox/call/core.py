@@ -105,6 +105,7 @@ from sandbox.call.played import (
 )
 from sandbox.call.rtvi import app_frame_problem, brain_frame_problem, rtvi_name
 from sandbox.call.settings import Capabilities, Settings, merged, validate
+from sandbox.call.snapshot import CallSnapshot
 from sandbox.call.surplus import Surplus, SurplusFrame
 from sandbox.call.turn_records import BracketClosed, FinalizeSent, TurnKind, TurnSent
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
@@ -864,6 +865,20 @@ class CallCore:
         if self._answer_owed or in_play:
             return CallState.THINKING
         return CallState.LISTENING
+
+    def snapshot(self) -> CallSnapshot:
+        """The call as it stands, frozen (see :mod:`sandbox.call.snapshot`)."""
+        return CallSnapshot(
+            self.session_id,
+            tuple(self.capabilities),
+            self.state,
+            self.watermark,
+            self.settings,
+            self._ended,
+            self._ledger.latest_timeline(),
+            self._gap,
+            self._gap_since,
+        )
 
     def outcome(self) -> outcomes.Outcome:
         """The word the call's record ends with."""

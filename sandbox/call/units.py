@@ -9,7 +9,9 @@ a unit's fate is sealed; the book decides what goes out and in which order.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from sandbox.call.heard import HeardCursor
 from sandbox.wire import pb
@@ -167,6 +169,24 @@ class Unit:
         return self.cursor.heard
 
     @property
+    def words_heard(self) -> int:
+        """How many of its words lie inside the heard prefix."""
+        return self.cursor.words_heard
+
+    def view(self) -> UnitView:
+        """The unit as it stands now, frozen: what a screen on another thread is handed."""
+        return UnitView(
+            self.speech_id,
+            self.turn_id,
+            self.fate,
+            has_text=self.has_text,
+            heard=self.heard,
+            relayed=self.relayed,
+            discarded=tuple(self.discarded),
+            words_heard=self.words_heard,
+        )
+
+    @property
     def interrupted(self) -> bool:
         """The caller did not hear all the brain generated for it: its fate is sealed (or it
         died with the call's process) and its heard text is short of its generated text. A
@@ -177,6 +197,66 @@ class Unit:
             and self.fate is not Fate.IN_PLAY
             and (self.heard != self.generated)
         )
+
+
+@dataclass(frozen=True)
+class UnitView:
+    """A unit as it stood at one moment (:meth:`Unit.view`): what the screen draws."""
+
+    speech_id: int
+    turn_id: int
+    fate: Fate | None
+    has_text: bool
+    heard: str
+    relayed: str
+    discarded: tuple[str, ...]
+    words_heard: int
+
+    @property
+    def generated(self) -> str:
+        """Everything the brain sent for it: the relayed text, then what was discarded."""
+        return self.relayed + "".join(self.discarded)
+
+
+class ShownUnit(Protocol):
+    """What drawing a unit reads: a live unit's :class:`UnitView`, or a stored call's
+    :class:`Unit` rebuilt by the replay (each owned by the thread that draws it)."""
+
+    @property
+    def speech_id(self) -> int:
+        """Its brain-minted id."""
+
+    @property
+    def turn_id(self) -> int:
+        """The turn it answers."""
+
+    @property
+    def fate(self) -> Fate | None:
+        """How its playout finished; None while in play."""
+
+    @property
+    def has_text(self) -> bool:
+        """Some text has been relayed to playout."""
+
+    @property
+    def heard(self) -> str:
+        """The delivered prefix of its text."""
+
+    @property
+    def relayed(self) -> str:
+        """The text relayed to playout."""
+
+    @property
+    def discarded(self) -> Sequence[str]:
+        """Text kept for the record, never spoken."""
+
+    @property
+    def generated(self) -> str:
+        """Everything the brain sent for it."""
+
+    @property
+    def words_heard(self) -> int:
+        """How many of its words were heard."""
 
 
 @dataclass
