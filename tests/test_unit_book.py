@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from sandbox.call.units import Bracket, Fate, UnitBook, WireRuleBroken
@@ -95,3 +98,25 @@ def test_a_refused_unit_drops_the_rest_of_its_bracket_quietly() -> None:
     assert book.units == [] and book.flush() == []
     with pytest.raises(WireRuleBroken, match="reuses speech_id 5"):
         book.open(5, 1, pb.VOICE_JOE, pb.LANGUAGE_EN, minted=3)
+
+
+#: Writing one of a unit's own fields, or walking its heard cursor, in place.
+_WRITES_A_UNIT = re.compile(
+    r"\.(fate|unspoken|last_frame_ms|dropped_chars|past_cap|chunks|finalized)\s*(=|\+=)(?!=)"
+    r"|\.cursor\.(extend|played|played_all|heard_through|settle)\("
+    r"|\.discarded\.(append|extend)\("
+)
+
+
+def test_a_unit_is_written_only_in_its_own_module() -> None:
+    """``sandbox/call/units.py`` is the one place a ``Unit`` changes (its methods and its
+    book's); the core and the fold of a stored call call them."""
+    root = Path(__file__).resolve().parent.parent
+    found = [
+        f"{path.relative_to(root)}:{number}"
+        for path in sorted((root / "sandbox").rglob("*.py"))
+        if path != root / "sandbox" / "call" / "units.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if _WRITES_A_UNIT.search(line)
+    ]
+    assert found == []

@@ -80,6 +80,22 @@ from sandbox.call.ledger import (
     StepRecord,
     WireErrorRecord,
 )
+from sandbox.call.lifecycle import (
+    OVER,
+    Floor,
+    FloorEvent,
+    Hold,
+    HoldEvent,
+    Machine,
+    Opening,
+    OpeningEvent,
+    Phase,
+    PhaseEvent,
+    brain_opening,
+    call_phase,
+    caller_floor,
+    playout_hold,
+)
 from sandbox.call.played import (
     AudioMark,
     ClauseUnsaid,
@@ -89,6 +105,7 @@ from sandbox.call.played import (
 )
 from sandbox.call.rtvi import app_frame_problem, brain_frame_problem, rtvi_name
 from sandbox.call.settings import Capabilities, Settings, merged, validate
+from sandbox.call.snapshot import CallSnapshot
 from sandbox.call.surplus import Surplus, SurplusFrame
 from sandbox.call.turn_records import BracketClosed, FinalizeSent, TurnKind, TurnSent
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
@@ -175,22 +192,23 @@ class CallCore:
     watermark: int = 0
     #: The units, in the order they opened: read through ``units``, ``unit`` and ``in_play``.
     _book: UnitBook = field(default_factory=UnitBook)
-    ended: CallEnded | None = None
+    #: How the call ended, once it has: read through ``ended``, set with the phase's end.
+    _ended: CallEnded | None = None
     #: The call's record, appended here only; read through ``ledger``.
     _ledger: Ledger = field(default_factory=Ledger)
 
+    #: The call's lifecycle, one machine per part (see :mod:`sandbox.call.lifecycle`).
+    _phase: Machine[Phase, PhaseEvent] = field(default_factory=call_phase)
+    _opening: Machine[Opening, OpeningEvent] = field(default_factory=brain_opening)
+    _floor: Machine[Floor, FloorEvent] = field(default_factory=caller_floor)
+    _hold: Machine[Hold, HoldEvent] = field(default_factory=playout_hold)
+
     _pending: _Pending | None = None
-    _caller_active: bool = False
     _stt_language_pending: int | None = None
-    _brain_ending: bool = False
-    _brain_spoke: bool = False  # any frame at all has come from the brain
     _rtvi: int = 0  # RTVI frames from the brain handled
-    _silence_reported: bool = False
     #: When SessionStart went out, on the host's clock: the core's times are the host's, and
     #: the session's own waits count from here (the host may start it at any time).
     _started_ms: int | None = None
-    _interrupted: bool = False
-    _paused: bool = False  # playout is held while the caller's voice over it is judged
     #: When the playout last released a word or finished a unit: dead air starts no sooner.
     _last_sound_ms: int = 0
     #: The dead air being shown, if any, and since when (see ``dead_air_at``).
@@ -264,6 +282,7 @@ class CallCore:
 
     def _start(self, now: int) -> list[Effect]:
         """Open the session: SessionStart is the first envelope and mints turn 1."""
+        self._phase.fire(PhaseEvent.START)
         self.turn = 1
         self._started_ms = now
         self._pending = _Pending(1, now, GREETING_WAIT_MS)
@@ -280,11 +299,8 @@ class CallCore:
 
     def _not_placed(self, reason: str) -> list[Effect]:
         """The brain could not be reached: the call ends before SessionStart, not reached."""
-        if self.started or self.ended is not None:
-            raise RuntimeError("not_placed() is for a call that never started")
         failed = EndedBy.DIAL_FAILED
-        self.ended = CallEnded(self.verdict((failed, reason)).word, failed, reason)
-        return [self.ended]
+        return [self._finish(PhaseEvent.NOT_PLACED, failed, reason)]
 
     @property
     def ledger(self) -> LedgerView:
@@ -304,17 +320,27 @@ class CallCore:
     @property
     def started(self) -> bool:
         """SessionStart has been sent."""
-        return self.turn > 0
+        return self._phase.state in (Phase.LIVE, Phase.BRAIN_ENDING, Phase.ENDED)
+
+    @property
+    def ended(self) -> CallEnded | None:
+        """How the call ended, once it is over; None while it is not."""
+        return self._ended
+
+    @property
+    def _over(self) -> bool:
+        """The call has ended (or ended before it started): it takes no more."""
+        return self._phase.state in OVER
 
     # ------------------------------------------------------------ brain side
 
     def _from_brain(self, env: pb.Envelope, now: int) -> list[Effect]:
         """One decoded envelope from the brain."""
-        if self.ended is not None:
+        if self._over:
             return []
         if not self.started:
             return [FrameDropped("the brain spoke before SessionStart")]
-        self._brain_spoke = True
+        self._opening.fire(OpeningEvent.FRAME)
         try:
             out = self._dispatch(env, now)
         except WireRuleBroken as broken:
@@ -328,7 +354,7 @@ class CallCore:
         a surplus one of use again, so a frame judged early is never counted in error; but
         for a SpeechStart read and not yet handled (``starts_waiting``), which may open the
         unit a frame names, so no frame is judged to name a unit never opened meanwhile."""
-        if self.ended is not None or self._brain_ending:
+        if self._over or self._phase.state is Phase.BRAIN_ENDING:
             return SurplusFrame(Surplus.AFTER_END)
         arm = env.WhichOneof("body")
         if arm == "rtvi":
@@ -361,10 +387,9 @@ class CallCore:
         of text: dropped, not kept; and the brain was still sending for the unit at ``now``
         (a unit past its limit is not dead air while the brain streams on)."""
         unit = self._book.get(speech_id)
-        if self.ended is not None or unit is None:
+        if self._over or unit is None:
             return []
-        unit.dropped_chars += chars
-        unit.last_frame_ms = now
+        unit.counted(chars, now)
         return self._settle(now)
 
     def _dispatch(self, env: pb.Envelope, now: int) -> list[Effect]:
@@ -401,24 +426,24 @@ class CallCore:
 
     def _brain_malformed(self, detail: str, now: int) -> list[Effect]:
         """The brain sent something that is not an envelope; say so and go on."""
-        if self.ended is not None:
+        if self._over:
             return []
-        self._brain_spoke = True
+        self._opening.fire(OpeningEvent.FRAME)
         return self._error_out(now, pb.ERROR_CODE_MALFORMED, detail)
 
     def _brain_closed(self, detail: str, now: int) -> list[Effect]:
         """The brain's socket closed. The socket is the session: the call ends."""
-        if self.ended is not None:
+        if self._over:
             return []
         return self._end(now, ended_by=EndedBy.BRAIN_CLOSED, detail=detail)
 
     def _on_speech_start(self, msg: pb.SpeechStart, now: int) -> list[Effect]:
         sid, turn = msg.speech_id, msg.turn_id
-        if self._brain_ending:
+        if self._phase.state is Phase.BRAIN_ENDING:
             raise WireRuleBroken(f"SpeechStart {sid} after the brain's End; frame dropped")
         settings = self.settings
         unit = self._book.open(sid, turn, settings.voice, settings.tts_language, minted=self.turn)
-        unit.last_frame_ms = now
+        unit.frame_at(now)
         if self._pending is not None and turn >= self._pending.turn_id:
             self._pending = None
         opened = UnitOpened(sid, turn, unit.voice, unit.language)
@@ -431,7 +456,7 @@ class CallCore:
         """The brain hangs up. What it already relayed plays out and is reported: an open
         bracket is closed where its text stops (an empty one is silent), and the call ends
         once every unit has its Finalize, so it always ends in bounded time."""
-        self._brain_ending = True
+        self._phase.fire(PhaseEvent.BRAIN_END)
         out: list[Effect] = []
         for unit in self._book.unresolved():
             if unit.bracket is Bracket.OPEN:
@@ -443,7 +468,7 @@ class CallCore:
         sid = msg.speech_id
         unit = self._book.get(sid)
         if unit is not None:
-            unit.last_frame_ms = now
+            unit.frame_at(now)
         kept = len(unit.discarded) if unit is not None else 0
         if self._book.chunk(sid, msg.text):
             assert unit is not None  # a relayed chunk is an open unit's
@@ -490,9 +515,7 @@ class CallCore:
         # The cut goes even when no unit has text yet: a unit opened with none stays queued
         # in playout and would hold every later unit back (the caller would hear no more).
         out: list[Effect] = [self._cut(CutReason.CANCEL)]
-        for other in self._book.unresolved():
-            if other.bracket is Bracket.OPEN:
-                other.bracket = Bracket.CANCELLED
+        for other in self._book.cut_by_cancel():
             out += self._seal(other, Fate.CANCELLED)
         return out + self._flush()
 
@@ -544,23 +567,23 @@ class CallCore:
 
     def _caller_speaking(self, now: int) -> list[Effect]:
         """Voice activity began on the caller's side (not yet a barge-in or a turn)."""
-        if self.ended is not None or self._caller_active:
+        if self._over or self._caller_heard:
             return []
-        self._caller_active = True
+        self._floor.fire(FloorEvent.VOICE)
         self._idle.caller_spoke()
         return self._settle(now)
 
     def _caller_quiet(self, now: int) -> list[Effect]:
         """The caller's sound stopped without a turn (noise, a dropped empty close)."""
-        if self.ended is not None or not self._caller_active:
+        if self._over or not self._caller_heard:
             return []
-        self._caller_active = False
+        self._floor.fire(FloorEvent.QUIET)
         return self._land_stt_language() + self._settle(now)
 
     def _backchannel(self, text: str, now: int, *, resumed: bool = False) -> list[Effect]:
         """A short acknowledgement over the bot: shown, never a turn, never a cut.
         ``resumed``: the bot paused for it and then went on."""
-        if self.ended is not None:
+        if self._over:
             return []
         self._ledger.add_backchannel(BackchannelRecord(now, text, resumed))
         return [CallerShown("backchannel", text, None, resumed)]
@@ -568,11 +591,11 @@ class CallCore:
     def _caller_over_bot(self, now: int) -> list[Effect]:
         """The caller's voice began over the bot: hold playout while it is judged (pause,
         then decide). The wire sees nothing unless it turns out to be a barge-in."""
-        if self.ended is not None or self._paused:
+        if self._over or self._held:
             return []
         if not any(u.has_text for u in self._book.unresolved()):
             return []  # nothing is audible: there is nothing to hold
-        self._paused = True
+        self._hold.fire(HoldEvent.HOLD)
         self._last_sound_ms = now  # the caller's voice: no dead air while it is judged
         self._idle.caller_spoke()
         return [PausePlayout(), *self._settle(now)]
@@ -580,21 +603,22 @@ class CallCore:
     def _bot_keeps_floor(self, now: int) -> list[Effect]:
         """The voice over the bot was a backchannel or a noise: playout goes on exactly where
         it paused, and its units' heard text will read as if no pause had happened."""
-        if self.ended is not None or not self._paused:
+        if self._over or not self._held:
             return []
-        self._paused = False
+        self._hold.fire(HoldEvent.RESUME)
         self._last_sound_ms = now
         return [ResumePlayout(), *self._settle(now)]
 
     def _barge_in(self, now: int) -> list[Effect]:
         """Caller speech over the bot took the floor: kill what is in flight. After a pause,
         what each unit played before it is exactly its heard text."""
-        if self.ended is not None:
+        if self._over:
             return []
-        self._caller_active = True
         self._idle.caller_spoke()
         out = self._interrupt(now, taken=True)
-        if self._paused:  # nothing in flight to cut, but the held playout must not go on
+        # The caller cuts in when the barge-in killed a turn; else they simply speak.
+        self._floor.fire(FloorEvent.CUT_IN if out else FloorEvent.VOICE)
+        if self._held:  # nothing in flight to cut, but the held playout must not go on
             out.append(self._cut(CutReason.BARGE_IN))
         return out + self._settle(now)
 
@@ -616,15 +640,15 @@ class CallCore:
         Interruption it raises kills the old one, so the brain answers only the latest and
         never sees one message repeated in another.
         """
-        if self.ended is not None:
+        if self._over:
             return []
         text = text.strip()
-        self._caller_active = False
         if not text:
+            self._floor.fire(FloorEvent.QUIET)
             return self._settle(now)
+        self._floor.fire(FloorEvent.TURN)
         out = self._interrupt(now)  # a new turn outranks anything still owed or in play
         out += self._land_stt_language()
-        self._interrupted = False
         self.turn += 1
         self._ledger.add_caller_line(self.turn, text, TurnClose.TYPED if typed else closed_by)
         marks = on_the_line(heard.marks(), self.line_ms) if heard is not None else {}
@@ -638,7 +662,7 @@ class CallCore:
 
     def _from_app(self, rtvi_type: str, data: str, rtvi_id: str | None, now: int) -> list[Effect]:
         """An RTVI message from the app. send-text becomes a caller turn; the rest cross."""
-        if self.ended is not None:
+        if self._over:
             return []
         number = RTVI_TYPE_BY_NAME.get(rtvi_type, -1)
         if number == pb.RTVI_TYPE_SEND_TEXT:
@@ -654,7 +678,7 @@ class CallCore:
     def _configure(self, config: pb.Config, now: int) -> list[Effect]:
         """A settings change from the user, validated and landing as a brain's Config would
         (its ``ConfigRejected`` or ``ConfigApplied`` says which)."""
-        if self.ended is not None:
+        if self._over:
             return []
         _, out = self._apply(config, now)
         return out + self._settle(now)
@@ -662,7 +686,7 @@ class CallCore:
     def _hang_up(self, now: int, why: str = "") -> list[Effect]:
         """The caller ends the call; ``why``: what ended it on their side, when it was not
         the person (their audio file ran out, the demo's scene ended)."""
-        if self.ended is not None:
+        if self._over:
             return []
         return self._end(now, ended_by=EndedBy.CALLER, detail=why, say_end=True)
 
@@ -674,7 +698,7 @@ class CallCore:
         if unit is None or unit.fate is not None:
             return []  # a word racing a cut lands after the unit's heard text is fixed
         self._last_sound_ms = now
-        if not unit.cursor.played(word):
+        if not unit.play(word):
             self._ledger.skip_alignment()
         # A playout that reports no samples (the simulated one) starts a word's audio as
         # the word counts as heard; a real one's own mark came first and stands.
@@ -701,7 +725,7 @@ class CallCore:
         if unit.unspoken:  # stopped at a clause it could not say: heard is what played
             out = self._seal(unit, Fate.UNSPOKEN) + self._flush()
         else:
-            unit.cursor.played_all()
+            unit.play_all()
             out = self._seal(unit, Fate.PLAYED) + self._flush()
         return out + self._maybe_finish(now) + self._settle(now)
 
@@ -712,7 +736,7 @@ class CallCore:
         unit = self._book.get(speech_id)
         if unit is None or unit.fate is not None:
             return []
-        unit.unspoken = reason
+        unit.cannot_speak(reason)
         out = self._seal(unit, Fate.UNSPOKEN) + self._flush()
         return out + self._maybe_finish(now) + self._settle(now)
 
@@ -724,7 +748,7 @@ class CallCore:
         unit = self._book.get(speech_id)
         if unit is None or unit.fate is not None or unit.unspoken:
             return []
-        unit.unspoken = f"could not say {text!r}: {reason}"
+        unit.cannot_speak(f"could not say {text!r}: {reason}")
         words = (
             f"speech_id {speech_id} (turn {unit.turn_id}): Voqalize could not say {text!r} "
             f"({reason}); the unit stops there, its Finalize reports what was heard, and "
@@ -744,7 +768,7 @@ class CallCore:
 
     def next_deadline(self) -> int | None:
         """When ``tick`` next has something to do, or None."""
-        if self.ended is not None:
+        if self._over:
             return None
         times = [self._idle.deadline(), self._silence_due(), self._dead_air_due()]
         if self._pending is not None and not self._pending.warned:
@@ -754,7 +778,7 @@ class CallCore:
 
     def _silence_due(self) -> int | None:
         """When a brain that has sent nothing since SessionStart is reported, if it is due."""
-        if self._brain_spoke or self._started_ms is None or self._silence_reported:
+        if self._opening.state is not Opening.AWAITED or self._started_ms is None:
             return None
         return self._started_ms + SILENT_BRAIN_MS
 
@@ -770,7 +794,7 @@ class CallCore:
         of the brain's last frame for an open unit and the last word played. None while no
         unit is open, or playout is paused (the caller's voice is being judged)."""
         opened = [u for u in self._book.unresolved() if u.bracket is Bracket.OPEN]
-        if not opened or self._paused:
+        if not opened or self._held:
             return None
         since = max(self._last_sound_ms, *(u.last_frame_ms for u in opened))
         return opened[0], since
@@ -784,12 +808,12 @@ class CallCore:
 
     def _tick(self, now: int) -> list[Effect]:
         """Time passed: fire the idle turn or the stall warning when due."""
-        if self.ended is not None:
+        if self._over:
             return []
         out: list[Effect] = []
         due = self._silence_due()
         if due is not None and now >= due:
-            self._silence_reported = True
+            self._opening.fire(OpeningEvent.SILENCE)
             waited = now - (due - SILENT_BRAIN_MS)  # since SessionStart
             self._ledger.add_stall(StallRecord(now, 1, waited))
             out.append(BrainStalled(1, waited))
@@ -824,14 +848,16 @@ class CallCore:
 
     def _state_of(self, in_play: list[Unit] | None) -> CallState:
         """:attr:`state`, given the units unresolved now when they are at hand."""
-        if self.ended is not None:
+        if self._over:
             return CallState.ENDED
-        if not self.started:
+        if self._phase.state is Phase.NEW:
             return CallState.CONNECTING
-        if self._paused:
+        if self._held:
             return CallState.PAUSED
-        if self._caller_active:
-            return CallState.INTERRUPTED if self._interrupted else CallState.CALLER_SPEAKING
+        if self._floor.state is Floor.SPEAKING:
+            return CallState.CALLER_SPEAKING
+        if self._floor.state is Floor.CUTTING_IN:
+            return CallState.INTERRUPTED
         if in_play is None:
             in_play = self._book.unresolved()
         if any(u.has_text for u in in_play):
@@ -839,6 +865,20 @@ class CallCore:
         if self._answer_owed or in_play:
             return CallState.THINKING
         return CallState.LISTENING
+
+    def snapshot(self) -> CallSnapshot:
+        """The call as it stands, frozen (see :mod:`sandbox.call.snapshot`)."""
+        return CallSnapshot(
+            self.session_id,
+            tuple(self.capabilities),
+            self.state,
+            self.watermark,
+            self.settings,
+            self._ended,
+            self._ledger.latest_timeline(),
+            self._gap,
+            self._gap_since,
+        )
 
     def outcome(self) -> outcomes.Outcome:
         """The word the call's record ends with."""
@@ -884,7 +924,7 @@ class CallCore:
             return "it cancelled the call" + (f": {detail}" if detail else "")
         stall = next(iter(self._ledger.stalls), None)
         if stall is None:
-            if not self._brain_spoke and self._ledger.caller_lines:
+            if self._opening.state is not Opening.HEARD and self._ledger.caller_lines:
                 # However soon the caller hung up: they spoke, and nothing came back.
                 return "it sent no frame at all, so the caller heard nothing from it"
             return None
@@ -932,7 +972,6 @@ class CallCore:
         through = self.turn
         self.watermark = max(self.watermark, through)
         self._pending = None
-        self._interrupted = True
         out: list[Effect] = [
             SendFrame(envelope(pb.Interruption(through_turn=through))),
             WatermarkRaised(through),
@@ -945,7 +984,7 @@ class CallCore:
 
     def _cut(self, reason: CutReason) -> CutPlayout:
         """Silence playout (a cut also ends a pause)."""
-        self._paused = False
+        self._hold.fire(HoldEvent.CUT)
         return CutPlayout(reason)
 
     def _settle(self, now: int) -> list[Effect]:
@@ -955,7 +994,7 @@ class CallCore:
         nothing: see :mod:`sandbox.call.idle`); and the status line hears of a new state."""
         out = self._gap_ended(now)
         in_play = self._book.unresolved()
-        sounding = self._caller_active or any(u.has_text for u in in_play)
+        sounding = self._caller_heard or any(u.has_text for u in in_play)
         self._idle.settle(now, sounding=sounding, held=self._answer_owed or bool(in_play))
         return out + self._state_effects(in_play)
 
@@ -974,6 +1013,16 @@ class CallCore:
         return [DeadAirEnded(gap.turn_id, gap.speech_id, silent)]
 
     @property
+    def _caller_heard(self) -> bool:
+        """The caller's voice is on the line (speaking, or cutting in)."""
+        return self._floor.state in (Floor.SPEAKING, Floor.CUTTING_IN)
+
+    @property
+    def _held(self) -> bool:
+        """Playout is held while the caller's voice over it is judged."""
+        return self._hold.state is Hold.HELD
+
+    @property
     def _answer_owed(self) -> bool:
         """The brain owes an answer to the caller or the greeting, and the wait for it has
         not lapsed (an idle turn owes none: see ``_Pending.idle``)."""
@@ -981,7 +1030,7 @@ class CallCore:
         return pend is not None and not pend.warned and not pend.idle
 
     def _maybe_finish(self, now: int) -> list[Effect]:
-        if self._brain_ending and not self._book.unresolved():
+        if self._phase.state is Phase.BRAIN_ENDING and not self._book.unresolved():
             return self._end(now, ended_by=EndedBy.BRAIN, detail="")
         return []
 
@@ -998,8 +1047,14 @@ class CallCore:
         out += self._gap_ended(now)
         if say_end:
             out.append(SendFrame(envelope(pb.End())))
-        self.ended = CallEnded(self.verdict((ended_by, detail)).word, ended_by, detail)
-        return [*out, self.ended, *self._settle(now)]
+        ended = self._finish(PhaseEvent.END, ended_by, detail)
+        return [*out, ended, *self._settle(now)]
+
+    def _finish(self, event: PhaseEvent, ended_by: EndedBy, detail: str) -> CallEnded:
+        """End the call's phase by ``event`` and keep how it ended: the one place it ends."""
+        self._phase.fire(event)
+        self._ended = CallEnded(self.verdict((ended_by, detail)).word, ended_by, detail)
+        return self._ended
 
     def _apply(self, config: pb.Config, now: int) -> tuple[str | None, list[Effect]]:
         problem = validate(config, self.settings, self.caps)
@@ -1008,7 +1063,7 @@ class CallCore:
         before = self.settings
         after = merged(config, before)
         out: list[Effect] = []
-        if after.stt_language != before.stt_language and self._caller_active:
+        if after.stt_language != before.stt_language and self._caller_heard:
             # The turn being spoken still transcribes as spoken; the change lands at commit.
             self._stt_language_pending = after.stt_language
             after = _with_stt_language(after, before.stt_language)

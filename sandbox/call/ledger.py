@@ -239,6 +239,14 @@ class Ledger:
         """See :class:`LedgerView`."""
         return MappingProxyType({t: in_order(marks) for t, marks in self._timelines.items()})
 
+    def latest_timeline(self) -> tuple[int, Mapping[str, int]] | None:
+        """The latest caller turn and its timeline, stages in order, as a read-only copy (a
+        snapshot needs only that one, not a copy of every turn's); None before any."""
+        if not self._timelines:
+            return None
+        turn_id = max(self._timelines)
+        return turn_id, MappingProxyType(in_order(self._timelines[turn_id]))
+
     @property
     def alignment_skips(self) -> int:
         """See :class:`LedgerView`."""

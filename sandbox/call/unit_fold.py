@@ -47,7 +47,7 @@ class UnitFold:
             case SpeakText(speech_id=sid, text=text):
                 unit = self._in_play(sid)
                 if unit is not None:
-                    unit.cursor.extend(text)
+                    unit.relay(text)
             case TextKept(speech_id=sid, text=text):
                 unit = self._units.get(sid)
                 if unit is not None:
@@ -55,12 +55,11 @@ class UnitFold:
             case WordPlayed(speech_id=sid, word=word):
                 unit = self._in_play(sid)
                 if unit is not None:
-                    unit.cursor.played(word)
+                    unit.play(word)
             case UnitSealed(speech_id=sid, fate=fate, heard=heard, unspoken=unspoken):
                 unit = self._in_play(sid)
                 if unit is not None:
-                    unit.cursor.heard_through(len(heard))
-                    unit.fate, unit.unspoken = fate, unspoken
+                    unit.sealed_as_recorded(fate, heard, unspoken)
             case WatermarkRaised(through_turn=through):
                 self.watermark = max(self.watermark, through)
                 return None
@@ -73,7 +72,7 @@ class UnitFold:
         ``crashed``, its heard text what played); the ids of those units."""
         cut = [u for u in self._units.values() if u.fate is None]
         for unit in cut:
-            unit.fate = Fate.CRASHED
+            unit.seal(Fate.CRASHED)
         return [u.speech_id for u in cut]
 
     def _in_play(self, speech_id: int) -> Unit | None:

@@ -9,7 +9,9 @@ a unit's fate is sealed; the book decides what goes out and in which order.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from sandbox.call.heard import HeardCursor
 from sandbox.wire import pb
@@ -103,10 +105,53 @@ class Unit:
         """Characters kept of what the brain sent, relayed and discarded."""
         return self.cursor.chars + self._discarded_chars
 
+    # What happens to it: a unit changes only through these (and its book), so this module
+    # is the one place it is written.
+
     def discard(self, text: str) -> None:
         """Keep text that will never be spoken, for the record."""
         self.discarded.append(text)
         self._discarded_chars += len(text)
+
+    def relay(self, text: str) -> None:
+        """More of its text goes to playout."""
+        self.cursor.extend(text)
+
+    def frame_at(self, now: int) -> None:
+        """The brain sent a frame of it at ``now``."""
+        self.last_frame_ms = now
+
+    def counted(self, chars: int, now: int) -> None:
+        """Frames of it holding ``chars`` characters were only counted (surplus), the last
+        at ``now``: their text is dropped."""
+        self.dropped_chars += chars
+        self.last_frame_ms = now
+
+    def play(self, word: str) -> bool:
+        """The playout released ``word`` of it; False when the word matched none of its text
+        (skipped, see :mod:`sandbox.call.heard`)."""
+        return self.cursor.played(word)
+
+    def play_all(self) -> None:
+        """All of its audio was released: every word of its text is heard."""
+        self.cursor.played_all()
+
+    def cannot_speak(self, reason: str) -> None:
+        """The playout could not speak (the rest of) it, for ``reason``."""
+        self.unspoken = reason
+
+    def seal(self, fate: Fate) -> bool:
+        """Fix how its playout ended, and so its heard text; False if it already was."""
+        if self.fate is not None:
+            return False
+        self.fate = fate
+        return True
+
+    def sealed_as_recorded(self, fate: Fate, heard: str, unspoken: str) -> None:
+        """A stored call's record sealed it (see :mod:`sandbox.call.unit_fold`): its fate,
+        its heard text (a prefix of its own) and why it went unspoken, as the core had them."""
+        self.cursor.heard_through(len(heard))
+        self.fate, self.unspoken = fate, unspoken
 
     @property
     def relayed(self) -> str:
@@ -124,6 +169,24 @@ class Unit:
         return self.cursor.heard
 
     @property
+    def words_heard(self) -> int:
+        """How many of its words lie inside the heard prefix."""
+        return self.cursor.words_heard
+
+    def view(self) -> UnitView:
+        """The unit as it stands now, frozen: what a screen on another thread is handed."""
+        return UnitView(
+            self.speech_id,
+            self.turn_id,
+            self.fate,
+            has_text=self.has_text,
+            heard=self.heard,
+            relayed=self.relayed,
+            discarded=tuple(self.discarded),
+            words_heard=self.words_heard,
+        )
+
+    @property
     def interrupted(self) -> bool:
         """The caller did not hear all the brain generated for it: its fate is sealed (or it
         died with the call's process) and its heard text is short of its generated text. A
@@ -134,6 +197,66 @@ class Unit:
             and self.fate is not Fate.IN_PLAY
             and (self.heard != self.generated)
         )
+
+
+@dataclass(frozen=True)
+class UnitView:
+    """A unit as it stood at one moment (:meth:`Unit.view`): what the screen draws."""
+
+    speech_id: int
+    turn_id: int
+    fate: Fate | None
+    has_text: bool
+    heard: str
+    relayed: str
+    discarded: tuple[str, ...]
+    words_heard: int
+
+    @property
+    def generated(self) -> str:
+        """Everything the brain sent for it: the relayed text, then what was discarded."""
+        return self.relayed + "".join(self.discarded)
+
+
+class ShownUnit(Protocol):
+    """What drawing a unit reads: a live unit's :class:`UnitView`, or a stored call's
+    :class:`Unit` rebuilt by the replay (each owned by the thread that draws it)."""
+
+    @property
+    def speech_id(self) -> int:
+        """Its brain-minted id."""
+
+    @property
+    def turn_id(self) -> int:
+        """The turn it answers."""
+
+    @property
+    def fate(self) -> Fate | None:
+        """How its playout finished; None while in play."""
+
+    @property
+    def has_text(self) -> bool:
+        """Some text has been relayed to playout."""
+
+    @property
+    def heard(self) -> str:
+        """The delivered prefix of its text."""
+
+    @property
+    def relayed(self) -> str:
+        """The text relayed to playout."""
+
+    @property
+    def discarded(self) -> Sequence[str]:
+        """Text kept for the record, never spoken."""
+
+    @property
+    def generated(self) -> str:
+        """Everything the brain sent for it."""
+
+    @property
+    def words_heard(self) -> int:
+        """How many of its words were heard."""
 
 
 @dataclass
@@ -213,7 +336,7 @@ class UnitBook:
             return False
         if not text:
             return False
-        unit.cursor.extend(text)
+        unit.relay(text)
         return True
 
     def end(self, speech_id: int) -> Unit | None:
@@ -253,10 +376,16 @@ class UnitBook:
 
     def seal(self, unit: Unit, fate: Fate) -> bool:
         """Fix how a unit's playout ended, and so its heard text; False if it already was."""
-        if unit.fate is not None:
-            return False
-        unit.fate = fate
-        return True
+        return unit.seal(fate)
+
+    def cut_by_cancel(self) -> list[Unit]:
+        """A SpeechCancel cuts the whole floor: every unit still in play, an open bracket
+        closed as cancelled; the units it reaches, oldest first, for the core to seal."""
+        reached = self.unresolved()
+        for unit in reached:
+            if unit.bracket is Bracket.OPEN:
+                unit.bracket = Bracket.CANCELLED
+        return reached
 
     def flush(self) -> list[pb.Finalize]:
         """Every Finalize now due: oldest unit first, none overtaking an older unit still in

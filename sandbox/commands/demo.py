@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from sandbox.audio.audio_options import phone_line
-from sandbox.call.units import Unit
+from sandbox.call.units import ShownUnit
 from sandbox.commands.options import BRAIN_HELP
 from sandbox.demo.headless import scene_options
 from sandbox.demo.scene import SHIPPED, Scene, load_scene
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         for scene in scenes:
             print(f"{scene.name:<12} {scene.title}")
         return 0
-    earlier: list[tuple[str, list[Unit]]] = []
+    earlier: list[tuple[str, Sequence[ShownUnit]]] = []
     sessions = []
     models = _Models()
     for index, scene in enumerate(scenes):

@@ -35,6 +35,8 @@ from sandbox.call.effects import (
 from sandbox.call.inputs import AppFrame, Configure, CoreInput, HangUp, LineGiven, Start, Tick
 from sandbox.call.played import WordPlayed
 from sandbox.call.ports import Listening, Playout, listen, play
+from sandbox.call.snapshot import CallSnapshot
+from sandbox.call.units import UnitView
 from sandbox.host.brain_side import BrainLink, BrainSide
 from sandbox.host.call_waits import CallWaits
 from sandbox.host.posted import Posted
@@ -79,6 +81,10 @@ class CallHost:
     warp: WarpClock | None = None
 
     words_played: int = 0
+    #: The call as it last stood for the screen, frozen: replaced (never changed) on the
+    #: host's loop before each batch of effects the screen is shown, so another thread (the
+    #: app's) may read it at any moment; see :mod:`sandbox.call.snapshot`.
+    latest: CallSnapshot = field(init=False)
     #: The brain's end of the call (built from ``conn``): frames both ways, the close.
     brain: BrainSide = field(init=False)
     #: What the call's drivers wait on: ``sleep`` and ``wait_for``.
@@ -101,6 +107,7 @@ class CallHost:
             self.clock = self.warp
         self._t0 = self.clock()
         self._loop = asyncio.get_running_loop()
+        self.latest = self.core.snapshot()
         self.brain = BrainSide(
             self.core, self.conn, self.recorder, self.post, self.now,
             relay=self.relay, warp=self.warp, on_frame=self.on_frame,
@@ -122,6 +129,15 @@ class CallHost:
         its frame."""
         read_at = self.brain.taking_read_at
         return time.monotonic() if read_at is None else read_at
+
+    def unit_view(self, speech_id: int) -> UnitView | None:
+        """A unit as it stands, frozen, to hand to another thread; on the host's loop."""
+        unit = self.core.unit(speech_id)
+        return None if unit is None else unit.view()
+
+    def unit_views(self) -> list[UnitView]:
+        """Every unit as it stands, frozen, in the order they opened; on the host's loop."""
+        return [unit.view() for unit in self.core.units]
 
     @property
     def backlog(self) -> int:
@@ -376,6 +392,8 @@ class CallHost:
     async def _carry(self, effects: list[Effect], now: int) -> None:
         """Carry out the effects the core made at ``now``: stored, sent and shown as of the
         moment it decided them (the moment its stored input is fed again at)."""
+        if any(isinstance(effect, ScreenEffect) for effect in effects):
+            self.latest = self.core.snapshot()  # the screen is shown the call after them
         if self.recorder.keeps_events:  # else an event's data is built for nobody
             # Every decision of the batch is stored before any of its frames crosses: a
             # process killed between an Interruption going out and the next effect still

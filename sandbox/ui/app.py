@@ -1,9 +1,12 @@
 """SandboxApp: the terminal app of ``sandbox run``.
 
-The call runs beside the UI (:class:`~sandbox.ui.runner.CallRunner`), on a thread of its
-own, so the app is usable while the brain starts and models load and drawing the screen never
-delays the call. What the call does arrives as messages and is routed to the panes; what the
-user does goes to the host as caller events, on the call's thread.
+The call runs beside the UI (:class:`~sandbox.ui.runner.CallRunner`), on a thread and event
+loop of its own, so the app is usable while the brain starts and models load and drawing the
+screen never delays the call. What the call does arrives as messages and is routed to the
+panes; what the user does goes to the host as caller events, on the call's thread. The app
+never reads the core, which that thread changes: each message carries the call as it stood
+(:class:`~sandbox.call.snapshot.CallSnapshot`), and between messages (a timer, a key) the app
+reads the host's ``latest`` snapshot, an immutable value the call's loop replaces.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from sandbox.call.effects import (
     ToApp,
     UnitChanged,
 )
+from sandbox.call.snapshot import CallSnapshot
 from sandbox.call.waterfall import summary
 from sandbox.host.session import CallHost
 from sandbox.record.plain_text import visible
@@ -157,7 +161,7 @@ class SandboxApp(PlainApp[Path | None]):
         host = self.host
         if host is None or self.setup.options.recording is None:
             return None
-        return f"sandbox replay {short_id(host.core.session_id)}"
+        return f"sandbox replay {short_id(host.latest.session_id)}"
 
     @property
     def _showing(self) -> bool:
@@ -176,29 +180,29 @@ class SandboxApp(PlainApp[Path | None]):
         """The brain answered."""
         if not self._showing:
             return
-        core = message.host.core
+        started = message.snapshot
         options = self.setup.options
         brain = brain_name(options.brain_url, options.builtin)
-        self.sub_title = visible(f"session {core.session_id} · {brain}")
-        self.status.show(capabilities=capability_names(core.capabilities))
+        self.sub_title = visible(f"session {started.session_id} · {brain}")
+        self.status.show(capabilities=capability_names(started.capabilities))
 
     def on_call_effect(self, message: CallEffect) -> None:
-        """Route one effect of the core to the pane that shows it."""
-        host = self.host
-        if host is None or not self._showing:
+        """Route one effect of the core to the pane that shows it, with the call as it stood
+        when the effect was carried out."""
+        if self.host is None or not self._showing:
             return
-        effect = message.effect
+        effect, shown = message.effect, message.snapshot
         if isinstance(effect, UnitChanged):
             self.runner.drawn(effect.speech_id)
-            unit = host.core.unit(effect.speech_id)
+            unit = message.unit
             if unit is not None:
                 self.conversation.show_unit(unit)
-                if unit.cursor.words_heard > 0:
-                    self._show_latency()
+                if unit.words_heard > 0:
+                    self._show_latency(shown)
         elif isinstance(effect, CallerShown | CallerIdle | Notice | CallEnded):
             if isinstance(effect, DeadAir | DeadAirEnded):  # the status line says it too
-                self.status.show(state=host.core.state)
-                self._show_dead_air()
+                self.status.show(state=shown.state)
+                self._show_dead_air(shown)
             line, alarm = shown_text(effect)
             self.conversation.add_line(line)
             if alarm is not None:
@@ -212,7 +216,7 @@ class SandboxApp(PlainApp[Path | None]):
                 self.conversation.add_line(reload_text(notice))
         else:
             assert_never(effect)
-        self.status.show(watermark=host.core.watermark, config=host.core.settings.describe())
+        self.status.show(watermark=shown.watermark, config=shown.settings.describe())
 
     def on_call_frames(self, message: CallFrames) -> None:
         """Frames crossed: shown now, or with the rest of a burst a moment later."""
@@ -233,8 +237,9 @@ class SandboxApp(PlainApp[Path | None]):
         if not self._showing:
             return
         self.wire.add_many(records)
-        if records:
-            self._show_latency()
+        host = self.host
+        if records and host is not None:
+            self._show_latency(host.latest)
         for record in records:
             sent = app_frame_of(record)
             if sent is not None:
@@ -320,7 +325,7 @@ class SandboxApp(PlainApp[Path | None]):
         """Change voice, patience or idle, applied as a brain's Config would land."""
         host = None if self._in_form() else self._live_host()
         if host is not None:
-            self.push_screen(SettingsScreen(host.core.settings), self._configure)
+            self.push_screen(SettingsScreen(host.latest.settings), self._configure)
 
     def action_app_frame(self) -> None:
         """Send an RTVI message from the app to the brain."""
@@ -336,9 +341,8 @@ class SandboxApp(PlainApp[Path | None]):
         host = self.host
         if self._in_form() or host is None:
             return
-        timelines = host.core.ledger.timelines
-        turn_id = max(timelines, default=None)
-        self.push_screen(WaterfallScreen(turn_id, timelines.get(turn_id or 0, {})))
+        turn_id, timeline = host.latest.latest_timeline or (None, {})
+        self.push_screen(WaterfallScreen(turn_id, timeline))
 
     def action_end_call(self) -> None:
         """Hang up; the report is written and its path shown."""
@@ -349,7 +353,7 @@ class SandboxApp(PlainApp[Path | None]):
     async def action_quit(self) -> None:
         """End a live call, wait for its report, and leave."""
         host = self.host
-        if host is not None and host.core.ended is None:
+        if host is not None and host.latest.ended is None:
             self.runner.tell(host.hang_up)
         if host is not None or self.runner.done.is_set():
             # On a timeout leave anyway: the call's thread still writes the report.
@@ -380,7 +384,7 @@ class SandboxApp(PlainApp[Path | None]):
         host = self.host
         if host is None:
             self.notify("the call is not connected yet", severity="warning")
-        elif host.core.ended is not None:
+        elif host.latest.ended is not None:
             self.notify("the call has ended", severity="warning")
             return None
         return host
@@ -399,22 +403,22 @@ class SandboxApp(PlainApp[Path | None]):
     def _show_meter(self) -> None:
         self.status.show(meter=self._meter())
 
-    def _show_dead_air(self) -> None:
-        """While an open unit is dead air, the status line says so and counts it on."""
+    def _show_dead_air(self, shown: CallSnapshot | None = None) -> None:
+        """While an open unit is dead air, the status line says so and counts it on: as of
+        ``shown``, or (the timer) the host's latest snapshot."""
         host = self.host
-        gap = host.core.dead_air_at(host.now()) if host is not None and self._showing else None
+        if host is None or not self._showing:
+            return
+        gap = (shown or host.latest).dead_air_at(host.now())
         if gap is not None:
             words = dead_air_words(gap.turn_id, gap.speech_id, gap.silent_ms, lasting=True)
             self.status.show(state=words)
 
-    def _show_latency(self) -> None:
+    def _show_latency(self, shown: CallSnapshot) -> None:
         """The latest caller turn's waterfall in one line, read off the core's timeline as
         ``f7`` draws it, so the two agree."""
-        host = self.host
-        timelines = host.core.ledger.timelines if host is not None else {}
-        turn_id = max(timelines, default=None)
-        if turn_id is not None:
-            self.status.show(latency=summary(turn_id, timelines[turn_id]))
+        if shown.latest_timeline is not None:
+            self.status.show(latency=summary(*shown.latest_timeline))
 
     def _configure(self, delta: pb.Config | None) -> None:
         if delta is None:
@@ -432,7 +436,7 @@ class SandboxApp(PlainApp[Path | None]):
         if problem:
             self.notify(f"config rejected: {problem}", severity="error", timeout=10)
         else:
-            self.notify(f"config applied: {host.core.settings.describe()}")
+            self.notify(f"config applied: {host.latest.settings.describe()}")
 
     def _send_app_frame(self, frame: AppFrame | None) -> None:
         host = self._live_host() if frame is not None else None

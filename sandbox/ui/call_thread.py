@@ -6,9 +6,10 @@ went out, reached the core 30 ms later on average (up to 200), and the playout's
 and a barge-in's decision waited the same way. On its own loop the call runs whenever it has
 work (Python hands the interpreter over every millisecond, :mod:`sandbox.audio.sinks`).
 
-The UI reads the call's state (the core's units, its settings) as it draws, and does
-everything else through :meth:`CallThread.tell` and :meth:`CallThread.ask`, which run on the
-call's loop, in the order given.
+The UI never reads the core, which this loop changes: what it draws comes frozen
+(:mod:`sandbox.call.snapshot`), in the messages the call posts and in the host's latest
+snapshot; it does everything else through :meth:`CallThread.tell` and :meth:`CallThread.ask`,
+which run on the call's loop, in the order given.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ call, and a caption bar telling the room what just happened."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -11,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Header, Static
 
-from sandbox.call.units import Unit
+from sandbox.call.units import ShownUnit, UnitView
 from sandbox.caller.script_runner import Caller
 from sandbox.demo.director import Director
 from sandbox.demo.scene import Scene
@@ -49,7 +50,7 @@ class DemoApp(SandboxApp):
         number: str,
         auto: bool = False,
         last: bool = False,
-        earlier: list[tuple[str, list[Unit]]] | None = None,
+        earlier: list[tuple[str, Sequence[ShownUnit]]] | None = None,
         caller: Caller | None = None,
     ) -> None:
         super().__init__(setup)
@@ -100,10 +101,10 @@ class DemoApp(SandboxApp):
         if self.auto:
             self.set_timer(AUTO_PAUSE_S, self.action_next_scene)
 
-    def units(self) -> list[Unit]:
-        """This scene's units, as the call left them."""
-        host = self.host
-        return list(host.core.units) if host is not None else []
+    def units(self) -> list[UnitView]:
+        """This scene's units, as the call left them (none before it is over): frozen on the
+        call's thread as it ended."""
+        return list(self.runner.units)
 
     def _show(self, text: str) -> None:
         self.captions.append(text)

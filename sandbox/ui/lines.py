@@ -32,7 +32,7 @@ from sandbox.call.effects import (
     ProtocolViolation,
     StepForUnknownTurn,
 )
-from sandbox.call.units import Fate, Unit
+from sandbox.call.units import Fate, ShownUnit
 from sandbox.record.plain_text import visible
 from sandbox.record.reload_notice import RELOAD_MARK, ReloadNotice
 from sandbox.record.transcript import CRASHED_WORDS, dead_air_words, stall_words
@@ -63,21 +63,21 @@ SHOWN_CHARS = 600
 _NOTICE_STYLES = {"info": ("·", "dim"), "warning": ("⚠", "yellow"), "error": ("✖", "bold red")}
 
 
-def unit_state(unit: Unit) -> str:
+def unit_state(unit: ShownUnit) -> str:
     """Where a unit stands, in words."""
     if unit.fate is not None:
         return _FATE_WORDS[unit.fate]
     return "speaking" if unit.has_text else "opened, no text yet"
 
 
-def cut_mark(unit: Unit) -> str | None:
+def cut_mark(unit: ShownUnit) -> str | None:
     """``✂ N of M words heard`` for a unit that was cut with something in it, else None."""
     if unit.fate not in _CUT or not unit.generated.strip():
         return None
-    return f"✂ {unit.cursor.words_heard} of {len(unit.generated.split())} words heard"
+    return f"✂ {unit.words_heard} of {len(unit.generated.split())} words heard"
 
 
-def unit_text(unit: Unit) -> Text:
+def unit_text(unit: ShownUnit) -> Text:
     """A bot unit: header, heard prefix (bold), a ✂ where it was cut, unheard remainder (dim,
     struck when cut)."""
     cut = unit.fate in _CUT

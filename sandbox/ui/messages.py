@@ -1,4 +1,7 @@
-"""What the call runner tells the app, as Textual messages (handled in the order posted)."""
+"""What the call runner tells the app, as Textual messages (handled in the order posted).
+
+They are posted from the call's thread and read on the app's, so what they carry of the call
+is frozen (:mod:`sandbox.call.snapshot`): the app never reads the live core."""
 
 from __future__ import annotations
 
@@ -7,6 +10,8 @@ from pathlib import Path
 from textual.message import Message
 
 from sandbox.call.effects import ScreenEffect
+from sandbox.call.snapshot import CallSnapshot
+from sandbox.call.units import UnitView
 from sandbox.host.session import CallHost
 
 
@@ -19,21 +24,31 @@ class CallProgress(Message):
 
 
 class CallStarted(Message):
-    """The brain answered: the host is about to run the call."""
+    """The brain answered: the host is about to run the call (``snapshot``: as it starts).
+    The host is for telling the call things on its thread, and for its ``latest`` snapshot."""
 
-    def __init__(self, host: CallHost) -> None:
+    def __init__(self, host: CallHost, snapshot: CallSnapshot) -> None:
         super().__init__()
         self.host = host
+        self.snapshot = snapshot
 
 
 class CallEffect(Message):
     """The core showed something on the screen (``t_ms`` on the host's clock when it was
-    carried out)."""
+    carried out), with the call as it stood then and, for a unit's redraw, that unit."""
 
-    def __init__(self, effect: ScreenEffect, t_ms: int) -> None:
+    def __init__(
+        self,
+        effect: ScreenEffect,
+        t_ms: int,
+        snapshot: CallSnapshot,
+        unit: UnitView | None = None,
+    ) -> None:
         super().__init__()
         self.effect = effect
         self.t_ms = t_ms
+        self.snapshot = snapshot
+        self.unit = unit
 
 
 class CallFrames(Message):

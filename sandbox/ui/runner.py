@@ -1,5 +1,8 @@
 """Runs one call beside the UI, on the call's own thread, and tells the app what happens, as
-messages (Textual's ``post_message`` may be called from any thread).
+messages (Textual's ``post_message`` may be called from any thread). Everything here but
+:meth:`CallRunner.tell`, :meth:`CallRunner.ask`, :meth:`CallRunner.drawn` and
+:meth:`CallRunner.take_frames` runs on the call's thread; what a message carries of the call
+is frozen there (:mod:`sandbox.call.snapshot`).
 
 Gets the call up (audio, the built-in brain when none was named, dialing), runs the
 host until the call ends, and writes the report in a ``finally`` so it exists however
@@ -23,6 +26,7 @@ from textual.message_pump import MessagePump
 
 from sandbox.call.core import CallCore
 from sandbox.call.effects import ScreenEffect, UnitChanged
+from sandbox.call.units import UnitView
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallNotPlaced, CallOptions, open_call
@@ -70,12 +74,17 @@ class CallRunner:
         self.report: Path | None = None
         self.problem: str | None = None
         self.record: list[str] = []
+        #: Every unit as the call left it (set on the call's thread before CallFinished).
+        self.units: tuple[UnitView, ...] = ()
         #: Set once the call is over and its report written (on the call's thread).
         self.done = threading.Event()
         self.thread = CallThread()
         self._target = target
         self._frames: deque[FrameRecord] = deque(maxlen=MAX_FRAMES_WAITING)
-        self._redraws: set[int] = set()  # units whose redraw is posted and not yet drawn
+        # Both only on the call's thread: units whose redraw is posted and not yet drawn,
+        # and those of them that changed since their view was taken.
+        self._redraws: set[int] = set()
+        self._stale: set[int] = set()
 
     def _post(self, message: Message) -> None:
         self._target.post_message(message)
@@ -138,7 +147,7 @@ class CallRunner:
             host.recorder.writer.on_failure = lambda words: self._post(RecordingStopped(words))
         host.on_screen.append(lambda effect: self._effect(effect, host))
         host.on_frame.append(self._frame)
-        self._post(CallStarted(host))
+        self._post(CallStarted(host, host.latest))
         try:
             await self.setup.audio.start(
                 host,
@@ -146,21 +155,43 @@ class CallRunner:
             )
             await host.run()
         finally:
+            # The units whose last change waits on a draw the app may now never report.
+            for speech_id in sorted(self._stale):
+                self._redraw(speech_id, host)
+            self._stale.clear()
+            self.units = tuple(host.unit_views())
             path = self._write(host.core, host.recorder, host.now())
         return path
 
     def _effect(self, effect: ScreenEffect, host: CallHost) -> None:
-        """Post an effect to the app. A unit's redraw is posted once until the app draws it,
-        so a flood of chunks is one redraw, not one message per chunk."""
+        """Post an effect to the app, with the call as it stands. A unit's redraw is posted
+        once until the app draws it, so a flood of chunks is one redraw, not one message per
+        chunk; a change meanwhile is posted once that draw is done (see :meth:`drawn`)."""
         if isinstance(effect, UnitChanged):
             if effect.speech_id in self._redraws:
-                return
-            self._redraws.add(effect.speech_id)
-        self._post(CallEffect(effect, host.now()))
+                self._stale.add(effect.speech_id)
+            else:
+                self._redraw(effect.speech_id, host)
+            return
+        self._post(CallEffect(effect, host.now(), host.latest))
+
+    def _redraw(self, speech_id: int, host: CallHost) -> None:
+        """Post a unit's redraw with its view as it stands."""
+        self._redraws.add(speech_id)
+        unit = host.unit_view(speech_id)
+        self._post(CallEffect(UnitChanged(speech_id), host.now(), host.latest, unit))
 
     def drawn(self, speech_id: int) -> None:
-        """The app is drawing this unit as it stands: its next change posts again."""
+        """From the app's thread: it drew this unit's redraw. On the call's thread, its next
+        change posts again, and one made meanwhile is posted now."""
+        self.tell(self._drawn, speech_id)
+
+    def _drawn(self, speech_id: int) -> None:
         self._redraws.discard(speech_id)
+        host = self.host
+        if speech_id in self._stale and host is not None:
+            self._stale.discard(speech_id)
+            self._redraw(speech_id, host)
 
     def _frame(self, record: FrameRecord) -> None:
         """Frames wait in one batch; the message is posted when the batch starts."""

@@ -3,6 +3,7 @@ and what a runtime that logs generated text would have put in the history instea
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -12,11 +13,11 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from sandbox.call.units import Unit
+from sandbox.call.units import ShownUnit
 from sandbox.record.plain_text import visible
 
 
-def card_text(scenes: list[tuple[str, list[Unit]]]) -> Text:
+def card_text(scenes: list[tuple[str, Sequence[ShownUnit]]]) -> Text:
     """The card's words: each scene's units, heard in bold, the never-heard rest struck."""
     text = Text()
     text.append("What the caller heard, and what a generated-text log would have kept\n\n",
@@ -60,7 +61,7 @@ class FinalCard(ModalScreen[None]):
         Binding("q", "dismiss", "leave"),
     ]
 
-    def __init__(self, scenes: list[tuple[str, list[Unit]]]) -> None:
+    def __init__(self, scenes: list[tuple[str, Sequence[ShownUnit]]]) -> None:
         super().__init__()
         self._text = card_text(scenes)
 

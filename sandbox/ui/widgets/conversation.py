@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import ListItem, ListView, Static
 
-from sandbox.call.units import Unit
+from sandbox.call.units import ShownUnit
 from sandbox.ui.lines import unit_text
 
 
@@ -39,7 +39,7 @@ class Line(ListItem):
 class UnitLine(Line):
     """A bot unit's entry, which knows its speech id."""
 
-    def __init__(self, unit: Unit) -> None:
+    def __init__(self, unit: ShownUnit) -> None:
         super().__init__(unit_text(unit))
         self.speech_id = unit.speech_id
 
@@ -67,7 +67,7 @@ class ConversationPane(ListView):
         """Append a caller line, a notice or the end of the call."""
         self._append(Line(text))
 
-    def show_unit(self, unit: Unit) -> None:
+    def show_unit(self, unit: ShownUnit) -> None:
         """Draw a unit: appended when new, redrawn in place when it changed."""
         line = self._units.get(unit.speech_id)
         if line is None:
