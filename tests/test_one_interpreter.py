@@ -131,6 +131,7 @@ ARM_READERS = {
     "fuzz/core_target.py": "the fuzz target builds frames to feed the core",
     # The wire shown or kept as it crossed.
     "record/recorder.py": "what of each frame the wire log keeps, by its arm and size",
+    "record/input_log.py": "a frame stored cut keeps its chunk's length, by its arm and size",
     "ui/widgets/wire.py": "the wire frames panel shows each frame as it crossed",
     "ui/lines.py": "a frame's own line in the wire panel",
     "ui/widgets/app_pane.py": "the app pane shows the RTVI frames themselves",

@@ -307,10 +307,9 @@ def test_one_builder_makes_a_calls_report() -> None:
     report of a session an older build stored, which kept no inputs to feed, and the fuzz
     printers' hostile report (made of fuzzed text, not of a call)."""
     others = {"record/legacy_report.py": "an older build's session", "fuzz/printers.py": "fuzz"}
-    root = Path(__file__).parent.parent / "sandbox"
     makers = sorted(
-        str(path.relative_to(root))
-        for path in root.rglob("*.py")
+        name
+        for name, path in package_files()
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)

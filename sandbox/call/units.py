@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from sandbox.call.heard import HeardCursor
@@ -146,6 +146,16 @@ class Unit:
             return False
         self.fate = fate
         return True
+
+    def as_the_crash_left_it(self) -> Unit:
+        """This unit as the call's process dying left it: one still in play was cut by the
+        crash (fate ``crashed``, heard what played), a copy, so the core's own is untouched;
+        one already sealed, itself."""
+        if self.fate is not None:
+            return self
+        cut = replace(self)
+        cut.seal(Fate.CRASHED)
+        return cut
 
     def sealed_as_recorded(self, fate: Fate, heard: str, unspoken: str) -> None:
         """A stored call's record sealed it (see :mod:`sandbox.call.unit_fold`): its fate,

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from msgspec import UNSET
 
 from sandbox.call.core import CallCore
 from sandbox.call.effects import EndedBy
 from sandbox.call.outcome import Outcome
-from sandbox.call.units import Fate, Unit
+from sandbox.call.units import Unit
 from sandbox.record.call_record import build, heard_from
 from sandbox.record.frame_report import FrameReport
 from sandbox.record.report import (
@@ -110,7 +110,7 @@ def call_report(
             since = unfinished.last_ms - going.silent_ms
             dead_air.append(DeadAirReport(since, going.turn_id, going.speech_id, going.silent_ms))
         if unfinished.crashed:
-            units = [replace(u, fate=Fate.CRASHED) if u.fate is None else u for u in units]
+            units = [u.as_the_crash_left_it() for u in units]
     return Report(
         report_version=REPORT_VERSION,
         session_id=head.session_id,
