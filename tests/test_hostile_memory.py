@@ -22,6 +22,7 @@ from sandbox.call.core import MAX_ERROR_CHARS
 from sandbox.paths import HOME_ENV
 from sandbox.record.recorder import CUT_KEPT_BYTES, MALFORMED_KEPT
 from sandbox.record.store import SessionStore, StoredEvent, StoredFrame
+from sandbox.record.stored_call import StoredCall
 
 #: A report this size or more is not bounded (300,000 kept frames made one of 70 MB).
 SMALL_REPORT = 2_000_000
@@ -93,6 +94,12 @@ def test_garbage_frames_are_kept_up_to_a_bound_and_counted_after(tmp_path: Path)
     assert len(stored_undecodable) == MALFORMED_KEPT
     assert len(call.frames) < 1_000
     assert call.store_bytes < SMALL_REPORT
+    # The inputs the record only counted are not stored one by one either: the stored call
+    # says so, and is read from the core's records it kept.
+    with SessionStore(tmp_path / "sessions.db") as store:
+        stored = StoredCall.load(store, store.find(call.report["session_id"]))
+    assert isinstance(stored.inputs, str) and "flood past its sample" in stored.inputs
+    assert [u.fate for u in stored.rebuilt.units] == [u.fate for u in stored.report.units]
 
 
 def test_oversized_chunks_are_stored_as_their_start_and_length(tmp_path: Path) -> None:

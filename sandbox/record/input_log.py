@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 
 from sandbox.call.caller_events import ListenerEvent
 from sandbox.call.core import CallCore
@@ -113,6 +113,14 @@ class FrameFed:
 
 
 @dataclass(frozen=True)
+class InputsUnkept:
+    """From here on the call's inputs are not all stored: ``what`` the record only counted
+    (a flood past its sample), so the stored call is read from its records instead."""
+
+    what: str
+
+
+@dataclass(frozen=True)
 class ConfigFed:
     """A settings change from the user, fed: its Config's bytes."""
 
@@ -193,16 +201,13 @@ def _envelope(fed: FrameFed, frames: Sequence[bytes | None]) -> pb.Envelope | st
     return env
 
 
-def _shorten(message: object) -> None:
-    """Each text field of a protobuf message, through nested ones, to FED_TEXT_CHARS."""
-    assert hasattr(message, "ListFields")
+def _shorten(message: Message) -> None:
+    """Each text field of a protobuf message, through nested ones, to FED_TEXT_CHARS (a
+    repeated field or a map is left whole: no arm's text the core reads is one)."""
     for desc, value in message.ListFields():
-        if desc.type == desc.TYPE_STRING and desc.label != desc.LABEL_REPEATED:
-            if len(value) > FED_TEXT_CHARS:
-                setattr(message, desc.name, value[:FED_TEXT_CHARS])
+        if desc.is_repeated:
+            continue
+        if desc.type == desc.TYPE_STRING and len(value) > FED_TEXT_CHARS:
+            setattr(message, desc.name, value[:FED_TEXT_CHARS])
         elif desc.type == desc.TYPE_MESSAGE:
-            if desc.label == desc.LABEL_REPEATED:
-                for item in value:
-                    _shorten(item)
-            else:
-                _shorten(value)
+            _shorten(value)

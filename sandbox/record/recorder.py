@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.call.core import CallCore, shortened
-from sandbox.call.inputs import CoreInput, FromBrain
+from sandbox.call.inputs import BrainMalformed, CoreInput, FromBrain
 from sandbox.call.surplus import SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS
 from sandbox.private_files import PRIVATE_MODE, private_folder, write_file
@@ -21,7 +21,7 @@ from sandbox.record.call_report import ReportHead, Unkept, call_report
 from sandbox.record.conversation_log import ConversationLog
 from sandbox.record.frame_log import FrameLog
 from sandbox.record.frame_report import HEAD, FrameReport
-from sandbox.record.input_log import stored_input
+from sandbox.record.input_log import InputsUnkept, stored_input
 from sandbox.record.report import (
     Report,
     report_json,
@@ -128,10 +128,11 @@ class Recorder:
     _kind_kept: dict[str, int] = field(default_factory=dict)  # kept, by kind, all units
     _stored: int = 0  # frames handed to the writer: the next one's place in the store
     _unkept_noted_ms: int | None = None  # when the counts were last written to the store
-    #: Each frame from the brain kept whole in the store and not yet fed, by its envelope's
+    #: Each frame from the brain kept in the store and not yet fed, by its envelope's
     #: identity: the envelope (held, so the identity is not another's) and its place among
-    #: the stored frames (its input names it, see ``fed``).
-    _in_frames: dict[int, tuple[pb.Envelope, int]] = field(default_factory=dict)
+    #: the stored frames (its input names it, see ``fed``; None: it was kept cut).
+    _in_frames: dict[int, tuple[pb.Envelope, int | None]] = field(default_factory=dict)
+    _inputs_unkept: bool = False  # an input was left out of the store (see ``fed``)
 
     @property
     def keeps_events(self) -> bool:
@@ -214,8 +215,8 @@ class Recorder:
             self._crossed.add_other(kept)
         else:
             self._crossed.add_frame(t_ms, direction, raw)
-            if direction == "in" and self.writer is not None:
-                self._in_frames[id(env)] = (env, self._stored)
+        if direction == "in" and self.writer is not None:
+            self._in_frames[id(env)] = (env, None if cut else self._stored)
         self._keep(t_ms, direction, raw, cut=cut)
         return kept
 
@@ -288,15 +289,28 @@ class Recorder:
         """The core is fed ``fed`` at ``t_ms``: stored as it is fed, so the stored call can be
         fed through a fresh core again (:mod:`sandbox.record.input_log`). A frame from the
         brain names its place among the stored frames, or is stored in the event when the
-        store did not keep it whole."""
+        store kept it cut. A frame or a message the record only counted (a flood past its
+        sample) is not stored either: the first such input is noted (``InputsUnkept``), and
+        the stored call is then read from the core's records it kept, not fed again."""
         if self.writer is None:
             return
         frame = None
         if isinstance(fed, FromBrain):
             held = self._in_frames.pop(id(fed.env), None)
-            frame = held[1] if held is not None and held[0] is fed.env else None
+            if held is None or held[0] is not fed.env:
+                self._input_unkept(t_ms, "a frame from the brain only counted")
+                return
+            frame = held[1]
+        elif isinstance(fed, BrainMalformed) and self.malformed_unkept:
+            self._input_unkept(t_ms, "a message that was no envelope, only counted")
+            return
         stored = stored_input(fed, frame)
         self.event(t_ms, stored)
+
+    def _input_unkept(self, t_ms: int, what: str) -> None:
+        if not self._inputs_unkept:
+            self._inputs_unkept = True
+            self.event(t_ms, InputsUnkept(what))
 
     def follow(self, core: CallCore, t_ms: int) -> None:
         """Record the call record's findings decided since the last call (entity_heard,

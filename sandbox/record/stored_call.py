@@ -22,7 +22,7 @@ from sandbox.call.effects import Effect
 from sandbox.call.inputs import CoreInput
 from sandbox.record.call_report import ReportHead, Unfinished, Unkept, call_report
 from sandbox.record.conversation_log import ConversationLog
-from sandbox.record.input_log import CoreBegun, fed_again
+from sandbox.record.input_log import CoreBegun, InputsUnkept, fed_again
 from sandbox.record.legacy_report import older_build_report
 from sandbox.record.recorder import FrameRecord
 from sandbox.record.report import Report, ReportError, report_from_json, report_json
@@ -175,6 +175,9 @@ class StoredCall:
         opened = self.opened
         if opened is None or not opened.inputs or self.begun is None:
             return "the session was stored by an older build, which kept no inputs"
+        unkept = next((e.value for e in self.events if isinstance(e.value, InputsUnkept)), None)
+        if unkept is not None:
+            return f"not every input was stored ({unkept.what}: a flood past its sample)"
         cut = {e.value.seq for e in self.events if isinstance(e.value, FrameCut)}
         raws = [None if f.seq in cut else f.raw for f in self.stored_frames]
         if any(f.seq != place for place, f in enumerate(self.stored_frames)):

@@ -41,7 +41,7 @@ from sandbox.call.played import ClauseUnsaid, UnitPlayed, UnitUnspoken, WordPlay
 from sandbox.call.settings import Settings
 from sandbox.call.turn_records import TurnRecord
 from sandbox.call.unit_records import UnitRecord
-from sandbox.record.input_log import CoreBegun, StoredInput
+from sandbox.record.input_log import CoreBegun, InputsUnkept, StoredInput
 from sandbox.record.plain_text import visible
 from sandbox.record.report import Finding, ValueHeard, ValueReadBack
 
@@ -195,6 +195,7 @@ Recorded = (
     | ProcessStopped
     | ScriptNoted
     | CoreBegun
+    | InputsUnkept
     | StoredInput
 )
 """Every event a stored session holds, by its type."""
