@@ -14,9 +14,11 @@ import traceback
 from pathlib import Path
 from types import TracebackType
 
+import sandbox
 from sandbox.errors import UserError
 
-_SANDBOX = Path(__file__).resolve().parents[1]
+#: Every folder of the sandbox package: the app's and the SDK's (a package in two folders).
+_SANDBOX = tuple(Path(folder).resolve() for folder in sandbox.__path__)
 _PATHS = sysconfig.get_paths()
 #: Python's own library: not theirs. Packages they installed are, when their code called in.
 _STDLIB = tuple({Path(_PATHS[key]).resolve() for key in ("stdlib", "platstdlib")})
@@ -51,7 +53,7 @@ def _is_theirs(filename: str) -> bool:
     if filename.startswith("<"):  # <frozen importlib._bootstrap> and the like
         return False
     path = Path(filename).resolve()
-    if path.is_relative_to(_SANDBOX):
+    if any(path.is_relative_to(folder) for folder in _SANDBOX):
         return False
     if any(path.is_relative_to(place) for place in _INSTALLED):
         return True
