@@ -1,17 +1,19 @@
-"""What a frame from the brain is to the call, for the parts around the core that must tell
-frames apart before or without the core: the host's reader (a SpeechStart read and not yet
-handled may open the unit later frames name; a frame only counted holds so much text) and
-the wire pane (which turn a unit's frames answer). The envelope's arms are read here, in the
-core's package, so no module outside it looks inside an envelope by its arm.
+"""What a frame on the brain's link is to the call, for the parts around the core that must
+tell frames apart before or without the core: the host's reader (a SpeechStart read and not
+yet handled may open the unit later frames name; a frame only counted holds so much text),
+the wire pane (which turn a unit's frames answer) and the app pane (the app's own RTVI
+messages, which the core relays unread and keeps no record of). The envelope's arms are read
+here, in the core's package, so no module outside it looks inside an envelope by its arm.
 """
 
 from __future__ import annotations
 
 from sandbox.wire import pb
 
-#: The arm of the frame that opens a unit, and of the one that carries its text.
+#: The arm of the frame that opens a unit, of the one that carries its text, and of RTVI.
 _OPENS = "speech_start"
 _SPEAKS = "speech_chunk"
+_RTVI = "rtvi"
 
 
 def opens_unit(env: pb.Envelope) -> bool:
@@ -27,3 +29,8 @@ def recorded_opens_unit(arm: str) -> bool:
 def speech_chars(env: pb.Envelope) -> int:
     """Characters of speech the frame carries: a SpeechChunk's text; 0 for any other."""
     return len(env.speech_chunk.text) if env.HasField(_SPEAKS) else 0
+
+
+def recorded_rtvi(arm: str) -> bool:
+    """An RTVI frame, as recorded, by its arm's name (a frame record's ``type``)."""
+    return arm == _RTVI
