@@ -40,6 +40,8 @@ class Rig:
         self.sim = SimPlayout(ms_per_word=ms_per_word)
         self.now = 0
         self.effects: list[Effect] = []
+        #: Every effect with the time the core made it, as the host's record keeps them.
+        self.timed: list[tuple[int, Effect]] = []
         self.sent: list[pb.Envelope] = []
 
     # -- plumbing
@@ -47,6 +49,7 @@ class Rig:
         batch = list(effects)
         for effect in batch:
             self.effects.append(effect)
+            self.timed.append((self.now, effect))
             if isinstance(effect, SendFrame):
                 self.sent.append(effect.env)
             elif isinstance(effect, PlayoutEffect):

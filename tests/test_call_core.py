@@ -20,6 +20,7 @@ from sandbox.call.inputs import AppFrame, BrainClosed, BrainMalformed, FromBrain
 from sandbox.call.outcome import Outcome, Verdict
 from sandbox.call.played import UnitUnspoken
 from sandbox.call.settings import Settings
+from sandbox.call.turn_records import ArmSkipped
 from sandbox.call.units import Fate
 from sandbox.record.call_record import heard_from
 from sandbox.wire import pb
@@ -523,7 +524,7 @@ def test_an_arm_added_within_the_version_is_skipped_not_refused() -> None:
     tag = (17 << 3) | 2
     newer = decode(bytes([0x80 | (tag & 0x7F), tag >> 7, 0x02, 0x08, 0x01]))
     sent = len(rig.sent)
-    assert rig.feed(FromBrain(newer)) == []
+    assert rig.feed(FromBrain(newer)) == [ArmSkipped((17,), newer.ByteSize())]  # recorded only
     assert rig.sent[sent:] == [] and rig.errors() == []
 
 

@@ -1,4 +1,4 @@
-"""``sandbox check``: the every-frame rules on recorded frames, and the suite over real sockets.
+"""``sandbox check``: the every-frame rules on the core's records, and the suite over real sockets.
 
 The example brains pass; brains written straight against the wire
 (``fixtures_bad_brains``) fail with the finding for the one rule each breaks.
@@ -15,17 +15,22 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
+from call_rig import Rig
 from fixtures_bad_brains import BAD_BRAINS, WireBrain, serve_wire_brain
 
 from sandbox import cli
 from sandbox.brains import make_brain
+from sandbox.call.effects import Effect, SpeakText
+from sandbox.call.inputs import BrainMalformed
+from sandbox.call.turn_records import BracketClosed, FinalizeSent, TurnKind, TurnSent
+from sandbox.call.unit_records import UnitOpened, UnitSealed
+from sandbox.call.units import Fate
 from sandbox.check import SCENARIOS, ScenarioResult, Status, WireLog, check_brain, rules
 from sandbox.check.results import Finding
 from sandbox.check.rules import Rule
 from sandbox.check.suite import run_scenario
 from sandbox.commands.check import passed, summary
 from sandbox.paths import HOME_ENV
-from sandbox.record.recorder import FrameRecord
 from sandbox.sdk import (
     Brain,
     Config,
@@ -38,28 +43,25 @@ from sandbox.sdk import (
     UserMessage,
     serve,
 )
+from sandbox.wire import pb
 
 # ------------------------------------------------------------- the every-frame rules
 
 
-def out(t: int, arm: str, /, **fields: Any) -> FrameRecord:
-    return FrameRecord(t, "out", arm, fields)
+def opening() -> Rig:
+    """SessionStart, a greeting played out, and the caller's turn 2 at 1000 ms."""
+    rig = Rig()
+    rig.start()
+    rig.advance(5)
+    rig.say(1, 1, "Hi there.")
+    rig.advance(995)
+    rig.caller("hello")
+    return rig
 
 
-def brain(t: int, arm: str, /, **fields: Any) -> FrameRecord:
-    return FrameRecord(t, "in", arm, fields)
-
-
-def opening() -> list[FrameRecord]:
-    """SessionStart, a greeting played out, and the caller's turn 2."""
-    return [
-        out(0, "session_start", turn_id=1),
-        brain(5, "speech_start", speech_id=1, turn_id=1),
-        brain(6, "speech_chunk", speech_id=1, text="Hi there."),
-        brain(7, "speech_end", speech_id=1),
-        out(500, "finalize", speech_id=1, heard_text="Hi there."),
-        out(1000, "user_message", turn_id=2, text="hello"),
-    ]
+def judged(rig: Rig) -> WireLog:
+    """The call's record so far, as the checker reads it."""
+    return WireLog(rig.timed)
 
 
 def broken(log: WireLog) -> list[Rule]:
@@ -67,65 +69,64 @@ def broken(log: WireLog) -> list[Rule]:
 
 
 def test_a_clean_call_breaks_nothing() -> None:
-    log = WireLog(
-        [
-            *opening(),
-            brain(1010, "speech_start", speech_id=2, turn_id=2),
-            brain(1011, "speech_chunk", speech_id=2, text="Hello "),
-            brain(1012, "speech_chunk", speech_id=2, text="again."),
-            brain(1013, "speech_end", speech_id=2),
-            out(1500, "finalize", speech_id=2, heard_text="Hello again."),
-        ]
-    )
+    rig = opening()
+    rig.advance(10)
+    rig.say(2, 2, "Hello ", "again.")
+    rig.advance(1000)
+    log = judged(rig)
     assert log.findings == []
     assert [(u.speech_id, u.turn_id, u.text) for u in log.units.values()] == [
         (1, 1, "Hi there."),
         (2, 2, "Hello again."),
     ]
-    assert log.caller_turns == [(2, 5)]
+    assert [turn for turn, _ in log.caller_turns] == [2]
 
 
-def barged(*after: FrameRecord) -> WireLog:
+def barged() -> Rig:
     """Turn 2's unit is cut by a barge-in at 1100 ms; turn 3 is minted right after."""
-    return WireLog(
-        [
-            *opening(),
-            brain(1010, "speech_start", speech_id=2, turn_id=2),
-            brain(1011, "speech_chunk", speech_id=2, text="One two three "),
-            out(1100, "interruption", through_turn=2),
-            out(1100, "finalize", speech_id=2, heard_text="One"),
-            out(1100, "user_message", turn_id=3, text="stop"),
-            *after,
-        ]
-    )
+    rig = opening()
+    rig.advance(10)
+    rig.open(2, 2)
+    rig.chunk(2, "One two three ")
+    rig.advance(90)
+    rig.barge_in()
+    rig.caller("stop")
+    return rig
 
 
 def test_a_dead_turn_may_finish_what_was_in_flight() -> None:
-    log = barged(
-        brain(1150, "speech_chunk", speech_id=2, text="four "),
-        brain(1160, "speech_end", speech_id=2),
-        brain(1200, "speech_start", speech_id=3, turn_id=3),
-        brain(1201, "speech_chunk", speech_id=3, text="Okay."),
-        brain(1202, "speech_end", speech_id=3),
-        out(1500, "finalize", speech_id=3, heard_text="Okay."),
-    )
-    assert log.findings == []
+    rig = barged()
+    rig.advance(50)
+    rig.chunk(2, "four ")
+    rig.advance(10)
+    rig.end(2)
+    rig.advance(40)
+    rig.say(3, 3, "Okay.")
+    rig.advance(1000)
+    assert judged(rig).findings == []
 
 
 def test_a_dead_turn_speaking_past_the_grace_is_flagged_once() -> None:
-    late = [brain(2200 + i, "speech_chunk", speech_id=2, text="more ") for i in range(5)]
-    log = barged(*late, brain(2300, "speech_end", speech_id=2))
-    [finding] = log.findings
+    rig = barged()
+    rig.advance(1100)
+    for _ in range(5):
+        rig.chunk(2, "more ")
+        rig.advance(1)
+    rig.end(2)
+    [finding] = judged(rig).findings
     assert finding.rule is rules.DEAD_TURN_STOPS
     assert "5 chunk(s)" in finding.detail and "1100 ms after Interruption" in finding.detail
 
 
 def test_a_dead_turn_speaking_after_its_successor_is_flagged_at_once() -> None:
-    log = barged(
-        brain(1200, "speech_start", speech_id=3, turn_id=3),
-        brain(1210, "speech_chunk", speech_id=2, text="still me "),  # within the grace
-        brain(1220, "speech_start", speech_id=4, turn_id=2),
-    )
+    rig = barged()
+    rig.advance(100)
+    rig.open(3, 3)
+    rig.advance(10)
+    rig.chunk(2, "still me ")  # within the grace
+    rig.advance(10)
+    rig.open(4, 2)
+    log = judged(rig)
     assert rules.DEAD_TURN_STOPS in broken(log)
     assert {"unit 4 opened on turn 2 120 ms after Interruption(through_turn=2)"} <= {
         f.detail for f in log.findings
@@ -133,42 +134,33 @@ def test_a_dead_turn_speaking_after_its_successor_is_flagged_at_once() -> None:
 
 
 def test_brackets_balance_and_cancel_closes_a_unit() -> None:
-    log = WireLog(
-        [
-            *opening(),
-            brain(1010, "speech_start", speech_id=2, turn_id=2),
-            brain(1011, "speech_chunk", speech_id=2, text="Your card is 4"),
-            brain(1012, "speech_cancel", speech_id=2),
-            brain(1013, "speech_chunk", speech_id=2, text=" 4 1 2"),  # ignored, legal
-            brain(1014, "speech_end", speech_id=2),  # ignored, legal
-            out(1015, "finalize", speech_id=2, heard_text="Your"),
-            brain(1020, "speech_start", speech_id=3, turn_id=2),
-            brain(1021, "speech_chunk", speech_id=3, text="Sorry."),
-            brain(1022, "speech_end", speech_id=3),
-            brain(1023, "speech_cancel", speech_id=3),  # after SpeechEnd: legal
-            out(1024, "finalize", speech_id=3, heard_text=""),
-        ]
-    )
+    rig = opening()
+    rig.advance(10)
+    rig.open(2, 2)
+    rig.chunk(2, "Your card is 4")
+    rig.cancel(2)
+    rig.chunk(2, " 4 1 2")  # kept unspoken, legal
+    rig.end(2)  # ignored, legal
+    rig.say(3, 2, "Sorry.")
+    rig.cancel(3)  # after SpeechEnd: legal
+    rig.advance(1000)
+    log = judged(rig)
     assert log.findings == []
     assert log.units[2].cancel_index is not None
 
 
 def test_bracket_breaks_are_flagged() -> None:
-    log = WireLog(
-        [
-            *opening(),
-            brain(1010, "speech_chunk", speech_id=9, text="out of nowhere"),
-            brain(1011, "speech_start", speech_id=1, turn_id=2),  # reused
-            brain(1012, "speech_start", speech_id=2, turn_id=7),  # never minted
-            brain(1013, "speech_chunk", speech_id=2, text="x"),  # its unit was refused
-            brain(1014, "speech_start", speech_id=3, turn_id=2),
-            brain(1015, "speech_end", speech_id=3),  # silent: opened for nothing
-            brain(1016, "speech_start", speech_id=4, turn_id=2),  # never closed
-            brain(1017, "speech_cancel", speech_id=0),
-            out(1100, "finalize", speech_id=3, heard_text=""),
-            out(1100, "finalize", speech_id=4, heard_text=""),
-        ]
-    )
+    rig = opening()
+    rig.chunk(9, "out of nowhere")
+    rig.open(1, 2)  # reused
+    rig.open(2, 7)  # never minted
+    rig.chunk(2, "x")  # its unit was refused
+    rig.open(3, 2)
+    rig.end(3)  # silent: opened for nothing
+    rig.open(4, 2)  # never closed: the brain's End closes it where it stops
+    rig.cancel(0)
+    rig.brain(pb.End())
+    log = judged(rig)
     assert broken(log) == [
         rules.BRACKETS_BALANCE,
         rules.ONE_SPEECH_ID,
@@ -183,17 +175,14 @@ def test_bracket_breaks_are_flagged() -> None:
 
 
 def test_frames_only_voqalize_sends_and_forged_rtvi_are_flagged() -> None:
-    log = WireLog(
-        [
-            *opening(),
-            brain(1010, "finalize", speech_id=1, heard_text="all of it"),
-            brain(1011, "rtvi", type="RTVI_TYPE_BOT_READY", data="{}"),
-            brain(1012, "rtvi", type="RTVI_TYPE_UI_EVENT", data="{}"),
-            brain(1013, "rtvi", type="RTVI_TYPE_SERVER_MESSAGE", data="x" * 70_000),
-            brain(1014, "rtvi", type="RTVI_TYPE_UI_COMMAND", data="{}"),
-            brain(1015, "undecodable", detail="text WebSocket message", bytes=5),
-        ]
-    )
+    rig = opening()
+    rig.brain(pb.Finalize(speech_id=1, heard_text="all of it"))
+    rig.brain(pb.RTVIFrame(type=pb.RTVI_TYPE_BOT_READY, data="{}"))
+    rig.brain(pb.RTVIFrame(type=pb.RTVI_TYPE_UI_EVENT, data="{}"))
+    rig.brain(pb.RTVIFrame(type=pb.RTVI_TYPE_SERVER_MESSAGE, data="x" * 70_000))
+    rig.brain(pb.RTVIFrame(type=pb.RTVI_TYPE_UI_COMMAND, data="{}"))
+    rig.feed(BrainMalformed("text WebSocket message"))
+    log = judged(rig)
     assert broken(log) == [
         rules.FLOOR_IS_VOQALIZES,
         rules.RTVI_NOT_FORGED,
@@ -205,33 +194,33 @@ def test_frames_only_voqalize_sends_and_forged_rtvi_are_flagged() -> None:
 
 
 def test_the_control_leg_and_steps_name_what_they_must() -> None:
-    log = WireLog(
-        [
-            *opening(),
-            brain(1010, "request", request_id=1),
-            out(1011, "response", request_id=1, status="STATUS_ACCEPTED"),
-            brain(1012, "request", request_id=1),  # reused
-            out(1013, "response", request_id=1, status="STATUS_ACCEPTED"),
-            brain(1014, "turn_step", turn_id=9, kind="tool", name="lookup"),
-        ]
-    )
+    rig = opening()
+    rig.brain(pb.Request(request_id=1))
+    rig.brain(pb.Request(request_id=1))  # reused
+    rig.brain(pb.TurnStep(turn_id=9, kind="tool", name="lookup"))
+    log = judged(rig)
     assert broken(log) == [rules.REQUEST_IDS_RISE, rules.ONE_RESPONSE]
     (note,) = log.notes  # a TurnStep is never answered: a step for an unknown turn is noted
     assert "a TurnStep (tool 'lookup') names turn 9" in note and "unknown turn" in note
 
 
 def test_a_missing_or_misordered_finalize_is_the_runtimes_fault_and_says_so() -> None:
-    log = WireLog(
-        [
-            *opening()[:4],
-            out(1000, "user_message", turn_id=2, text="hello"),
-            brain(1010, "speech_start", speech_id=2, turn_id=2),
-            brain(1011, "speech_chunk", speech_id=2, text="Hi"),
-            brain(1012, "speech_end", speech_id=2),
-            out(1500, "finalize", speech_id=2, heard_text="Hi there"),
-            out(1600, "finalize", speech_id=1, heard_text="Hi there."),
-        ]
-    )
+    """The core cannot do it, so its records are written by hand."""
+    records: list[Effect] = [
+        TurnSent(1, TurnKind.GREETING),
+        UnitOpened(1, 1, 0, 0),
+        SpeakText(1, "Hi there."),
+        BracketClosed(1, cancelled=False),
+        TurnSent(2, TurnKind.CALLER, "hello"),
+        UnitOpened(2, 2, 0, 0),
+        SpeakText(2, "Hi"),
+        BracketClosed(2, cancelled=False),
+        UnitSealed(2, Fate.PLAYED, "Hi there"),
+        FinalizeSent(2),
+        UnitSealed(1, Fate.PLAYED, "Hi there."),
+        FinalizeSent(1),
+    ]
+    log = WireLog((10 * i, record) for i, record in enumerate(records))
     assert broken(log) == [rules.HEARD_IS_PREFIX, rules.ONE_FINALIZE]
     assert all("runtime" in f.detail for f in log.findings)
 

@@ -25,8 +25,6 @@ EXCEPTIONS = {
     ("record/unit_log.py", "records_from_frames"),
     # The brain's own side of the wire: the SDK sees its units' Finalizes, not the core.
     ("sdk/events.py", "heard against generated"),
-    # The conformance suite checks the brain's wire log against the rules of the wire.
-    ("check/wirelog.py", "heard_text"),
 }
 
 
@@ -121,31 +119,20 @@ ARMS = frozenset(f.name for f in pb.Envelope.DESCRIPTOR.oneofs_by_name["body"].f
 #: call's turns, timings, caller lines, steps and errors read the core's records instead
 #: (sandbox.call.turn_fold, sandbox.call.unit_fold).
 ARM_READERS = {
-    # The wire as such: the brain's own side of it, and the conformance suite judging it.
+    # The wire as such: the brain's own side of it.
     "sdk/connection.py": "the brain's side of the wire dispatches each arm it receives",
     "sdk/outbox.py": "the brain's side of the wire sends each arm",
     "sdk/server.py": "the brain's side of the wire accepts a session by its SessionStart",
     "brains/hostile.py": "a misbehaving test brain reacts to the arms it receives",
-    "check/wirelog.py": "the conformance checker judges the wire log as such",
-    "harness/driver.py": "the conformance driver plays the wire from the brain's side",
     "fuzz/core_target.py": "the fuzz target builds frames to feed the core",
-    # The wire shown or kept as it crossed.
-    "record/recorder.py": "what of each frame the wire log keeps, by its arm and size",
-    "record/input_log.py": "a frame stored cut keeps its chunk's length, by its arm and size",
-    "ui/widgets/wire.py": "the wire frames panel shows each frame as it crossed",
-    "ui/lines.py": "a frame's own line in the wire panel",
-    "ui/widgets/app_pane.py": "the app pane shows the RTVI frames themselves",
-    # An RTVI frame's own payload, which the core relays without reading.
-    "record/reload_notice.py": "the brain's reload notice is an RTVI frame's payload",
-    "replay/timeline.py": "the brain's reload notice is an RTVI frame's payload",
-    # A caller script's steps share two words with the arms ("end", "rtvi"), and the
-    # scripted caller acts on the turns it sees go out, as a caller would.
+    # A notice's level shares a word with an arm ("error").
+    "ui/lines.py": "a notice of level error",
+    # A caller script's steps share two words with the arms ("end", "rtvi").
     "caller/script.py": "a script step named rtvi",
-    "caller/script_runner.py": "the scripted caller acts on the turns it sees go out",
+    "caller/script_runner.py": "script steps named rtvi and end",
+    "harness/driver.py": "a script step named end",
     "replay/redrive.py": "a script step named end",
-    "demo/director.py": "the demo narrates the caller's last line from the wire log",
     "bench/app_process.py": "the bench times the app from outside, by the brain's hook",
-    "replay/caller_script.py": "the app's RTVI messages, whose payload the core relays unread",
 }
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import assert_never
 
 from sandbox.call import outcome as outcomes
+from sandbox.call.breaches import BrokenRule, WireBreach
 from sandbox.call.caller_events import (
     Backchannel,
     BargeIn,
@@ -107,7 +108,14 @@ from sandbox.call.rtvi import app_frame_problem, brain_frame_problem, rtvi_name
 from sandbox.call.settings import Capabilities, Settings, merged, validate
 from sandbox.call.snapshot import CallSnapshot
 from sandbox.call.surplus import Surplus, SurplusFrame
-from sandbox.call.turn_records import BracketClosed, FinalizeSent, TurnKind, TurnSent
+from sandbox.call.turn_records import (
+    ArmSkipped,
+    BracketClosed,
+    FinalizeSent,
+    RequestAnswered,
+    TurnKind,
+    TurnSent,
+)
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
 from sandbox.call.units import Bracket, Fate, Unit, UnitBook, WireRuleBroken
 from sandbox.call.waterfall import (
@@ -344,7 +352,8 @@ class CallCore:
         try:
             out = self._dispatch(env, now)
         except WireRuleBroken as broken:
-            out = self._protocol(now, str(broken))
+            told = self._protocol(now, str(broken))
+            out = [*told, broken.breach] if told else []  # recorded as far as errors are
         return out + self._settle(now)
 
     def surplus(self, env: pb.Envelope, *, starts_waiting: bool = False) -> SurplusFrame | None:
@@ -415,12 +424,15 @@ class CallCore:
                 return self._end(now, ended_by=EndedBy.BRAIN_CANCEL, detail=env.cancel.reason)
             case "error":
                 return self._on_error(env.error, now)
-            case None if unknown_arms(env):
-                return []  # a newer arm: recorded as it crossed, skipped, never refused
+            case None if fields := unknown_arms(env):
+                # A newer arm: recorded as it crossed, skipped, never refused.
+                return [ArmSkipped(fields, env.ByteSize())]
             case None:
-                raise WireRuleBroken("an empty envelope is not sent by a brain")
+                empty = WireBreach(BrokenRule.EMPTY_ENVELOPE)
+                raise WireRuleBroken("an empty envelope is not sent by a brain", empty)
             case _ if arm in VOQALIZE_ARMS:
-                raise WireRuleBroken(f"{arm} is not sent by a brain")
+                ours = WireBreach(BrokenRule.VOQALIZE_ARM, arm=arm)
+                raise WireRuleBroken(f"{arm} is not sent by a brain", ours)
             case _:
                 raise AssertionError(f"envelope arm {arm} has no handler")
 
@@ -440,7 +452,10 @@ class CallCore:
     def _on_speech_start(self, msg: pb.SpeechStart, now: int) -> list[Effect]:
         sid, turn = msg.speech_id, msg.turn_id
         if self._phase.state is Phase.BRAIN_ENDING:
-            raise WireRuleBroken(f"SpeechStart {sid} after the brain's End; frame dropped")
+            raise WireRuleBroken(
+                f"SpeechStart {sid} after the brain's End; frame dropped",
+                WireBreach(BrokenRule.START_AFTER_END, sid, turn),
+            )
         settings = self.settings
         unit = self._book.open(sid, turn, settings.voice, settings.tts_language, minted=self.turn)
         unit.frame_at(now)
@@ -521,15 +536,16 @@ class CallCore:
 
     def _on_request(self, msg: pb.Request, now: int) -> list[Effect]:
         if msg.WhichOneof("op") != "configure":
-            return [self._response(msg.request_id, "the request names no operation")]
+            return self._response(msg.request_id, "the request names no operation")
         problem, out = self._apply(msg.configure, now)
-        return [self._response(msg.request_id, problem), *out]
+        return [*self._response(msg.request_id, problem), *out]
 
     def _on_rtvi(self, msg: pb.RTVIFrame) -> list[Effect]:
         self._rtvi += 1
         problem = brain_frame_problem(msg)
-        if problem:
-            raise WireRuleBroken(f"{problem}; frame dropped")
+        if problem is not None:
+            words, breach = problem
+            raise WireRuleBroken(f"{words}; frame dropped", breach)
         # turn_id annotates traces and never reaches the app.
         crossing = ToApp(rtvi_name(msg.type), msg.data, msg.id if msg.HasField("id") else None)
         return [crossing if self._rtvi <= MAX_RTVI_KEPT else replace(crossing, recorded=False)]
@@ -1086,10 +1102,12 @@ class CallCore:
         lang = ISO_BY_LANGUAGE.get(self.settings.stt_language, "en")
         return ListenWith(lang, self.settings.effective_patience)
 
-    def _response(self, request_id: int, problem: str | None) -> SendFrame:
+    def _response(self, request_id: int, problem: str | None) -> list[Effect]:
+        """The Response to a Request, and its record."""
         status = pb.STATUS_REJECTED if problem else pb.STATUS_ACCEPTED
         resp = pb.Response(request_id=request_id, status=status, detail=problem or "")
-        return SendFrame(envelope(resp))
+        answered = RequestAnswered(request_id, pb.Status.Name(status), problem or "")
+        return [SendFrame(envelope(resp)), answered]
 
     def _protocol(self, now: int, message: str) -> list[Effect]:
         return self._error_out(now, pb.ERROR_CODE_PROTOCOL, message)

@@ -5,8 +5,9 @@ The core returns these with its effects and the host stores them with the sessio
 as it does the unit records, so every reader of a call (its rebuilt report, the replay's
 timeline and markers, the page, the re-drive's diff, the warp clock, the load's latencies)
 reads when a turn went out and with what text, when the brain closed a unit, when a
-Finalize left, each TurnStep and each error the core took, without matching frames by
-their arm's name. The TurnSteps and errors are the ledger's own records
+Finalize left, each TurnStep and each error the core took, each Request answered, each arm
+skipped and each frame dropped for the rule it broke (:mod:`sandbox.call.breaches`), without
+matching frames by their arm's name. The TurnSteps and errors are the ledger's own records
 (:class:`~sandbox.call.ledger.StepRecord`, :class:`~sandbox.call.ledger.WireErrorRecord`):
 the core records each once, for its ledger and for the stored session alike.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from sandbox.call.breaches import WireBreach
 from sandbox.call.ledger import StepRecord, WireErrorRecord
 
 
@@ -58,5 +60,33 @@ class FinalizeSent:
     speech_id: int
 
 
-TurnRecord = TurnSent | BracketClosed | FinalizeSent | StepRecord | WireErrorRecord
+@dataclass(frozen=True)
+class RequestAnswered:
+    """The brain's Request ``request_id`` was answered with a Response of ``status`` (its
+    enum name) and ``detail`` (why it was rejected; empty when accepted)."""
+
+    request_id: int
+    status: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ArmSkipped:
+    """The brain sent an envelope arm this build does not know (``field_numbers``, ``size``
+    bytes in all): skipped, never refused, as a Voqalize that predates a frame skips it."""
+
+    field_numbers: tuple[int, ...]
+    size: int
+
+
+TurnRecord = (
+    TurnSent
+    | BracketClosed
+    | FinalizeSent
+    | StepRecord
+    | WireErrorRecord
+    | RequestAnswered
+    | ArmSkipped
+    | WireBreach
+)
 """What the core records of its turns and the brain's wire, for the stored session."""

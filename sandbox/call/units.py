@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from sandbox.call.breaches import BrokenRule, WireBreach
 from sandbox.call.heard import HeardCursor
 from sandbox.wire import pb
 
@@ -59,8 +60,12 @@ class Fate(enum.StrEnum):
 
 
 class WireRuleBroken(Exception):
-    """A brain's frame broke a rule of the wire; the message says which. The frame is
-    dropped and the call goes on."""
+    """A brain's frame broke a rule of the wire: the message says which in words, and
+    ``breach`` records it typed. The frame is dropped and the call goes on."""
+
+    def __init__(self, message: str, breach: WireBreach) -> None:
+        super().__init__(message)
+        self.breach = breach
 
 
 @dataclass
@@ -293,14 +298,21 @@ class UnitBook:
         that is unset or already used (the frame is dropped), and for a turn beyond the
         last ``minted`` one (the id is refused: the rest of its bracket drops quietly)."""
         if speech_id == 0:
-            raise WireRuleBroken("SpeechStart with speech_id 0 (unset); frame dropped")
+            raise WireRuleBroken(
+                "SpeechStart with speech_id 0 (unset); frame dropped",
+                WireBreach(BrokenRule.SPEECH_ID_UNSET, turn_id=turn_id),
+            )
         if speech_id in self._by_id or speech_id in self._refused:
-            raise WireRuleBroken(f"SpeechStart reuses speech_id {speech_id}; frame dropped")
+            raise WireRuleBroken(
+                f"SpeechStart reuses speech_id {speech_id}; frame dropped",
+                WireBreach(BrokenRule.SPEECH_ID_REUSED, speech_id, turn_id),
+            )
         if turn_id == 0 or turn_id > minted:
             self._refused.add(speech_id)
             raise WireRuleBroken(
                 f"SpeechStart {speech_id} names turn {turn_id}, which was never minted; "
-                "unit refused"
+                "unit refused",
+                WireBreach(BrokenRule.TURN_NEVER_MINTED, speech_id, turn_id),
             )
         unit = Unit(speech_id, turn_id, voice, language)
         self.units.append(unit)
@@ -312,17 +324,23 @@ class UnitBook:
         spoken; False when it is dropped (a refused unit, no text) or kept unspoken in
         ``discarded`` (a unit cancelled or already sealed)."""
         unit = self._bracketed(
-            speech_id, f"SpeechChunk for speech_id {speech_id} outside an open unit"
+            speech_id,
+            f"SpeechChunk for speech_id {speech_id} outside an open unit",
+            BrokenRule.CHUNK_OUTSIDE_UNIT,
         )
         if unit is None:
             return False
         if unit.bracket is Bracket.ENDED:
-            raise WireRuleBroken(f"SpeechChunk for speech_id {speech_id} after SpeechEnd")
+            raise WireRuleBroken(
+                f"SpeechChunk for speech_id {speech_id} after SpeechEnd",
+                WireBreach(BrokenRule.CHUNK_AFTER_END, speech_id),
+            )
         if len(text) > MAX_CHUNK_CHARS:
             raise WireRuleBroken(
                 f"SpeechChunk of {len(text):,} characters for speech_id {speech_id}, over the "
                 f"{MAX_CHUNK_CHARS:,}-character limit; frame dropped (stream speech as it "
-                "is produced)"
+                "is produced)",
+                WireBreach(BrokenRule.CHUNK_TOO_LONG, speech_id),
             )
         if (
             unit.past_cap
@@ -336,7 +354,8 @@ class UnitBook:
                 raise WireRuleBroken(
                     f"speech_id {speech_id} passed {MAX_UNIT_CHARS:,} characters or "
                     f"{MAX_UNIT_CHUNKS:,} chunks, the most one unit keeps; the rest of its "
-                    "text is dropped"
+                    "text is dropped",
+                    WireBreach(BrokenRule.UNIT_PAST_CAP, speech_id),
                 )
             return False
         unit.chunks += 1
@@ -352,11 +371,18 @@ class UnitBook:
     def end(self, speech_id: int) -> Unit | None:
         """A SpeechEnd: the unit whose bracket it closes, or None when there is nothing to
         close (a refused unit, or one the brain already cancelled)."""
-        unit = self._bracketed(speech_id, f"SpeechEnd for speech_id {speech_id}, never opened")
+        unit = self._bracketed(
+            speech_id,
+            f"SpeechEnd for speech_id {speech_id}, never opened",
+            BrokenRule.END_NEVER_OPENED,
+        )
         if unit is None or unit.bracket is Bracket.CANCELLED:
             return None
         if unit.bracket is Bracket.ENDED:
-            raise WireRuleBroken(f"second SpeechEnd for speech_id {speech_id}")
+            raise WireRuleBroken(
+                f"second SpeechEnd for speech_id {speech_id}",
+                WireBreach(BrokenRule.SECOND_END, speech_id),
+            )
         unit.bracket = Bracket.ENDED
         return unit
 
@@ -378,7 +404,8 @@ class UnitBook:
         unit = self._by_id.get(speech_id)
         if unit is None:
             raise WireRuleBroken(
-                f"SpeechCancel names speech_id {speech_id}, which this session never opened"
+                f"SpeechCancel names speech_id {speech_id}, which this session never opened",
+                WireBreach(BrokenRule.CANCEL_NAMES_NO_UNIT, speech_id),
             )
         return unit
 
@@ -411,9 +438,10 @@ class UnitBook:
             out.append(pb.Finalize(speech_id=unit.speech_id, heard_text=unit.heard))
         return out
 
-    def _bracketed(self, speech_id: int, unknown: str) -> Unit | None:
-        """The unit a bracket frame names; None for a refused one; ``unknown`` otherwise."""
+    def _bracketed(self, speech_id: int, unknown: str, rule: BrokenRule) -> Unit | None:
+        """The unit a bracket frame names; None for a refused one; for an id never opened,
+        ``unknown`` (the words) and ``rule`` are the WireRuleBroken raised."""
         unit = self._by_id.get(speech_id)
         if unit is None and speech_id not in self._refused:
-            raise WireRuleBroken(unknown)
+            raise WireRuleBroken(unknown, WireBreach(rule, speech_id))
         return unit

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sandbox.call.effects import CallState, Effect, SendFrame, StateChanged, UnitChanged
+from sandbox.call.effects import CallState, Effect, StateChanged, UnitChanged
+from sandbox.call.turn_records import TurnKind, TurnSent
 from sandbox.caller.expect import EXPECTING_KINDS, StepMark
 from sandbox.caller.script import Script, Step
 from sandbox.host.session import CallHost
 from sandbox.record.stored_events import ScriptNoted
-from sandbox.wire import pb
 
 #: How long the bot must have been quiet before the caller speaks again.
 SETTLE_MS = 400
@@ -101,12 +101,9 @@ class ScriptRunner:
         if isinstance(effect, StateChanged):
             listening = effect.state is CallState.LISTENING
             self._quiet_since = self.host.now() if listening else None
-        elif isinstance(effect, SendFrame) and effect.env.WhichOneof("body") in (
-            "user_message",
-            "user_idle",
-        ):
+        elif isinstance(effect, TurnSent) and effect.kind is not TurnKind.GREETING:
             self._words_at_turn = self.host.words_played
-            self._minted(effect.env)
+            self._minted(effect)
         elif isinstance(effect, UnitChanged):
             self._alive_at = asyncio.get_running_loop().time()
             if self.host.words_played != self._words_seen:
@@ -114,16 +111,15 @@ class ScriptRunner:
                 self._words_seen = self.host.words_played
                 self.first_audio.setdefault(effect.speech_id, self.host.now())
 
-    def _minted(self, env: pb.Envelope) -> None:
+    def _minted(self, sent: TurnSent) -> None:
         """A turn went out: it belongs to the latest step that mints its kind of turn (a
         line is committed after its step began; an idle turn only during a silence)."""
-        idle = env.WhichOneof("body") == "user_idle"
+        idle = sent.kind is TurnKind.IDLE
         for mark in reversed(self.marks):
             if (mark.kind == "silence_ms") == idle:
                 if idle and mark is not self.marks[-1]:
                     return  # an idle turn after the silence's step is over: no step's
-                turn = env.user_idle.turn_id if idle else env.user_message.turn_id
-                mark.turns.append(turn)
+                mark.turns.append(sent.turn_id)
                 if idle:
                     mark.turn_end_ms = self.host.now()
                 return

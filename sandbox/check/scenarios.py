@@ -1,9 +1,9 @@
 """The conformance scenarios: what the caller does in each call, and how it is judged.
 
 Each scenario is one call. Its caller side is plain caller-script steps; its judge
-reads the call's :class:`~sandbox.check.wirelog.WireLog` and the units as the driver
-saw them play. The rules that hold on every frame are checked by the WireLog in every
-scenario; a judge adds only what its scenario is for, and says "not exercised" when
+reads the call's :class:`~sandbox.check.wirelog.WireLog` (the core's records of it) and the
+units as the driver saw them play. The rules that hold on every frame are checked by the
+WireLog in every scenario; a judge adds only what its scenario is for, and says "not exercised" when
 the brain could not be steered into it (nothing makes an arbitrary brain cancel,
 configure or call a tool) rather than failing it.
 """
@@ -85,8 +85,7 @@ def _tool_hop(log: WireLog, units: Sequence[HeardUnit]) -> Verdict:
         for s in log.steps
         if s.get("kind") == "tool" and s.get("turn_id") == turn
     ]
-    screen = [f for f in log.rtvi if f.fields.get("turn_id") == turn]
-    if not tools and not screen:
+    if not tools and turn not in log.rtvi_turns:
         return Verdict(
             not_exercised=f"no sign of a tool on turn {turn} (no TurnStep of kind tool, "
             "no RTVI frame for the turn)"

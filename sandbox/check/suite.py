@@ -48,7 +48,7 @@ async def run_scenario(brain_url: str, scenario: Scenario, *, relay: bool) -> Sc
             await driver.settle()
         except DriverError as exc:
             notes.append(f"the bot never finished: {exc}")
-    log = WireLog(driver.frames)
+    log = WireLog(driver.records)
     verdict = scenario.judge(log, driver.units)
     findings = log.findings + verdict.findings
     answers = _answers(driver.errors)

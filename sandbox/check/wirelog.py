@@ -1,9 +1,15 @@
-"""One call's recorded frames, read against the rules that hold on every frame.
+"""One call's record, as the core kept it, read against the rules that hold on every frame.
 
-:class:`WireLog` walks the record once, in the order frames crossed, keeping what a
-scenario needs to judge (units, turns, interruptions, cancels, requests) and flagging
-every frame that breaks a bracket invariant, names a turn never minted, forges a
-Voqalize-only frame or a bot-*/llm-* RTVI, or keeps speaking for a dead turn.
+:class:`WireLog` walks the core's records of the call once, in the order it made them
+(:class:`~sandbox.host.core_records.CoreRecords`), keeping what a scenario needs to judge
+(units, turns, interruptions, cancels, requests) and flagging every frame the core dropped
+for a rule it broke (a bracket invariant, a turn never minted, a Voqalize-only frame, a
+bot-*/llm-* or unlisted RTVI: the core's :class:`~sandbox.call.breaches.WireBreach`, each
+said as the contract says it), every message that was no envelope, and speech that went on
+for a dead turn. It decides nothing the core decides: which frames broke which rule is the
+core's word; what is the checker's own is the brain's timing (a dead turn's speech) and the
+runtime's own promises, held to its records (one Finalize per unit, in order, each heard text
+a prefix of its unit's, one Response per Request).
 
 Speech for a dead turn is only flagged once the brain must have known: after a grace
 for frames already in flight when the Interruption left, or as soon as the brain has
@@ -13,39 +19,44 @@ the Interruption on the same socket.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from sandbox.call.breaches import BrokenRule, WireBreach
+from sandbox.call.effects import CallEnded, Effect, EndedBy, SpeakText, ToApp
+from sandbox.call.ledger import StepRecord, WireErrorRecord
+from sandbox.call.turn_records import (
+    ArmSkipped,
+    BracketClosed,
+    FinalizeSent,
+    RequestAnswered,
+    TurnKind,
+    TurnSent,
+)
+from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
+from sandbox.call.units import Bracket
 from sandbox.check import rules
 from sandbox.check.results import Finding
 from sandbox.check.rules import Rule
-from sandbox.record.recorder import FrameRecord
 from sandbox.wire import pb
-from sandbox.wire.catalog import (
-    BRAIN_RTVI_TYPES,
-    RTVI_DATA_LIMIT,
-    RTVI_NAME_BY_TYPE,
-    VOQALIZE_ARMS,
-)
+from sandbox.wire.catalog import RTVI_NAME_BY_TYPE
+from sandbox.wire.direction import Direction
 
 #: How long after an Interruption a dead turn's frames may still be in flight.
 DEAD_TURN_GRACE_MS = 1000
-_MINTS = ("session_start", "user_message", "user_idle")
-_BRAIN_RTVI = frozenset(pb.RTVIType.Name(t) for t in BRAIN_RTVI_TYPES)
-#: The RTVI spelling by the enum name a record holds ("RTVI_TYPE_BOT_READY": "bot-ready").
-_SPELLING = {pb.RTVIType.Name(t): name for t, name in RTVI_NAME_BY_TYPE.items()}
+_MALFORMED = pb.ErrorCode.Name(pb.ERROR_CODE_MALFORMED)
 
 
 @dataclass
 class UnitLog:
-    """One unit the brain opened (and Voqalize accepted), as it crossed."""
+    """One unit the brain opened (and Voqalize accepted), as the core recorded it."""
 
     speech_id: int
     turn_id: int
     opened_ms: int
-    index: int  # position of its SpeechStart in the record
-    text: str = ""
-    closed_by: str | None = None  # "end" or "cancel"
+    index: int  # position of its opening among the call's records
+    text: str = ""  # every chunk's text the core took, relayed or kept unspoken
+    closed_by: Bracket | None = None  # how the brain closed its bracket, first
     cancel_index: int | None = None
     finalizes: list[tuple[int, str]] = field(default_factory=list)  # (index, heard)
     late_chunks: int = 0
@@ -65,32 +76,32 @@ class _Tally:
 class WireLog:
     """See the module doc. ``findings`` are the frame-level rule breaks, in order."""
 
-    def __init__(self, frames: Sequence[FrameRecord]) -> None:
+    def __init__(self, records: Iterable[tuple[int, Effect]]) -> None:
+        """``records``: the core's effects with the call's time of each, in the order it
+        made them (those it does not read are passed over)."""
         #: Units in the order they opened.
         self.units: dict[int, UnitLog] = {}
-        #: Caller turns (UserMessage) in order: (turn_id, index in the record).
+        #: Caller turns (UserMessage) in order: (turn_id, index among the records).
         self.caller_turns: list[tuple[int, int]] = []
         #: Interruptions Voqalize sent: (through_turn, t_ms, index).
         self.interruptions: list[tuple[int, int, int]] = []
-        #: Requests from the brain: request_id -> Responses seen (status, detail).
+        #: Requests from the brain: request_id -> Responses sent (status, detail).
         self.requests: dict[int, list[tuple[str, str]]] = {}
         #: TurnSteps from the brain, as recorded.
         self.steps: list[dict[str, object]] = []
-        #: RTVI frames from the brain, as recorded.
-        self.rtvi: list[FrameRecord] = []
+        #: For each RTVI frame that crossed from the brain to the app, the newest turn
+        #: Voqalize had minted then.
+        self.rtvi_turns: list[int] = []
         #: What is worth saying but breaks no rule of the wire.
         self.notes: list[str] = []
         self._tallies: dict[tuple[Rule, object], _Tally] = {}
-        self._refused: set[int] = set()  # units refused for naming a turn never minted
+        self._heard: dict[int, str] = {}  # each sealed unit's heard text: its Finalize's
         self._turn = 0
         self._named_turn = 0  # the newest turn the brain's speech has named
         self._last_request = 0
-        self._hung_up = False  # Voqalize ended the session (End or Cancel): the caller hung up
-        for index, frame in enumerate(frames):
-            if frame.dir == "out":
-                self._out(frame, index)
-            else:
-                self._in(frame, index)
+        self._hung_up = False  # the caller ended the call (Voqalize sent End)
+        for index, (t_ms, record) in enumerate(records):
+            self._read(record, t_ms, index)
         self._at_end()
 
     @property
@@ -121,80 +132,92 @@ class WireLog:
         else:
             tally.count += 1
 
-    def _out(self, frame: FrameRecord, index: int) -> None:
-        f = frame.fields
-        if frame.type in _MINTS:
-            self._turn = max(self._turn, int(f.get("turn_id", 0)))
-            if frame.type == "user_message":
-                self.caller_turns.append((int(f.get("turn_id", 0)), index))
-        elif frame.type == "interruption":
-            self.interruptions.append((int(f.get("through_turn", 0)), frame.t_ms, index))
-        elif frame.type == "finalize":
-            unit = self.units.get(int(f.get("speech_id", 0)))
-            if unit is not None:
-                unit.finalizes.append((index, str(f.get("heard_text", ""))))
-        elif frame.type == "response":
-            answers = self.requests.setdefault(int(f.get("request_id", 0)), [])
-            answers.append((str(f.get("status", "")), str(f.get("detail", ""))))
-        elif frame.type in ("end", "cancel"):
-            self._hung_up = True
-
-    def _in(self, frame: FrameRecord, index: int) -> None:
-        kind, f, t = frame.type, frame.fields, frame.t_ms
-        if kind == "undecodable":
-            self._flag(rules.BINARY_ONLY, kind, f"the brain sent {f.get('detail')}", t)
-        elif kind == "unknown":
-            self.notes.append(
-                f"the brain sent an envelope arm this build does not know (field "
-                f"{f.get('arms')}, {f.get('bytes')} bytes): skipped, as a Voqalize that "
-                "predates a frame skips it"
-            )
-        elif kind in VOQALIZE_ARMS:
-            self._flag(
-                rules.FLOOR_IS_VOQALIZES,
-                kind,
-                f"the brain sent {kind}, a frame only Voqalize sends",
-                t,
-            )
-        elif kind == "speech_start":
-            self._start(int(f.get("speech_id", 0)), int(f.get("turn_id", 0)), t, index)
-        elif kind == "speech_chunk":
-            self._chunk(int(f.get("speech_id", 0)), str(f.get("text", "")), t)
-        elif kind == "speech_end":
-            self._end(int(f.get("speech_id", 0)), t)
-        elif kind == "speech_cancel":
-            self._cancel(int(f.get("speech_id", 0)), t, index)
-        elif kind == "rtvi":
-            self.rtvi.append(frame)
-            self._rtvi(f.get("type"), str(f.get("data", "")), t)
-        elif kind == "request":
-            self._request(int(f.get("request_id", 0)), t)
-        elif kind == "turn_step":
-            self.steps.append(dict(f))
-            turn = int(f.get("turn_id", 0))
-            if turn == 0 or turn > self._turn:
-                # Floor-free and never answered: the runtime records it flagged, and so do we.
+    def _read(self, record: Effect, t: int, index: int) -> None:
+        match record:
+            case TurnSent(turn_id=turn, kind=kind):
+                self._turn = max(self._turn, turn)
+                if kind is TurnKind.CALLER:
+                    self.caller_turns.append((turn, index))
+            case WatermarkRaised(through_turn=through):
+                self.interruptions.append((through, t, index))
+            case UnitSealed(speech_id=sid, heard=heard):
+                self._heard[sid] = heard
+            case FinalizeSent(speech_id=sid) if sid in self.units:
+                self.units[sid].finalizes.append((index, self._heard.get(sid, "")))
+            case RequestAnswered(request_id=rid, status=status, detail=detail):
+                self._request(rid, t)
+                self.requests[rid].append((status, detail))
+            case CallEnded(ended_by=EndedBy.CALLER):
+                self._hung_up = True
+            case WireErrorRecord(dir=Direction.OUT, code=code, message=message):
+                if code == _MALFORMED:
+                    self._flag(rules.BINARY_ONLY, code, f"the brain sent {message}", t)
+            case ArmSkipped(field_numbers=numbers, size=size):
                 self.notes.append(
-                    f"a TurnStep ({f.get('kind', '')} {f.get('name', '')!r}) names turn {turn}, "
-                    f"{self._newest()}: recorded, flagged as naming an unknown turn"
+                    f"the brain sent an envelope arm this build does not know (field "
+                    f"{list(numbers)}, {size} bytes): skipped, as a Voqalize that "
+                    "predates a frame skips it"
                 )
+            case WireBreach() as breach:
+                self._breach(breach, t)
+            case UnitOpened(speech_id=sid, turn_id=turn):
+                self._start(sid, turn, t, index)
+            case SpeakText(speech_id=sid, text=text) | TextKept(speech_id=sid, text=text):
+                self._chunk(sid, text, t)
+            case BracketClosed(speech_id=sid, cancelled=cancelled) if sid in self.units:
+                self._closed(self.units[sid], cancelled, index)
+            case ToApp():
+                self.rtvi_turns.append(self._turn)
+            case StepRecord() as step:
+                fields = step.step
+                self.steps.append(fields)
+                if not step.known_turn:
+                    # Floor-free and never answered: the core records it flagged, and so do we.
+                    self.notes.append(
+                        f"a TurnStep ({step.kind} {fields.get('name', '')!r}) names turn "
+                        f"{step.turn_id}, {self._newest()}: recorded, flagged as naming an "
+                        "unknown turn"
+                    )
+
+    def _breach(self, breach: WireBreach, t: int) -> None:
+        """A frame the core dropped for the rule it broke, said as the contract says it (a
+        rule not listed here is the core's own limit: its Error is the finding)."""
+        sid, turn = breach.speech_id, breach.turn_id
+        match breach.rule:
+            case BrokenRule.SPEECH_ID_UNSET | BrokenRule.SPEECH_ID_REUSED:
+                unset = breach.rule is BrokenRule.SPEECH_ID_UNSET
+                what = "0 (unset)" if unset else f"{sid}, already used by an earlier unit"
+                detail = f"a SpeechStart names speech_id {what}"
+                self._flag(rules.ONE_SPEECH_ID, ("start", sid), detail, t)
+            case BrokenRule.TURN_NEVER_MINTED:
+                detail = f"unit {sid} names turn {turn}, {self._newest()}"
+                self._flag(rules.SPEECH_NAMES_TURN, ("turn", turn), detail, t)
+            case BrokenRule.CHUNK_OUTSIDE_UNIT | BrokenRule.CHUNK_AFTER_END:
+                never = breach.rule is BrokenRule.CHUNK_OUTSIDE_UNIT
+                state = "never opened" if never else "already closed by SpeechEnd"
+                detail = f"a SpeechChunk for unit {sid}, which was {state}"
+                self._flag(rules.BRACKETS_BALANCE, ("chunk", sid), detail, t)
+            case BrokenRule.END_NEVER_OPENED | BrokenRule.SECOND_END:
+                never = breach.rule is BrokenRule.END_NEVER_OPENED
+                state = "never opened" if never else "already closed"
+                detail = f"a SpeechEnd for unit {sid}, {state}"
+                self._flag(rules.BRACKETS_BALANCE, ("end", sid), detail, t)
+            case BrokenRule.CANCEL_NAMES_NO_UNIT:
+                detail = f"a SpeechCancel names speech_id {sid}, which this session never opened"
+                self._flag(rules.CANCEL_NAMES_A_UNIT, ("cancel", sid), detail, t)
+            case BrokenRule.VOQALIZE_ARM:
+                detail = f"the brain sent {breach.arm}, a frame only Voqalize sends"
+                self._flag(rules.FLOOR_IS_VOQALIZES, breach.arm, detail, t)
+            case BrokenRule.RTVI_FORGED | BrokenRule.RTVI_NOT_LISTED:
+                forged = breach.rule is BrokenRule.RTVI_FORGED
+                rule = rules.RTVI_NOT_FORGED if forged else rules.RTVI_WHITELIST
+                spelled = _spelling(breach.rtvi_type)
+                self._flag(rule, ("rtvi", spelled), f"the brain sent RTVI {spelled}", t)
+            case BrokenRule.RTVI_TOO_BIG:
+                detail = f"RTVI {_spelling(breach.rtvi_type)} data is {breach.size} bytes"
+                self._flag(rules.RTVI_SIZE, "rtvi-size", detail, t)
 
     def _start(self, sid: int, turn: int, t: int, index: int) -> None:
-        if sid == 0 or sid in self.units:
-            what = "0 (unset)" if sid == 0 else f"{sid}, already used by an earlier unit"
-            self._flag(
-                rules.ONE_SPEECH_ID, ("start", sid), f"a SpeechStart names speech_id {what}", t
-            )
-            return
-        if turn == 0 or turn > self._turn:
-            self._refused.add(sid)
-            self._flag(
-                rules.SPEECH_NAMES_TURN,
-                ("turn", turn),
-                f"unit {sid} names turn {turn}, {self._newest()}",
-                t,
-            )
-            return
         self.units[sid] = UnitLog(sid, turn, t, index)
         if self._late_for(turn, t):
             self._flag(
@@ -206,17 +229,8 @@ class WireLog:
         self._named_turn = max(self._named_turn, turn)
 
     def _chunk(self, sid: int, text: str, t: int) -> None:
-        if sid in self._refused:
-            return  # its SpeechStart was the mistake, flagged once
         unit = self.units.get(sid)
-        if unit is None or unit.closed_by == "end":
-            state = "never opened" if unit is None else "already closed by SpeechEnd"
-            self._flag(
-                rules.BRACKETS_BALANCE,
-                ("chunk", sid),
-                f"a SpeechChunk for unit {sid}, which was {state}",
-                t,
-            )
+        if unit is None:
             return
         unit.text += text
         if unit.closed_by is None and text and self._late_for(unit.turn_id, t):
@@ -224,42 +238,13 @@ class WireLog:
             if unit.late_from_ms is None:
                 unit.late_from_ms = t
 
-    def _end(self, sid: int, t: int) -> None:
-        if sid in self._refused:
-            return
-        unit = self.units.get(sid)
-        if unit is None or unit.closed_by == "end":
-            state = "never opened" if unit is None else "already closed"
-            self._flag(
-                rules.BRACKETS_BALANCE, ("end", sid), f"a SpeechEnd for unit {sid}, {state}", t
-            )
-        elif unit.closed_by is None:
-            unit.closed_by = "end"  # a SpeechEnd after SpeechCancel is ignored, not an error
-
-    def _cancel(self, sid: int, t: int, index: int) -> None:
-        unit = self.units.get(sid)  # a refused unit never opened: the runtime says so too
-        if unit is None:
-            self._flag(
-                rules.CANCEL_NAMES_A_UNIT,
-                ("cancel", sid),
-                f"a SpeechCancel names speech_id {sid}, which this session never opened",
-                t,
-            )
-            return
-        if unit.cancel_index is None:
+    def _closed(self, unit: UnitLog, cancelled: bool, index: int) -> None:
+        """The brain closed the unit's bracket: the first close is how it closed it (a
+        SpeechEnd after a SpeechCancel is ignored; a SpeechCancel after SpeechEnd cuts)."""
+        if cancelled and unit.cancel_index is None:
             unit.cancel_index = index
         if unit.closed_by is None:
-            unit.closed_by = "cancel"  # after SpeechEnd it is legal too: it cuts playout
-
-    def _rtvi(self, rtvi_type: object, data: str, t: int) -> None:
-        spelled = _spelling(rtvi_type)
-        if rtvi_type not in _BRAIN_RTVI:
-            forged = spelled.startswith(("bot-", "llm-"))
-            rule = rules.RTVI_NOT_FORGED if forged else rules.RTVI_WHITELIST
-            self._flag(rule, ("rtvi", spelled), f"the brain sent RTVI {spelled}", t)
-        size = len(data.encode())
-        if size > RTVI_DATA_LIMIT:
-            self._flag(rules.RTVI_SIZE, "rtvi-size", f"RTVI {spelled} data is {size} bytes", t)
+            unit.closed_by = Bracket.CANCELLED if cancelled else Bracket.ENDED
 
     def _request(self, request_id: int, t: int) -> None:
         if request_id <= self._last_request:
@@ -365,8 +350,9 @@ def turn_through(interruptions: Sequence[tuple[int, int, int]], turn: int) -> in
     return next((through for through, _, _ in interruptions if through >= turn), turn)
 
 
-def _spelling(rtvi_type: object) -> str:
-    """An RTVI type as RTVI spells it ("bot-ready"), from its recorded enum name or number."""
-    if isinstance(rtvi_type, str):
-        return _SPELLING.get(rtvi_type, rtvi_type)
-    return "with no type" if rtvi_type is None else f"of unknown type {rtvi_type}"
+def _spelling(rtvi_type: int) -> str:
+    """An RTVI type as RTVI spells it ("bot-ready"), from its number."""
+    spelled = RTVI_NAME_BY_TYPE.get(rtvi_type)
+    if spelled is not None:
+        return spelled
+    return "with no type" if rtvi_type == 0 else f"of unknown type {rtvi_type}"

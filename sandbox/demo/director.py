@@ -78,8 +78,8 @@ class Director:
         return True
 
     def _caller_said(self) -> str:
-        said = [f for f in self.host.recorder.frames if f.type == "user_message"]
-        return str(said[-1].fields.get("text", "")) if said else ""
+        said = self.host.core.ledger.caller_lines  # each caller turn's text, as it was sent
+        return said[-1] if said else ""
 
     def _focus(self) -> Unit | None:
         units = self.host.core.units

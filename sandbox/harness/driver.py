@@ -46,6 +46,7 @@ from sandbox.call.units import Fate
 from sandbox.caller.script import Script, Step
 from sandbox.caller.script_runner import ScriptRunner
 from sandbox.harness.inproc import open_inproc_call
+from sandbox.host.core_records import CoreRecord, CoreRecords
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.record.conversation_log import heard_history
@@ -120,6 +121,7 @@ class VoqalizeDriver:
         self._ms_per_word = ms_per_word
         self._step_timeout_s = step_timeout_s
         self._host: CallHost | None = None
+        self._records: CoreRecords | None = None
         self._runner: ScriptRunner | None = None
         self._call: asyncio.Task[CallEnded] | None = None
         self._actions = 0
@@ -137,6 +139,7 @@ class VoqalizeDriver:
             assert self._options.brain_url is not None
             host = await open_call(self._options, self._options.brain_url, playout)
         self._host = host
+        self._records = CoreRecords(host)
         self._runner = ScriptRunner(host, Script(()), step_timeout_s=self._step_timeout_s)
         self._call = asyncio.create_task(host.run())
 
@@ -244,6 +247,14 @@ class VoqalizeDriver:
     def frames(self) -> list[FrameRecord]:
         """Every frame that crossed, both ways, as recorded (``dir`` "in" is from the brain)."""
         return self._live().recorder.frames
+
+    @property
+    def records(self) -> list[tuple[int, CoreRecord]]:
+        """The core's records of the call so far, each with the call's time when it made it
+        (see :mod:`sandbox.host.core_records`): what ``sandbox check`` judges."""
+        self._live()
+        assert self._records is not None  # kept from the start of the call
+        return list(self._records.records)
 
     @property
     def errors(self) -> list[WireErrorRecord]:

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from websockets.exceptions import ConnectionClosed
 
+from sandbox.call.brain_frames import opens_unit, speech_chars
 from sandbox.call.core import CallCore
 from sandbox.call.effects import Effect
 from sandbox.call.inputs import BrainClosed, BrainInput, BrainMalformed, FromBrain, UnitCounted
@@ -222,7 +223,7 @@ class BrainSide:
         sid = surplus.speech_id
         if surplus.kind is Surplus.AFTER_END or self.core.ended is not None:
             return  # nothing left to learn from it
-        chars = len(env.speech_chunk.text) if env.HasField("speech_chunk") else 0
+        chars = speech_chars(env)
         waiting = self._counted_posts.get(sid)
         if waiting is not None and isinstance(waiting.fed, UnitCounted):
             waiting.fed = UnitCounted(sid, waiting.fed.chars + chars)
@@ -240,7 +241,7 @@ class BrainSide:
         makes room for the reader's next frame."""
         self._waiting.append(size)
         read_at = self._arrived()
-        opens = isinstance(fed, FromBrain) and fed.env.HasField("speech_start")
+        opens = isinstance(fed, FromBrain) and opens_unit(fed.env)
         self._starts_waiting += opens
 
         def taken(_effects: list[Effect]) -> None:

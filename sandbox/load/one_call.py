@@ -26,6 +26,7 @@ from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script
 from sandbox.caller.script_runner import STEP_TIMEOUT_S, ScriptRunner, play_through
 from sandbox.check import rules
 from sandbox.check.wirelog import DEAD_TURN_GRACE_MS, WireLog
+from sandbox.host.core_records import CoreRecords
 from sandbox.host.launch import CallNotPlaced, CallOptions, host_for, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
@@ -138,6 +139,7 @@ async def _played(
     index: int, host: CallHost, target: Target, watch: LatencyWatch, lag: LoopLag | None
 ) -> CallResult:
     host.on_effect.append(watch)
+    kept = CoreRecords(host)
     runner = ScriptRunner(host, target.script, step_timeout_s=target.step_timeout_s)
     began = time.monotonic()
     try:
@@ -145,7 +147,7 @@ async def _played(
     finally:
         if host.recorder.writer is not None:  # kept: the whole report, for the store
             host.recorder.finish(host.core, host.now(), script_notes=runner.notes)
-    findings = WireLog(host.recorder.frames).findings
+    findings = WireLog(kept.records).findings
     # A chunk the brain sent before it read an Interruption is timed when this process reads
     # it: a loop later than the rule's grace would make the brain's frames in flight read
     # as speech for a dead turn. Those are set aside, counted, never the brain's.

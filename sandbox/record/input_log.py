@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError, Message
 
+from sandbox.call.brain_frames import pad_speech, speech_chars
 from sandbox.call.caller_events import ListenerEvent
 from sandbox.call.core import CallCore
 from sandbox.call.inputs import (
@@ -136,8 +137,7 @@ def fed_frame(env: pb.Envelope, frame: int | None) -> FrameFed:
     did not keep it whole (None), the envelope itself, its long text fields shortened."""
     if frame is not None:
         return FrameFed(frame=frame)
-    arm = env.WhichOneof("body")
-    chars = len(env.speech_chunk.text) if arm == "speech_chunk" else 0
+    chars = speech_chars(env)
     kept = pb.Envelope()
     kept.CopyFrom(env)
     _shorten(kept)
@@ -194,10 +194,8 @@ def _envelope(fed: FrameFed, frames: Sequence[bytes | None]) -> pb.Envelope | st
         env = pb.Envelope.FromString(raw)
     except DecodeError as exc:
         return f"its frame could not be read ({exc})"
-    if fed.chunk_chars is not None and env.HasField("speech_chunk"):
-        # Dropped for its length alone: the call reads no more of it than how long it was.
-        text = env.speech_chunk.text
-        env.speech_chunk.text = text + " " * (fed.chunk_chars - len(text))
+    if fed.chunk_chars is not None:
+        pad_speech(env, fed.chunk_chars)
     return env
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox.call.brain_frames import opens_unit, speech_chars
 from sandbox.call.core import CallCore, shortened
 from sandbox.call.inputs import BrainMalformed, CoreInput, FromBrain
 from sandbox.call.surplus import SurplusFrame
@@ -204,7 +205,7 @@ class Recorder:
         if surplus is not None:
             # A SpeechStart is its unit's first frame, so always kept: each one opens a unit
             # owed its Finalize (the kind's cap does not take that from it).
-            opens = env.WhichOneof("body") == "speech_start"
+            opens = opens_unit(env)
             if not self._sample(surplus.kind.value, surplus.speech_id, t_ms, capped=not opens):
                 return None
         elif cut and not self._sample(OVERSIZED, 0, t_ms):
@@ -412,9 +413,7 @@ def _is_cut(env: pb.Envelope, raw: bytes) -> bool:
 def _dropped_for_size(env: pb.Envelope, raw: bytes) -> bool:
     """A chunk the call drops whole for its length (``sandbox.call.units``). Its text is
     read only when its bytes could hold that many characters: reading makes a copy."""
-    if len(raw) <= MAX_CHUNK_CHARS or env.WhichOneof("body") != "speech_chunk":
-        return False
-    return len(env.speech_chunk.text) > MAX_CHUNK_CHARS
+    return len(raw) > MAX_CHUNK_CHARS and speech_chars(env) > MAX_CHUNK_CHARS
 
 
 def default_report_path(session_id: str, started_at: float | None = None) -> Path:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sandbox.call.brain_frames import recorded_rtvi
 from sandbox.wire.catalog import rtvi_spelling
 
 #: The RTVI type the notice crosses as.
@@ -62,7 +63,7 @@ class ReloadNotice:
 def notice_in(frame: Mapping[str, Any]) -> ReloadNotice | None:
     """The reload notice a frame carries, as the report keeps the frame (``dir``, ``type``,
     ``rtvi_type``, ``data``); None for any other frame."""
-    if frame.get("dir") != "in" or frame.get("type") != "rtvi":
+    if frame.get("dir") != "in" or not recorded_rtvi(str(frame.get("type"))):
         return None
     return notice_of(rtvi_spelling(frame.get("rtvi_type")), frame.get("data"))
 

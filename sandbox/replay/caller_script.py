@@ -25,6 +25,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from sandbox.call.brain_frames import recorded_rtvi
 from sandbox.call.effects import (
     CallEnded,
     CallerIdle,
@@ -93,7 +94,7 @@ def caller_steps(frames: Sequence[FrameRecord], events: Sequence[StoredEvent]) -
                     silence -= step_ms
                 words, interrupted_at, cut_at, line_ms = 0, None, None, event.t_ms
     for place, record in enumerate(frames):
-        if record.dir == "out" and record.type == "rtvi":
+        if record.dir == "out" and recorded_rtvi(record.type):
             # After the events of its millisecond: a caller's action there came first.
             steps.append((record.t_ms, len(events) + place, {"rtvi": _app_frame(record.fields)}))
     return [step for _t, _order, step in sorted(steps, key=lambda s: (s[0], s[1]))]

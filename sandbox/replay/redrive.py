@@ -39,6 +39,7 @@ from sandbox.check.wirelog import WireLog
 from sandbox.errors import UserError
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.audio_call import audio_call
+from sandbox.host.core_records import CoreRecords
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock, hold_for, work_gaps
@@ -203,10 +204,11 @@ async def _played(
     original: _Original, host: CallHost, runner: ScriptRunner, ignore_text: bool
 ) -> Redrive:
     """Play the runner's script into the host's call, record it, and compare."""
+    kept = CoreRecords(host)
     try:
         await play_through(host, runner)
     finally:
         after = host.recorder.finish(host.core, host.now(), script_notes=runner.notes)
-    findings = [f"{f.rule.section}: {f.detail}" for f in WireLog(host.recorder.frames).findings]
+    findings = [f"{f.rule.section}: {f.detail}" for f in WireLog(kept.records).findings]
     diff = compare(original.report, after, findings, ignore_text=ignore_text)
     return Redrive(original.row.id, host.core.session_id, diff)

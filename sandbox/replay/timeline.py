@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from sandbox.call.brain_frames import recorded_rtvi
 from sandbox.call.effects import (
     AppFrameRefused,
     BrainError,
@@ -213,7 +214,7 @@ def _apply(view: View, moment: Moment, changes: Changes) -> None:
 
 
 def _frame(view: View, frame: FrameRecord, changes: Changes) -> None:
-    if frame.type == "rtvi":
+    if recorded_rtvi(frame.type):
         notice = notice_in(frame.as_json())
         if notice is not None:  # the brain was reloaded: the turns after it ran the new code
             view.entries.append(notice)

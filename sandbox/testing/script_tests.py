@@ -26,6 +26,7 @@ from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.check.wirelog import WireLog
 from sandbox.errors import UsageError, UserError
 from sandbox.harness.builtin import brain_choice, serving
+from sandbox.host.core_records import CoreRecords
 from sandbox.host.launch import CallNotPlaced, CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
@@ -193,9 +194,7 @@ async def run_script(path: Path, url: str, models: AudioEngine | None = None) ->
         if models is None:
             rate = script.ms_per_word or DEFAULT_MS_PER_WORD
             host = await open_call(options, url, SimPlayout(ms_per_word=rate), warp=WarpClock())
-            runner = ScriptRunner(host, script)
-            await play_through(host, runner)
-            return _judged(path, started, script, host, runner)
+            return await _played(path, started, script, host, ScriptRunner(host, script))
         from sandbox.audio.audio_options import AudioOptions, phone_line
         from sandbox.audio.engine import AudioEngine
         from sandbox.audio.script_mic import ScriptMic
@@ -212,18 +211,20 @@ async def run_script(path: Path, url: str, models: AudioEngine | None = None) ->
         )
         async with audio_call(options, url, engine) as host:
             runner = ScriptRunner(host, script, caller=InjectedVoice(mic))
-            await play_through(host, runner)
-            return _judged(path, started, script, host, runner)
+            return await _played(path, started, script, host, runner)
     except CallNotPlaced as failed:
         return ScriptResult(path, time.monotonic() - started, unreachable=str(failed))
 
 
-def _judged(
+async def _played(
     path: Path, started: float, script: Script, host: CallHost, runner: ScriptRunner
 ) -> ScriptResult:
+    """Play the script into the host's call to its end, and judge it."""
+    kept = CoreRecords(host)
+    await play_through(host, runner)
     report = host.recorder.finish(host.core, host.now(), runner.notes)
     rule_breaks = tuple(
-        visible(f"{f.rule.section}: {f.detail}") for f in WireLog(host.recorder.frames).findings
+        visible(f"{f.rule.section}: {f.detail}") for f in WireLog(kept.records).findings
     )
     answers = answers_of(runner, report)
     return ScriptResult(

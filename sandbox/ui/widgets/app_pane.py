@@ -8,6 +8,7 @@ import json
 from rich.text import Text
 from textual.widgets import RichLog
 
+from sandbox.call.brain_frames import recorded_rtvi
 from sandbox.record.plain_text import visible
 from sandbox.record.recorder import FrameRecord
 from sandbox.wire.catalog import rtvi_spelling
@@ -33,7 +34,7 @@ def app_line(source: str, rtvi_type: str, data: str, rtvi_id: str | None) -> str
 
 def app_frame_of(record: FrameRecord) -> tuple[str, str, str | None] | None:
     """An RTVI frame the app sent (type, data, id) from the wire record, or None."""
-    if record.type != "rtvi" or record.dir != "out":
+    if not recorded_rtvi(record.type) or record.dir != "out":
         return None
     fields = record.fields
     return rtvi_spelling(fields.get("type", 0)), fields.get("data", ""), fields.get("id")

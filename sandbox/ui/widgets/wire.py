@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Input, Static
 
+from sandbox.call.brain_frames import recorded_opens_unit
 from sandbox.record.recorder import FrameRecord
 from sandbox.ui.frame_text import (
     ARROWS,
@@ -78,7 +79,7 @@ class WirePane(Vertical):
             rows.append((self._first + len(self.records), record))
             self.records.append(record)
             speech_id = record.fields.get("speech_id")
-            if record.type == "speech_start" and isinstance(speech_id, int):
+            if recorded_opens_unit(record.type) and isinstance(speech_id, int):
                 self._turn_of_unit[speech_id] = int(record.fields.get("turn_id", 0))
         if self.keeps is not None and len(self.records) >= 2 * self.keeps:
             # Forget the older half at once (a rebuild every ``keeps`` frames, not one per
