@@ -19,6 +19,8 @@ from sandbox.audio.sinks import Block
 from sandbox.audio.tts import Clip, WordSpan
 from sandbox.call.caller_events import BargeIn, OverBot, TurnClose, TurnCommitted
 from sandbox.call.effects import CutPlayout, CutReason, PausePlayout, SendFrame
+from sandbox.call.turn_records import TurnKind, TurnSent
+from sandbox.call.unit_records import WatermarkRaised
 from sandbox.wire import pb
 from sandbox.wire.codec import envelope
 from sandbox_bench.backchannels import trial_lines
@@ -265,14 +267,14 @@ def test_a_spoken_line_is_padded_to_whole_blocks_around_its_voice() -> None:
 # ------------------------------------------------------------ reading a call's log
 
 
-def _um(turn_id: int, text: str) -> SendFrame:
-    return SendFrame(envelope(pb.UserMessage(turn_id=turn_id, text=text)))
-
-
 def test_a_turn_is_timed_from_the_voice_end_to_its_user_message() -> None:
     log = CallLog()
     log.events.append((1900, TurnCommitted("Book a table.", TurnClose.CONFIDENT, 1120, 1700, 1890)))
-    log.effects.append((1905, _um(2, "Book a table.")))
+    # The UserMessage and, behind it in the same batch, the core's record of the turn.
+    log.effects += [
+        (1905, SendFrame(envelope(pb.UserMessage(turn_id=2, text="Book a table.")))),
+        (1905, TurnSent(2, TurnKind.CALLER, "Book a table.")),
+    ]
     log.releases += [(1500, 0.0), (1980, 0.0), (2040, 20.0), (2060, 20.0)]
     run = turn_run("Book a table.", 1000.0, log, {2: "confident"})
     assert run is not None
@@ -321,6 +323,7 @@ def test_a_barge_in_is_timed_from_the_objections_onset_to_the_pauses_silence() -
     log.effects += [
         (1102, PausePlayout()),
         (1760, SendFrame(envelope(pb.Interruption(through_turn=3)))),
+        (1760, WatermarkRaised(3)),
         (1761, CutPlayout(CutReason.BARGE_IN)),
     ]
     log.releases += [(1100, 20.0), (1120, 10.0), (1140, 0.0), (1160, 0.0), (1780, 0.0)]

@@ -211,7 +211,7 @@ async def _one_trial(
         gain=played.gain,
         paused=first_event(log.events, OverBot, onset) is not None,
         kept=kept,
-        answered=log.first_after("user_message", onset) is not None,
+        answered=log.turn_after(onset) is not None,
         whole=whole,
         resume_gap_ms=_resume_gap(call, onset),
         decision=_decision(call, onset),

@@ -26,7 +26,16 @@ from dataclasses import dataclass
 
 from sandbox.call.caller_events import BargeIn, ListenerEvent, OverBot
 from sandbox.call.effects import PausePlayout
-from sandbox_bench.call import BenchCall, CallLog, bench_call, listening, say, sent_after, until
+from sandbox_bench.call import (
+    BenchCall,
+    CallLog,
+    bench_call,
+    interrupted_after,
+    listening,
+    say,
+    turn_sent_after,
+    until,
+)
 from sandbox_bench.figures import Progress, fmt_ms, median
 from sandbox_bench.mic import CallerLine
 from sandbox_bench.models import Models
@@ -116,7 +125,7 @@ def barge_in_run(words_before: int, onset_ms: float, log: CallLog) -> BargeInRun
     """The barge-in of an objection whose voice began at ``onset_ms``, from the call's log."""
     paused = first_event(log.events, OverBot, onset_ms)
     decided = first_event(log.events, BargeIn, onset_ms)
-    sent = log.first_after("interruption", onset_ms)
+    sent = log.interruption_after(onset_ms)
     if paused is None or decided is None or sent is None:
         return None
     held = next((t for t, e in log.effects if isinstance(e, PausePlayout) and t >= paused), None)
@@ -127,7 +136,7 @@ def barge_in_run(words_before: int, onset_ms: float, log: CallLog) -> BargeInRun
         words_before=words_before,
         onset_to_decision_ms=paused - onset_ms,
         decision_to_silence_ms=silent - paused,
-        onset_to_interruption_ms=sent[0] - onset_ms,
+        onset_to_interruption_ms=sent - onset_ms,
         onset_to_silence_ms=silent - onset_ms,
         onset_to_barge_in_ms=decided - onset_ms,
     )
@@ -182,8 +191,8 @@ async def _one_objection(
     spoken = await say(call, objection)
     onset, end = spoken.voice_start_ms, spoken.voice_end_ms
     assert onset is not None and end is not None
-    await until(sent_after(call.log, "interruption", onset), DECISION_WAIT_S)
+    await until(interrupted_after(call.log, onset), DECISION_WAIT_S)
     # Once the objection reached the brain the next question may cut the answer to it.
-    if not await until(sent_after(call.log, "user_message", end), TURN_WAIT_S):
+    if not await until(turn_sent_after(call.log, end), TURN_WAIT_S):
         return None
     return barge_in_run(words, onset, call.log)

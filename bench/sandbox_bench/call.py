@@ -19,12 +19,13 @@ from sandbox.audio.engine import AudioEngine, EngineHooks
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.sinks import Block
 from sandbox.call.caller_events import ListenerEvent
-from sandbox.call.effects import CallState, Effect, SendFrame
+from sandbox.call.effects import CallState, Effect
 from sandbox.call.settings import Settings
+from sandbox.call.turn_records import TurnKind, TurnSent
+from sandbox.call.unit_records import WatermarkRaised
 from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallOptions, open_call
 from sandbox.host.session import CallHost
-from sandbox.wire import pb
 from sandbox_bench.mic import CallerLine, Spoken, TimedMic
 from sandbox_bench.models import Models
 
@@ -41,17 +42,25 @@ class CallLog:
     releases: list[tuple[int, float]] = field(default_factory=list)
     events: list[tuple[int, ListenerEvent]] = field(default_factory=list)
 
-    def sent(self, arm: str) -> list[tuple[int, pb.Envelope]]:
-        """The envelopes of one body arm (``user_message``, ...) with their send times."""
+    def caller_turns(self) -> list[tuple[int, TurnSent]]:
+        """Each caller turn the core sent (its UserMessage), by the core's record of it,
+        with when it went out (the record follows its frame in the same batch)."""
         return [
-            (t, e.env)
-            for t, e in self.effects
-            if isinstance(e, SendFrame) and e.env.WhichOneof("body") == arm
+            (t, e) for t, e in self.effects if isinstance(e, TurnSent) and e.kind is TurnKind.CALLER
         ]
 
-    def first_after(self, arm: str, t_ms: float) -> tuple[int, pb.Envelope] | None:
-        """The first envelope of ``arm`` sent at or after ``t_ms``."""
-        return next(((t, env) for t, env in self.sent(arm) if t >= t_ms), None)
+    def interruptions(self) -> list[int]:
+        """When each Interruption went out, by the core's record of it (the watermark it
+        raised, which follows its frame in the same batch)."""
+        return [t for t, e in self.effects if isinstance(e, WatermarkRaised)]
+
+    def turn_after(self, t_ms: float) -> tuple[int, TurnSent] | None:
+        """The first caller turn sent at or after ``t_ms``, with when."""
+        return next(((t, sent) for t, sent in self.caller_turns() if t >= t_ms), None)
+
+    def interruption_after(self, t_ms: float) -> int | None:
+        """When the first Interruption at or after ``t_ms`` went out."""
+        return next((t for t in self.interruptions() if t >= t_ms), None)
 
 
 @dataclass
@@ -131,9 +140,14 @@ def listening(host: CallHost) -> Callable[[], bool]:
     return lambda: core.state is CallState.LISTENING and all(u.fate is not None for u in core.units)
 
 
-def sent_after(log: CallLog, arm: str, t_ms: float) -> Callable[[], bool]:
-    """Whether an envelope of ``arm`` has been sent at or after ``t_ms``."""
-    return lambda: log.first_after(arm, t_ms) is not None
+def turn_sent_after(log: CallLog, t_ms: float) -> Callable[[], bool]:
+    """Whether a caller turn has been sent at or after ``t_ms``."""
+    return lambda: log.turn_after(t_ms) is not None
+
+
+def interrupted_after(log: CallLog, t_ms: float) -> Callable[[], bool]:
+    """Whether an Interruption has been sent at or after ``t_ms``."""
+    return lambda: log.interruption_after(t_ms) is not None
 
 
 def answered(host: CallHost, turn: int) -> Callable[[], bool]:

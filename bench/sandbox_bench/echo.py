@@ -61,7 +61,7 @@ async def measure_echo(models: Models, replies: int, progress: Progress) -> Echo
             outcome = "played out" if played else "did not play out"
             progress(
                 f"  reply {index}/{replies}: {words} words {outcome}; "
-                f"Interruptions so far {len(log.sent('interruption'))}, pauses "
+                f"Interruptions so far {len(log.interruptions())}, pauses "
                 f"{sum(isinstance(e, OverBot) for _t, e in log.events)}"
             )
         clock = call.engine.playout().clock
@@ -69,7 +69,7 @@ async def measure_echo(models: Models, replies: int, progress: Progress) -> Echo
         events = [e for _t, e in log.events]
         return EchoFigures(
             replies=done,
-            interruptions=len(log.sent("interruption")),
+            interruptions=len(log.interruptions()),
             pauses=sum(isinstance(e, OverBot) for e in events),
             resumes=sum(isinstance(e, BotResumes) for e in events),
             barge_ins=sum(isinstance(e, BargeIn) for e in events),

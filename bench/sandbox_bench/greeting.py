@@ -17,7 +17,7 @@ from sandbox.audio.script_mic import ScriptMic
 from sandbox.call.caller_events import OverBot
 from sandbox.call.units import Fate
 from sandbox_bench.bargein import first_event
-from sandbox_bench.call import bench_call, say, sent_after, until
+from sandbox_bench.call import bench_call, say, turn_sent_after, until
 from sandbox_bench.figures import Progress, median
 from sandbox_bench.mic import CallerLine
 from sandbox_bench.models import Models
@@ -90,13 +90,13 @@ async def _one_call(models: Models, line: CallerLine, into_s: float) -> Greeting
         spoken = await say(call, line)
         onset, end = spoken.voice_start_ms, spoken.voice_end_ms
         assert onset is not None and end is not None
-        await until(sent_after(log, "user_message", end), TURN_WAIT_S)
+        await until(turn_sent_after(log, end), TURN_WAIT_S)
         greeting = [u for u in host.core.units if u.turn_id == 1]
         paused = first_event(log.events, OverBot, onset)
         landed = (
             paused is not None
-            and log.first_after("interruption", onset) is not None
-            and log.first_after("user_message", onset) is not None
+            and log.interruption_after(onset) is not None
+            and log.turn_after(onset) is not None
             and any(u.fate is Fate.BARGED for u in greeting)
         )
         return GreetingTrial(

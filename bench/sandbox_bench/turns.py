@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from sandbox.audio.endpointer import windows_for
 from sandbox.call.caller_events import TurnCommitted
 from sandbox.call.settings import Settings
-from sandbox_bench.call import CallLog, bench_call, listening, say, sent_after, until
+from sandbox_bench.call import CallLog, bench_call, listening, say, turn_sent_after, until
 from sandbox_bench.figures import Progress, fmt_ms, median
 from sandbox_bench.mic import CallerLine
 from sandbox_bench.models import Models
@@ -93,10 +93,10 @@ def turn_run(
     said: str, voice_end_ms: float, log: CallLog, closes: Mapping[int, str]
 ) -> TurnRun | None:
     """The turn of a line whose voice ended at ``voice_end_ms``, from the call's log."""
-    sent = log.first_after("user_message", voice_end_ms)
+    sent = log.turn_after(voice_end_ms)
     if sent is None:
         return None
-    t_message, env = sent
+    t_message, turn = sent
     first_audio = next((t for t, loud in log.releases if loud and t >= t_message), None)
     commit = next(
         (
@@ -108,8 +108,8 @@ def turn_run(
     )
     return TurnRun(
         said=said,
-        heard=env.user_message.text,
-        closed_by=closes.get(env.user_message.turn_id, "?"),
+        heard=turn.text,
+        closed_by=closes.get(turn.turn_id, "?"),
         to_user_message_ms=t_message - voice_end_ms,
         to_first_audio_ms=None if first_audio is None else first_audio - voice_end_ms,
         vad_lag_ms=None if commit is None else commit[1].t_end_of_speech - voice_end_ms,
@@ -132,7 +132,7 @@ async def measure_turns(models: Models, runs: int, progress: Progress) -> TurnFi
             spoken = await say(call, line)
             end = spoken.voice_end_ms
             assert end is not None
-            await until(sent_after(call.log, "user_message", end), TURN_WAIT_S)
+            await until(turn_sent_after(call.log, end), TURN_WAIT_S)
             await until(listening(call.host))
             run = turn_run(line.text, end, call.log, call.host.core.ledger.caller_closes)
             if run is None:
