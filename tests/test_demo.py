@@ -234,7 +234,9 @@ def test_the_demo_with_sound_plays_both_voices_through_the_speaker(
         r"\byou(r|'re|re| were)? opening", joined
     )
     assert question or "is there parking" in joined, heard
-    assert "thanks for calling" in " ".join(said), heard  # the bot's greeting (Piper)
+    # The bot's greeting (Piper), "thanks for calling Harbor Street Studio": tiny.en has
+    # heard its "for" as "to" once, so the words around it are the ones held.
+    assert "calling harbor street" in joined, heard
     with SessionStore() as store:
         (row,) = store.sessions()
         assert row.mode == "audio" and row.cuts == 1
