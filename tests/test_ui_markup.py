@@ -107,9 +107,12 @@ def test_markup_from_the_wire_is_shown_as_written_and_the_app_survives(tmp_path:
         assert "\\x1b[2J\\x1b]0;owned\\x07" in screen  # the escapes, spelt out
         assert "\\u202eevil\\u202c \\r- forged item\\n# forged heading" in screen
         term.keys("hello [b]there[/b]", "Enter")
-        screen = term.wait_for(lambda s: "Call ended" in s, "the fatal Error to end the call")
+        toast = f"▌ brain error INTERNAL: {FATAL}"  # its notification, as written
+        # The toast is drawn a frame after the line that ends the call: wait for both.
+        screen = term.wait_for(
+            lambda s: "Call ended" in s and toast in s, "the fatal Error to end the call"
+        )
         assert f"✖ brain error INTERNAL: {FATAL}" in screen
-        assert f"▌ brain error INTERNAL: {FATAL}" in screen  # its notification, as written
         assert "hello [b]there[/b]" in screen and "EXIT=" not in screen
         term.keys("C-q")
         screen = term.wait_for(lambda s: "EXIT=" in s, "the app to quit")
