@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -33,6 +33,7 @@ from sandbox.judges.readback import ReadbackStatus
 from sandbox.record.frame_report import FrameReport, decoded, frame_schema_struct
 from sandbox.record.plain_text import escaped_json
 from sandbox.record.reload_notice import ReloadNotice
+from sandbox.wire import pb
 from sandbox.wire.direction import Direction
 
 #: Version of the report layout, so a reader can refuse one it does not know.
@@ -140,12 +141,24 @@ class TurnReport(msgspec.Struct, frozen=True):
     timeline: Timeline
 
 
+#: An error's code: one of 001's ErrorCode names, or the number of a code this build does not
+#: name (the wire's enums are open: a brain may send a code added after this build).
+ErrorCodeText = Annotated[
+    str,
+    msgspec.Meta(
+        extra_json_schema={
+            "anyOf": [{"enum": sorted(pb.ErrorCode.keys())}, {"pattern": "^-?[0-9]+$"}]
+        }
+    ),
+]
+
+
 class ErrorReport(msgspec.Struct, frozen=True):
     """An error either side reported (``dir`` "out": Voqalize told the brain)."""
 
     t_ms: int
     dir: Direction
-    code: str
+    code: ErrorCodeText
     message: str
     fatal: bool
 
