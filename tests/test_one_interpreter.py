@@ -117,7 +117,7 @@ ARMS = frozenset(f.name for f in pb.Envelope.DESCRIPTOR.oneofs_by_name["body"].f
 
 #: Modules outside call/ that may match frames by their arm's name, and why. Readers of a
 #: call's turns, timings, caller lines, steps and errors read the core's records instead
-#: (sandbox.call.turn_fold, sandbox.call.unit_fold).
+#: (sandbox.call.ledger, sandbox.call.unit_fold).
 ARM_READERS = {
     # The wire as such: the brain's own side of it.
     "sdk/connection.py": "the brain's side of the wire dispatches each arm it receives",

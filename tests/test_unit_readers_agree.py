@@ -6,7 +6,7 @@ replay's timeline at its end, the page's data — finished, then killed in the m
 unit's speech, then as an older build stored it (without the core's records, which are
 then worked out from its frames in one place): every way gives every unit the same fate,
 heard text and "interrupted"; and the same caller lines, first-chunk timings and errors
-(the core's records of its turns, read through one fold: :mod:`sandbox.call.turn_fold`).
+(the core's records of its turns, read through one fold: :mod:`sandbox.call.ledger`).
 The transcript of every report (the live one, the stored, the rebuilt) says what the core
 decided, in its order (caller lines, idle nudges, Interruptions, units), from the report's
 conversation at the moments the core decided them, not the frames' stamps.
@@ -23,7 +23,7 @@ from typing import Any
 from cli_rig import sandbox_cli
 
 from sandbox.call.effects import CallerShown
-from sandbox.call.turn_fold import TurnFold
+from sandbox.call.ledger import Ledger
 from sandbox.call.turn_records import TurnKind, TurnRecord, TurnSent
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
 from sandbox.record.export import session_records, session_report
@@ -151,7 +151,7 @@ def _lines_every_way(store: SessionStore, session_id: str) -> dict[str, Lines]:
     row = store.find(session_id)
     call = StoredCall.load(store, row)
     rebuilt = _folded(call)
-    turns = TurnFold()
+    turns = Ledger()
     for event in with_unit_records(call.frames, call.events):
         turns.apply(event.t_ms, event.value)
     caller = [s.turn_id for s in turns.sent if s.kind is TurnKind.CALLER]

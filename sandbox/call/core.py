@@ -72,11 +72,10 @@ from sandbox.call.inputs import (
     Tick,
     UnitCounted,
 )
-from sandbox.call.ledger import (
+from sandbox.call.ledger import Ledger, LedgerView
+from sandbox.call.ledger_records import (
     BackchannelRecord,
     DeadAirRecord,
-    Ledger,
-    LedgerView,
     StallRecord,
     StepRecord,
     WireErrorRecord,
@@ -301,7 +300,9 @@ class CallCore:
             wire_version=WIRE_VERSION,
             capabilities=list(self.capabilities),  # type: ignore[arg-type]
         )
-        out: list[Effect] = [SendFrame(envelope(start)), TurnSent(1, TurnKind.GREETING)]
+        greeting = TurnSent(1, TurnKind.GREETING)
+        self._ledger.apply(now, greeting)
+        out: list[Effect] = [SendFrame(envelope(start)), greeting]
         out.append(self._listen_with())
         return out + self._settle(now)
 
@@ -462,6 +463,7 @@ class CallCore:
         if self._pending is not None and turn >= self._pending.turn_id:
             self._pending = None
         opened = UnitOpened(sid, turn, unit.voice, unit.language)
+        self._ledger.apply(now, opened)
         if turn <= self.watermark:
             # Opened for a dead turn: it is owed a Finalize and will never play.
             return [opened, *self._seal(unit, Fate.DEAD_ON_ARRIVAL), *self._flush()]
@@ -488,7 +490,9 @@ class CallCore:
         if self._book.chunk(sid, msg.text):
             assert unit is not None  # a relayed chunk is an open unit's
             self._ledger.mark(unit.turn_id, FIRST_CHUNK, now)
-            return [SpeakText(sid, msg.text), UnitChanged(sid)]
+            relayed = SpeakText(sid, msg.text)
+            self._ledger.apply(now, relayed)
+            return [relayed, UnitChanged(sid)]
         if unit is None:
             return []
         if len(unit.discarded) > kept:  # kept for the record, never to be spoken
@@ -558,7 +562,7 @@ class CallCore:
         known = 0 < msg.turn_id <= self.turn
         raw = msg.SerializeToString()
         step = StepRecord(now, msg.turn_id, msg.kind, raw, known_turn=known)
-        self._ledger.add_step(step)
+        self._ledger.apply(now, step)
         return [step] if known else [step, StepForUnknownTurn(msg.turn_id, msg.kind, msg.name)]
 
     def _on_error(self, msg: pb.Error, now: int) -> list[Effect]:
@@ -567,7 +571,7 @@ class CallCore:
         code = pb.ErrorCode.Name(msg.code) if msg.code in pb.ErrorCode.values() else str(msg.code)
         message = shortened(msg.message, MAX_ERROR_CHARS)
         taken = WireErrorRecord(now, Direction.IN, code, message, msg.fatal)
-        self._ledger.add_error(taken)
+        self._ledger.apply(now, taken)
         told = BrainError(code.removeprefix("ERROR_CODE_"), message, msg.fatal)
         if not msg.fatal:
             # The brain owning up to a failure while it owes an answer is its answer: the
@@ -666,13 +670,15 @@ class CallCore:
         out = self._interrupt(now)  # a new turn outranks anything still owed or in play
         out += self._land_stt_language()
         self.turn += 1
-        self._ledger.add_caller_line(self.turn, text, TurnClose.TYPED if typed else closed_by)
+        sent = TurnSent(self.turn, TurnKind.CALLER, text)
+        self._ledger.apply(now, sent)
+        self._ledger.close_turn(self.turn, TurnClose.TYPED if typed else closed_by)
         marks = on_the_line(heard.marks(), self.line_ms) if heard is not None else {}
         self._ledger.open_timeline(self.turn, {**marks, USER_MESSAGE: now})
         self._pending = _Pending(self.turn, now, self.stall_ms)
         self._idle.caller_spoke()
         out.append(SendFrame(envelope(pb.UserMessage(turn_id=self.turn, text=text))))
-        out.append(TurnSent(self.turn, TurnKind.CALLER, text))
+        out.append(sent)
         out.append(CallerShown("typed" if typed else "spoken", text, self.turn))
         return out + self._settle(now)
 
@@ -851,7 +857,9 @@ class CallCore:
             self.turn += 1
             self._pending = _Pending(self.turn, now, self.stall_ms, idle=True)
             idle = pb.UserIdle(turn_id=self.turn, level=level, idle_ms=idle_ms)
-            out += [SendFrame(envelope(idle)), TurnSent(self.turn, TurnKind.IDLE, level=level)]
+            sent = TurnSent(self.turn, TurnKind.IDLE, level=level)
+            self._ledger.apply(now, sent)
+            out += [SendFrame(envelope(idle)), sent]
             out.append(CallerIdle(self.turn, level, idle_ms))
         return out + self._settle(now)
 
@@ -1119,7 +1127,7 @@ class CallCore:
             message += " (the last error this call records; later ones are only counted)"
         name = pb.ErrorCode.Name(code)
         told = WireErrorRecord(now, Direction.OUT, name, message, False)
-        self._ledger.add_error(told)
+        self._ledger.apply(now, told)
         err = pb.Error(code=code, message=message, fatal=False)  # type: ignore[arg-type]
         return [
             SendFrame(envelope(err)),

@@ -1,9 +1,15 @@
-"""The call's ledger: what a call leaves on record, appended by the core, read by the rest.
+"""The call's ledger: what a call leaves on record, the one fold of the core's records of
+its turns and the brain's wire.
 
-:class:`~sandbox.call.core.CallCore` appends to its :class:`Ledger` as the call runs and
-hands everyone else a :class:`LedgerView`: the same facts, read-only. Each read returns a
-fresh copy typed read-only (``Sequence``, ``Mapping``), so no reader can change the call's
-record nor see it move under them. The report (``sandbox.record.report``) is built from it.
+:class:`~sandbox.call.core.CallCore` folds each record it makes into its :class:`Ledger`
+as the call runs (:meth:`Ledger.apply`: each turn it sent, each unit it opened and the text
+it relayed, each TurnStep and error) and hands everyone else a :class:`LedgerView`: the same
+facts, read-only. A stored call's readers (the page, the conversation, the old-session
+report) and the load's latencies fold the same records, stored or live, into a ledger of
+their own through the same :meth:`Ledger.apply`, so every reader of a call's turns reads one
+fold. Each read returns a fresh copy typed read-only (``Sequence``, ``Mapping``), so no
+reader can change the call's record nor see it move under them. The report
+(``sandbox.record.call_report``) is built from it.
 """
 
 from __future__ import annotations
@@ -11,71 +17,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Protocol
 
 from sandbox.call.caller_events import TurnClose
+from sandbox.call.effects import SpeakText
+from sandbox.call.ledger_records import (
+    BackchannelRecord,
+    DeadAirRecord,
+    StallRecord,
+    StepRecord,
+    WireErrorRecord,
+)
+from sandbox.call.turn_records import TurnKind, TurnSent
+from sandbox.call.unit_records import UnitOpened
 from sandbox.call.waterfall import in_order
-from sandbox.wire import pb
-from sandbox.wire.direction import Direction
-
-
-@dataclass(frozen=True)
-class WireErrorRecord:
-    """One error either side reported, for the call's record."""
-
-    t_ms: int
-    dir: Direction  # "out": Voqalize told the brain; "in": the brain told Voqalize
-    code: str
-    message: str
-    fatal: bool
-
-
-@dataclass(frozen=True)
-class StepRecord:
-    """One TurnStep, recorded beside its turn. Counts left out stay absent, not zero."""
-
-    t_ms: int
-    turn_id: int
-    kind: str
-    #: The step's own bytes: a call keeps every step to its end, and these take ~0.1 KB
-    #: where its fields as a dict take ~1.1 KB.
-    raw: bytes
-    known_turn: bool = True  # False: it named a turn this session never minted
-
-    @property
-    def step(self) -> dict[str, Any]:
-        """The step's fields as plain values (see :func:`step_fields`)."""
-        return step_fields(pb.TurnStep.FromString(self.raw))
-
-
-@dataclass(frozen=True)
-class StallRecord:
-    """The user was told the brain had not answered ``turn_id`` after ``waited_ms``."""
-
-    t_ms: int
-    turn_id: int
-    waited_ms: int
-
-
-@dataclass(frozen=True)
-class DeadAirRecord:
-    """Dead air mid-unit: unit ``speech_id`` of turn ``turn_id`` was open and nothing
-    played, nor came from the brain for it, from ``t_ms`` for ``silent_ms``."""
-
-    t_ms: int
-    turn_id: int
-    speech_id: int
-    silent_ms: int
-
-
-@dataclass(frozen=True)
-class BackchannelRecord:
-    """A backchannel over the bot ("uh huh"): never a turn, but part of the conversation.
-    ``resumed``: the bot paused for it, then went on."""
-
-    t_ms: int
-    text: str
-    resumed: bool = False
 
 
 class LedgerView(Protocol):
@@ -128,6 +83,10 @@ class Ledger:
     """The append side, which only the core holds. Reads are copies (see the module doc):
     a test comparing ``ledger.stalls == []`` and a reader keeping one both stay correct."""
 
+    _sent: dict[int, tuple[int, TurnSent]] = field(default_factory=dict)
+    _unit_turn: dict[int, int] = field(default_factory=dict)
+    _opened_at: dict[int, int] = field(default_factory=dict)
+    _first_chunk: dict[int, int] = field(default_factory=dict)
     _steps: list[StepRecord] = field(default_factory=list)
     _steps_by_turn: dict[int, int] = field(default_factory=dict)
     _errors: list[WireErrorRecord] = field(default_factory=list)
@@ -140,25 +99,44 @@ class Ledger:
     _alignment_skips: int = 0
     _errors_uncounted: int = 0
 
-    # ------------------------------------------------------------- appending
+    # --------------------------------------------------------------- folding
 
-    def add_step(self, step: StepRecord) -> None:
-        """A TurnStep crossed."""
-        self._steps.append(step)
-        bucket = step.turn_id if step.known_turn else 0
-        self._steps_by_turn[bucket] = self._steps_by_turn.get(bucket, 0) + 1
+    def apply(self, t_ms: int, value: object) -> int | None:
+        """Fold one record, which happened at ``t_ms``: the turn whose answer's first chunk
+        it is, or None. The core folds each record here as it makes it; a reader folds a
+        stored call's records, or a live call's effects, in their order (anything else is
+        passed over). A caller turn's close is the core's alone (:meth:`close_turn`)."""
+        match value:
+            case TurnSent(turn_id=turn, kind=kind, text=text) as sent:
+                if turn not in self._sent:
+                    self._sent[turn] = (t_ms, sent)
+                    if kind is TurnKind.CALLER:
+                        self._caller_lines.append(text)
+            case UnitOpened(speech_id=sid, turn_id=turn):
+                self._unit_turn.setdefault(sid, turn)
+                self._opened_at.setdefault(sid, t_ms)
+            case SpeakText(speech_id=sid):
+                answered = self._unit_turn.get(sid)
+                if answered is not None and answered not in self._first_chunk:
+                    self._first_chunk[answered] = t_ms
+                    return answered
+            case StepRecord() as step:
+                self._steps.append(step)
+                bucket = step.turn_id if step.known_turn else 0
+                self._steps_by_turn[bucket] = self._steps_by_turn.get(bucket, 0) + 1
+            case WireErrorRecord() as error:
+                self._errors.append(error)
+        return None
+
+    # ------------------------------------------------------------- appending
 
     def steps_of(self, turn_id: int) -> int:
         """How many TurnSteps crossed for turn ``turn_id`` (0: for turns never minted)."""
         return self._steps_by_turn.get(turn_id, 0)
 
-    def add_error(self, error: WireErrorRecord) -> None:
-        """An error was told either way."""
-        self._errors.append(error)
-
-    def add_caller_line(self, turn_id: int, text: str, closed_by: TurnClose) -> None:
-        """The caller committed ``text`` as turn ``turn_id``, closed as ``closed_by``."""
-        self._caller_lines.append(text)
+    def close_turn(self, turn_id: int, closed_by: TurnClose) -> None:
+        """Caller turn ``turn_id`` was closed as ``closed_by`` (its text comes with its
+        :class:`TurnSent`)."""
         self._caller_closes[turn_id] = closed_by
 
     def add_backchannel(self, backchannel: BackchannelRecord) -> None:
@@ -193,6 +171,26 @@ class Ledger:
         self._errors_uncounted += 1
 
     # --------------------------------------------------------------- reading
+
+    @property
+    def sent(self) -> Sequence[TurnSent]:
+        """Every turn sent, in the order they went out."""
+        return [sent for _, sent in self._sent.values()]
+
+    def sent_at(self, turn_id: int) -> int | None:
+        """When turn ``turn_id`` went out, or None (never sent)."""
+        found = self._sent.get(turn_id)
+        return None if found is None else found[0]
+
+    @property
+    def opened_at(self) -> Mapping[int, int]:
+        """When each unit opened, by its speech id."""
+        return MappingProxyType(dict(self._opened_at))
+
+    def first_chunk_ms(self, turn_id: int) -> int | None:
+        """From turn ``turn_id`` going out to its answer's first chunk; None without both."""
+        asked, answered = self.sent_at(turn_id), self._first_chunk.get(turn_id)
+        return None if asked is None or answered is None else answered - asked
 
     @property
     def steps(self) -> Sequence[StepRecord]:
@@ -256,16 +254,3 @@ class Ledger:
     def errors_uncounted(self) -> int:
         """See :class:`LedgerView`."""
         return self._errors_uncounted
-
-
-def step_fields(step: pb.TurnStep) -> dict[str, Any]:
-    """A TurnStep as plain values: numbers stay numbers, a zero start is kept (it means the
-    start), and a field with presence that was not sent stays absent, as do counts not
-    reported ("absent is not zero")."""
-    out: dict[str, Any] = {}
-    for desc in step.DESCRIPTOR.fields:
-        if desc.has_presence and not step.HasField(desc.name):
-            continue
-        value = getattr(step, desc.name)
-        out[desc.name] = dict(value) if desc.message_type is not None else value
-    return out

@@ -30,7 +30,7 @@ from typing import Any
 
 from sandbox.call.effects import SpeakText
 from sandbox.call.heard import HeardCursor
-from sandbox.call.ledger import StepRecord, WireErrorRecord
+from sandbox.call.ledger_records import StepRecord, WireErrorRecord
 from sandbox.call.played import WordPlayed
 from sandbox.call.turn_records import (
     BracketClosed,

@@ -8,8 +8,9 @@ reads when a turn went out and with what text, when the brain closed a unit, whe
 Finalize left, each TurnStep and each error the core took, each Request answered, each arm
 skipped and each frame dropped for the rule it broke (:mod:`sandbox.call.breaches`), without
 matching frames by their arm's name. The TurnSteps and errors are the ledger's own records
-(:class:`~sandbox.call.ledger.StepRecord`, :class:`~sandbox.call.ledger.WireErrorRecord`):
-the core records each once, for its ledger and for the stored session alike.
+(:class:`~sandbox.call.ledger_records.StepRecord`,
+:class:`~sandbox.call.ledger_records.WireErrorRecord`): the core records each once, for its
+ledger and for the stored session alike.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import enum
 from dataclasses import dataclass
 
 from sandbox.call.breaches import WireBreach
-from sandbox.call.ledger import StepRecord, WireErrorRecord
+from sandbox.call.ledger_records import StepRecord, WireErrorRecord
 
 
 class TurnKind(enum.StrEnum):

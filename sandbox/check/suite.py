@@ -6,7 +6,7 @@ import asyncio
 from collections import Counter
 from collections.abc import Sequence
 
-from sandbox.call.ledger import WireErrorRecord
+from sandbox.call.ledger_records import WireErrorRecord
 from sandbox.check import rules
 from sandbox.check.results import Finding, ScenarioResult
 from sandbox.check.scenarios import SCENARIOS, Scenario

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from sandbox.call.breaches import BrokenRule, WireBreach
 from sandbox.call.effects import CallEnded, Effect, EndedBy, SpeakText, ToApp
-from sandbox.call.ledger import StepRecord, WireErrorRecord
+from sandbox.call.ledger_records import StepRecord, WireErrorRecord
 from sandbox.call.turn_records import (
     ArmSkipped,
     BracketClosed,

@@ -21,7 +21,7 @@ from sandbox.call.effects import (
     Effect,
     ToApp,
 )
-from sandbox.call.ledger import WireErrorRecord
+from sandbox.call.ledger_records import WireErrorRecord
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.turn_records import FinalizeSent, TurnKind, TurnSent
 from sandbox.call.unit_records import WatermarkRaised

@@ -39,7 +39,7 @@ from typing import Any
 
 from sandbox.call.core import DEFAULT_CAPABILITIES
 from sandbox.call.effects import CallEnded
-from sandbox.call.ledger import WireErrorRecord
+from sandbox.call.ledger_records import WireErrorRecord
 from sandbox.call.settings import Settings
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.units import Fate

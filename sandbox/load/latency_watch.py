@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sandbox.call.effects import SpeakText
-from sandbox.call.turn_fold import TurnFold
+from sandbox.call.ledger import Ledger
 from sandbox.call.turn_records import BracketClosed, FinalizeSent, TurnSent
 from sandbox.call.unit_records import UnitOpened
 
@@ -39,7 +39,7 @@ class LatencyWatch:
     on_first_chunk: Callable[[float], None] | None = None
     first_chunk_ms: list[float] = field(default_factory=list)
     finalize_ms: list[float] = field(default_factory=list)
-    _turns: TurnFold = field(default_factory=TurnFold)  # on the wall clock, in ms
+    _turns: Ledger = field(default_factory=Ledger)  # on the wall clock, in ms
     _closed_at: dict[int, int] = field(default_factory=dict)  # speech_id -> call ms
 
     def __call__(self, effect: object) -> None:

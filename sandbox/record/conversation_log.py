@@ -4,7 +4,7 @@
 live, every effect the host carries out (the recorder's report); stored, the session's
 events with the core's records in them (the rebuilt report,
 :func:`~sandbox.record.unit_log.with_unit_records`). It keeps each turn the core sent, each
-unit it opened, each turn's first chunk (as :class:`~sandbox.call.turn_fold.TurnFold` says
+unit it opened, each turn's first chunk (as :class:`~sandbox.call.ledger.Ledger` says
 it), each Interruption and each reload notice of the brain the core relayed to the app, as
 the report's typed records (:data:`~sandbox.record.report.ConversationRecord`). It keeps
 nothing of a chunk but the first of each turn, so a brain's flood does not grow it.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from sandbox.call.effects import SpeakText, ToApp
-from sandbox.call.turn_fold import TurnFold
+from sandbox.call.ledger import Ledger
 from sandbox.call.turn_records import TurnKind, TurnSent
 from sandbox.call.unit_records import UnitOpened, WatermarkRaised
 from sandbox.record.reload_notice import ReloadNotice, notice_of
@@ -37,7 +37,7 @@ class ConversationLog:
     def __init__(self) -> None:
         self._said: list[ConversationRecord] = []
         # Told only of units opened and text relayed: all it needs to say a first chunk.
-        self._answers = TurnFold()
+        self._answers = Ledger()
 
     @property
     def records(self) -> tuple[ConversationRecord, ...]:

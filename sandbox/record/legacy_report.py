@@ -5,7 +5,7 @@ A session this build stores keeps its inputs, and its report is rebuilt by feedi
 through a fresh core (:mod:`sandbox.record.stored_call`). An older build's kept the core's
 records (or, older still, only its frames, from which :mod:`sandbox.record.unit_log` works
 them out): its caller lines, TurnSteps, errors and conversation are the ones the core
-recorded as it took them (:mod:`sandbox.call.turn_fold`,
+recorded as it took them (:mod:`sandbox.call.ledger`,
 :mod:`sandbox.record.conversation_log`). Each unit is the one the core recorded
 (:mod:`sandbox.call.unit_fold`): its text relayed and kept, its fate and heard text as the
 core sealed them, and for a unit still in play the words the playout released walked
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from msgspec import UNSET
 
 from sandbox.call.effects import DeadAir, DeadAirEnded, EndedBy
+from sandbox.call.ledger import Ledger
 from sandbox.call.outcome import Outcome
-from sandbox.call.turn_fold import TurnFold
 from sandbox.call.unit_fold import UnitFold
 from sandbox.record.call_report import ReportHead, Unfinished, Unkept, started_words
 from sandbox.record.conversation_log import ConversationLog
@@ -48,7 +48,7 @@ def older_build_report(
 ) -> Report:
     """The report (see the module doc) from the session's events with the core's records
     in them (``records``, see :func:`~sandbox.record.unit_log.with_unit_records`)."""
-    fold, turns, conversation = UnitFold(), TurnFold(), ConversationLog()
+    fold, turns, conversation = UnitFold(), Ledger(), ConversationLog()
     for event in records:
         fold.apply(event.value)
         turns.apply(event.t_ms, event.value)
@@ -67,7 +67,7 @@ def older_build_report(
         end_detail=unfinished.why,
         settings="",
         watermark=fold.watermark,
-        caller_turns=turns.caller_lines,
+        caller_turns=tuple(turns.caller_lines),
         turn_closes={},
         conversation=conversation.records,
         units=tuple(unit_report(unit, rebuilt=True) for unit in fold.units.values()),

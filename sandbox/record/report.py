@@ -24,7 +24,7 @@ from msgspec.structs import force_setattr
 
 from sandbox.call.caller_events import TurnClose
 from sandbox.call.effects import EndedBy
-from sandbox.call.ledger import StepRecord, WireErrorRecord
+from sandbox.call.ledger_records import StepRecord, WireErrorRecord
 from sandbox.call.outcome import Outcome
 from sandbox.call.units import Fate, Unit
 from sandbox.call.waterfall import in_order

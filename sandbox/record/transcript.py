@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sandbox.call.ledger import WireErrorRecord
+from sandbox.call.ledger_records import WireErrorRecord
 from sandbox.call.units import Fate
 from sandbox.record.plain_text import quoted, visible
 from sandbox.record.reload_notice import RELOAD_MARK, ReloadNotice

@@ -1,6 +1,6 @@
 """A stored session's events with the core's records in them, whatever build stored it: what
 every reader of a stored call folds (:class:`~sandbox.call.unit_fold.UnitFold`,
-:class:`~sandbox.call.turn_fold.TurnFold`).
+:class:`~sandbox.call.ledger.Ledger`).
 
 A session this build stores keeps the core's records as the call runs: of its units (its
 ``SessionOpened`` says so) and of its turns and the brain's wire (its greeting's

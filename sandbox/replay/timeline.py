@@ -35,7 +35,7 @@ from sandbox.call.effects import (
     StepForUnknownTurn,
     ToApp,
 )
-from sandbox.call.ledger import WireErrorRecord
+from sandbox.call.ledger_records import WireErrorRecord
 from sandbox.call.played import ClauseUnsaid, UnitUnspoken, WordPlayed
 from sandbox.call.turn_records import BracketClosed, TurnKind, TurnSent
 from sandbox.call.unit_fold import UnitFold

@@ -20,9 +20,9 @@ import numpy as np
 import numpy.typing as npt
 
 from sandbox.call.effects import CallerShown, CutPlayout, CutReason, DeadAirEnded
-from sandbox.call.ledger import WireErrorRecord
+from sandbox.call.ledger import Ledger
+from sandbox.call.ledger_records import WireErrorRecord
 from sandbox.call.played import WordPlayed
-from sandbox.call.turn_fold import TurnFold
 from sandbox.call.turn_records import BracketClosed
 from sandbox.call.unit_records import WatermarkRaised
 from sandbox.call.waterfall import STAGES, VOICE_END, from_start
@@ -61,7 +61,7 @@ def page_data(call: StoredCall) -> dict[str, Any]:
     row, report, frames, events, recorded = (
         call.row, call.report, call.frames, call.events, call.records
     )  # fmt: skip
-    turns = TurnFold()
+    turns = Ledger()
     for event in recorded:
         turns.apply(event.t_ms, event.value)
     opened_at = turns.opened_at
