@@ -60,6 +60,7 @@ KEYS = [
     "ended_by",
     "end_detail",
     "settings",
+    "config",
     "watermark",
     "caller_turns",
     "turn_closes",
@@ -94,7 +95,7 @@ UNIT_KEYS = [
 #: Keys a report written before they existed lacks.
 LATER_KEYS = ["brain_name", "turn_closes", "backchannels", "stalls", "errors_uncounted"]
 LATER_KEYS += ["malformed_unkept", "record", "turns", "dead_air", "frames_unkept"]
-LATER_KEYS += ["conversation"]
+LATER_KEYS += ["conversation", "config"]
 
 
 async def test_a_saved_call_report_validates_and_reads_back_as_the_same_value(home: Path) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sandbox.call.phone_line import PhoneLine
 from sandbox.line.profile import DEFAULT_LINE, PROFILES, LineProfile
 
 
@@ -25,6 +24,6 @@ class AudioOptions:
     line: LineProfile = field(default_factory=lambda: PROFILES[DEFAULT_LINE])
 
 
-def phone_line(profile: LineProfile) -> PhoneLine | None:
-    """``profile`` as the call core and the record know it; None for no line (wideband)."""
-    return PhoneLine(profile.summary(), profile.path_delay_ms) if profile.is_line else None
+def phone_line(profile: LineProfile) -> LineProfile | None:
+    """The line a call's options carry for ``profile``: None for no line (wideband)."""
+    return profile if profile.is_line else None

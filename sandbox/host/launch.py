@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from sandbox.audio.voices import voice_languages
 from sandbox.call.core import DEFAULT_CAPABILITIES, DEFAULT_STALL_MS, CallCore
 from sandbox.call.inputs import NotPlaced
-from sandbox.call.phone_line import PhoneLine
 from sandbox.call.ports import Listening, Playout
 from sandbox.call.settings import Capabilities, Settings, connect_config, validate
 from sandbox.errors import UserError
 from sandbox.host.brain_side import BrainLink
 from sandbox.host.session import CallHost
 from sandbox.host.warp import WarpClock
+from sandbox.line.profile import LineProfile
 from sandbox.record.input_log import CoreBegun
 from sandbox.record.recorder import Recorder
 from sandbox.record.session_kinds import CallMode, Leg
@@ -63,12 +63,7 @@ class CallOptions:
     origin: str | None = None
     #: The phone line the caller's audio crosses (``sandbox.audio.audio_options.phone_line``);
     #: None: the laptop's own wideband path, or no audio at all.
-    line: PhoneLine | None = None
-
-    @property
-    def line_words(self) -> str | None:
-        """The line in words, as the record keeps it."""
-        return None if self.line is None else self.line.words
+    line: LineProfile | None = None
 
 
 #: The most ``--init`` may carry: the client's 64 KiB message limit, as for RTVI data.
@@ -196,9 +191,10 @@ def _start_recording(options: CallOptions, core: CallCore, recorder: Recorder) -
         opened = SessionOpened(
             recorder.brain_name,
             options.settings,
-            options.line_words,
+            None if options.line is None else options.line.summary(),
             unit_records=True,
             inputs=True,
+            line_profile=options.line,
         )
         recorder.event(0, opened)
         recorder.event(0, CoreBegun.of(core))  # what its stored inputs are fed again through
@@ -228,7 +224,7 @@ def _session(
         settings=options.settings,
         capabilities=options.capabilities,
         stall_ms=options.stall_ms,
-        line_ms=0 if options.line is None else options.line.delay_ms,
+        line_ms=0 if options.line is None else options.line.path_delay_ms,
     )
     name = brain_name(options.brain_url, options.builtin)
-    return core, Recorder(session_id, brain_url, brain_name=name, line=options.line_words)
+    return core, Recorder(session_id, brain_url, brain_name=name, line=options.line)

@@ -21,6 +21,7 @@ from sandbox.call.core import CallCore
 from sandbox.call.effects import EndedBy
 from sandbox.call.outcome import Outcome
 from sandbox.call.units import Unit
+from sandbox.line.profile import LineProfile
 from sandbox.record.call_record import build, heard_from
 from sandbox.record.frame_report import FrameReport
 from sandbox.record.report import (
@@ -29,6 +30,7 @@ from sandbox.record.report import (
     ConversationRecord,
     DeadAirReport,
     Report,
+    SettingsReport,
     StallReport,
     Timeline,
     TurnReport,
@@ -41,13 +43,15 @@ from sandbox.record.report import (
 @dataclass(frozen=True)
 class ReportHead:
     """What a report says of its session beside the call: its id, its brain (``name``: how
-    it is shown; None: its URL), the phone line in words (None: none) and when it began."""
+    it is shown; None: its URL), the phone line in words (None: none), when it began, and
+    the line as values (None: none, or an older build's session kept only its words)."""
 
     session_id: str
     brain_url: str
     brain_name: str | None
     line: str | None
     started_at: float
+    line_profile: LineProfile | None = None
 
 
 @dataclass(frozen=True)
@@ -117,11 +121,13 @@ def call_report(
         brain_url=head.brain_url,
         brain_name=head.brain_name or head.brain_url,
         line=UNSET if head.line is None else head.line,
+        line_profile=UNSET if head.line_profile is None else head.line_profile,
         started_at=started_words(head.started_at),
         outcome=end.outcome,
         ended_by=end.ended_by,
         end_detail=end.end_detail,
         settings=core.settings.describe(),
+        config=SettingsReport.of(core.settings),
         watermark=core.watermark,
         caller_turns=tuple(ledger.caller_lines),
         turn_closes={str(turn): how for turn, how in ledger.caller_closes.items()},

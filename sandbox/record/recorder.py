@@ -16,6 +16,7 @@ from sandbox.call.core import CallCore, shortened
 from sandbox.call.inputs import BrainMalformed, CoreInput, FromBrain
 from sandbox.call.surplus import SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS
+from sandbox.line.profile import LineProfile
 from sandbox.private_files import PRIVATE_MODE, private_folder, write_file
 from sandbox.record.call_record import RecordTracker
 from sandbox.record.call_report import ReportHead, Unkept, call_report
@@ -110,8 +111,8 @@ class Recorder:
     brain_url: str
     #: How the brain is shown (see :mod:`sandbox.record.session_words`); None: its URL.
     brain_name: str | None = None
-    #: The phone line the call was on, in words; None: none (the laptop's wideband path).
-    line: str | None = None
+    #: The phone line the call was on; None: none (the laptop's wideband path).
+    line: LineProfile | None = None
     started_at: float = field(default_factory=time.time)
     _crossed: FrameLog[FrameRecord] = field(default_factory=FrameLog)
     writer: SessionWriter | None = None
@@ -364,7 +365,12 @@ class Recorder:
         """The call's report, built from the core's ledger and units and the conversation
         folded from its effects (:mod:`sandbox.record.call_report`)."""
         head = ReportHead(
-            self.session_id, self.brain_url, self.brain_name, self.line, self.started_at
+            self.session_id,
+            self.brain_url,
+            self.brain_name,
+            None if self.line is None else self.line.summary(),
+            self.started_at,
+            self.line,
         )
         unkept = Unkept(self.malformed_unkept, tuple(self.frames_unkept.items()))
         frames = [f.as_report() for f in self.frames]

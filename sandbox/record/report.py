@@ -26,10 +26,12 @@ from sandbox.call.caller_events import TurnClose
 from sandbox.call.effects import EndedBy
 from sandbox.call.ledger_records import StepRecord, WireErrorRecord
 from sandbox.call.outcome import Outcome
+from sandbox.call.settings import Settings
 from sandbox.call.units import Fate, Unit
 from sandbox.call.waterfall import in_order
 from sandbox.judges.entities import ValueKind
 from sandbox.judges.readback import ReadbackStatus
+from sandbox.line.profile import LineProfile
 from sandbox.record.frame_report import FrameReport, decoded, frame_schema_struct
 from sandbox.record.plain_text import escaped_json
 from sandbox.record.reload_notice import ReloadNotice
@@ -151,6 +153,36 @@ ErrorCodeText = Annotated[
         }
     ),
 ]
+
+
+#: A voice by the wire's name for it (``VOICE_JOE``).
+VoiceName = Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(pb.Voice.keys())})]
+#: A language by the wire's name for it (``LANGUAGE_HI``).
+LanguageName = Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(pb.Language.keys())})]
+
+
+class SettingsReport(msgspec.Struct, frozen=True):
+    """The settings in force when the call's record ends, as values (the report's
+    ``settings`` says them in words): the voice, the language each leg was in (``tts``: the
+    bot's speech, ``stt``: the caller's), patience (None: unset, the default calibration)
+    and the idle wait in ms (0: off)."""
+
+    voice: VoiceName
+    tts_language: LanguageName
+    stt_language: LanguageName
+    patience: int | None
+    idle_ms: int
+
+    @classmethod
+    def of(cls, settings: Settings) -> SettingsReport:
+        """``settings`` as the report keeps them."""
+        return cls(
+            voice=pb.Voice.Name(settings.voice),
+            tts_language=pb.Language.Name(settings.tts_language),
+            stt_language=pb.Language.Name(settings.stt_language),
+            patience=settings.patience,
+            idle_ms=settings.idle_ms,
+        )
 
 
 class ErrorReport(msgspec.Struct, frozen=True):
@@ -371,11 +403,15 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     brain_name: str | UnsetType = UNSET
     #: The phone line the call was on, in words (``sandbox run --line``); unset: none.
     line: str | UnsetType = UNSET
+    #: The same line as values: its profile (unset: none, or an older build's report).
+    line_profile: LineProfile | UnsetType = UNSET
     started_at: str
     outcome: Outcome
     ended_by: EndedBy
     end_detail: str
     settings: str
+    #: The same settings as values (unset: an older build's report).
+    config: SettingsReport | UnsetType = UNSET
     watermark: int
     caller_turns: tuple[str, ...]
     #: How each caller turn closed, by its turn id as a string ("confident", "typed"...).

@@ -166,6 +166,7 @@ class StoredCall:
             None if opened is None else opened.brain_name,
             None if opened is None else opened.line,
             self.row.started_at,
+            None if opened is None else opened.line_profile,
         )
 
     @cached_property

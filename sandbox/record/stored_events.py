@@ -41,6 +41,7 @@ from sandbox.call.played import ClauseUnsaid, UnitPlayed, UnitUnspoken, WordPlay
 from sandbox.call.settings import Settings
 from sandbox.call.turn_records import TurnRecord
 from sandbox.call.unit_records import UnitRecord
+from sandbox.line.profile import LineProfile
 from sandbox.record.input_log import CoreBegun, InputsUnkept, StoredInput
 from sandbox.record.plain_text import visible
 from sandbox.record.report import Finding, ValueHeard, ValueReadBack
@@ -100,6 +101,8 @@ class SessionOpened:
     line: str | None = None
     unit_records: bool = False
     inputs: bool = False
+    #: The line as values (its words are a view of them); None: none, or an older build's.
+    line_profile: LineProfile | None = None
 
 
 @dataclass(frozen=True)
