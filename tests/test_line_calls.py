@@ -93,7 +93,9 @@ def test_a_landline_call_is_answered_cut_and_band_limited(
     assert report["line"] == "pstn: G.711 μ-law 8 kHz, 300 to 3400 Hz, 40 ms one way"
     # The same line as values, read back as the profile the call was on.
     assert msgspec.convert(report["line_profile"], LineProfile) == PROFILES["pstn"]
-    assert report["config"]["tts_language"] == report["config"]["stt_language"] == "LANGUAGE_EN"
+    config = report["config"]
+    assert isinstance(config, dict)
+    assert config["tts_language"] == config["stt_language"] == "LANGUAGE_EN"
     units = report["units"]
     assert isinstance(units, list)
     assert any("weekdays" in str(u["generated"]) for u in units)  # the hours, understood
