@@ -65,7 +65,7 @@ from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.session_text import session_text
 from sandbox.record.store import SessionRow
 from sandbox.testing.reports import junit_xml
-from sandbox.testing.script_tests import Run, ScriptResult
+from sandbox.testing.script_results import Run, ScriptResult, ScriptRuns
 from sandbox.ui.plain_app import PlainApp
 from sandbox_fuzz.draw import Draw
 from sandbox_fuzz.guard import InvariantBroken
@@ -364,7 +364,8 @@ def _run(t: list[str]) -> Run:
         unreachable=t[9],
         session_id=t[10] or None,
     )
-    return Run((failed, broken, ScriptResult(root / _on_disk(f"{t[11]}.toml"), 0.1)))
+    passed = ScriptResult(root / _on_disk(f"{t[11]}.toml"), 0.1)
+    return Run(tuple(ScriptRuns(r.path, (r,)) for r in (failed, broken, passed)))
 
 
 def fuzz_junit(data: bytes) -> None:
