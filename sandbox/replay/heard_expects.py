@@ -88,7 +88,7 @@ class HeardExpects:
         value = event.value
         if kind not in EXPECTING_KINDS or not isinstance(value, CallerShown | CallerIdle):
             return None
-        turn = value.turn_id  # None: a line the core took as no turn (nothing answers it)
+        turn = value.turn_id  # None only on a backchannel, which has no table
         units = [u for u in self._units if turn is not None and u.turn_id == turn]
         heard = " ".join(u.heard for u in units if u.heard)
         table: dict[str, Any] = {}
