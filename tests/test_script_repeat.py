@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import ModuleType
 
+import pytest
 from brain_process import serving
 from cli_rig import sandbox_cli
 
@@ -104,3 +106,23 @@ def test_a_repeat_below_one_is_refused_in_one_line(home: Path, tmp_path: Path) -
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert line.endswith("--repeat is a number of runs from 1 to 1000 (got 0)"), line
+
+
+@pytest.mark.audio
+@pytest.mark.slow  # one real-audio run is CI's (test_script_tests); this is that path, repeated
+def test_each_run_with_real_audio_is_a_call_of_its_own(
+    pulse: ModuleType, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in pulse.env().items():
+        monkeypatch.setenv(name, value)
+    results = tmp_path / "results.json"
+    done = sandbox_cli(
+        home, "test", str(_script(tmp_path)), "--brain", "echo", "--audio", "real",
+        "--repeat", "2", "--json", str(results), timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    (entry,) = json.loads(results.read_text())["scripts"]
+    assert (entry["status"], entry["runs_passed"], entry["runs_total"]) == ("passed", 2, 2)
+    assert len({run["session_id"] for run in entry["runs"]}) == 2
+    replies = [a["reply_ms"] for run in entry["runs"] for a in run["answers"]]
+    assert None not in replies and entry["reply_ms_p99"] == max(replies)

@@ -6,13 +6,17 @@ and the pure rules it draws them by (the margin, the phrases)."""
 from __future__ import annotations
 
 import json
+import shutil
 import tomllib
 from pathlib import Path
 
+import pytest
 from brain_process import serving
 from cli_rig import sandbox_cli
+from ui_tmux import sandbox_run
 
 from sandbox.caller.script_limits import MAX_PHRASE_CHARS, REPLY_WITHIN_MS
+from sandbox.paths import HOME_ENV
 from sandbox.replay.heard_expects import REPLY_MARGIN_MS, phrases, reply_allowance
 
 #: The call as recorded: three lines, the last one cut by a barge-in, and an idle nudge.
@@ -92,6 +96,29 @@ def test_a_recorded_call_becomes_a_test_that_fails_when_the_brain_changes(
     assert failures == [
         "step 2 (say): expected heard_contains 'You said: My name is Ada.'; heard 'Noted.'"
     ]
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_a_call_typed_in_the_app_becomes_a_test_that_passes(home: Path, tmp_path: Path) -> None:
+    args = ["--typed", "--ms-per-word", "30", "--idle-ms", "0", "--brain", "echo"]
+    with sandbox_run(args, {HOME_ENV: str(home)}) as term:
+        term.wait_for(lambda s: "greeting · played" in s, "the greeting")
+        term.keys("My name is Ada.", "Enter")
+        term.wait_for(lambda s: "bot · unit 2 · turn 2 · played" in s, "the answer")
+        term.keys("C-q")
+        assert "EXIT=0" in term.wait_for(lambda s: "EXIT=" in s, "the app to exit")
+    listed = sandbox_cli(home, "sessions", "list", "--json")
+    (session,) = (json.loads(line)["id"] for line in listed.stdout.splitlines())
+    written = sandbox_cli(home, "sessions", "script", session, "--expect")
+    assert written.returncode == 0, written.stderr
+    (step,) = tomllib.loads(written.stdout)["step"]
+    assert step["type"] == "My name is Ada."
+    assert step["expect"]["heard_contains"] == ["You said: My name is Ada."]
+    assert step["expect"]["no_errors"] is True and step["expect"]["reply_within_ms"] > 0
+    test = tmp_path / "test_typed.toml"
+    test.write_text(written.stdout)
+    passed = sandbox_cli(home, "test", str(test), "--brain", "echo")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
 
 
 def test_a_call_with_no_caller_turn_has_nothing_to_script(home: Path, tmp_path: Path) -> None:
