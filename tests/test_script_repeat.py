@@ -85,6 +85,12 @@ def test_a_brain_that_misses_one_call_in_three_is_flaky(home: Path, tmp_path: Pa
     failure = case.find("failure")
     assert failure is not None and failure.get("type") == "flaky"
     assert failure.get("message") == "flaky: passed 2 of 3 runs"
+    (failed_run,) = (r for r in entry["runs"] if r["status"] == "failed")
+    number, session = failed_run["run"], failed_run["session_id"]
+    assert (failure.text or "").splitlines()[1:] == [  # the failed run's lines, and no other's
+        f"run {number}: step 1 (say): expected heard_contains 'opening hours'; heard 'Pardon?'",
+        f"run {number}: session {session}: sandbox sessions show {session}",
+    ]
     properties = {p.get("name"): p.get("value") for p in case.iter("property")}
     assert properties["runs_passed"] == "2" and properties["runs_total"] == "3"
     assert [properties[f"reply_ms_{n}"] for n in ("p50", "p90", "p99")] == [

@@ -120,7 +120,8 @@ def _problem_lines(script: ScriptRuns) -> list[str]:
         return [*result.problems, *_session(result)]
     lines = [f"{script.status}: passed {script.passed} of {len(script.runs)} runs"]
     for number, result in enumerate(script.runs, start=1):
-        lines += [f"run {number}: {line}" for line in (*result.problems, *_session(result))]
+        if result.status != PASSED:  # a passed run's session is not a problem's
+            lines += [f"run {number}: {line}" for line in (*result.problems, *_session(result))]
     return lines
 
 
