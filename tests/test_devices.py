@@ -6,10 +6,12 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from private_pulse import PrivatePulse, private_pulse
 from ui_tmux import sandbox_run
 
 from sandbox.audio.audio_options import AudioOptions
@@ -125,7 +127,8 @@ def test_portaudio_sees_the_virtual_devices(pulse: ModuleType) -> None:
 def test_sandbox_devices_lists_inputs_and_outputs_with_defaults_marked(pulse: ModuleType) -> None:
     result = run_sandbox("devices")
     assert result.returncode == 0, result.stderr
-    inputs, outputs = result.stdout.split("Outputs:")
+    portaudio = result.stdout.split("Pick one by its index")[0]  # PulseAudio's own follow
+    inputs, outputs = portaudio.split("Outputs:")
     assert inputs.startswith("Inputs:")
     for section in (inputs, outputs):
         assert "pulse (ALSA" in section
@@ -167,3 +170,66 @@ def test_without_devices_the_banner_and_sandbox_devices_say_the_same(
         assert f"Typed mode, no sound: {picks}." in " ".join(screen.split())
         term.keys("C-q")
         assert "EXIT=0" in term.wait_for(lambda s: "EXIT=" in s, "the app to exit")
+
+
+@pytest.fixture
+def named_pulse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PrivatePulse]:
+    """A server of the test's own with two named speakers and a microphone, the second
+    speaker its default (no device picked by the environment: the test picks them)."""
+    if shutil.which("pulseaudio") is None or shutil.which("pactl") is None:
+        pytest.skip("needs pulseaudio and pactl")
+    for variable in ("PULSE_SINK", "PULSE_SOURCE"):
+        monkeypatch.delenv(variable, raising=False)
+    folder = tmp_path / "pulse"
+    folder.mkdir()
+    with private_pulse(folder) as server:
+        server.load("desk", "module-null-sink", "sink_name=desk_speaker")
+        server.load("headset", "module-null-sink", "sink_name=my_headset")
+        server.load("feed", "module-null-sink", "sink_name=mic_feed")
+        server.load("mic", "module-remap-source", "master=mic_feed.monitor", "source_name=my_mic")
+        server.pactl("set-default-sink", "my_headset")
+        server.pactl("set-default-source", "my_mic")
+        yield server
+
+
+def _pulse_section(listing: str, title: str) -> list[str]:
+    """The lines under ``PulseAudio TITLE:`` up to the next heading."""
+    lines = listing.splitlines()
+    start = lines.index(f"PulseAudio {title}:") + 1
+    end = next(i for i in range(start, len(lines)) if not lines[i].startswith((" ", "*")))
+    return lines[start:end]
+
+
+def test_sandbox_devices_names_pulseaudios_sinks_and_sources(named_pulse: PrivatePulse) -> None:
+    listed = run_sandbox("devices", **named_pulse.env())
+    assert listed.returncode == 0, listed.stderr
+    sinks = _pulse_section(listed.stdout, "sinks (speakers)")
+    assert sinks == ["     desk_speaker", "*    my_headset", "     mic_feed"]
+    sources = _pulse_section(listed.stdout, "sources (microphones)")
+    assert "*    my_mic" in sources and "     mic_feed.monitor" in sources
+    assert sum(line.startswith("*") for line in sources) == 1
+    assert "PULSE_SINK=NAME PULSE_SOURCE=NAME sandbox run" in listed.stdout
+    # PULSE_SINK / PULSE_SOURCE pick for the process: the marks follow them, and say so.
+    picked = run_sandbox(
+        "devices", **named_pulse.env(), PULSE_SINK="desk_speaker", PULSE_SOURCE="mic_feed.monitor"
+    )
+    sinks = _pulse_section(picked.stdout, "sinks (speakers)")
+    assert sinks[:3] == ["*    desk_speaker", "     my_headset", "     mic_feed"]
+    assert "    PULSE_SINK=desk_speaker picks it for this shell" in sinks
+    sources = _pulse_section(picked.stdout, "sources (microphones)")
+    assert "*    mic_feed.monitor" in sources
+    assert "    PULSE_SOURCE=mic_feed.monitor picks it for this shell" in sources
+
+
+def test_sandbox_devices_says_in_words_when_pulseaudio_cannot_be_asked(
+    named_pulse: PrivatePulse, tmp_path: Path
+) -> None:
+    gone = run_sandbox("devices", PULSE_SERVER="unix:/nonexistent")
+    assert gone.returncode == 0 and "Traceback" not in gone.stderr
+    assert "PulseAudio: no PulseAudio server answers (" in gone.stdout
+    # No pactl on the path, and PortAudio listing the server's "pulse" device.
+    no_tools = run_sandbox("devices", **named_pulse.env(), PATH=str(tmp_path))
+    assert no_tools.returncode == 0 and "Traceback" not in no_tools.stderr
+    assert "PulseAudio: pactl is not installed, so PulseAudio's devices cannot be named" in (
+        no_tools.stdout
+    )

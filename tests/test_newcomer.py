@@ -265,3 +265,33 @@ def test_a_newcomer_serves_the_llm_example_and_its_scripts_pass(venv: Path, tmp_
         llm.stop()
     calm(served, "sandbox brain")
     assert len(llm.requests) >= 4  # each script's turns went to the model
+
+
+def test_a_newcomer_asks_how_often_their_brain_passes(venv: Path, tmp_path: Path) -> None:
+    """docs/caller-scripts.md's ``--repeat``: the example brain's folder, its brain served by
+    ``sandbox brain`` and its scripts run three times each, every run passing; the JSON says
+    so for each script."""
+    folder = tmp_path / "brain"
+    shutil.copytree(venv.parent / "clone" / "examples" / "brain", folder)
+    home = tmp_path / "home"
+    port = free_port()
+    brain = subprocess.Popen(
+        [venv / "bin" / "sandbox", "brain", "mymodule:Greeter", "--port", str(port)],
+        cwd=folder, env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        assert wait_listening(brain, port, LISTEN_WAIT_S), "sandbox brain did not serve"
+        url = f"ws://127.0.0.1:{port}/brain"
+        args = ["test", ".", "--brain", url, "--repeat", "3", "--json", "results.json"]
+        tested = _sandbox(venv, home, *args, cwd=folder)
+    finally:
+        brain.terminate()
+        served, _ = brain.communicate(timeout=10)
+    calm(served, "sandbox brain")
+    lines = tested.splitlines()
+    assert sum(line.startswith("PASS ") and line.endswith(" s") for line in lines) == 6
+    assert "2 passed, 0 flaky, 0 failed, 0 broken" in lines[-1]
+    scripts = json.loads((folder / "results.json").read_text())["scripts"]
+    assert [(s["status"], s["runs_passed"], s["runs_total"]) for s in scripts] == [
+        ("passed", 3, 3)
+    ] * 2

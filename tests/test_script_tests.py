@@ -75,7 +75,7 @@ def test_sandbox_test_passes_the_examples_scripts(home: Path, tmp_path: Path) ->
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "0", "0")
     written = json.loads(results.read_text())
     assert written["exit_status"] == 0
-    answers = {s["path"].rsplit("/", 1)[-1]: s["answers"] for s in written["scripts"]}
+    answers = {s["path"].rsplit("/", 1)[-1]: s["runs"][0]["answers"] for s in written["scripts"]}
     first, second = answers["test_answers.toml"]
     assert first["step"] == 1 and first["heard"] == "You said: What are your opening hours?"
     assert 0 <= first["reply_ms"] <= 1500 and not first["interrupted"]

@@ -103,7 +103,7 @@ def test_sandbox_test_prints_them_spelt_out_and_its_json_keeps_them_whole(calls:
     assert not raw(calls.tested.stdout) and SHOWN in calls.tested.stdout
     text = (calls.folder / "results.json").read_text("utf-8")
     assert not raw(text)
-    (answer,) = json.loads(text)["scripts"][0]["answers"]
+    (answer,) = json.loads(text)["scripts"][0]["runs"][0]["answers"]
     assert said(SAYS) in answer["heard"]  # the data, whole
 
 

@@ -289,8 +289,8 @@ def test_typed_audio_is_the_simulated_clock_and_explains_itself() -> None:
     assert audio.set_muted(True) == "typed mode has no microphone to mute"
     assert audio.banner == (
         "Typed mode, no sound: no microphone found. Type what the caller says below; the "
-        "bot's replies play on a simulated clock at 250 ms a word, so heard text and cuts "
-        "are real. Plug one in."
+        "bot's replies play on a simulated clock at 250 ms a word (sandbox run --ms-per-word "
+        "MS changes it), so heard text and cuts are real. Plug one in."
     )
 
 

@@ -12,6 +12,7 @@ import pytest
 from ui_tmux import sandbox_run
 
 from sandbox.audio.devices import list_devices
+from sandbox.caller.script import DEFAULT_MS_PER_WORD
 from sandbox.cli import main
 from sandbox.errors import UserError
 
@@ -90,5 +91,21 @@ def test_without_colour_the_cut_stands_in_the_text(tmp_path: Path) -> None:
         heard = int(column[at].split("✂ ", 1)[1].split(" of ", 1)[0])
         before, after = " ".join(itertools.takewhile(bool, column[at + 1 :])).split(" ✂ ")
         assert len(before.split()) == heard and after, screen
+        term.keys("C-q")
+        assert "EXIT=0" in term.wait_for(lambda s: "EXIT=" in s, "the app to exit")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+@pytest.mark.parametrize(
+    ("argv", "rate"), [([], DEFAULT_MS_PER_WORD), (["--ms-per-word", "120"], 120)]
+)
+def test_typed_mode_shows_its_speaking_rate_and_the_option_that_sets_it(
+    tmp_path: Path, argv: list[str], rate: int
+) -> None:
+    env = {"VOQALIZE_SANDBOX_HOME": str(tmp_path / "home")}
+    with sandbox_run(["--typed", "--idle-ms", "0", *argv], env) as term:
+        screen = term.wait_for(lambda s: "greeting" in s, "the first screen")
+        words = " ".join(screen.split())  # however the banner wrapped
+        assert f"at {rate} ms a word (sandbox run --ms-per-word MS changes it)" in words
         term.keys("C-q")
         assert "EXIT=0" in term.wait_for(lambda s: "EXIT=" in s, "the app to exit")

@@ -65,7 +65,7 @@ from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.session_text import session_text
 from sandbox.record.store import SessionRow
 from sandbox.testing.reports import junit_xml
-from sandbox.testing.script_tests import Run, ScriptResult
+from sandbox.testing.script_results import Run, ScriptResult, ScriptRuns
 from sandbox.ui.plain_app import PlainApp
 from sandbox_fuzz.draw import Draw
 from sandbox_fuzz.guard import InvariantBroken
@@ -349,7 +349,8 @@ def _on_disk(name: str) -> str:
 
 
 def _run(t: list[str]) -> Run:
-    """A run of three scripts, failed, broken and passed, whose outside text is from ``t``."""
+    """A run of four scripts, failed, broken, passed and flaky (those three runs of it),
+    whose outside text is from ``t``."""
     root = Path("/scripts")
     failed = ScriptResult(
         root / _on_disk(f"test_{t[0]}.toml"),
@@ -364,7 +365,9 @@ def _run(t: list[str]) -> Run:
         unreachable=t[9],
         session_id=t[10] or None,
     )
-    return Run((failed, broken, ScriptResult(root / _on_disk(f"{t[11]}.toml"), 0.1)))
+    passed = ScriptResult(root / _on_disk(f"{t[11]}.toml"), 0.1)
+    flaky = ScriptRuns(failed.path.with_name("test_flaky.toml"), (passed, failed, broken))
+    return Run((*(ScriptRuns(r.path, (r,)) for r in (failed, broken, passed)), flaky))
 
 
 def fuzz_junit(data: bytes) -> None:
@@ -378,9 +381,12 @@ def fuzz_junit(data: bytes) -> None:
             "a CI can always read the JUnit file", f"it is not well-formed XML ({exc})"
         ) from None
     _no_control("JUnit file", document.decode())
-    for result, case in zip(run.results, cases, strict=True):
-        # A line a problem, and one for the session when there are problems at all.
-        lines = len(result.problems) + (result.session_id is not None) if result.problems else 0
+    for script, case in zip(run.scripts, cases, strict=True):
+        # A line a problem, and one for the session when there are problems at all; a
+        # script run more than once, one line more saying how many passed.
+        lines = sum(
+            len(r.problems) + (r.session_id is not None) if r.problems else 0 for r in script.runs
+        ) + (len(script.runs) > 1)
         said = [(e.text or "").split("\n") for e in (*case.iter("failure"), *case.iter("error"))]
         if sum(map(len, said)) != lines:
             raise InvariantBroken(

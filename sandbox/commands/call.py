@@ -26,13 +26,14 @@ from sandbox.call.sim_playout import SimPlayout
 from sandbox.call.turn_records import FinalizeSent, TurnKind, TurnSent
 from sandbox.call.unit_records import WatermarkRaised
 from sandbox.caller.script import DEFAULT_MS_PER_WORD, Script, load_script
-from sandbox.caller.script_limits import MS_PER_WORD
 from sandbox.caller.script_runner import ScriptRunner, play_through
 from sandbox.commands.options import (
     add_audio_options,
     add_call_options,
+    add_ms_per_word,
     audio_options,
     call_options,
+    check_ms_per_word,
 )
 from sandbox.commands.written import FORCE_HELP, clear_the_way
 from sandbox.errors import UserError
@@ -81,7 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="sim",
         help="sim: caller turns are text and playout is simulated (default)",
     )
-    parser.add_argument("--ms-per-word", type=int, help="simulated speaking rate")
+    add_ms_per_word(
+        parser, default=None, default_words=f"the script's ms_per_word, else {DEFAULT_MS_PER_WORD}"
+    )
     # No --mic: the script speaks for the caller (espeak-ng into the microphone path).
     add_audio_options(parser, mic=False)
     parser.add_argument(
@@ -96,8 +99,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the call, printing what was said and what was heard as it goes; then how it ended
     and its record. A hang-up signal ends the call as the caller hanging up."""
     script = load_script(args.script)
-    if args.ms_per_word is not None and not MS_PER_WORD.holds(args.ms_per_word):
-        raise UserError(MS_PER_WORD.refusal("--ms-per-word", args.ms_per_word))
+    check_ms_per_word(args)
     if args.report is not None:  # refused now, not after the call
         clear_the_way([args.report], force=args.force)
     if args.audio == "sim" and (args.speaker or args.no_aec or args.stt_model or args.echo_path):

@@ -6,6 +6,7 @@ import argparse
 
 from sandbox.audio.audio_options import AudioOptions
 from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, idle_error
+from sandbox.caller.script_limits import MS_PER_WORD
 from sandbox.errors import UserError
 from sandbox.harness.builtin import BRAIN_NAMES, brain_choice
 from sandbox.host.launch import BUILTIN_BRAIN, CallOptions, check_init, check_relay_url
@@ -48,6 +49,27 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
         help=f"silence before an idle turn, 0 disables (default: {DEFAULT_IDLE_MS})",
     )
     parser.add_argument("--init", default="{}", help="the session's init data, a JSON object")
+
+
+def add_ms_per_word(
+    parser: argparse.ArgumentParser, *, default: int | None, default_words: str
+) -> None:
+    """``--ms-per-word``, the simulated clock's speaking rate, as each command that plays
+    replies on it takes it (``run``'s typed mode, ``call``'s simulated audio)."""
+    parser.add_argument(
+        "--ms-per-word",
+        type=int,
+        default=default,
+        metavar="MS",
+        help="the simulated clock's speaking rate (typed mode, simulated audio): how long "
+        f"each word of a reply takes to play (default: {default_words})",
+    )
+
+
+def check_ms_per_word(args: argparse.Namespace) -> None:
+    """A UserError naming the range when ``--ms-per-word`` is given outside it."""
+    if args.ms_per_word is not None and not MS_PER_WORD.holds(args.ms_per_word):
+        raise UserError(MS_PER_WORD.refusal("--ms-per-word", args.ms_per_word))
 
 
 def add_audio_options(parser: argparse.ArgumentParser, *, mic: bool = True) -> None:

@@ -10,12 +10,13 @@ from pathlib import Path
 from sandbox.audio.audio_options import phone_line
 from sandbox.audio.device_choice import is_file
 from sandbox.caller.script import DEFAULT_MS_PER_WORD
-from sandbox.caller.script_limits import MS_PER_WORD
 from sandbox.commands.options import (
     add_audio_options,
     add_call_options,
+    add_ms_per_word,
     audio_options,
     call_options,
+    check_ms_per_word,
 )
 from sandbox.commands.written import FORCE_HELP, clear_the_way
 from sandbox.errors import UserError
@@ -34,12 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no audio: type what the caller says; replies play silently on a simulated clock",
     )
-    parser.add_argument(
-        "--ms-per-word",
-        type=int,
-        default=DEFAULT_MS_PER_WORD,
-        help=f"typed mode's simulated speaking rate (default: {DEFAULT_MS_PER_WORD})",
-    )
+    add_ms_per_word(parser, default=DEFAULT_MS_PER_WORD, default_words=str(DEFAULT_MS_PER_WORD))
     parser.add_argument(
         "--mic-delay",
         type=int,
@@ -63,8 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from sandbox.ui.choose import choose_audio
     from sandbox.ui.runner import CallSetup
 
-    if not MS_PER_WORD.holds(args.ms_per_word):
-        raise UserError(MS_PER_WORD.refusal("--ms-per-word", args.ms_per_word))
+    check_ms_per_word(args)
     if args.report is not None:  # refused now, not after the call
         clear_the_way([args.report], force=args.force)
     _check_file_mic(args)

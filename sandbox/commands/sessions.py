@@ -25,6 +25,7 @@ from sandbox.record.store_repair import repair_store
 from sandbox.record.store_text import damaged_lines, repaired_lines
 from sandbox.record.stored_call import StoredCall
 from sandbox.replay.caller_script import caller_steps, script_toml, speaking_rate
+from sandbox.replay.heard_expects import HeardExpects
 
 HELP = "list, show, export or remove the calls the session store kept"
 
@@ -70,6 +71,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     export_arguments(_verb(verbs, "export", EXPORT_HELP))
     script = _verb(verbs, "script", "print the session's caller side as a caller script (TOML)")
     script.add_argument("id", help="a session id or a unique prefix of one")
+    script.add_argument(
+        "--expect",
+        action="store_true",
+        help="give each turn an expect drawn from what the caller heard: its sentences, a "
+        "reply within the time it took plus a margin, whether an error crossed",
+    )
     remove = _verb(verbs, "rm", "remove one session")
     remove.add_argument("id", help="a session id or a unique prefix of one")
     prune = _verb(verbs, "prune", "remove sessions older than a span")
@@ -143,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.verb == "export":
         export_session(call, args)
     elif args.verb == "script":
-        steps = caller_steps(call.frames, call.records)
+        heard = HeardExpects(call.records, call.report) if args.expect else None
+        steps = caller_steps(call.frames, call.records, heard)
         if not steps:
             raise UserError(f"session {visible(short_id(row.id))} has no caller side to script")
         rate = speaking_rate(call.events) if row.mode != "audio" else None

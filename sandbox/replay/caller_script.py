@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sandbox.call.brain_frames import recorded_rtvi
@@ -50,11 +50,17 @@ _OVER_BOT = (CallState.SPEAKING, CallState.THINKING, CallState.PAUSED)
 IDLE_MARGIN_MS = 500
 
 Step = dict[str, Any]
+#: A step's expectation table from its kind and the event that made it (None: no table).
+StepExpects = Callable[[str, StoredEvent], dict[str, Any] | None]
 
 
-def caller_steps(frames: Sequence[FrameRecord], events: Sequence[StoredEvent]) -> list[Step]:
+def caller_steps(
+    frames: Sequence[FrameRecord], events: Sequence[StoredEvent], expect: StepExpects | None = None
+) -> list[Step]:
     """The caller's steps, in order (see the module doc), from a stored call's frames and
-    its events with the core's records in them (:attr:`StoredCall.records`)."""
+    its events with the core's records in them (:attr:`StoredCall.records`); with
+    ``expect``, each step that minted a turn carries the table it gives for the step's kind
+    and event (an idle nudge's on the first of its silences)."""
     steps: list[tuple[int, int, Step]] = []  # (t_ms, order, step): app frames merge by time
     interruptions = [e.t_ms for e in events if isinstance(e.value, WatermarkRaised)]
     words = 0
@@ -83,6 +89,7 @@ def caller_steps(frames: Sequence[FrameRecord], events: Sequence[StoredEvent]) -
                     step = {"barge_in": text, "after_words": interrupted_at}
                 else:
                     step = {"say": text}
+                _expecting(step, event, expect)
                 steps.append((event.t_ms, event.seq, step))
                 if kind != "backchannel":
                     words, interrupted_at, cut_at, line_ms = 0, None, None, event.t_ms
@@ -90,7 +97,10 @@ def caller_steps(frames: Sequence[FrameRecord], events: Sequence[StoredEvent]) -
                 silence = idle_ms + IDLE_MARGIN_MS
                 while silence > 0:  # in steps a script allows: an idle may be longer than one
                     step_ms = min(silence, SILENCE_MS.high)
-                    steps.append((event.t_ms, event.seq, {"silence_ms": step_ms}))
+                    step = {"silence_ms": step_ms}
+                    if silence == idle_ms + IDLE_MARGIN_MS:  # the nudge comes in the first
+                        _expecting(step, event, expect)
+                    steps.append((event.t_ms, event.seq, step))
                     silence -= step_ms
                 words, interrupted_at, cut_at, line_ms = 0, None, None, event.t_ms
     for place, record in enumerate(frames):
@@ -98,6 +108,12 @@ def caller_steps(frames: Sequence[FrameRecord], events: Sequence[StoredEvent]) -
             # After the events of its millisecond: a caller's action there came first.
             steps.append((record.t_ms, len(events) + place, {"rtvi": _app_frame(record.fields)}))
     return [step for _t, _order, step in sorted(steps, key=lambda s: (s[0], s[1]))]
+
+
+def _expecting(step: Step, event: StoredEvent, expect: StepExpects | None) -> None:
+    """``step`` with the expectation ``expect`` gives it, if any."""
+    if expect is not None and (table := expect(next(iter(step)), event)) is not None:
+        step["expect"] = table
 
 
 def hang_up_over_bot(events: Sequence[StoredEvent]) -> int | None:

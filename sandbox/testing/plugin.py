@@ -84,7 +84,8 @@ class ScriptItem(pytest.Function):
 def _play(voqalize_brain: str | Callable[[], Any], request: pytest.FixtureRequest) -> None:
     """Run the requesting item's script against the brain; fail with its problems, in
     words and with no traceback (this function's lines would tell the author nothing)."""
-    from sandbox.testing.script_tests import PASSED, run_scripts  # only once a script runs
+    from sandbox.testing.script_results import PASSED  # only once a script runs
+    from sandbox.testing.script_tests import run_scripts
 
     path = request.node.path
     audio: str = request.config.getoption("voqalize_audio")

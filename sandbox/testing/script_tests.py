@@ -4,7 +4,8 @@ real WebSocket, its expectations judged once it has ended (:mod:`sandbox.caller.
 A script *fails* when an expectation does not hold or a step could not be carried out (the
 script's notes); it is *broken* when the brain could not be reached or a rule of the wire
 was broken (the conformance checker's findings on the call's frames), whatever its
-expectations said: 0, 1 and 2 as an exit status.
+expectations said: 0, 1 and 2 as an exit status. Run N times (``--repeat``), a script that
+passes some runs and not others is flaky (:mod:`sandbox.testing.script_results`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import contextlib
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ from sandbox.record.report import Report
 from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import TEST_ORIGIN
 from sandbox.sdk import Brain
+from sandbox.testing.script_results import Run, ScriptResult, ScriptRuns
 
 if TYPE_CHECKING:  # the speech stack loads only for a run with real audio
     from sandbox.audio.engine import AudioEngine
@@ -45,55 +47,10 @@ if TYPE_CHECKING:  # the speech stack loads only for a run with real audio
 BrainSpec = str | Callable[[], Brain]
 #: Scripts played at once with simulated audio (a real voice has one microphone).
 SIM_AT_ONCE = 3
-PASSED, FAILED, BROKEN = "passed", "failed", "broken"
 #: Failures listed for one script; the rest are counted.
 MAX_FAILURES = 50
 #: Folders never searched for scripts, as pytest's ``norecursedirs`` (hidden ones too).
 _NOT_SEARCHED = frozenset({"node_modules", "venv", "build", "dist", "__pycache__"})
-
-
-@dataclass(frozen=True)
-class ScriptResult:
-    """One script's run: its failed expectations, or why it could not be judged."""
-
-    path: Path
-    seconds: float
-    failures: tuple[Failure, ...] = ()
-    #: Rules of the wire the brain broke in the call, in words (each makes it broken).
-    rule_breaks: tuple[str, ...] = ()
-    #: Why the brain could not be reached, if it could not.
-    unreachable: str | None = None
-    session_id: str | None = None
-    #: The answer to each step that minted a turn, by step number (for the JSON file).
-    answers: tuple[tuple[int, Answer], ...] = ()
-
-    @property
-    def status(self) -> str:
-        """passed, failed (an expectation), or broken (the brain unreachable, a wire rule)."""
-        if self.unreachable is not None or self.rule_breaks:
-            return BROKEN
-        return FAILED if self.failures else PASSED
-
-    @property
-    def problems(self) -> list[str]:
-        """Every reason it did not pass, one line each, safe to print."""
-        lines = [f"wire rule broken: {rule}" for rule in self.rule_breaks]
-        if self.unreachable is not None:
-            lines.insert(0, f"the brain could not be reached: {visible(self.unreachable)}")
-        return lines + [str(f) for f in self.failures]
-
-
-@dataclass(frozen=True)
-class Run:
-    """Every script's result, in the order the scripts were found."""
-
-    results: tuple[ScriptResult, ...] = field(default_factory=tuple)
-
-    @property
-    def exit_status(self) -> int:
-        """0 every script passed, 1 an expectation failed, 2 a script was broken."""
-        statuses = {r.status for r in self.results}
-        return 2 if BROKEN in statuses else 1 if FAILED in statuses else 0
 
 
 def find_scripts(paths: Sequence[Path]) -> list[Path]:
@@ -128,9 +85,10 @@ async def run_scripts(
     brain: BrainSpec,
     audio: str = "sim",
     done: Callable[[ScriptResult], None] | None = None,
+    repeat: int = 1,
 ) -> Run:
-    """Run every script against ``brain`` (three at once in sim, one at a time with real
-    audio); ``done`` is told of each result as it comes."""
+    """Run every script ``repeat`` times against ``brain`` (three calls at once in sim, one
+    at a time with real audio); ``done`` is told of each run's result as it comes."""
     scripts = list(paths)
     gate = asyncio.Semaphore(SIM_AT_ONCE if audio == "sim" else 1)
     models = await _loaded_models() if audio == "real" else None
@@ -144,8 +102,9 @@ async def run_scripts(
                 done(result)
             return result
 
-        results = await asyncio.gather(*(one(path) for path in scripts))
-    return Run(tuple(results))
+        results = await asyncio.gather(*(one(path) for path in scripts for _ in range(repeat)))
+    runs = (results[i * repeat : (i + 1) * repeat] for i in range(len(scripts)))
+    return Run(tuple(ScriptRuns(p, tuple(r)) for p, r in zip(scripts, runs, strict=True)), repeat)
 
 
 @contextlib.asynccontextmanager

@@ -17,10 +17,13 @@ from sandbox.ui.audio import Say
 
 
 def typed_banner(why: str, ms_per_word: int, how: str = "") -> str:
-    """The banner's words: why there is no sound, what happens instead, how to get audio."""
+    """The banner's words: why there is no sound, what happens instead (the speaking rate,
+    and the option that sets it: a line typed before a reply has played out cuts it), how
+    to get audio."""
     text = (
         f"Typed mode, no sound: {why}. Type what the caller says below; the bot's replies "
-        f"play on a simulated clock at {ms_per_word} ms a word, so heard text and cuts are real."
+        f"play on a simulated clock at {ms_per_word} ms a word (sandbox run --ms-per-word MS "
+        "changes it), so heard text and cuts are real."
     )
     return f"{text} {how}" if how else text
 
