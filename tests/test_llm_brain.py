@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 from fake_llm import LONG, REPLIES, FakeLlm
-from llm_brain import LlmBrain
+from llm_brain import GOODBYE, NUDGES, LlmBrain
 from openai import AsyncOpenAI
 
+from sandbox.call.settings import Settings
 from sandbox.call.units import Fate
-from sandbox.harness import VoqalizeDriver
+from sandbox.harness import DriverError, VoqalizeDriver
 from sandbox.paths import HOME_ENV
 from sandbox.sdk import serve
 
@@ -101,3 +102,16 @@ async def test_a_barge_in_closes_the_models_stream_and_history_holds_what_was_he
     said = [m["content"] for m in brain.history if m["role"] == "assistant"]
     assert cut.heard in said and cut.generated not in said
     assert said[-1] == "Nine to five."
+
+
+async def test_an_absent_caller_is_nudged_twice_told_goodbye_and_let_go(
+    slow_llm: FakeLlm,
+) -> None:
+    """docs/llm-brain.md's idle handler: nudge, nudge, goodbye, and the brain's End."""
+    brain = LlmBrain(AsyncOpenAI(base_url=slow_llm.url, api_key="test"), "fake")
+    async with VoqalizeDriver(brain, ms_per_word=20, settings=Settings(idle_ms=1000)) as call:
+        await call.settle()
+        with pytest.raises(DriverError, match="the call has ended, by brain"):
+            await call.idle(60_000)  # far longer than the brain waits
+        assert call.heard[1:] == [*NUDGES, GOODBYE]
+    assert slow_llm.requests == []  # an idle line asks no model

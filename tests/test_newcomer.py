@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 from checkout import copy_checkout
+from doc_examples import examples
 from fake_llm import REPLIES, FakeLlm
 from readme import code_block
 from ui_tmux import Terminal, sandbox_in_tmux
@@ -295,3 +296,26 @@ def test_a_newcomer_asks_how_often_their_brain_passes(venv: Path, tmp_path: Path
     assert [(s["status"], s["runs_passed"], s["runs_total"]) for s in scripts] == [
         ("passed", 3, 3)
     ] * 2
+
+
+def test_the_sdk_readme_brain_serves_with_the_sdk_alone(venv: Path, tmp_path: Path) -> None:
+    """sdk/README.md as a deployer meets it: ``pip install ./sdk`` into a fresh venv, its
+    example saved as ``echo_brain.py`` and run with ``python echo_brain.py``, and the
+    sandbox's call answered by it (issue 57, item 1: it once exited at once, never served)."""
+    alone = tmp_path / "sdk-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(alone)], check=True)
+    pip = [sys.executable, "-m", "pip", "--python", str(alone / "bin" / "python")]
+    installed = subprocess.run(
+        [*pip, "install", "-q", "./sdk"], cwd=venv.parent / "clone",
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert installed.returncode == 0, installed.stderr
+    (example,) = [e for e in examples() if e.page == "sdk/README.md" and e.language == "python"]
+    assert "port=8765" in example.text
+    port = free_port()
+    (tmp_path / "echo_brain.py").write_text(example.text.replace("8765", str(port)))
+    home = tmp_path / "home"  # the brain finds the sandbox's public key in the same data folder
+    env = {"PATH": os.environ["PATH"], HOME_ENV: str(home)}
+    serve: list[Path | str] = [alone / "bin" / "python", "echo_brain.py"]
+    served = _answered(venv, home, tmp_path, serve, env, port)
+    calm(served, "python echo_brain.py")

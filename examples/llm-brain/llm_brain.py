@@ -10,7 +10,7 @@ What nearly every voice brain needs, each in a few lines:
 - one tool, ``check_booking``, with a spoken filler while it runs, reported as a TurnStep;
 - a guardrail that takes speech back (SpeechCancel) when the model starts a promise the
   business cannot make;
-- an idle handler for a caller who goes quiet;
+- an idle handler for a caller who goes quiet: two nudges, a goodbye, then it hangs up;
 - the model's request closed when the caller barges in: the SDK stops the speaking generator
   (``aclose``), and the ``async with`` around the stream closes the HTTP response, so the
   model stops generating and no tokens are billed for a turn nobody will hear.
@@ -74,6 +74,8 @@ FILLER = "Let me check that for you."
 #: Said in place of a promise the guardrail took back.
 INSTEAD = "I can't promise that, but I can put you on the waiting list."
 NUDGES = ("Are you still there?", "I'll be here if you need anything else.")
+#: Said at the idle turn after the last nudge; once it is heard whole, the brain hangs up.
+GOODBYE = "It sounds like you've stepped away, so I'll hang up now. Goodbye!"
 #: A clause ends at its punctuation: it is spoken as soon as it is written.
 CLAUSE_END = re.compile(r"[.!?,;:]\s")
 #: What the business cannot promise: the guardrail takes a unit back when it starts one.
@@ -92,6 +94,7 @@ class LlmBrain(Brain):
         self.history: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}]
         # The assistant messages of units said, oldest first: one Finalize is coming for each.
         self._awaiting: deque[dict[str, Any]] = deque()
+        self._saying_goodbye = False
 
     async def greet(self, session: Session) -> str:
         return GREETING
@@ -117,12 +120,20 @@ class LlmBrain(Brain):
             yield item
 
     async def on_user_idle(self, session: Session, idle: UserIdle) -> AsyncIterator[Speech]:
+        """``level`` counts the nudges in a row: nudge, nudge, then say goodbye."""
+        self._saying_goodbye = idle.level > len(NUDGES)
+        line = GOODBYE if self._saying_goodbye else NUDGES[idle.level - 1]
         voice = _Voice(self)
-        for item in [*voice.say(NUDGES[min(idle.level, len(NUDGES)) - 1]), *voice.end()]:
+        for item in [*voice.say(line), *voice.end()]:
             yield item
 
     async def on_finalize(self, session: Session, fin: Finalize) -> None:
-        """What the caller heard replaces what was generated; unheard, it never happened."""
+        """What the caller heard replaces what was generated; unheard, it never happened.
+        The goodbye heard whole ends the call; cut into, the caller is back."""
+        if self._saying_goodbye:  # an idle turn's unit is the only one out
+            self._saying_goodbye = False
+            if not fin.interrupted:
+                session.end()
         if not self._awaiting:  # the greeting: no unit of ours awaits it
             self.history.append({"role": "assistant", "content": fin.heard})
             return

@@ -5,7 +5,8 @@ it remembers only what the caller heard (see :mod:`sandbox.brains.heard_history`
 prices or opening hours, its model first calls a tool — ``show_section``, which puts
 the section on the caller's screen with ``session.dispatch`` — in a hop that says
 nothing and so opens no unit, then answers. Every model request and tool run is
-reported as a TurnStep when Voqalize records them.
+reported as a TurnStep when Voqalize records them. A caller who stays silent is nudged,
+then told goodbye, and the concierge ends the call (:mod:`sandbox.brains.idle_escalation`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox.brains.heard_history import Entry, HeardHistory, Reply
+from sandbox.brains.idle_escalation import LettingGo
 from sandbox.brains.rule_model import RuleModel, ToolCall, Usage
 from sandbox.sdk import (
     Brain,
@@ -53,6 +55,7 @@ class Concierge(Brain):
         self.model = model or RuleModel()
         self._clock = clock
         self._heard = HeardHistory()
+        self._letting_go = LettingGo()
         #: What the app reported from the screen (ui-event data), oldest first.
         self.screen_events: list[Any] = []
 
@@ -88,6 +91,7 @@ class Concierge(Brain):
             yield item
 
     async def on_user_idle(self, session: Session, idle: UserIdle) -> AsyncIterator[Speech]:
+        self._letting_go.idle(idle.level)
         turn = _Turn(session, self._clock)
         reply = self._heard.reply()
         usage = Usage()
@@ -102,6 +106,7 @@ class Concierge(Brain):
 
     async def on_finalize(self, session: Session, fin: Finalize) -> None:
         self._heard.on_finalize(fin)
+        self._letting_go.finalized(session, fin)
 
     async def on_rtvi(self, session: Session, frame: RTVIFrame) -> None:
         if frame.type == "ui-event":

@@ -16,6 +16,7 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 
 from sandbox.brains.heard_history import Entry
+from sandbox.brains.idle_escalation import NUDGE_LEVELS, says_goodbye
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _PIECE = re.compile(r"\S+\s*")
@@ -49,6 +50,8 @@ _FALLBACK = (
     "opening hours, or how to find us. Which would you like?"
 )
 _NUDGES = ("Are you still there?", "No rush. I'm here whenever you're ready.")
+assert len(_NUDGES) == NUDGE_LEVELS  # one nudge for each level before the goodbye
+_IDLE_GOODBYE = "I'll let you go now. Thanks for calling Harbour Street Studio. Goodbye!"
 
 
 def count_tokens(text: str) -> int:
@@ -101,8 +104,8 @@ class RuleModel:
             yield piece
 
     async def nudge(self, level: int, usage: Usage) -> AsyncGenerator[str, None]:
-        """One request for an idle nudge: short, and calmer as it escalates."""
-        text = _NUDGES[min(level, len(_NUDGES)) - 1] if level > 0 else _NUDGES[0]
+        """One request for an idle nudge: short, calmer as it escalates, then a goodbye."""
+        text = _IDLE_GOODBYE if says_goodbye(level) else _NUDGES[max(level, 1) - 1]
         usage.input_tokens = _SYSTEM_TOKENS
         yield ""
         async for piece in self._pieces(text, usage):
