@@ -10,7 +10,7 @@ from sandbox.record.record_text import record_lines
 from sandbox.record.report import Report
 from sandbox.record.session_words import outcome_sentence, shown_brain
 from sandbox.record.store import SessionRow
-from sandbox.record.transcript import transcript, transcript_line
+from sandbox.record.transcript import transcript, transcript_line, with_runs_folded
 
 
 def session_text(row: SessionRow, report: Report) -> str:
@@ -31,7 +31,7 @@ def session_text(row: SessionRow, report: Report) -> str:
     if row.recording_stopped:
         lines.append(f"  {visible(row.recording_stopped)}")
     lines.append("")
-    lines += [transcript_line(entry) for entry in transcript(report)]
+    lines += [transcript_line(entry) for entry in with_runs_folded(transcript(report))]
     if report.record:  # a call cut short, or recorded by an older build, has none
         lines += ["", "the call record:"]
         lines += [f"  {line}" for line in record_lines(report.record)]
