@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cli_rig import sandbox_cli
+
 from sandbox.brains.hostile import hostile_process
 from sandbox.call.core import MAX_REQUESTS_KEPT, MAX_UNITS_KEPT
 from sandbox.host.brain_side import MAX_WAITING_FRAMES
@@ -114,6 +116,13 @@ def test_a_request_flood_is_answered_kept_as_a_sample_and_ended_by_a_sigterm(
     assert call.report["frames_unkept"]["request_past_cap"] > 10 * MAX_REQUESTS_KEPT
     assert call.report_bytes < SMALL_BYTES
     _reads_back(call)
+    # The printers say how much was only counted: the call's summary and sessions show.
+    counted = f"{call.report['frames_unkept']['request_past_cap']:,} request_past_cap"
+    unkept = [line for line in call.stdout.splitlines() if "not kept (only counted)" in line]
+    assert len(unkept) == 1 and counted in unkept[0], call.stdout[-2000:]
+    shown = sandbox_cli(tmp_path, "sessions", "show", call.report["session_id"])
+    assert shown.returncode == 0, shown.stderr
+    assert f"not kept (only counted): {counted}" in shown.stdout
 
 
 def test_a_flood_of_units_is_opened_printed_in_one_line_and_ended_by_a_sigterm(
@@ -129,9 +138,10 @@ def test_a_flood_of_units_is_opened_printed_in_one_line_and_ended_by_a_sigterm(
     bot = [line for line in call.stdout.splitlines() if line.startswith("  bot")]
     assert len(bot) == 2, bot  # the greeting, then the run
     assert f"{len(units) - 1:,} empty units" in bot[1]
-    # The record kept the first MAX_UNITS_KEPT units' frames, then a sample of the rest.
+    # The record kept the first MAX_UNITS_KEPT units' frames (and those read ahead of the
+    # core), then a sample of the rest, and a sample of those after the end.
     starts = [f for f in call.report["frames"] if f["type"] == "speech_start"]
-    assert len(starts) <= MAX_UNITS_KEPT + KIND_KEPT
+    assert len(starts) <= MAX_UNITS_KEPT + KIND_KEPT + AFTER_THE_CAP
     assert call.report_bytes < SMALL_BYTES
     with SessionStore(tmp_path / "sessions.db") as store:
         assert StoredCall.load(store, store.find(call.report["session_id"])).report.units

@@ -65,6 +65,7 @@ from sandbox.record.transcript import (
     transcript_line,
     wire_error,
 )
+from sandbox.record.unkept_words import unkept_line
 
 HELP = "run one headless call from a caller script (TOML) and write its report (JSON)"
 #: Signals that end the call as the caller hanging up (Ctrl-C, ``kill``, a closed
@@ -342,6 +343,8 @@ def _print_summary(written: Written, signalled: int | None) -> None:
         print(f"  hung up on {name}{' (Ctrl-C)' if signalled == signal.SIGINT else ''}")
     for note in report.script_notes or ():
         print(f"  note: {visible(note)}")
+    if (unkept := unkept_line(report)) is not None:
+        print(f"  {unkept}")
     print("the call record:")
     for line in record_lines(report.record) if report.record else ():
         print(f"  {line}")
