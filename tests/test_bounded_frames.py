@@ -480,7 +480,7 @@ def test_a_flood_of_any_arm_a_brain_sends_is_kept_only_up_to_a_bound(
     more than ARM_BOUND frames each way, however long it goes on. A new arm with no bound
     fails here."""
     rig = greeted()
-    flood = 2 * ARM_BOUND
+    flood = ARM_BOUND + KIND_KEPT  # past the bound: an arm with none keeps more
     for n in range(1, flood + 1):
         rig.brain(_flood_frame(arm, n, rig.core.turn if minted else None))
     kept_in = sum(f.dir == "in" for f in rig.recorder.frames)
