@@ -14,14 +14,17 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from call_rig import Rig
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from waiting import until
 
-from sandbox.call.core import MAX_RTVI_KEPT, MAX_TURN_STEPS
+from sandbox.call.core import MAX_REQUESTS_KEPT, MAX_RTVI_KEPT, MAX_TURN_STEPS, MAX_UNITS_KEPT
 from sandbox.call.effects import DeadAir, Effect, SendFrame, ToApp
 from sandbox.call.inputs import FromBrain, HangUp, UnitCounted
 from sandbox.call.surplus import Surplus, SurplusFrame
+from sandbox.call.turn_records import RequestAnswered
 from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, MAX_UNIT_CHUNKS, Fate
 from sandbox.record.recorder import (
     KIND_KEPT,
@@ -36,6 +39,7 @@ from sandbox.record.store import SessionStore
 from sandbox.record.stored_call import StoredCall
 from sandbox.record.writer import BATCH_S, SessionWriter
 from sandbox.wire import pb
+from sandbox.wire.catalog import VOQALIZE_ARMS
 from sandbox.wire.codec import envelope
 
 BRAIN_URL = "ws://127.0.0.1:1/brain"
@@ -55,7 +59,8 @@ class RecordedRig(Rig):
         for effect in batch:
             if isinstance(effect, SendFrame):
                 env = effect.env
-                self.recorder.frame("out", env, self.now, env.SerializeToString())
+                raw = env.SerializeToString()
+                self.recorder.frame("out", env, self.now, raw, effect.surplus)
         return batch
 
     def brain(self, body: Message) -> list[Effect]:
@@ -120,11 +125,13 @@ def test_the_core_names_the_frames_it_has_no_more_use_for() -> None:
     assert rig.core.surplus(envelope(pb.SpeechStart(speech_id=4, turn_id=3))) is None
     assert rig.core.surplus(envelope(pb.TurnStep(turn_id=3, kind="model"))) is None
     # A unit never opened, unless a SpeechStart read ahead of the core may yet open it; a
-    # SpeechCancel naming one is no flood's (it is answered by what it cuts).
+    # SpeechCancel naming one cuts nothing (it draws a PROTOCOL Error), so it is as surplus.
     unopened = envelope(pb.SpeechChunk(speech_id=9, text="who?"))
     assert rig.core.surplus(unopened) == SurplusFrame(Surplus.UNKNOWN_UNIT, 9)
     assert rig.core.surplus(unopened, starts_waiting=True) is None
-    assert rig.core.surplus(envelope(pb.SpeechCancel(speech_id=9))) is None
+    cancel = envelope(pb.SpeechCancel(speech_id=9))
+    assert rig.core.surplus(cancel) == SurplusFrame(Surplus.UNKNOWN_UNIT, 9)
+    assert rig.core.surplus(cancel, starts_waiting=True) is None
     rig.feed(HangUp())
     for body in (pb.SpeechStart(speech_id=4, turn_id=3), pb.TurnStep(turn_id=3), pb.End()):
         assert rig.core.surplus(envelope(body)) == SurplusFrame(Surplus.AFTER_END)
@@ -330,7 +337,9 @@ def test_a_call_that_dies_mid_flood_reads_back_its_counts_so_far(tmp_path: Path)
 def test_a_flood_naming_a_new_unit_each_frame_keeps_a_sample_of_the_kind() -> None:
     """Each dead unit keeps its own sample, but all of them together keep at most KIND_KEPT
     of the frames only counted: a brain opening unit after unit for a dead turn kept them
-    all before."""
+    all before. Past the call's MAX_UNITS_KEPT units, every frame of a unit (its start, its
+    chunk, its Finalize) is of one kind, kept up to KIND_KEPT: each unit is still opened and
+    Finalized (issue 56)."""
     rig = greeted()
     rig.open(2, 2)
     rig.chunk(2, "Let me see. ")
@@ -340,12 +349,14 @@ def test_a_flood_naming_a_new_unit_each_frame_keeps_a_sample_of_the_kind() -> No
     for sid in range(100, 100 + units):
         rig.open(sid, 2)
         rig.chunk(sid, "word ")
-    # Every SpeechStart is kept and handled (each unit is owed its Finalize), its chunk
-    # only up to the kind's sample.
-    assert rig.kept("speech_start") - 2 == units  # besides the greeting's and unit 2's
-    assert rig.kept("speech_chunk") - 2 == KIND_KEPT
-    assert rig.recorder.frames_unkept == {"dead_unit": units - KIND_KEPT}
-    finalized = {f.fields.get("speech_id") for f in rig.recorder.frames if f.type == "finalize"}
+    sampled = MAX_UNITS_KEPT - 2  # the greeting and unit 2 opened first
+    # The sampled units' frames are all kept; past them, KIND_KEPT frames in all.
+    assert rig.kept("speech_start") - 2 >= sampled
+    assert rig.kept("speech_start") + rig.kept("speech_chunk") <= 2 * MAX_UNITS_KEPT + KIND_KEPT
+    past = 3 * (units - sampled)  # a start, a chunk and a Finalize each
+    assert rig.recorder.frames_unkept == {"unit_past_cap": past - KIND_KEPT}
+    sent = [e.env for e in rig.effects if isinstance(e, SendFrame)]
+    finalized = {env.finalize.speech_id for env in sent if env.HasField("finalize")}
     assert finalized >= set(range(100, 100 + units))
 
 
@@ -397,3 +408,83 @@ def test_rtvi_past_the_calls_cap_still_crosses_to_the_app_and_is_counted() -> No
     assert len(shown) == flood and sum(e.recorded for e in shown) == MAX_RTVI_KEPT
     assert rig.kept("rtvi") == MAX_RTVI_KEPT + SAMPLE_KEPT
     assert rig.recorder.frames_unkept == {"rtvi_past_cap": flood - MAX_RTVI_KEPT - SAMPLE_KEPT}
+
+
+def test_every_request_is_answered_and_the_record_keeps_a_sample() -> None:
+    """001: every Request is owed a Response. A flood of them is answered whole; the record
+    keeps the call's first MAX_REQUESTS_KEPT with their Responses, then a sample of both,
+    and counts the rest (200,000 kept whole made a 59 MB report)."""
+    rig = greeted()
+    flood = MAX_REQUESTS_KEPT + 3 * SAMPLE_KEPT
+    for n in range(1, flood + 1):
+        rig.brain(pb.Request(request_id=n))
+    sent = [e.env for e in rig.effects if isinstance(e, SendFrame)]
+    answers = [env.response for env in sent if env.HasField("response")]
+    assert [a.request_id for a in answers] == list(range(1, flood + 1))
+    assert {a.status for a in answers} == {pb.STATUS_REJECTED}
+    # The record's answers stop at the cap; the Requests past it and their Responses share
+    # one sample, then are counted.
+    recorded = [e for e in rig.effects if isinstance(e, RequestAnswered)]
+    assert len(recorded) == MAX_REQUESTS_KEPT
+    kept = rig.kept("request") + sum(f.type == "response" for f in rig.recorder.frames)
+    assert kept == 2 * MAX_REQUESTS_KEPT + SAMPLE_KEPT
+    assert rig.recorder.frames_unkept == {"request_past_cap": 2 * flood - kept}
+    assert rig.core.ended is None
+
+
+def _brain_arms() -> list[str]:
+    """Every arm of the envelope a brain may send, read from the schema (not a hand list):
+    the brain's own and those both sides send."""
+    body = pb.Envelope.DESCRIPTOR.oneofs_by_name["body"]
+    return [arm.name for arm in body.fields if arm.name not in VOQALIZE_ARMS]
+
+
+def _flood_frame(arm: str, n: int, turn: int | None) -> Message:
+    """Frame ``n`` of a flood of ``arm``, filled from its schema: every integer ``n`` (a
+    fresh id each frame), every text a word; ``turn``: a turn id the call minted instead."""
+    kind = pb.Envelope.DESCRIPTOR.fields_by_name[arm].message_type
+    assert kind is not None  # every arm of the body is a message
+    body: Message = getattr(pb, kind.name)()  # each arm's message is the schema's own
+    for field in kind.fields:
+        if field.is_repeated or field.containing_oneof is not None:
+            continue
+        if field.cpp_type in _INTEGERS:
+            value = turn if turn is not None and field.name.endswith("turn_id") else n
+            setattr(body, field.name, value)
+        elif field.type == field.TYPE_STRING:
+            setattr(body, field.name, "word ")
+    return body
+
+
+_INTEGERS = {
+    FieldDescriptor.CPPTYPE_INT32,
+    FieldDescriptor.CPPTYPE_INT64,
+    FieldDescriptor.CPPTYPE_UINT32,
+    FieldDescriptor.CPPTYPE_UINT64,
+    FieldDescriptor.CPPTYPE_ENUM,
+}
+
+
+#: The most frames of one arm a flood keeps, either way: the call's own cap on the arm
+#: (1,000 at most), the kind's sample past it, and the frames a cap leaves to other kinds.
+ARM_BOUND = 2 * MAX_UNITS_KEPT + 2 * KIND_KEPT
+
+
+@pytest.mark.parametrize("minted", [False, True], ids=["fresh ids", "the current turn"])
+@pytest.mark.parametrize("arm", _brain_arms())
+def test_a_flood_of_any_arm_a_brain_sends_is_kept_only_up_to_a_bound(
+    arm: str, minted: bool
+) -> None:
+    """Whatever a brain may send without limit is kept only up to a sample (issue 56): a
+    flood of each arm, each frame a fresh id (or for the turn the call is on), keeps no
+    more than ARM_BOUND frames each way, however long it goes on. A new arm with no bound
+    fails here."""
+    rig = greeted()
+    flood = ARM_BOUND + KIND_KEPT  # past the bound: an arm with none keeps more
+    for n in range(1, flood + 1):
+        rig.brain(_flood_frame(arm, n, rig.core.turn if minted else None))
+    kept_in = sum(f.dir == "in" for f in rig.recorder.frames)
+    kept_out = sum(f.dir == "out" for f in rig.recorder.frames)
+    assert kept_in <= ARM_BOUND, f"{arm}: {kept_in} frames kept of {flood}"
+    assert kept_out <= ARM_BOUND, f"{arm}: {kept_out} frames sent kept of {flood}"
+    assert sum(rig.recorder.frames_unkept.values()) > 0 or rig.recorder.malformed_unkept

@@ -27,7 +27,13 @@ from sandbox.record.report import (
 )
 from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.store import SessionRow
-from sandbox.record.transcript import transcript, transcript_line
+from sandbox.record.transcript import (
+    BotUnit,
+    CallerLine,
+    transcript,
+    transcript_line,
+    with_runs_folded,
+)
 from sandbox.record.unit_log import report_conversation
 from sandbox.wire.direction import Direction
 
@@ -127,3 +133,21 @@ def test_an_interruption_is_a_barge_in_only_when_it_cut_the_bots_speech() -> Non
     markdown = session_markdown(row, report)
     assert "- *the caller's new turn, nothing cut: turns up to 2 are dead*" in markdown
     assert "- *✋ the caller barged in: turns up to 3 are dead*" in markdown
+
+
+def test_a_run_of_empty_units_is_one_line_and_a_lone_one_prints_as_before() -> None:
+    """A brain opening unit after unit and saying nothing is one line for the run, not one
+    line a unit (14,000 of them printed 14,000 lines); a unit with text ends the run."""
+    empty = [BotUnit(sid, 2, "", "", Fate.SILENT, False) for sid in range(5, 14_005)]
+    spoken = BotUnit(20_000, 3, HOURS, HOURS, Fate.PLAYED, False)
+    lone = BotUnit(20_001, 3, "", "", Fate.SILENT, False)
+    folded = with_runs_folded([CallerLine(2, "Hello?"), *empty, spoken, lone])
+    assert [transcript_line(entry) for entry in folded] == [
+        "  caller  [turn 2] Hello?",
+        "  bot     [units 5 to 14004, turn 2] 14,000 empty units, no text",
+        f"  bot     [unit 20000, turn 3] '{HOURS}'",
+        "  bot     [unit 20001, turn 3] ''",
+    ]
+    # A cut unit is never folded, even with nothing heard: its cut is shown.
+    cut = BotUnit(7, 2, "Wait", "", Fate.BARGED, True)
+    assert with_runs_folded([empty[0], cut, empty[1]]) == [empty[0], cut, empty[1]]

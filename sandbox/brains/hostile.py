@@ -207,6 +207,18 @@ class HostileBrain:
             lambda n: (pb.SpeechChunk(speech_id=10**9 + n, text=self.how.chunk_text),)
         )
 
+    async def _requests(self, turn: int) -> None:
+        """Requests naming no operation for ever, at ``per_second``: each is owed a Response
+        (REJECTED), which 001 requires the call to send."""
+        self._answered = 0
+        await self._forever(lambda n: (pb.Request(request_id=n),))
+
+    async def _open_units(self, turn: int) -> None:
+        """SpeechStarts for the line's turn for ever, at ``per_second``, none ever closed:
+        each a unit the call opens and owes a Finalize (001 sets no limit on them)."""
+        self._answered = 0
+        await self._forever(lambda sid: (pb.SpeechStart(speech_id=sid, turn_id=turn),))
+
     # ------------------------------------------------------------- plumbing
 
     async def _forever(self, frames: Callable[[int], tuple[Message, ...]]) -> None:
@@ -281,6 +293,8 @@ BEHAVIOURS: dict[str, str] = {
         "_endless_steps",
         "_endless_rtvi",
         "_unknown_ids",
+        "_requests",
+        "_open_units",
     )
 }
 
@@ -297,8 +311,11 @@ async def serve_hostile(
     async def handler(ws: ServerConnection) -> None:
         await HostileBrain(ws, behaviour, hostility).run()
 
-    # No size limit on what it receives: it is the one misbehaving, not Voqalize.
-    async with serve(handler, "127.0.0.1", port, max_size=None) as server:
+    # No size limit on what it receives: it is the one misbehaving, not Voqalize. No pings
+    # of its own either: a flood's Responses fill the call's side of the socket, so the
+    # call's pong came late and the brain's keepalive dropped the call after ~54 s, before
+    # the bench's minute was up (the call's own keepalive is what is measured).
+    async with serve(handler, "127.0.0.1", port, max_size=None, ping_interval=None) as server:
         bound = next(iter(server.sockets)).getsockname()[1]
         yield f"ws://127.0.0.1:{bound}/brain"
 

@@ -156,6 +156,14 @@ MAX_TURN_STEPS = 500
 #: A call's RTVI frames from the brain the record keeps; later ones still cross to the app,
 #: and the record keeps a sample and counts the rest (``Surplus.RTVI_PAST_CAP``).
 MAX_RTVI_KEPT = 1000
+#: A call's Requests the record keeps, with their Responses; each later one is still
+#: answered as 001 requires, and the record keeps a sample and counts the rest
+#: (``Surplus.REQUEST_PAST_CAP``): 200,000 Requests kept whole made a 59 MB report.
+MAX_REQUESTS_KEPT = 1000
+#: A call's units whose frames the record keeps (a long call opens a few hundred); the
+#: contract sets no limit on units, so each later one is still opened, spoken and
+#: Finalized, and the record keeps a sample of their frames (``Surplus.UNIT_PAST_CAP``).
+MAX_UNITS_KEPT = 1000
 #: The most of a brain's Error message the call keeps (its record, the screen, the end's
 #: detail), the rest counted in words: the wire bounds it only by the message size, and
 #: thirty 15 MB messages kept whole made a 740 MB call and a 90 MB report.
@@ -213,6 +221,10 @@ class CallCore:
     _pending: _Pending | None = None
     _stt_language_pending: int | None = None
     _rtvi: int = 0  # RTVI frames from the brain handled
+    _requests: int = 0  # Requests from the brain handled
+    _starts: int = 0  # SpeechStarts from the brain handled
+    #: The units opened past MAX_UNITS_KEPT, by id: their frames are the record's surplus.
+    _unsampled: set[int] = field(default_factory=set)
     #: When SessionStart went out, on the host's clock: the core's times are the host's, and
     #: the session's own waits count from here (the host may start it at any time).
     _started_ms: int | None = None
@@ -369,6 +381,12 @@ class CallCore:
         arm = env.WhichOneof("body")
         if arm == "rtvi":
             return SurplusFrame(Surplus.RTVI_PAST_CAP) if self._rtvi >= MAX_RTVI_KEPT else None
+        if arm == "request":
+            past = self._requests >= MAX_REQUESTS_KEPT
+            return SurplusFrame(Surplus.REQUEST_PAST_CAP) if past else None
+        if arm == "error":
+            past = not env.error.fatal and self._ledger.error_count >= MAX_ERRORS
+            return SurplusFrame(Surplus.ERROR_PAST_CAP) if past else None
         if arm == "turn_step":
             turn = env.turn_step.turn_id
             steps = self._ledger.steps_of(turn if 0 < turn <= self.turn else 0)
@@ -376,6 +394,8 @@ class CallCore:
             return None if taken else SurplusFrame(Surplus.STEP_PAST_CAP)
         if arm == "speech_start":
             start = env.speech_start
+            if self._starts >= MAX_UNITS_KEPT:
+                return SurplusFrame(Surplus.UNIT_PAST_CAP, start.speech_id)
             dead = 0 < start.turn_id <= self.watermark
             return SurplusFrame(Surplus.DEAD_UNIT, start.speech_id) if dead else None
         if arm not in ("speech_chunk", "speech_end", "speech_cancel"):
@@ -383,8 +403,10 @@ class CallCore:
         sid: int = getattr(env, arm).speech_id
         unit = self._book.get(sid)
         if unit is None:
-            never = arm != "speech_cancel" and not starts_waiting
+            never = not starts_waiting
             return SurplusFrame(Surplus.UNKNOWN_UNIT, sid) if never else None
+        if sid in self._unsampled:
+            return SurplusFrame(Surplus.UNIT_PAST_CAP, sid)
         if unit.fate is not None:
             return SurplusFrame(Surplus.DEAD_UNIT, sid)
         if unit.past_cap and arm == "speech_chunk":
@@ -452,6 +474,7 @@ class CallCore:
 
     def _on_speech_start(self, msg: pb.SpeechStart, now: int) -> list[Effect]:
         sid, turn = msg.speech_id, msg.turn_id
+        self._starts += 1
         if self._phase.state is Phase.BRAIN_ENDING:
             raise WireRuleBroken(
                 f"SpeechStart {sid} after the brain's End; frame dropped",
@@ -459,6 +482,8 @@ class CallCore:
             )
         settings = self.settings
         unit = self._book.open(sid, turn, settings.voice, settings.tts_language, minted=self.turn)
+        if self._starts > MAX_UNITS_KEPT:
+            self._unsampled.add(sid)
         unit.frame_at(now)
         if self._pending is not None and turn >= self._pending.turn_id:
             self._pending = None
@@ -539,6 +564,7 @@ class CallCore:
         return out + self._flush()
 
     def _on_request(self, msg: pb.Request, now: int) -> list[Effect]:
+        self._requests += 1
         if msg.WhichOneof("op") != "configure":
             return self._response(msg.request_id, "the request names no operation")
         problem, out = self._apply(msg.configure, now)
@@ -974,8 +1000,10 @@ class CallCore:
         """Send every Finalize the book says is due, in its order."""
         out: list[Effect] = []
         for fin in self._book.flush():
+            sid = fin.speech_id
+            past = SurplusFrame(Surplus.UNIT_PAST_CAP, sid) if sid in self._unsampled else None
             out += [
-                SendFrame(envelope(fin)),
+                SendFrame(envelope(fin), past),
                 FinalizeSent(fin.speech_id),
                 UnitChanged(fin.speech_id),
             ]
@@ -1111,9 +1139,12 @@ class CallCore:
         return ListenWith(lang, self.settings.effective_patience)
 
     def _response(self, request_id: int, problem: str | None) -> list[Effect]:
-        """The Response to a Request, and its record."""
+        """The Response to a Request, and its record (past MAX_REQUESTS_KEPT, a Response
+        the record keeps a sample of, and no record: it would grow the store without end)."""
         status = pb.STATUS_REJECTED if problem else pb.STATUS_ACCEPTED
         resp = pb.Response(request_id=request_id, status=status, detail=problem or "")
+        if self._requests > MAX_REQUESTS_KEPT:
+            return [SendFrame(envelope(resp), SurplusFrame(Surplus.REQUEST_PAST_CAP))]
         answered = RequestAnswered(request_id, pb.Status.Name(status), problem or "")
         return [SendFrame(envelope(resp)), answered]
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from sandbox.call.outcome import Outcome
 from sandbox.call.settings import Settings
+from sandbox.call.surplus import SurplusFrame
 from sandbox.call.turn_records import TurnRecord
 from sandbox.call.unit_records import UnitRecord
 from sandbox.wire import pb
@@ -35,9 +36,12 @@ class CallState(enum.StrEnum):
 
 @dataclass(frozen=True)
 class SendFrame:
-    """Put one envelope on the wire to the brain."""
+    """Put one envelope on the wire to the brain. ``surplus``: the record has no more use for
+    it (the answer to a Request past the call's cap, a Finalize of a unit past it), so it
+    keeps a sample of such frames and counts the rest."""
 
     env: pb.Envelope
+    surplus: SurplusFrame | None = None
 
 
 @dataclass(frozen=True)

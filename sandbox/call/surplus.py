@@ -38,6 +38,16 @@ class Surplus(enum.StrEnum):
     #: An RTVI frame past the call's first ``MAX_RTVI_KEPT``: it still crosses to the app
     #: (the contract's), but the record keeps a sample and counts the rest.
     RTVI_PAST_CAP = "rtvi_past_cap"
+    #: A Request past the call's first ``MAX_REQUESTS_KEPT``, or the Response it is owed:
+    #: each is still answered as 001 requires, and the record keeps a sample of the rest.
+    REQUEST_PAST_CAP = "request_past_cap"
+    #: A frame of a unit opened past the call's first ``MAX_UNITS_KEPT`` (its SpeechStart,
+    #: chunks, close and Finalize): the contract sets no limit on units, so each is still
+    #: honoured, and the record keeps a sample of the rest.
+    UNIT_PAST_CAP = "unit_past_cap"
+    #: A brain's non-fatal Error past the call's ``MAX_ERRORS``: counted by the core
+    #: (``errors_uncounted``), a sample kept by the record.
+    ERROR_PAST_CAP = "error_past_cap"
 
 
 @dataclass(frozen=True)
@@ -49,5 +59,12 @@ class SurplusFrame:
 
     @property
     def handled(self) -> bool:
-        """Handled by the core even when only counted: what it carries still crosses."""
-        return self.kind is Surplus.RTVI_PAST_CAP
+        """Handled by the core even when only counted: what it carries still crosses, or is
+        still owed its answer."""
+        return self.kind in _HANDLED
+
+
+#: The kinds the core handles whether or not the record keeps them.
+_HANDLED = frozenset(
+    {Surplus.RTVI_PAST_CAP, Surplus.REQUEST_PAST_CAP, Surplus.UNIT_PAST_CAP, Surplus.ERROR_PAST_CAP}
+)

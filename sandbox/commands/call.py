@@ -56,13 +56,17 @@ from sandbox.record.transcript import (
     CallerBackchannel,
     CallerLine,
     DeadAirGap,
+    EmptyUnits,
     Entry,
     FloorTaken,
     IdleNudge,
     dead_air_words,
+    empty_run,
+    is_empty,
     transcript_line,
     wire_error,
 )
+from sandbox.record.unkept_words import unkept_line
 
 HELP = "run one headless call from a caller script (TOML) and write its report (JSON)"
 #: Signals that end the call as the caller hanging up (Ctrl-C, ``kill``, a closed
@@ -161,9 +165,12 @@ class HangUp:
 class LiveTranscript:
     """Prints the call as it goes, from the core's effects as the host carries them out: each
     caller line, idle nudge, barge-in, error and reload of the brain as the core records it,
-    a unit's heard text when its Finalize goes out, backchannels, stalls and dead air."""
+    a unit's heard text when its Finalize goes out, backchannels, stalls and dead air. A run
+    of empty units is held and printed as one line when something else is, or the call ends
+    (:meth:`flush`)."""
 
     host: CallHost
+    _run: EmptyUnits | None = None  # the empty units not yet printed
 
     def __post_init__(self) -> None:
         self.host.on_effect.append(self._effect)
@@ -195,12 +202,25 @@ class LiveTranscript:
                 self._print(BrainStall(turn, waited))
             case DeadAir(turn_id=turn, speech_id=sid, silent_ms=silent):
                 words = dead_air_words(turn, sid, silent, lasting=True)
-                print(f"  ⏸ {words}", flush=True)
+                self._line(f"  ⏸ {words}")
             case DeadAirEnded(turn_id=turn, speech_id=sid, silent_ms=silent):
                 self._print(DeadAirGap(turn, sid, silent))
 
     def _print(self, entry: Entry) -> None:
-        print(transcript_line(entry), flush=True)
+        if isinstance(entry, BotUnit) and is_empty(entry):
+            self._run = empty_run(entry) if self._run is None else self._run.add(entry)
+            return
+        self._line(transcript_line(entry))
+
+    def _line(self, line: str) -> None:
+        self.flush()
+        print(line, flush=True)
+
+    def flush(self) -> None:
+        """Print the run of empty units held, if any."""
+        if self._run is not None:
+            print(transcript_line(self._run), flush=True)
+            self._run = None
 
 
 async def _sim_call(
@@ -259,9 +279,12 @@ async def _play(
     stopped: list[str] = []
     if host.recorder.writer is not None:  # told from the writer's thread
         host.recorder.writer.on_failure = lambda words: _recording_stopped(words, stopped)
-    LiveTranscript(host)
+    printer = LiveTranscript(host)
     hang_up.attach(host)
-    await play_through(host, runner)
+    try:
+        await play_through(host, runner)
+    finally:
+        printer.flush()
     written = _written(args, host.core, host.recorder, host.now(), script_notes=runner.notes)
     return replace(written, recording_stopped=stopped[0]) if stopped else written
 
@@ -322,6 +345,8 @@ def _print_summary(written: Written, signalled: int | None) -> None:
         print(f"  hung up on {name}{' (Ctrl-C)' if signalled == signal.SIGINT else ''}")
     for note in report.script_notes or ():
         print(f"  note: {visible(note)}")
+    if (unkept := unkept_line(report)) is not None:
+        print(f"  {unkept}")
     print("the call record:")
     for line in record_lines(report.record) if report.record else ():
         print(f"  {line}")

@@ -90,12 +90,13 @@ class BrainSide:
         """The call is ending: a reader waiting for room reads on."""
         self._taken.set()
 
-    async def send(self, env: pb.Envelope, t_ms: int) -> None:
+    async def send(self, env: pb.Envelope, t_ms: int, surplus: SurplusFrame | None = None) -> None:
         """Record one envelope and send it; a closed link is the core's to hear of.
         ``t_ms``: when the core decided it, the time of the records stored with it, so a
-        replay standing at a decision shows the frames it sent."""
+        replay standing at a decision shows the frames it sent. ``surplus``: the record
+        keeps a sample of such frames (see :class:`~sandbox.call.effects.SendFrame`)."""
         payload = encode(env)
-        self._record("out", env, payload, t_ms=t_ms)
+        self._record("out", env, payload, surplus, t_ms=t_ms)
         if self.warp is not None:
             self.warp.brain_io()
         if self.relay:

@@ -405,7 +405,7 @@ class CallHost:
         for effect in effects:
             # Each effect to its one port, in the order the core returned them.
             if isinstance(effect, WireEffect):
-                await self.brain.send(effect.env, now)
+                await self.brain.send(effect.env, now, effect.surplus)
             elif isinstance(effect, PlayoutEffect):
                 play(effect, now, self.playout)
             elif isinstance(effect, ListenEffect):

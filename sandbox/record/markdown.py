@@ -28,10 +28,12 @@ from sandbox.record.transcript import (
     BrainStall,
     CallerBackchannel,
     CallerLine,
+    EmptyUnits,
     FloorTaken,
     IdleNudge,
     WireError,
     transcript,
+    with_runs_folded,
 )
 
 #: Markdown's active characters (``&`` for entities, ``!`` for images), backslash first.
@@ -57,7 +59,7 @@ def session_markdown(row: SessionRow, report: Report) -> str:
     lines += ["", "### Transcript (what the caller heard)", ""]
     entries = transcript(report)
     units = [e for e in entries if isinstance(e, BotUnit)]
-    for entry in entries:
+    for entry in with_runs_folded(entries):
         match entry:
             case CallerLine(turn_id=turn, text=text):
                 lines.append(f"- **Caller** (turn {turn}): {_md(text)}")
@@ -73,6 +75,8 @@ def session_markdown(row: SessionRow, report: Report) -> str:
                 )
             case BotUnit():
                 lines.append(f"- **Bot** (unit {entry.speech_id}): {_heard(entry)}")
+            case EmptyUnits(first_id=first, last_id=last, count=count):
+                lines.append(f"- **Bot** (units {first} to {last}): {count:,} empty units")
             case CallerBackchannel(text=text):
                 lines.append(f"- *the caller, over the bot (backchannel): {_md(text)}*")
             case WireError(dir=direction, code=code, message=message):

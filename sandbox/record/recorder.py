@@ -204,10 +204,11 @@ class Recorder:
         kept cut, or True for one kept whole (described only when read)."""
         cut = _is_cut(env, raw)
         if surplus is not None:
-            # A SpeechStart is its unit's first frame, so always kept: each one opens a unit
-            # owed its Finalize (the kind's cap does not take that from it).
-            opens = opens_unit(env)
-            if not self._sample(surplus.kind.value, surplus.speech_id, t_ms, capped=not opens):
+            # A SpeechStart is its unit's first frame, so always kept unless the core handles
+            # it anyway: each one opens a unit owed its Finalize (the kind's cap does not
+            # take that from it).
+            capped = surplus.handled or not opens_unit(env)
+            if not self._sample(surplus.kind.value, surplus.speech_id, t_ms, capped=capped):
                 return None
         elif cut and not self._sample(OVERSIZED, 0, t_ms):
             return None

@@ -10,7 +10,8 @@ from sandbox.record.record_text import record_lines
 from sandbox.record.report import Report
 from sandbox.record.session_words import outcome_sentence, shown_brain
 from sandbox.record.store import SessionRow
-from sandbox.record.transcript import transcript, transcript_line
+from sandbox.record.transcript import transcript, transcript_line, with_runs_folded
+from sandbox.record.unkept_words import unkept_line
 
 
 def session_text(row: SessionRow, report: Report) -> str:
@@ -30,8 +31,10 @@ def session_text(row: SessionRow, report: Report) -> str:
         lines.append(f"  why: {visible(why)}")
     if row.recording_stopped:
         lines.append(f"  {visible(row.recording_stopped)}")
+    if (unkept := unkept_line(report)) is not None:
+        lines.append(f"  {unkept}")
     lines.append("")
-    lines += [transcript_line(entry) for entry in transcript(report)]
+    lines += [transcript_line(entry) for entry in with_runs_folded(transcript(report))]
     if report.record:  # a call cut short, or recorded by an older build, has none
         lines += ["", "the call record:"]
         lines += [f"  {line}" for line in record_lines(report.record)]

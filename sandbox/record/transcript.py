@@ -8,7 +8,7 @@ prints the same lines as the call goes, from the same records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sandbox.call.ledger_records import WireErrorRecord
 from sandbox.call.units import Fate
@@ -132,11 +132,30 @@ class BrainReloaded:
     t_ms: int
 
 
+@dataclass(frozen=True)
+class EmptyUnits:
+    """A run of bot units one after another with no text in them at all, from unit
+    ``first_id`` (turn ``first_turn``) to ``last_id`` (turn ``last_turn``): a brain opening
+    unit after unit and saying nothing is printed as one line, not one line each (14,000
+    of them once printed 14,000 lines)."""
+
+    first_id: int
+    last_id: int
+    count: int
+    first_turn: int
+    last_turn: int
+
+    def add(self, unit: BotUnit) -> EmptyUnits:
+        """The run with ``unit`` after it."""
+        return replace(self, last_id=unit.speech_id, count=self.count + 1, last_turn=unit.turn_id)
+
+
 Entry = (
     CallerLine
     | IdleNudge
     | FloorTaken
     | BotUnit
+    | EmptyUnits
     | CallerBackchannel
     | WireError
     | BrainStall
@@ -193,6 +212,33 @@ def _with_cuts(entries: list[Entry]) -> list[Entry]:
     return out
 
 
+def is_empty(entry: Entry) -> bool:
+    """A bot unit with no text in it at all (nothing to hear, nothing cut)."""
+    return isinstance(entry, BotUnit) and not entry.generated and not entry.cut
+
+
+def empty_run(unit: BotUnit) -> EmptyUnits:
+    """A run of empty units that starts with ``unit``."""
+    return EmptyUnits(unit.speech_id, unit.speech_id, 1, unit.turn_id, unit.turn_id)
+
+
+def with_runs_folded(entries: list[Entry]) -> list[Entry]:
+    """``entries`` with each run of two or more empty units one after another folded into
+    one :class:`EmptyUnits`: what the printers print."""
+    out: list[Entry] = []
+    for entry in entries:
+        last = out[-1] if out else None
+        if isinstance(entry, BotUnit) and is_empty(entry):
+            if isinstance(last, EmptyUnits):
+                out[-1] = last.add(entry)
+                continue
+            if isinstance(last, BotUnit) and is_empty(last):
+                out[-1] = empty_run(last).add(entry)
+                continue
+        out.append(entry)
+    return out
+
+
 def wire_error(error: WireErrorRecord | ErrorReport) -> WireError:
     """An error the core recorded (live, or as the report keeps it), as a transcript says it."""
     code = error.code.removeprefix("ERROR_CODE_")
@@ -230,6 +276,13 @@ def transcript_line(entry: Entry) -> str:
             return f"  ⏸ {dead_air_words(turn, sid, silent, lasting=False)}"
         case BrainReloaded(notice=notice):
             return f"  {RELOAD_MARK} {visible(notice.words)}"
+        case EmptyUnits(count=1, first_id=sid, first_turn=turn):
+            return f"  bot     [unit {sid}, turn {turn}] ''"
+        case EmptyUnits(first_id=first, last_id=last, count=count):
+            turns = f"turn {entry.first_turn}"
+            if entry.last_turn != entry.first_turn:
+                turns = f"turns {entry.first_turn} to {entry.last_turn}"
+            return f"  bot     [units {first} to {last}, {turns}] {count:,} empty units, no text"
         case BotUnit():
             # Quoted, so the heard text's end shows where the cut fell.
             line = f"  bot     [unit {entry.speech_id}, turn {entry.turn_id}] {quoted(entry.heard)}"
