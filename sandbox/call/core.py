@@ -24,6 +24,7 @@ from sandbox.call.caller_events import (
     CallerSpeaking,
     DroppedEmpty,
     OverBot,
+    TranscriptMend,
     TurnClose,
     TurnCommitted,
 )
@@ -262,9 +263,9 @@ class CallCore:
                 return self._barge_in(now)
             case Backchannel(text=text, resumed=resumed):
                 return self._backchannel(text, now, resumed=resumed)
-            case TurnCommitted(text=text, reason=reason):
+            case TurnCommitted(text=text, reason=reason, mend=mend):
                 timing = HeardTiming(fed.t_end_of_speech, fed.t_window_closed, fed.t_committed)
-                return self._caller_turn(text, now, closed_by=reason, heard=timing)
+                return self._caller_turn(text, now, closed_by=reason, heard=timing, mend=mend)
             case DroppedEmpty():
                 return self._caller_quiet(now)
             case LineGiven(text=text, typed=typed):
@@ -646,15 +647,17 @@ class CallCore:
         typed: bool = False,
         closed_by: TurnClose = TurnClose.GIVEN,
         heard: HeardTiming | None = None,
+        mend: TranscriptMend | None = None,
     ) -> list[Effect]:
         """A committed caller turn (spoken, or typed as the app's send-text).
 
         ``closed_by`` records how endpointing closed a spoken turn ("final", "confident"
-        or "silence"), and ``heard`` when the listener heard it end: its waterfall starts
-        there (see :mod:`sandbox.call.waterfall`). Its text reaches the brain once,
-        verbatim: a caller who resumes after a commit starts a new turn, and the
-        Interruption it raises kills the old one, so the brain answers only the latest and
-        never sees one message repeated in another.
+        or "silence"), ``heard`` when the listener heard it end: its waterfall starts
+        there (see :mod:`sandbox.call.waterfall`), and ``mend`` how its transcript was
+        brought back to what the caller could have said (the report counts them). Its
+        text reaches the brain once, verbatim: a caller who resumes after a commit starts a
+        new turn, and the Interruption it raises kills the old one, so the brain answers
+        only the latest and never sees one message repeated in another.
         """
         if self._over:
             return []
@@ -666,7 +669,7 @@ class CallCore:
         out = self._interrupt(now)  # a new turn outranks anything still owed or in play
         out += self._land_stt_language()
         self.turn += 1
-        self._ledger.add_caller_line(self.turn, text, TurnClose.TYPED if typed else closed_by)
+        self._ledger.add_caller_line(self.turn, text, TurnClose.TYPED if typed else closed_by, mend)
         marks = on_the_line(heard.marks(), self.line_ms) if heard is not None else {}
         self._ledger.open_timeline(self.turn, {**marks, USER_MESSAGE: now})
         self._pending = _Pending(self.turn, now, self.stall_ms)

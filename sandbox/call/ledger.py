@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from sandbox.call.caller_events import TurnClose
+from sandbox.call.caller_events import TranscriptMend, TurnClose
 from sandbox.call.waterfall import in_order
 from sandbox.wire import pb
 from sandbox.wire.direction import Direction
@@ -98,6 +98,11 @@ class LedgerView(Protocol):
         """How each caller turn (by its turn id) was closed: "typed", "confident", ..."""
 
     @property
+    def caller_mends(self) -> Mapping[int, TranscriptMend]:
+        """How each caller turn whose transcript was mended (by its turn id) was: "doubled",
+        "looped", ... (turns as Whisper wrote them are not in it)."""
+
+    @property
     def backchannels(self) -> Sequence[BackchannelRecord]:
         """Every backchannel heard over the bot."""
 
@@ -133,6 +138,7 @@ class Ledger:
     _errors: list[WireErrorRecord] = field(default_factory=list)
     _caller_lines: list[str] = field(default_factory=list)
     _caller_closes: dict[int, TurnClose] = field(default_factory=dict)
+    _caller_mends: dict[int, TranscriptMend] = field(default_factory=dict)
     _backchannels: list[BackchannelRecord] = field(default_factory=list)
     _stalls: list[StallRecord] = field(default_factory=list)
     _dead_air: list[DeadAirRecord] = field(default_factory=list)
@@ -156,10 +162,15 @@ class Ledger:
         """An error was told either way."""
         self._errors.append(error)
 
-    def add_caller_line(self, turn_id: int, text: str, closed_by: TurnClose) -> None:
-        """The caller committed ``text`` as turn ``turn_id``, closed as ``closed_by``."""
+    def add_caller_line(
+        self, turn_id: int, text: str, closed_by: TurnClose, mend: TranscriptMend | None = None
+    ) -> None:
+        """The caller committed ``text`` as turn ``turn_id``, closed as ``closed_by``, its
+        transcript mended as ``mend`` (None: as Whisper wrote it)."""
         self._caller_lines.append(text)
         self._caller_closes[turn_id] = closed_by
+        if mend is not None:
+            self._caller_mends[turn_id] = mend
 
     def add_backchannel(self, backchannel: BackchannelRecord) -> None:
         """A backchannel was heard over the bot."""
@@ -218,6 +229,11 @@ class Ledger:
     def caller_closes(self) -> Mapping[int, TurnClose]:
         """See :class:`LedgerView`."""
         return MappingProxyType(dict(self._caller_closes))
+
+    @property
+    def caller_mends(self) -> Mapping[int, TranscriptMend]:
+        """See :class:`LedgerView`."""
+        return MappingProxyType(dict(self._caller_mends))
 
     @property
     def backchannels(self) -> Sequence[BackchannelRecord]:
