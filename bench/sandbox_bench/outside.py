@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from sandbox.audio.endpointer import PATIENCE_DEFAULT
 from sandbox.errors import UserError
@@ -67,6 +68,9 @@ class DeviceTurn:
     voice: str
     closed_by: str | None = None
     heard: str | None = None
+    #: How the app mended the turn's transcript before the brain got it (its report's
+    #: ``turn_mends``; None: as Whisper wrote it, or the peer's).
+    mend: str | None = None
 
 
 @dataclass(frozen=True)
@@ -170,19 +174,29 @@ async def _turns(
     return measured, tuple(missed)
 
 
-def turn_closes(report: Path) -> dict[int, tuple[str, str]]:
-    """How the app's call closed each caller turn: (its text, its close reason) by its place
-    among the call's caller turns (1 for the first), from the call's report; empty when the
-    report is missing or unreadable (the figures go on without them)."""
+class ClosedTurn(NamedTuple):
+    """A caller turn as the app's report tells it: its text, how the endpointer closed it,
+    and how its transcript was mended (None: as Whisper wrote it)."""
+
+    text: str
+    how: str
+    mend: str | None = None
+
+
+def turn_closes(report: Path) -> dict[int, ClosedTurn]:
+    """How the app's call closed each caller turn, by its place among the call's caller
+    turns (1 for the first), from the call's report; empty when the report is missing or
+    unreadable (the figures go on without them)."""
     try:
         read = report_from_json(json.loads(report.read_text(encoding="utf-8")))
     except (OSError, ValueError, ReportError):
         return {}
     closes = dict(read.turn_closes or {})
+    mends = dict(read.turn_mends or {})
     # Turn ids rise with each caller turn (the greeting has the first), as caller_turns does.
     ids = sorted(closes, key=int)
     return {
-        place: (text, closes[turn_id])
+        place: ClosedTurn(text, closes[turn_id], mends.get(turn_id))
         for place, (text, turn_id) in enumerate(zip(read.caller_turns, ids, strict=False), 1)
     }
 
@@ -220,10 +234,7 @@ async def measure_app(
         closes = turn_closes(report)  # written as the app quit
     if not closes:
         progress(f"  {who}: no close reasons (its report was not written)")
-    turns = tuple(
-        replace(turn, closed_by=_closed_by(closes, ordinal, turn.heard))
-        for turn, ordinal in measured
-    )
+    turns = tuple(_as_reported(turn, closes.get(ordinal or 0)) for turn, ordinal in measured)
     for number, turn in enumerate(turns, 1):
         if closes and turn.closed_by is None:
             why = (
@@ -233,12 +244,12 @@ async def measure_app(
     return DeviceRun(who, patience, turns, missed, peak_rss_mb=arrivals.peak_rss_mb), floor_run
 
 
-def _closed_by(
-    closes: dict[int, tuple[str, str]], ordinal: int | None, heard: str | None
-) -> str | None:
-    """The close reason of the call's turn ``ordinal``, if it is the text the brain got."""
-    text, how = closes.get(ordinal or 0, (None, None))
-    return how if text is not None and text == heard else None
+def _as_reported(turn: DeviceTurn, reported: ClosedTurn | None) -> DeviceTurn:
+    """``turn`` with its close reason and mend from the call's report, if the report's turn
+    is the text the brain got."""
+    if reported is None or reported.text != turn.heard:
+        return turn
+    return replace(turn, closed_by=reported.how, mend=reported.mend)
 
 
 async def measure_peer(
@@ -257,7 +268,7 @@ async def measure_peer(
 
             def at_brain(after: float) -> AtBrain | None:
                 found = events.turn_after(after - 0.5)
-                return None if found is None else AtBrain(found)
+                return None if found is None else AtBrain(found[0], text=found[1])
 
             measured, missed = await _turns(probe, loop_s, lines, warmup, at_brain, progress, who)
     turns = tuple(t for t, _ in measured)
