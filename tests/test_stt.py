@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 from caller_audio import espeak, join, noise, silence, word_errors, words
+from whisper_watch import WatchedEncoder
 
 from sandbox.audio.backchannels import Burst, classify
 from sandbox.audio.resample import Float32
@@ -121,28 +121,13 @@ def test_a_brief_read_keeps_the_text_of_an_unsure_clip_and_says_so(
     assert full.text == "" and (brief.unsure or brief.text == "")
 
 
-class _WatchedEncoder:
-    """Whisper's CTranslate2 model, with the width of every window it encodes noted."""
-
-    def __init__(self, model: Any) -> None:
-        self._model = model
-        self.windows: list[int] = []
-
-    def encode(self, features: Any, **options: Any) -> Any:
-        self.windows.append(features.shape[-1])
-        return self._model.encode(features, **options)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._model, name)
-
-
 def test_the_encoder_window_is_cut_to_the_clip(
     transcriber: Transcriber, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The encoder costs what its window holds, so a turn's window fits the turn (15 s at
     least for a short one, where tiny.en stops looping on short sounds; 8 s from 2.5 s of
     audio), and a long turn still reads whole."""
-    watched = _WatchedEncoder(transcriber._model.model)
+    watched = WatchedEncoder(transcriber._model.model)
     monkeypatch.setattr(transcriber._model, "model", watched)
     clip = espeak("I would like to book a table for two on Friday evening, please.")
     for seconds in (2, 5):

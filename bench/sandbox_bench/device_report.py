@@ -115,8 +115,12 @@ def word_errors(turns: Iterable[DeviceTurn]) -> float | None:
 
 def class_word_errors(turns: Sequence[DeviceTurn], order: Sequence[str] = ()) -> dict[str, Any]:
     """:func:`word_errors` class by class (classes in ``order`` first, then as they came)."""
-    kinds = dict.fromkeys([*order, *(t.kind for t in turns)])
+    kinds = [k for k in dict.fromkeys([*order, *(t.kind for t in turns)]) if _asked(k, turns)]
     return {kind: word_errors(t for t in turns if t.kind == kind) for kind in kinds}
+
+
+def _asked(kind: str, turns: Sequence[DeviceTurn]) -> bool:
+    return any(t.kind == kind for t in turns)
 
 
 def _words(run: DeviceRun, order: Sequence[str]) -> dict[str, Any]:
