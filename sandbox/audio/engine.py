@@ -182,14 +182,15 @@ class AudioEngine:
     # --------------------------------------------------------------- loading
 
     def load(self, progress: Progress | None = None) -> None:
-        """Load Whisper, the turn model and the default voice, and run each once so the
-        call's first turn pays no first-run cost (call from a worker thread)."""
+        """Load Whisper, the turn model and the default voice, and run Whisper, the pitch
+        track and the voice once so the call's first turn pays no first-run cost (call from
+        a worker thread)."""
         say = progress or (lambda _m: None)
         if self.transcriber is None:  # an engine built with a loaded one keeps it
             self.transcriber = Transcriber.load(self.options.stt_model, progress=say)
         if self.turn_model is None:
             self.turn_model = TurnModel.load()
-        warm_listening(self.transcriber, self.turn_model, say)  # not on the first turn
+        warm_listening(self.transcriber, say)  # paid here, not on the first turn
         self.synthesizer_for(default_voice(), say)
         say("models ready")
 

@@ -1,13 +1,13 @@
 """The listening path's first-run costs, paid before the call starts.
 
 A loaded Whisper has not yet run: its first decode builds the per-language decoder (the
-tokenizer, the suppressed tokens) and CTranslate2 allocates each encoder window's buffers the
-first time it meets that width; Smart Turn's onnxruntime session and the pitch track's FFT
-pay their first run the same way. Left alone, the caller's first turn pays all of them,
-which is why a session's first real-audio turn was slower than the rest. So the engine runs
-each once on a synthetic voiced clip while it loads: a short turn (Whisper's 15 s window), a
-long one (its 8 s window), a burst over the bot (its brief 3 s read), the turn model and the
-pitch track.
+tokenizer, the suppressed tokens) and CTranslate2 runs for the first time, and the pitch
+track's first call pays numpy's first FFT of its size. Measured in fresh processes (four, on
+the 2-core machine at load 10-11, 2026-12-07): the first decode of a short turn took 549-889
+ms against 407-550 for the next, the first pitch track of a 3 s turn 47-209 ms against
+20-106; a later window width (8 s, a brief read's 3 s) and Smart Turn's first run cost no more
+than the runs after them. Left alone, the caller's first turn pays both, so the engine pays
+them while it loads, on a synthetic voiced clip.
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ import numpy as np
 from sandbox.audio.prosody import final_fall, final_rise
 from sandbox.audio.resample import Float32
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber
-from sandbox.audio.turn_model import TurnModel
 
-#: The clips a call's turns are read in: a short turn, a long one (2.5 s or more: the 8 s
-#: window), and a burst over the bot (read brief).
-SHORT_TURN_S, LONG_TURN_S, BURST_S = 1.0, 3.0, 0.6
+#: A short turn (Whisper's first decode), and a turn long enough for the pitch track's
+#: whole context.
+SHORT_TURN_S, LONG_TURN_S = 1.0, 3.0
 
 
 def voiced_clip(seconds: float) -> Float32:
@@ -36,17 +35,13 @@ def voiced_clip(seconds: float) -> Float32:
     return np.asarray(0.05 * tone * syllables, dtype=np.float32)
 
 
-def warm_listening(
-    transcriber: Transcriber, turn_model: TurnModel, progress: Callable[[str], None]
-) -> float:
-    """Run each listening stage once, as a call's first turn would; the seconds it took."""
-    progress("warming up the listening path (Whisper, the turn model, the pitch track)")
+def warm_listening(transcriber: Transcriber, progress: Callable[[str], None]) -> float:
+    """Run Whisper and the pitch track once, as a call's first turn would; the seconds it
+    took."""
+    progress("warming up the listening path (Whisper, the pitch track)")
     started = time.monotonic()
-    long_turn = voiced_clip(LONG_TURN_S)
     transcriber.transcribe(voiced_clip(SHORT_TURN_S))
-    transcriber.transcribe(long_turn)
-    transcriber.transcribe(voiced_clip(BURST_S), brief=True)
-    turn_model.probability(long_turn)
+    long_turn = voiced_clip(LONG_TURN_S)
     final_fall(long_turn)
     final_rise(long_turn)
     elapsed = time.monotonic() - started
