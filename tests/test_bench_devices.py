@@ -239,6 +239,17 @@ def test_the_callers_words_are_scored_by_class_against_what_reached_each_brain()
     assert f"  closed, {Q}: 1 final, 1 confident, 0 silence" in lines
 
 
+def test_the_sessions_first_turn_is_reported_against_its_median() -> None:
+    app = replace(device_run("app (patience 7)", 7, [400, 500, 600], 300), first_turn_ms=760.0)
+    result = device_result(DeviceFigures(20.0, (app,), (), {}))
+    assert result["device_first_turn_ms"] == 760.0
+    assert result["device_first_turn_over_median_ms"] == 260.0  # over the 150 ms target
+    assert result["device_runs"][0]["first_turn_ms"] == 760.0
+    assert device_targets(result)["device_first_turn_over_median_ms"] == ("max", 150)
+    unanswered = device_result(DeviceFigures(20.0, (replace(app, first_turn_ms=None),), (), {}))
+    assert unanswered["device_first_turn_over_median_ms"] is None
+
+
 def _report(
     caller_turns: list[str], closes: dict[str, str], mends: dict[str, str]
 ) -> dict[str, object]:

@@ -69,6 +69,21 @@ DEVICES = Stage(
             label="  turns doubled or looped",
         ),
         BenchKey(
+            "device_first_turn_ms",
+            "number",
+            "ms",
+            "the session's first caller turn at the default patience (the stage's warm-up "
+            "turn, unmeasured otherwise): end of speech → first audio",
+        ),
+        BenchKey(
+            "device_first_turn_over_median_ms",
+            "number",
+            "ms",
+            "how much slower the session's first turn was than its median",
+            target=Target("max", 150),
+            label="  first turn of the session over its median",
+        ),
+        BenchKey(
             "device_mended_turns",
             "object",
             "count",

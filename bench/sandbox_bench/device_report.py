@@ -159,6 +159,7 @@ def _run(run: DeviceRun, order: Sequence[str]) -> dict[str, Any]:
         "values_ms": values,
         "brain_values_ms": [t.to_brain_ms for t in run.turns],
         "peak_rss_mb": run.peak_rss_mb,
+        "first_turn_ms": run.first_turn_ms,
         "turn_log": [
             {
                 "class": t.kind,
@@ -280,6 +281,8 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
         "device_class_word_error_rate": None,
         "device_doubled_turns": None,
         "device_mended_turns": None,
+        "device_first_turn_ms": None,
+        "device_first_turn_over_median_ms": None,
         **figures.audit,
     }
     if fast is not None:
@@ -294,6 +297,10 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
         out["device_class_word_error_rate"] = words["class_word_error_rate"]
         out["device_doubled_turns"] = words["doubled_turns"]
         out["device_mended_turns"] = dict(Counter(t.mend for t in default.turns if t.mend))
+        first, usual = default.first_turn_ms, default.first_audio_ms
+        out["device_first_turn_ms"] = first
+        if first is not None and usual is not None:
+            out["device_first_turn_over_median_ms"] = round(first - usual, 1)
     for run in figures.runs:
         out[f"device_end_of_speech_to_user_message_p{run.patience}_ms"] = run.to_brain_ms
     # The app as its users run it (`sandbox run`, real devices, both models), from outside.

@@ -84,6 +84,9 @@ class DeviceRun:
     strategy: str | None = None
     #: The process's peak resident memory over the whole session (MB), read as it exited.
     peak_rss_mb: float | None = None
+    #: The session's first caller turn (a warm-up turn when there are any): end of speech →
+    #: first audio, ms; None when it had no reply.
+    first_turn_ms: float | None = None
 
     @property
     def closes(self) -> dict[str, int]:
@@ -126,11 +129,12 @@ async def _turns(
     at_brain: Callable[[float], AtBrain | None],
     progress: Progress,
     who: str,
-) -> tuple[list[tuple[DeviceTurn, int | None]], tuple[str, ...]]:
+) -> tuple[list[tuple[DeviceTurn, int | None]], tuple[str, ...], float | None]:
     """Play the ``warmup`` turns, then ``lines``; time each reply. Returns each measured
-    turn with the ordinal of its message at the brain, and the class of each that had no
-    reply."""
-    marks: list[tuple[SpokenTurn, int, int]] = []  # (turn, output index of its end, sound)
+    turn with the ordinal of its message at the brain, the class of each that had no reply,
+    and the session's first turn's end of speech → first audio (warm-up or not; None when it
+    had no reply)."""
+    marks: list[tuple[SpokenTurn, int, int, int]] = []  # (turn, end, sound, its place)
     missed: list[str] = []
     for index, line in enumerate([*warmup, *lines]):
         await wait_quiet(probe, 30.0)
@@ -150,17 +154,22 @@ async def _turns(
             missed.append(line.turn.kind)
             progress(f"  {who}: {number}: no reply in {wait:.0f} s")
             continue
+        marks.append((line, end, sound, index))
         if not warm:
-            marks.append((line, end, sound))
             at = (probe.in_clock.at_near(sound) - probe.out_clock.at_near(end) - loop_s) * 1000
             progress(f"  {who}: {number}: first audio {fmt_ms(at)}")
     # Offsets are final only now (the least delayed callback around each moment: a stream
     # that drops samples on a loaded machine shifts its offset from then on).
     measured: list[tuple[DeviceTurn, int | None]] = []
-    for line, end, sound in marks:
+    session_first: float | None = None
+    for line, end, sound, index in marks:
         # The probe's own path, split evenly.
         spoken_end = probe.out_clock.at_near(end) + loop_s / 2
         first = probe.in_clock.at_near(sound) - loop_s / 2
+        if index == 0:
+            session_first = round((first - spoken_end) * 1000, 1)
+        if index < len(warmup):
+            continue
         brain = at_brain(spoken_end)
         turn = DeviceTurn(
             to_first_audio_ms=round((first - spoken_end) * 1000, 1),
@@ -171,7 +180,7 @@ async def _turns(
             heard=None if brain is None else brain.text,
         )
         measured.append((turn, None if brain is None else brain.ordinal))
-    return measured, tuple(missed)
+    return measured, tuple(missed), session_first
 
 
 class ClosedTurn(NamedTuple):
@@ -228,7 +237,9 @@ async def measure_app(
                         return AtBrain(at, ordinal, text)
                 return None
 
-            measured, missed = await _turns(probe, loop_s, lines, warmup, at_brain, progress, who)
+            measured, missed, first = await _turns(
+                probe, loop_s, lines, warmup, at_brain, progress, who
+            )
             if any(floor):
                 floor_run = await measure_floor(probe, loop_s, arrivals, *floor, progress)
         closes = turn_closes(report)  # written as the app quit
@@ -241,7 +252,8 @@ async def measure_app(
                 "no turn reached the brain after it" if turn.heard is None else "not in its report"
             )
             progress(f"  {who}: measured turn {number} ({turn.text!r}): no close reason ({why})")
-    return DeviceRun(who, patience, turns, missed, peak_rss_mb=arrivals.peak_rss_mb), floor_run
+    run = DeviceRun(who, patience, turns, missed, peak_rss_mb=arrivals.peak_rss_mb)
+    return replace(run, first_turn_ms=first), floor_run
 
 
 def _as_reported(turn: DeviceTurn, reported: ClosedTurn | None) -> DeviceTurn:
@@ -270,9 +282,11 @@ async def measure_peer(
                 found = events.turn_after(after - 0.5)
                 return None if found is None else AtBrain(found[0], text=found[1])
 
-            measured, missed = await _turns(probe, loop_s, lines, warmup, at_brain, progress, who)
+            measured, missed, first = await _turns(
+                probe, loop_s, lines, warmup, at_brain, progress, who
+            )
     turns = tuple(t for t, _ in measured)
-    return DeviceRun(who, None, turns, missed, strategy, events.peak_rss_mb)
+    return DeviceRun(who, None, turns, missed, strategy, events.peak_rss_mb, first)
 
 
 @dataclass(frozen=True)
