@@ -141,6 +141,17 @@ def test_a_tail_after_the_voice_ended_is_dropped_by_its_timestamps() -> None:
     assert reads.asked == ["full", "timed"]
 
 
+def test_a_full_window_that_hears_nothing_never_empties_the_turn() -> None:
+    doubled = f"{QUESTION} {QUESTION}"
+    assert _check(doubled, (0.15, 2.4), _Reads(full="")) == Reading(
+        QUESTION, TranscriptMend.DOUBLED, doubled
+    )
+    overlong = "I lost my library card and then I went home and I made a cup of tea."
+    late = [Word("tea.", 5.0, 5.2)]  # timestamps placing nothing inside the voice
+    got = _check(overlong, (0.1, 1.4), _Reads(full="", words=late))
+    assert got == Reading(overlong)
+
+
 def test_no_voice_in_the_clip_leaves_the_reading_to_whisper() -> None:
     assert _check("Thank you.", None, _Reads()) == Reading("Thank you.")
 

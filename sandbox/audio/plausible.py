@@ -161,12 +161,15 @@ def as_said(
     voice_s = span[1] - span[0]
     doubled = first_of_double(kept) is not None
     again = unlooped(full_window())
-    if _plausible(again, voice_s):
+    if plain_words(again) and _plausible(again, voice_s):
         return Reading(again, TranscriptMend.DOUBLED if doubled else TranscriptMend.OVERLONG, text)
-    once = first_of_double(again)
+    reread = again if plain_words(again) else kept  # the full window heard nothing: keep ours
+    once = first_of_double(reread)
     if once is not None:
-        if _fits(again, voice_s):  # the full window doubles it too, and it fits: as said
-            return Reading(again, mend, text if mend else "")
+        if _fits(reread, voice_s):  # the full window doubles it too, and it fits: as said
+            return Reading(reread, mend, text if mend else "")
         return Reading(once, TranscriptMend.DOUBLED, text)
     said = [w.text for w in timed_words() if w.start < span[1] + TAIL_MARGIN_S]
+    if not said:  # no word placed inside the voice: the timestamps say nothing of a tail
+        return Reading(kept, mend, text if mend else "")
     return Reading(" ".join(said).strip(), TranscriptMend.TAIL, text)
