@@ -239,15 +239,21 @@ def test_the_callers_words_are_scored_by_class_against_what_reached_each_brain()
     assert f"  closed, {Q}: 1 final, 1 confident, 0 silence" in lines
 
 
-def test_the_sessions_first_turn_is_reported_against_its_median() -> None:
-    app = replace(device_run("app (patience 7)", 7, [400, 500, 600], 300), first_turn_ms=760.0)
-    result = device_result(DeviceFigures(20.0, (app,), (), {}))
-    assert result["device_first_turn_ms"] == 760.0
-    assert result["device_first_turn_over_median_ms"] == 260.0  # over the 150 ms target
-    assert result["device_runs"][0]["first_turn_ms"] == 760.0
+def test_the_sessions_first_reply_is_reported_against_its_median_reply() -> None:
+    """The first turn's reply, from the turn at the brain to its first audio, against the
+    session's median reply: a first turn of a class that waits longer is not cold."""
+    app = device_run("app (patience 7)", 7, [400, 500, 900], 300)  # replies 100, 200, 600
+    spelled = _turn("spelled", "It's B 7 Q 4 9.", "It's B 7 Q 4 9.", "silence")
+    cold = replace(spelled, to_first_audio_ms=2000.0, to_brain_ms=1650.0)  # a 350 ms reply
+    result = device_result(DeviceFigures(20.0, (replace(app, first_turn=cold),), (), {}))
+    assert result["device_first_turn_ms"] == 2000.0
+    assert result["device_first_turn_over_median_ms"] == 150.0  # 350 against 200
+    assert result["device_runs"][0]["first_turn_ms"] == 2000.0
     assert device_targets(result)["device_first_turn_over_median_ms"] == ("max", 150)
-    unanswered = device_result(DeviceFigures(20.0, (replace(app, first_turn_ms=None),), (), {}))
-    assert unanswered["device_first_turn_over_median_ms"] is None
+    unheard = replace(cold, to_brain_ms=None)  # its turn never seen at the brain: no reply
+    for first in (None, unheard):
+        quiet = device_result(DeviceFigures(20.0, (replace(app, first_turn=first),), (), {}))
+        assert quiet["device_first_turn_over_median_ms"] is None
 
 
 def _report(

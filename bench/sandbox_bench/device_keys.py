@@ -79,7 +79,8 @@ DEVICES = Stage(
             "device_first_turn_over_median_ms",
             "number",
             "ms",
-            "how much slower the session's first turn was than its median",
+            "how much longer the session's first reply took after its turn reached the brain "
+            "than the session's median reply",
             target=Target("max", 150),
             label="  first turn of the session over its median",
         ),

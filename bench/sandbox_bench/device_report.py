@@ -159,7 +159,7 @@ def _run(run: DeviceRun, order: Sequence[str]) -> dict[str, Any]:
         "values_ms": values,
         "brain_values_ms": [t.to_brain_ms for t in run.turns],
         "peak_rss_mb": run.peak_rss_mb,
-        "first_turn_ms": run.first_turn_ms,
+        "first_turn_ms": None if run.first_turn is None else run.first_turn.to_first_audio_ms,
         "turn_log": [
             {
                 "class": t.kind,
@@ -297,10 +297,7 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
         out["device_class_word_error_rate"] = words["class_word_error_rate"]
         out["device_doubled_turns"] = words["doubled_turns"]
         out["device_mended_turns"] = dict(Counter(t.mend for t in default.turns if t.mend))
-        first, usual = default.first_turn_ms, default.first_audio_ms
-        out["device_first_turn_ms"] = first
-        if first is not None and usual is not None:
-            out["device_first_turn_over_median_ms"] = round(first - usual, 1)
+        out.update(first_turn_keys(default))
     for run in figures.runs:
         out[f"device_end_of_speech_to_user_message_p{run.patience}_ms"] = run.to_brain_ms
     # The app as its users run it (`sandbox run`, real devices, both models), from outside.
@@ -310,6 +307,27 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
     if figures.floor is not None:
         out.update(_floor(figures.floor))
     return out
+
+
+def _after_brain(turn: DeviceTurn) -> float | None:
+    """The turn at the brain → its first audio (ms): the reply's part, whatever closed it."""
+    return None if turn.to_brain_ms is None else turn.to_first_audio_ms - turn.to_brain_ms
+
+
+def first_turn_keys(run: DeviceRun) -> dict[str, float | None]:
+    """The session's first turn: end of speech → first audio, and how much longer its reply
+    took after the turn reached the brain than the session's median reply (so a first turn
+    of a slower class, a spelled item's silence-forced close, is not counted as cold)."""
+    first = run.first_turn
+    replies = [ms for t in run.turns if (ms := _after_brain(t)) is not None]
+    ours = None if first is None else _after_brain(first)
+    usual = median(replies)
+    return {
+        "device_first_turn_ms": None if first is None else first.to_first_audio_ms,
+        "device_first_turn_over_median_ms": (
+            None if ours is None or usual is None else round(ours - usual, 1)
+        ),
+    }
 
 
 def _highest(runs: Sequence[DeviceRun]) -> float | None:

@@ -84,9 +84,9 @@ class DeviceRun:
     strategy: str | None = None
     #: The process's peak resident memory over the whole session (MB), read as it exited.
     peak_rss_mb: float | None = None
-    #: The session's first caller turn (a warm-up turn when there are any): end of speech →
-    #: first audio, ms; None when it had no reply.
-    first_turn_ms: float | None = None
+    #: The session's first caller turn (a warm-up turn when there are any); None when it had
+    #: no reply.
+    first_turn: DeviceTurn | None = None
 
     @property
     def closes(self) -> dict[str, int]:
@@ -129,11 +129,10 @@ async def _turns(
     at_brain: Callable[[float], AtBrain | None],
     progress: Progress,
     who: str,
-) -> tuple[list[tuple[DeviceTurn, int | None]], tuple[str, ...], float | None]:
+) -> tuple[list[tuple[DeviceTurn, int | None]], tuple[str, ...], DeviceTurn | None]:
     """Play the ``warmup`` turns, then ``lines``; time each reply. Returns each measured
     turn with the ordinal of its message at the brain, the class of each that had no reply,
-    and the session's first turn's end of speech → first audio (warm-up or not; None when it
-    had no reply)."""
+    and the session's first turn (warm-up or not; None when it had no reply)."""
     marks: list[tuple[SpokenTurn, int, int, int]] = []  # (turn, end, sound, its place)
     missed: list[str] = []
     for index, line in enumerate([*warmup, *lines]):
@@ -161,15 +160,11 @@ async def _turns(
     # Offsets are final only now (the least delayed callback around each moment: a stream
     # that drops samples on a loaded machine shifts its offset from then on).
     measured: list[tuple[DeviceTurn, int | None]] = []
-    session_first: float | None = None
+    session_first: DeviceTurn | None = None
     for line, end, sound, index in marks:
         # The probe's own path, split evenly.
         spoken_end = probe.out_clock.at_near(end) + loop_s / 2
         first = probe.in_clock.at_near(sound) - loop_s / 2
-        if index == 0:
-            session_first = round((first - spoken_end) * 1000, 1)
-        if index < len(warmup):
-            continue
         brain = at_brain(spoken_end)
         turn = DeviceTurn(
             to_first_audio_ms=round((first - spoken_end) * 1000, 1),
@@ -179,7 +174,10 @@ async def _turns(
             voice=line.turn.voice_label,
             heard=None if brain is None else brain.text,
         )
-        measured.append((turn, None if brain is None else brain.ordinal))
+        if index == 0:
+            session_first = turn
+        if index >= len(warmup):
+            measured.append((turn, None if brain is None else brain.ordinal))
     return measured, tuple(missed), session_first
 
 
@@ -253,7 +251,7 @@ async def measure_app(
             )
             progress(f"  {who}: measured turn {number} ({turn.text!r}): no close reason ({why})")
     run = DeviceRun(who, patience, turns, missed, peak_rss_mb=arrivals.peak_rss_mb)
-    return replace(run, first_turn_ms=first), floor_run
+    return replace(run, first_turn=first), floor_run
 
 
 def _as_reported(turn: DeviceTurn, reported: ClosedTurn | None) -> DeviceTurn:
