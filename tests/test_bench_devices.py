@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from sandbox.harness import VoqalizeDriver
 from sandbox.paths import HOME_ENV
 from sandbox_bench.caller_set import load_caller_set
 from sandbox_bench.device_report import device_lines, device_result, device_targets
-from sandbox_bench.outside import DeviceFigures, turn_closes
+from sandbox_bench.outside import ClosedTurn, DeviceFigures, DeviceRun, DeviceTurn, turn_closes
 from sandbox_bench.outside_floor import (
     FloorRun,
     FloorTrial,
@@ -119,7 +120,7 @@ def test_device_ratios_are_to_the_faster_pipecat_configuration_overall_and_by_cl
     (app7, *_others) = result["device_runs"]
     assert app7["turn_log"][2] == {
         "class": Q, "text": "line 2", "voice": "espeak en-us+m3 150", "first_audio_ms": 1100,
-        "brain_ms": 850, "closed_by": "silence", "heard": None,
+        "brain_ms": 850, "closed_by": "silence", "heard": None, "mend": None,
     }  # fmt: skip
     assert result["peer_runs"][0]["close_reasons"] is None  # the peer tells none
     # Turns whose close the app's report did not give are counted as such, not dropped.
@@ -179,13 +180,92 @@ def test_without_the_peer_the_classes_and_close_reasons_stand_alone() -> None:
     assert any(line.split()[:2] == ["name", "2"] for line in lines)
 
 
-def _report(caller_turns: list[str], closes: dict[str, str]) -> dict[str, object]:
+def _turn(kind: str, said: str, heard: str | None, how: str | None = None) -> DeviceTurn:
+    return DeviceTurn(500.0, 300.0, kind, said, "espeak en-us+m3 150", how, heard)
+
+
+def test_the_callers_words_are_scored_by_class_against_what_reached_each_brain() -> None:
+    """Word error rate against the words said, turns that reached the brain doubled or
+    looped, the app's mends from its report, and how each class closed."""
+    question = "How much does a private lesson cost?"
+    ours = DeviceRun(
+        "app (patience 7)", 7,
+        (
+            _turn(Q, question, question, "final"),
+            replace(
+                _turn(Q, "Which floor is the dentist on?", "Which floor is the dentist on",
+                      "confident"),
+                mend="doubled",
+            ),
+            _turn(S, "I lost my library card.", "I lost my library cart.", "final"),
+            _turn(S, "No. No.", "No. No.", "silence"),  # said twice: as said
+        ),
+        (),
+    )  # fmt: skip
+    theirs = DeviceRun(
+        "Pipecat (speech-timeout)", None,
+        (
+            _turn(Q, question, f"{question} {question}"),  # 7 words more
+            _turn(Q, "Which floor is the dentist on?", "Which floor is the dentist on?"),
+            _turn(S, "I lost my library card.", None),  # its LLM never got it: not scored
+            _turn(S, "No. No.", "No."),
+        ),
+        (), "speech-timeout",
+    )  # fmt: skip
+    classes = {Q: "wh-questions", S: "statements"}
+    result = device_result(DeviceFigures(20.0, (ours,), (theirs,), {}, classes=classes))
+    assert result["device_word_error_rate"] == round(1 / 20, 3)  # "cart"
+    assert result["device_class_word_error_rate"] == {Q: 0.0, S: round(1 / 7, 3)}
+    assert result["device_doubled_turns"] == 0
+    assert result["device_mended_turns"] == {"doubled": 1}
+    assert result["device_class_close_reasons"] == {
+        Q: {"final": 1, "confident": 1, "silence": 0},
+        S: {"final": 1, "confident": 0, "silence": 1},
+    }
+    assert result["device_runs"][0]["turn_log"][1]["mend"] == "doubled"
+    assert result["peer_word_error_rate"] == round((7 + 1) / 15, 3)
+    assert result["peer_class_word_error_rate"] == {Q: round(7 / 13, 3), S: 0.5}
+    assert result["peer_doubled_turns"] == 1
+    assert result["peer_runs"][0]["class_close_reasons"] is None  # the peer tells none
+    bounds = device_targets(result)
+    assert bounds["device_word_error_rate"] == ("max", result["peer_word_error_rate"])
+    assert bounds["device_doubled_turns"] == ("max", 0)
+    lines = device_lines(result)
+    assert any(
+        "word error rate 0.05" in line and "the faster Pipecat's 0.533" in line
+        and "doubled or looped 0" in line and "mended 1 doubled" in line
+        for line in lines
+    ), lines  # fmt: skip
+    assert f"  closed, {Q}: 1 final, 1 confident, 0 silence" in lines
+
+
+def test_the_sessions_first_reply_is_reported_against_its_median_reply() -> None:
+    """The first turn's reply, from the turn at the brain to its first audio, against the
+    session's median reply: a first turn of a class that waits longer is not cold."""
+    app = device_run("app (patience 7)", 7, [400, 500, 900], 300)  # replies 100, 200, 600
+    spelled = _turn("spelled", "It's B 7 Q 4 9.", "It's B 7 Q 4 9.", "silence")
+    cold = replace(spelled, to_first_audio_ms=2000.0, to_brain_ms=1650.0)  # a 350 ms reply
+    result = device_result(DeviceFigures(20.0, (replace(app, first_turn=cold),), (), {}))
+    assert result["device_first_turn_ms"] == 2000.0
+    assert result["device_first_turn_over_median_ms"] == 150.0  # 350 against 200
+    assert result["device_runs"][0]["first_turn_ms"] == 2000.0
+    assert device_targets(result)["device_first_turn_over_median_ms"] == ("max", 150)
+    unheard = replace(cold, to_brain_ms=None)  # its turn never seen at the brain: no reply
+    for first in (None, unheard):
+        quiet = device_result(DeviceFigures(20.0, (replace(app, first_turn=first),), (), {}))
+        assert quiet["device_first_turn_over_median_ms"] is None
+
+
+def _report(
+    caller_turns: list[str], closes: dict[str, str], mends: dict[str, str]
+) -> dict[str, object]:
     """A call's report as ``sandbox run --report`` writes it, with only what it must hold."""
     return {
         "report_version": 1, "session_id": "s", "brain_url": "ws://x", "started_at": "now",
         "outcome": "completed", "ended_by": "caller", "end_detail": "", "settings": "",
-        "watermark": 0, "caller_turns": caller_turns, "turn_closes": closes, "units": [],
-        "steps": [], "errors": [], "alignment_skips": 0, "frames": [],
+        "watermark": 0, "caller_turns": caller_turns, "turn_closes": closes,
+        "turn_mends": mends, "units": [], "steps": [], "errors": [], "alignment_skips": 0,
+        "frames": [],
     }  # fmt: skip
 
 
@@ -194,10 +274,10 @@ def test_each_caller_turn_gets_its_close_from_the_calls_report_in_order(tmp_path
     # The greeting is turn 1, so the caller's turns are 2..12: "10" sorts after "9".
     texts = [f"turn {n}" for n in range(2, 13)]
     closes = {str(n): "silence" if n == 10 else "confident" for n in range(2, 13)}
-    report.write_text(json.dumps(_report(texts, closes)), encoding="utf-8")
+    report.write_text(json.dumps(_report(texts, closes, {"10": "doubled"})), encoding="utf-8")
     found = turn_closes(report)
-    assert found[1] == ("turn 2", "confident")
-    assert found[9] == ("turn 10", "silence")
+    assert found[1] == ClosedTurn("turn 2", "confident")
+    assert found[9] == ClosedTurn("turn 10", "silence", "doubled")
     assert len(found) == 11
     assert turn_closes(tmp_path / "none.json") == {}  # the app wrote none: no closes, no error
     report.write_text("{", encoding="utf-8")

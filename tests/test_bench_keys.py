@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from typing import Any
 
 import jsonschema
@@ -18,7 +19,7 @@ from sandbox.replay.audit import audit_totals
 from sandbox_bench.bench_key import all_keys, declared
 from sandbox_bench.device_keys import DEVICE_STAGES
 from sandbox_bench.device_report import device_result, device_targets
-from sandbox_bench.outside import DeviceFigures
+from sandbox_bench.outside import DeviceFigures, DeviceTurn
 from sandbox_bench.outside_floor import FloorRun, FloorTrial
 from sandbox_bench.report import result, table
 from sandbox_bench.result_schema import bench_schema
@@ -46,7 +47,10 @@ def _device_figures() -> dict[str, Any]:
     figures = DeviceFigures(
         25.0,
         (
-            device_run("app (patience 7)", 7, [900, 1000], 850, ["name", "statement"]),
+            replace(
+                device_run("app (patience 7)", 7, [900, 1000], 850, ["name", "statement"]),
+                first_turn=DeviceTurn(1010.0, 700.0, "name", "line 0", "espeak en-us+m3 150"),
+            ),
             device_run("app (patience 6)", 6, [800], 700, peak=612.5),
         ),
         (

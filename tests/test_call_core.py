@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from call_rig import Rig
 
-from sandbox.call.caller_events import Backchannel, CallerSpeaking, TurnClose, TurnCommitted
+from sandbox.call.caller_events import (
+    Backchannel,
+    CallerSpeaking,
+    TranscriptMend,
+    TurnClose,
+    TurnCommitted,
+)
 from sandbox.call.effects import (
     BrainStalled,
     CallEnded,
@@ -514,6 +520,18 @@ def test_a_resumed_fragment_is_a_new_turn_and_no_text_reaches_the_brain_twice() 
     assert rig.interruptions() == [2]  # the fragment's answer dies
     assert rig.core.ledger.caller_lines == ["I'd like to book a table for", "two on Friday"]
     assert rig.core.ledger.caller_closes[3] == "confident"
+
+
+def test_a_mended_turn_reaches_the_brain_as_mended_and_its_mend_is_recorded() -> None:
+    rig = started()
+    question = "How much does a private lesson cost?"
+    rig.feed(
+        TurnCommitted(question, TurnClose.FINAL, rig.now, rig.now, rig.now, TranscriptMend.DOUBLED)
+    )
+    rig.caller("And on Sundays?")
+    messages = [e.user_message.text for e in rig.sent if e.HasField("user_message")]
+    assert messages == [question, "And on Sundays?"]
+    assert rig.core.ledger.caller_mends == {2: TranscriptMend.DOUBLED}  # 1: the greeting
 
 
 def test_an_arm_added_within_the_version_is_skipped_not_refused() -> None:

@@ -22,6 +22,7 @@ from sandbox_bench.probe import LEVEL, RATE
 CLASSES = {
     "yes_no_question",
     "wh_question",
+    "level_question",
     "request",
     "statement",
     "short_answer",

@@ -36,10 +36,11 @@ from sandbox.call.caller_events import (
     FloorEvent,
     ListenerEvent,
     OverBot,
+    TranscriptMend,
     TurnClose,
     TurnCommitted,
 )
-from sandbox.call.endpointing_steps import BurstRead, EndpointingStep, Rise
+from sandbox.call.endpointing_steps import BurstRead, EndpointingStep, Mended, Rise
 from sandbox_bench.pause_set import pause_inside
 
 MIC_RATE = 48000
@@ -567,3 +568,29 @@ def test_a_quick_read_that_comes_back_after_the_voice_resumed_is_recorded_as_qui
             pending[0].set_result(Transcript("So"))
     assert pending and reads, reads
     assert reads[0].quick is True, reads
+
+
+def test_a_mended_transcript_is_recorded_and_carried_with_its_turn(
+    transcriber: Transcriber,
+) -> None:
+    """The question Whisper reads twice in its 8 s window (tests/test_stt.py), mended there:
+    the listener records how and what Whisper first wrote, and the committed turn carries
+    the mend for the call's report."""
+    said = "How much does a private lesson cost?"
+    voice = espeak(said, wpm=140)
+    clip = join(silence(300), voice, silence(90))
+    mended = transcriber.transcribe(clip + noise(len(clip) // 16 + 1, level=0.003)[: len(clip)])
+    assert mended.mend is TranscriptMend.DOUBLED
+
+    def read(pcm: Float32, language: str) -> Future[Transcript]:
+        future: Future[Transcript] = Future()
+        future.set_result(mended)
+        return future
+
+    listener = Listener(read)
+    steps: list[EndpointingStep] = []
+    listener.on_decision = lambda _t, step: steps.append(step)
+    events = listen(listener, caller_at_mic(join(silence(300), voice, silence(1500))))
+    (turn,) = of(TurnCommitted, events)
+    assert (turn.text, turn.mend) == (mended.text, TranscriptMend.DOUBLED)
+    assert Mended(TranscriptMend.DOUBLED, mended.first) in steps

@@ -19,7 +19,7 @@ from msgspec import UNSET
 from report_check import bare_report, saved_reports
 from session_rig import recorded_call
 
-from sandbox.call.caller_events import TurnClose
+from sandbox.call.caller_events import TranscriptMend, TurnClose
 from sandbox.call.core import CallCore
 from sandbox.call.effects import EndedBy
 from sandbox.call.outcome import Outcome
@@ -64,6 +64,7 @@ KEYS = [
     "watermark",
     "caller_turns",
     "turn_closes",
+    "turn_mends",
     "turns",
     "conversation",
     "units",
@@ -95,7 +96,7 @@ UNIT_KEYS = [
 #: Keys a report written before they existed lacks.
 LATER_KEYS = ["brain_name", "turn_closes", "backchannels", "stalls", "errors_uncounted"]
 LATER_KEYS += ["malformed_unkept", "record", "turns", "dead_air", "frames_unkept"]
-LATER_KEYS += ["conversation", "config"]
+LATER_KEYS += ["conversation", "config", "turn_mends"]
 
 
 async def test_a_saved_call_report_validates_and_reads_back_as_the_same_value(home: Path) -> None:
@@ -141,11 +142,14 @@ def test_the_reports_vocabularies_are_enums_and_a_word_outside_one_is_refused() 
     for (struct, field), vocabulary in VOCABULARIES.items():
         ref = defs[struct]["properties"][field]["$ref"].removeprefix("#/$defs/")
         assert set(defs[ref]["enum"]) == {word.value for word in vocabulary}, (struct, field)
-    closes = defs["Report"]["properties"]["turn_closes"]["additionalProperties"]
-    assert set(defs[closes["$ref"].removeprefix("#/$defs/")]["enum"]) == set(TurnClose)
+    for field, vocabulary in (("turn_closes", TurnClose), ("turn_mends", TranscriptMend)):
+        words = defs["Report"]["properties"][field]["additionalProperties"]["$ref"]
+        assert set(defs[words.removeprefix("#/$defs/")]["enum"]) == set(vocabulary), field
     good = report_json(bare_report(turn_closes={"2": TurnClose.SILENCE}))
     assert report_from_json(good).outcome is Outcome.COMPLETED
-    for key, word in (("outcome", "bogus"), ("ended_by", "someone"), ("turn_closes", {"2": "?"})):
+    wrong: list[tuple[str, object]] = [("outcome", "bogus"), ("ended_by", "someone")]
+    wrong += [("turn_closes", {"2": "?"}), ("turn_mends", {"2": "?"})]
+    for key, word in wrong:
         with pytest.raises(ReportError, match=key):
             report_from_json({**good, key: word})
 

@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 from caller_audio import espeak, join, noise, silence, word_errors, words
+from whisper_watch import WatchedEncoder
 
 from sandbox.audio.backchannels import Burst, classify
+from sandbox.audio.resample import Float32
 from sandbox.audio.stt import (
     BRIEF_WINDOW_FRAMES,
     FULL_WINDOW_FRAMES,
     LONG_MIN_WINDOW_FRAMES,
     MIN_WINDOW_FRAMES,
     Transcriber,
-    unlooped,
     window_frames,
 )
+from sandbox.call.caller_events import TranscriptMend
 from sandbox.errors import UserError
 from sandbox_bench.pause_set import complete_utterance
 
@@ -120,28 +121,13 @@ def test_a_brief_read_keeps_the_text_of_an_unsure_clip_and_says_so(
     assert full.text == "" and (brief.unsure or brief.text == "")
 
 
-class _WatchedEncoder:
-    """Whisper's CTranslate2 model, with the width of every window it encodes noted."""
-
-    def __init__(self, model: Any) -> None:
-        self._model = model
-        self.windows: list[int] = []
-
-    def encode(self, features: Any, **options: Any) -> Any:
-        self.windows.append(features.shape[-1])
-        return self._model.encode(features, **options)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._model, name)
-
-
 def test_the_encoder_window_is_cut_to_the_clip(
     transcriber: Transcriber, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The encoder costs what its window holds, so a turn's window fits the turn (15 s at
     least for a short one, where tiny.en stops looping on short sounds; 8 s from 2.5 s of
     audio), and a long turn still reads whole."""
-    watched = _WatchedEncoder(transcriber._model.model)
+    watched = WatchedEncoder(transcriber._model.model)
     monkeypatch.setattr(transcriber._model, "model", watched)
     clip = espeak("I would like to book a table for two on Friday evening, please.")
     for seconds in (2, 5):
@@ -162,27 +148,6 @@ def test_the_encoder_window_is_cut_to_the_clip(
     assert watched.windows[-1] == FULL_WINDOW_FRAMES  # over 29 s: faster-whisper's 30 s windows
 
 
-@pytest.mark.parametrize(
-    ("text", "first_pass"),
-    [
-        (
-            "What document do I need to bring? What document do I need to bring? "
-            "What document do I need to bring? What document do I need to",
-            "What document do I need to bring?",
-        ),
-        ("No. No. No. No.", "No."),
-        ("No. No.", "No. No."),  # a caller may say it twice
-        ("Yes. Yes. Yes", "Yes."),
-        ("Hi. I need help. I need help. I need help. Thanks.", "Hi. I need help. Thanks."),
-        ("I would like a table. Thanks.", "I would like a table. Thanks."),
-        ("Okay, so. Okay, so I want", "Okay, so. Okay, so I want"),  # it went on: not a loop
-        ("", ""),
-    ],
-)
-def test_a_runaway_loop_is_cut_back_to_its_first_pass(text: str, first_pass: str) -> None:
-    assert unlooped(text) == first_pass
-
-
 def test_a_turn_whisper_loops_on_reaches_the_brain_once(transcriber: Transcriber) -> None:
     """tiny.en loops on this 2.49 s turn ("What documents do I need to bring?", espeak-ng
     en-029 at 170 words a minute, as the listener hands it over when the voice stops); the
@@ -191,3 +156,25 @@ def test_a_turn_whisper_loops_on_reaches_the_brain_once(transcriber: Transcriber
     audio = clip.audio[(clip.end_ms - 2190) * 16 : (clip.end_ms + 300) * 16]
     text = transcriber.transcribe(audio).text
     assert text.count("bring") == 1, text
+
+
+def _in_a_quiet_room(voice: Float32) -> Float32:
+    clip = join(silence(300), voice, silence(90))
+    return clip + noise(len(clip) * 1000 // 16000 + 1, level=0.003)[: len(clip)]
+
+
+def test_a_turn_whisper_doubles_reaches_the_brain_as_said(transcriber: Transcriber) -> None:
+    """In its 8 s window tiny.en reads this 2.8 s question (espeak-ng en-us+m3 at 140 words a
+    minute, a quiet room's noise) twice over; the voice holds it once, so the full window
+    reads it again, and the turn says it was mended."""
+    said = "How much does a private lesson cost?"
+    heard = transcriber.transcribe(_in_a_quiet_room(espeak(said, wpm=140)))
+    assert words(heard.text) == words(said), heard
+    assert heard.mend is TranscriptMend.DOUBLED
+    assert words(heard.first) == words(said) * 2
+
+
+def test_a_double_the_caller_said_is_kept(transcriber: Transcriber) -> None:
+    heard = transcriber.transcribe(_in_a_quiet_room(espeak("No. No.")))
+    assert words(heard.text) == ["no", "no"], heard
+    assert heard.mend is None

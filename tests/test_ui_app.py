@@ -26,7 +26,7 @@ from ui_rig import (
 from sandbox.call.caller_events import Backchannel, BotResumes, OverBot
 from sandbox.call.effects import CallState
 from sandbox.call.units import Fate
-from sandbox.call.waterfall import from_start, summary
+from sandbox.call.waterfall import STAGES, from_start, slowest_stage, summary
 from sandbox.ui.screens.help import HelpScreen
 from sandbox.ui.screens.rtvi import RtviScreen
 from sandbox.ui.screens.settings import SettingsScreen
@@ -66,6 +66,10 @@ async def test_greeting_plays_and_a_typed_turn_is_answered() -> None:
         timeline = host_of(app).core.ledger.timelines[2]
         assert app.status.info.latency == summary(2, timeline)
         assert f"first audio {from_start(timeline)['first_sample']} ms" in summary(2, timeline)
+        slowest = slowest_stage(timeline)  # the stage the turn spent its time in, named
+        assert slowest is not None and app.status.info.latency.endswith(
+            f" · slowest: {STAGES[slowest[0]]} +{slowest[1]}"
+        )
         assert app.status.info.state is CallState.LISTENING
 
 

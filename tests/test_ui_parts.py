@@ -20,11 +20,13 @@ from sandbox.call.units import Bracket, Fate, Unit
 from sandbox.call.waterfall import (
     COMMITTED,
     FIRST_CHUNK,
+    FIRST_CLAUSE,
     FIRST_SAMPLE,
     FIRST_SPEAKER,
     USER_MESSAGE,
     VOICE_END,
     from_start,
+    slowest_stage,
     summary,
 )
 from sandbox.record.recorder import FrameRecord
@@ -66,12 +68,19 @@ def test_the_status_lines_latency_is_the_timelines_own_figures() -> None:
     typed = {USER_MESSAGE: 1000, FIRST_CHUNK: 1100, FIRST_SAMPLE: 1250}
     assert summary(2, typed) == (
         "turn 2 · first audio 250 ms after its first stage (typed) (first chunk 100)"
+        " · slowest: first sample released +150"
     )
     spoken = {**typed, VOICE_END: 530, COMMITTED: 990, FIRST_SPEAKER: 1270}
     # The speaker's stage when the device's delay is known: f7's last bar, the same figure.
     assert summary(3, spoken) == (
         "turn 3 · first audio 740 ms after voice end (committed 460, first chunk 570)"
+        " · slowest: turn committed +460"
     )
+    # A turn whose first clause took the time says so, whatever came before it.
+    slow = {**spoken, FIRST_CLAUSE: 2900, FIRST_SAMPLE: 2910, FIRST_SPEAKER: 2930}
+    assert slowest_stage(slow) == (FIRST_CLAUSE, 1800)
+    assert summary(3, slow).endswith(" · slowest: first clause synthesized +1800")
+    assert slowest_stage({VOICE_END: 0}) is None
     assert from_start(spoken)[FIRST_SPEAKER] == 740
     assert summary(4, {VOICE_END: 0, COMMITTED: 400}) == (
         "turn 4 · no audio yet · ms after voice end (committed 400)"

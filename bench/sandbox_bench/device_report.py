@@ -12,6 +12,12 @@ the floor: the silence the caller hears around a backchannel, and how soon a bar
 silences the bot, at the speaker. The audit of the app's sessions (``audit_units``,
 ``audit_exact_fraction``, ``audit_max_words_off``) is bounded by the words the audit
 tolerates.
+
+The caller's words: each system's word error rate, overall and by class, of what reached its
+brain against the text the caller spoke (``device_word_error_rate``, at most the peer's on the
+same turns), the turns that reached it doubled or looped (``device_doubled_turns``, target 0),
+how the app mended its transcripts (``device_mended_turns``, from its report) and, class by
+class, how its endpointer closed them (``device_class_close_reasons``).
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from rich import box
 from rich.table import Table
 
 from sandbox.audio.endpointer import windows_for
+from sandbox.audio.plausible import first_of_double, plain_words, unlooped
+from sandbox.judges.word_errors import word_error_rate
 from sandbox.load.tally import percentile
 from sandbox.record.table_text import table_lines
 from sandbox_bench.bench_key import computed_bound
@@ -70,9 +78,58 @@ def class_figures(
 def close_reasons(run: DeviceRun) -> dict[str, int]:
     """How many of the app's turns each reason closed (final, confident, silence, and any
     other its report named; ``unknown``: turns it has none for)."""
-    out = {reason: 0 for reason in CLOSE_REASONS} | run.closes
-    unknown = len(run.turns) - sum(run.closes.values())
+    return _closes(run.turns)
+
+
+def _closes(turns: Sequence[DeviceTurn]) -> dict[str, int]:
+    found = dict(Counter(t.closed_by for t in turns if t.closed_by is not None))
+    out = {reason: 0 for reason in CLOSE_REASONS} | found
+    unknown = len(turns) - sum(found.values())
     return out | ({"unknown": unknown} if unknown else {})
+
+
+def class_close_reasons(run: DeviceRun, order: Sequence[str] = ()) -> dict[str, dict[str, int]]:
+    """:func:`close_reasons` class by class (classes in ``order`` first, then as they came)."""
+    by_class: dict[str, list[DeviceTurn]] = {kind: [] for kind in order}
+    for turn in run.turns:
+        by_class.setdefault(turn.kind, []).append(turn)
+    return {kind: _closes(turns) for kind, turns in by_class.items() if turns}
+
+
+def heard_doubled(turn: DeviceTurn) -> bool:
+    """Whether the brain got the caller's words over again: what it got loops or is one
+    passage twice, or holds twice the words said or more, where the caller said them once."""
+    heard = turn.heard or ""
+    said = plain_words(turn.text)
+    if not heard or first_of_double(turn.text) is not None or unlooped(turn.text) != turn.text:
+        return False
+    repeated = first_of_double(heard) is not None or unlooped(heard) != heard
+    return repeated or (len(said) >= 2 and len(plain_words(heard)) >= 2 * len(said))
+
+
+def word_errors(turns: Iterable[DeviceTurn]) -> float | None:
+    """The word error rate of what reached the brain against the words said, over the turns
+    that reached it (None: none did)."""
+    return word_error_rate([(t.text, t.heard) for t in turns if t.heard is not None])
+
+
+def class_word_errors(turns: Sequence[DeviceTurn], order: Sequence[str] = ()) -> dict[str, Any]:
+    """:func:`word_errors` class by class (classes in ``order`` first, then as they came)."""
+    kinds = [k for k in dict.fromkeys([*order, *(t.kind for t in turns)]) if _asked(k, turns)]
+    return {kind: word_errors(t for t in turns if t.kind == kind) for kind in kinds}
+
+
+def _asked(kind: str, turns: Sequence[DeviceTurn]) -> bool:
+    return any(t.kind == kind for t in turns)
+
+
+def _words(run: DeviceRun, order: Sequence[str]) -> dict[str, Any]:
+    """A run's word figures: word error rate overall and by class, the turns doubled."""
+    return {
+        "word_error_rate": word_errors(run.turns),
+        "class_word_error_rate": class_word_errors(run.turns, order),
+        "doubled_turns": sum(heard_doubled(t) for t in run.turns),
+    }
 
 
 def _run(run: DeviceRun, order: Sequence[str]) -> dict[str, Any]:
@@ -94,9 +151,15 @@ def _run(run: DeviceRun, order: Sequence[str]) -> dict[str, Any]:
         ),
         "classes": class_figures(run.turns, order, run.missed),
         "close_reasons": None if run.patience is None else close_reasons(run),
+        "class_close_reasons": None if run.patience is None else class_close_reasons(run, order),
+        **_words(run, order),
+        "mends": None
+        if run.patience is None
+        else dict(Counter(t.mend for t in run.turns if t.mend)),
         "values_ms": values,
         "brain_values_ms": [t.to_brain_ms for t in run.turns],
         "peak_rss_mb": run.peak_rss_mb,
+        "first_turn_ms": None if run.first_turn is None else run.first_turn.to_first_audio_ms,
         "turn_log": [
             {
                 "class": t.kind,
@@ -106,6 +169,7 @@ def _run(run: DeviceRun, order: Sequence[str]) -> dict[str, Any]:
                 "brain_ms": t.to_brain_ms,
                 "closed_by": t.closed_by,
                 "heard": t.heard,
+                "mend": t.mend,
             }
             for t in run.turns
         ],
@@ -172,6 +236,12 @@ def _peer_keys(
         "peer_peak_rss_mb": _highest(figures.peers),
         "device_worst_turn_ms": ours_worst,
         "peer_worst_turn_ms": None if best is None else _worst(best),
+        # The same Whisper in both configurations: the faster one's turns, as for the times.
+        "peer_word_error_rate": None if best is None else word_errors(best.turns),
+        "peer_class_word_error_rate": None
+        if best is None
+        else class_word_errors(best.turns, order),
+        "peer_doubled_turns": None if best is None else sum(heard_doubled(t) for t in best.turns),
     }
     out["worst_turn_ratio"] = _ratio(ours_worst, out["peer_worst_turn_ms"])
     # Per class, the faster configuration is the one with the lower median for that class.
@@ -206,6 +276,13 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
         "device_end_of_speech_to_first_audio_fast_ms": None,
         "device_class_first_audio_ms": None,
         "device_close_reasons": None,
+        "device_class_close_reasons": None,
+        "device_word_error_rate": None,
+        "device_class_word_error_rate": None,
+        "device_doubled_turns": None,
+        "device_mended_turns": None,
+        "device_first_turn_ms": None,
+        "device_first_turn_over_median_ms": None,
         **figures.audit,
     }
     if fast is not None:
@@ -214,6 +291,13 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
         out["device_end_of_speech_to_first_audio_ms"] = default.first_audio_ms
         out["device_class_first_audio_ms"] = class_figures(default.turns, order)
         out["device_close_reasons"] = close_reasons(default)
+        out["device_class_close_reasons"] = class_close_reasons(default, order)
+        words = _words(default, order)
+        out["device_word_error_rate"] = words["word_error_rate"]
+        out["device_class_word_error_rate"] = words["class_word_error_rate"]
+        out["device_doubled_turns"] = words["doubled_turns"]
+        out["device_mended_turns"] = dict(Counter(t.mend for t in default.turns if t.mend))
+        out.update(first_turn_keys(default))
     for run in figures.runs:
         out[f"device_end_of_speech_to_user_message_p{run.patience}_ms"] = run.to_brain_ms
     # The app as its users run it (`sandbox run`, real devices, both models), from outside.
@@ -223,6 +307,27 @@ def device_result(figures: DeviceFigures) -> dict[str, Any]:
     if figures.floor is not None:
         out.update(_floor(figures.floor))
     return out
+
+
+def _after_brain(turn: DeviceTurn) -> float | None:
+    """The turn at the brain → its first audio (ms): the reply's part, whatever closed it."""
+    return None if turn.to_brain_ms is None else turn.to_first_audio_ms - turn.to_brain_ms
+
+
+def first_turn_keys(run: DeviceRun) -> dict[str, float | None]:
+    """The session's first turn: end of speech → first audio, and how much longer its reply
+    took after the turn reached the brain than the session's median reply (so a first turn
+    of a slower class, a spelled item's silence-forced close, is not counted as cold)."""
+    first = run.first_turn
+    replies = [ms for t in run.turns if (ms := _after_brain(t)) is not None]
+    ours = None if first is None else _after_brain(first)
+    usual = median(replies)
+    return {
+        "device_first_turn_ms": None if first is None else first.to_first_audio_ms,
+        "device_first_turn_over_median_ms": (
+            None if ours is None or usual is None else round(ours - usual, 1)
+        ),
+    }
 
 
 def _highest(runs: Sequence[DeviceRun]) -> float | None:
@@ -235,6 +340,11 @@ def device_targets(figures: dict[str, Any]) -> dict[str, tuple[str, float]]:
     bounds: dict[str, tuple[str, float]] = {}
     for stage in DEVICE_STAGES:
         bounds |= stage.reported_bounds(figures)
+    theirs = figures.get("peer_word_error_rate")
+    if theirs is not None and figures.get("device_word_error_rate") is not None:
+        bounds["device_word_error_rate"] = computed_bound(
+            DEVICE_STAGES, "device_word_error_rate", theirs
+        )
     return bounds | patience_bounds(figures)
 
 
@@ -287,6 +397,30 @@ def class_lines(figures: dict[str, Any]) -> list[str]:
     return lines + ["  " + line for line in table_lines(table)]
 
 
+def word_lines(figures: dict[str, Any]) -> list[str]:
+    """The caller's words at the default patience (word error rate, the peer's beside it,
+    turns doubled or looped, the app's mends), then each class's close reasons."""
+    if figures.get("device_word_error_rate") is None and not figures.get(
+        "device_class_close_reasons"
+    ):
+        return []
+    wer = figures.get("device_word_error_rate")
+    theirs = figures.get("peer_word_error_rate")
+    mends = figures.get("device_mended_turns") or {}
+    line = (
+        f"  caller's words: word error rate {'—' if wer is None else wer}"
+        + ("" if theirs is None else f" (the faster Pipecat's {theirs})")
+        + f"; turns doubled or looped {figures.get('device_doubled_turns')}"
+        + "; mended "
+        + (", ".join(f"{n} {how}" for how, n in sorted(mends.items())) or "none")
+    )
+    closes = figures.get("device_class_close_reasons") or {}
+    return [line] + [
+        f"  closed, {kind}: " + ", ".join(f"{n} {how}" for how, n in reasons.items())
+        for kind, reasons in closes.items()
+    ]
+
+
 def _overall(run: dict[str, Any]) -> str:
     values = run["values_ms"]
     figures = {
@@ -331,7 +465,7 @@ def device_lines(figures: dict[str, Any]) -> list[str]:
     lines += [_run_line(run) for run in [*figures["device_runs"], *figures.get("peer_runs", [])]]
     if figures.get("peer_faster"):
         lines.append(f"  the faster Pipecat configuration: {figures['peer_faster']}")
-    lines += class_lines(figures)
+    lines += class_lines(figures) + word_lines(figures)
     if figures.get("audit_units"):
         lines.append(
             f"  audit of the app's {figures['audit_sessions']} sessions: "

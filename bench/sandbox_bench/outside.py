@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from sandbox.audio.endpointer import PATIENCE_DEFAULT
 from sandbox.errors import UserError
@@ -67,6 +68,9 @@ class DeviceTurn:
     voice: str
     closed_by: str | None = None
     heard: str | None = None
+    #: How the app mended the turn's transcript before the brain got it (its report's
+    #: ``turn_mends``; None: as Whisper wrote it, or the peer's).
+    mend: str | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,9 @@ class DeviceRun:
     strategy: str | None = None
     #: The process's peak resident memory over the whole session (MB), read as it exited.
     peak_rss_mb: float | None = None
+    #: The session's first caller turn (a warm-up turn when there are any); None when it had
+    #: no reply.
+    first_turn: DeviceTurn | None = None
 
     @property
     def closes(self) -> dict[str, int]:
@@ -122,11 +129,11 @@ async def _turns(
     at_brain: Callable[[float], AtBrain | None],
     progress: Progress,
     who: str,
-) -> tuple[list[tuple[DeviceTurn, int | None]], tuple[str, ...]]:
+) -> tuple[list[tuple[DeviceTurn, int | None]], tuple[str, ...], DeviceTurn | None]:
     """Play the ``warmup`` turns, then ``lines``; time each reply. Returns each measured
-    turn with the ordinal of its message at the brain, and the class of each that had no
-    reply."""
-    marks: list[tuple[SpokenTurn, int, int]] = []  # (turn, output index of its end, sound)
+    turn with the ordinal of its message at the brain, the class of each that had no reply,
+    and the session's first turn (warm-up or not; None when it had no reply)."""
+    marks: list[tuple[SpokenTurn, int, int, int]] = []  # (turn, end, sound, its place)
     missed: list[str] = []
     for index, line in enumerate([*warmup, *lines]):
         await wait_quiet(probe, 30.0)
@@ -146,14 +153,15 @@ async def _turns(
             missed.append(line.turn.kind)
             progress(f"  {who}: {number}: no reply in {wait:.0f} s")
             continue
+        marks.append((line, end, sound, index))
         if not warm:
-            marks.append((line, end, sound))
             at = (probe.in_clock.at_near(sound) - probe.out_clock.at_near(end) - loop_s) * 1000
             progress(f"  {who}: {number}: first audio {fmt_ms(at)}")
     # Offsets are final only now (the least delayed callback around each moment: a stream
     # that drops samples on a loaded machine shifts its offset from then on).
     measured: list[tuple[DeviceTurn, int | None]] = []
-    for line, end, sound in marks:
+    session_first: DeviceTurn | None = None
+    for line, end, sound, index in marks:
         # The probe's own path, split evenly.
         spoken_end = probe.out_clock.at_near(end) + loop_s / 2
         first = probe.in_clock.at_near(sound) - loop_s / 2
@@ -166,23 +174,36 @@ async def _turns(
             voice=line.turn.voice_label,
             heard=None if brain is None else brain.text,
         )
-        measured.append((turn, None if brain is None else brain.ordinal))
-    return measured, tuple(missed)
+        if index == 0:
+            session_first = turn
+        if index >= len(warmup):
+            measured.append((turn, None if brain is None else brain.ordinal))
+    return measured, tuple(missed), session_first
 
 
-def turn_closes(report: Path) -> dict[int, tuple[str, str]]:
-    """How the app's call closed each caller turn: (its text, its close reason) by its place
-    among the call's caller turns (1 for the first), from the call's report; empty when the
-    report is missing or unreadable (the figures go on without them)."""
+class ClosedTurn(NamedTuple):
+    """A caller turn as the app's report tells it: its text, how the endpointer closed it,
+    and how its transcript was mended (None: as Whisper wrote it)."""
+
+    text: str
+    how: str
+    mend: str | None = None
+
+
+def turn_closes(report: Path) -> dict[int, ClosedTurn]:
+    """How the app's call closed each caller turn, by its place among the call's caller
+    turns (1 for the first), from the call's report; empty when the report is missing or
+    unreadable (the figures go on without them)."""
     try:
         read = report_from_json(json.loads(report.read_text(encoding="utf-8")))
     except (OSError, ValueError, ReportError):
         return {}
     closes = dict(read.turn_closes or {})
+    mends = dict(read.turn_mends or {})
     # Turn ids rise with each caller turn (the greeting has the first), as caller_turns does.
     ids = sorted(closes, key=int)
     return {
-        place: (text, closes[turn_id])
+        place: ClosedTurn(text, closes[turn_id], mends.get(turn_id))
         for place, (text, turn_id) in enumerate(zip(read.caller_turns, ids, strict=False), 1)
     }
 
@@ -214,31 +235,31 @@ async def measure_app(
                         return AtBrain(at, ordinal, text)
                 return None
 
-            measured, missed = await _turns(probe, loop_s, lines, warmup, at_brain, progress, who)
+            measured, missed, first = await _turns(
+                probe, loop_s, lines, warmup, at_brain, progress, who
+            )
             if any(floor):
                 floor_run = await measure_floor(probe, loop_s, arrivals, *floor, progress)
         closes = turn_closes(report)  # written as the app quit
     if not closes:
         progress(f"  {who}: no close reasons (its report was not written)")
-    turns = tuple(
-        replace(turn, closed_by=_closed_by(closes, ordinal, turn.heard))
-        for turn, ordinal in measured
-    )
+    turns = tuple(_as_reported(turn, closes.get(ordinal or 0)) for turn, ordinal in measured)
     for number, turn in enumerate(turns, 1):
         if closes and turn.closed_by is None:
             why = (
                 "no turn reached the brain after it" if turn.heard is None else "not in its report"
             )
             progress(f"  {who}: measured turn {number} ({turn.text!r}): no close reason ({why})")
-    return DeviceRun(who, patience, turns, missed, peak_rss_mb=arrivals.peak_rss_mb), floor_run
+    run = DeviceRun(who, patience, turns, missed, peak_rss_mb=arrivals.peak_rss_mb)
+    return replace(run, first_turn=first), floor_run
 
 
-def _closed_by(
-    closes: dict[int, tuple[str, str]], ordinal: int | None, heard: str | None
-) -> str | None:
-    """The close reason of the call's turn ``ordinal``, if it is the text the brain got."""
-    text, how = closes.get(ordinal or 0, (None, None))
-    return how if text is not None and text == heard else None
+def _as_reported(turn: DeviceTurn, reported: ClosedTurn | None) -> DeviceTurn:
+    """``turn`` with its close reason and mend from the call's report, if the report's turn
+    is the text the brain got."""
+    if reported is None or reported.text != turn.heard:
+        return turn
+    return replace(turn, closed_by=reported.how, mend=reported.mend)
 
 
 async def measure_peer(
@@ -257,11 +278,13 @@ async def measure_peer(
 
             def at_brain(after: float) -> AtBrain | None:
                 found = events.turn_after(after - 0.5)
-                return None if found is None else AtBrain(found)
+                return None if found is None else AtBrain(found[0], text=found[1])
 
-            measured, missed = await _turns(probe, loop_s, lines, warmup, at_brain, progress, who)
+            measured, missed, first = await _turns(
+                probe, loop_s, lines, warmup, at_brain, progress, who
+            )
     turns = tuple(t for t, _ in measured)
-    return DeviceRun(who, None, turns, missed, strategy, events.peak_rss_mb)
+    return DeviceRun(who, None, turns, missed, strategy, events.peak_rss_mb, first)
 
 
 @dataclass(frozen=True)

@@ -134,6 +134,14 @@ COMPLETE = (
     "is there a discount for students",
     "Okay, I will call again tomorrow.",
     "what is the wifi password",
+    # Finished questions said level (espeak-ng ends a "?" question without a rise) or left
+    # unpunctuated, beside the ones above: what a rule for level questions is judged on.
+    "Have you got my new address on file?",
+    "Which day is the bin collection?",
+    "Does the room have a balcony?",
+    "can someone call me back this evening",
+    "where is the nearest cash machine",
+    "has my prescription been sent to the pharmacy",
 )
 
 
@@ -256,6 +264,6 @@ def paused_set(limit: int | None = None) -> list[Utterance]:
 
 
 def complete_set(limit: int | None = None) -> list[Utterance]:
-    """The complete utterances (all 44, or the first ``limit``)."""
+    """The complete utterances (all 50, or the first ``limit``)."""
     count = len(COMPLETE) if limit is None else min(limit, len(COMPLETE))
     return [complete_utterance(i) for i in range(count)]

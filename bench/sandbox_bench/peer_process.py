@@ -118,10 +118,31 @@ class PeerEvents:
         """Whether the pipeline has started."""
         return any(e.get("event") == "ready" for e in self._events())
 
-    def turn_after(self, t: float) -> float | None:
-        """When the first turn after ``t`` reached the peer's fixed "LLM"."""
-        times = [e["t"] for e in self._events() if e.get("event") == "LLMContextIn"]
-        return next((float(x) for x in times if isinstance(x, int | float) and x > t), None)
+    def turn_after(self, t: float) -> tuple[float, str | None] | None:
+        """When the first turn after ``t`` reached the peer's fixed "LLM", and the caller's
+        words it was asked to answer (its context's last user message; None: not logged)."""
+        for event in self._events():
+            at = event.get("t")
+            if event.get("event") == "LLMContextIn" and isinstance(at, int | float) and at > t:
+                return float(at), _last_user_text(event.get("messages"))
+        return None
+
+
+def _last_user_text(messages: object) -> str | None:
+    """The text of the last user message of a logged LLM context (OpenAI's shape: content a
+    string, or a list of text parts); None when there is none."""
+    if not isinstance(messages, list):
+        return None
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                parts = [p.get("text") for p in content if isinstance(p, dict)]
+                return " ".join(p for p in parts if isinstance(p, str))
+            return None
+    return None
 
 
 @contextlib.asynccontextmanager

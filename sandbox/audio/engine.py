@@ -43,6 +43,7 @@ from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
 from sandbox.audio.turn_model import TurnModel
 from sandbox.audio.voices import catalog, default_voice, voice_languages
+from sandbox.audio.warm_up import warm_listening
 from sandbox.call.caller_events import ListenerEvent
 from sandbox.call.endpointing_steps import EndpointingStep
 from sandbox.call.settings import Capabilities
@@ -181,12 +182,15 @@ class AudioEngine:
     # --------------------------------------------------------------- loading
 
     def load(self, progress: Progress | None = None) -> None:
-        """Load and warm Whisper and the default voice (seconds; call from a worker thread)."""
+        """Load Whisper, the turn model and the default voice, and run Whisper, the pitch
+        track and the voice once so the call's first turn pays no first-run cost (call from
+        a worker thread)."""
         say = progress or (lambda _m: None)
         if self.transcriber is None:  # an engine built with a loaded one keeps it
             self.transcriber = Transcriber.load(self.options.stt_model, progress=say)
         if self.turn_model is None:
             self.turn_model = TurnModel.load()
+        warm_listening(self.transcriber, say)  # paid here, not on the first turn
         self.synthesizer_for(default_voice(), say)
         say("models ready")
 

@@ -408,6 +408,8 @@ class Listener:
                 turn, epoch, future = self._job
                 self._job = None
                 turn.guess = (epoch, future.result())
+                if turn.guess[1].mend is not None:
+                    self._decided(self._now, steps.Mended(turn.guess[1].mend, turn.guess[1].first))
                 guess = turn.guess[1].text.strip()
                 shape = text_shape(guess)
                 self._decided(self._now, steps.Guess(guess, shape == "finished"))
@@ -463,5 +465,5 @@ class Listener:
             return [backchannel] if text else []
         if not text:
             return [DroppedEmpty(turn.ended.reason)]
-        ended = turn.ended
-        return [TurnCommitted(text, ended.reason, ended.speech_end, ended.t, self._now)]
+        ended, mend = turn.ended, turn.guess[1].mend
+        return [TurnCommitted(text, ended.reason, ended.speech_end, ended.t, self._now, mend)]

@@ -18,12 +18,16 @@ utterances (2.5-5 s; espeak-ng, seven voices) the word error rate was 0.208 agai
 machine); below 2.5 s an 8 s window loops ("wait wait wait ...") and drops the period of a
 one-word answer, so short clips keep 15 s. Word timestamps (the bench's judge) and clips over
 the window keep faster-whisper's own path.
+
+A shortened window still doubles a turn now and then ("How much does a private lesson cost?"
+read twice from one utterance), so a turn's reading is checked against its clip before it is
+returned (:mod:`sandbox.audio.plausible`): a double, or more words than the voice could say,
+is read again in the full window, and the transcript says how it was mended.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +37,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sandbox.audio.plausible import as_said, voice_span
+from sandbox.call.caller_events import TranscriptMend
 from sandbox.errors import UserError
 
 SAMPLE_RATE = 16000
@@ -56,8 +62,6 @@ _TOKENS_PER_S = 20
 _TOKENS_EXTRA = 10
 #: faster-whisper's rule for a clip holding no speech: probably silent, and said unsurely.
 _NO_SPEECH_PROB = 0.6
-#: A sentence with the punctuation and space after it, or an unfinished last one.
-_SENTENCE = re.compile(r"[^.?!]+[.?!]*\s*")
 _LOG_PROB_FLOOR = -1.0
 
 
@@ -106,6 +110,10 @@ class Transcript:
     text: str
     words: tuple[Word, ...] = ()
     unsure: bool = False
+    #: How the text was checked back to what the clip could hold (:mod:`sandbox.audio.plausible`),
+    #: with Whisper's first reading; None: as it first wrote it.
+    mend: TranscriptMend | None = None
+    first: str = ""
 
 
 class Transcriber:
@@ -185,10 +193,20 @@ class Transcriber:
                 if decoder is None:
                     decoder = self._decoders[language] = _Decoder(self._model, language)
                 most = BRIEF_TOKENS if brief else None
-                text, unsure = decoder.decode(features, window, len(audio) / SAMPLE_RATE, most)
+                seconds = len(audio) / SAMPLE_RATE
+                text, unsure = decoder.decode(features, window, seconds, most)
                 if brief:  # a burst's loop is read once by its classifier
                     return Transcript(text, unsure=unsure)
-                return Transcript("" if unsure else unlooped(text))
+                if unsure:
+                    return Transcript("")
+                full = decoder
+                reading = as_said(
+                    text,
+                    voice_span(audio),
+                    lambda: full.decode(features, FULL_WINDOW_FRAMES, seconds)[0],
+                    lambda: self.transcribe(audio, language=language, word_timestamps=True).words,
+                )
+                return Transcript(reading.text, mend=reading.mend, first=reading.first)
         segments, _info = self._model.transcribe(
             audio,
             language=language,
@@ -258,40 +276,6 @@ class _Decoder:
         text: str = self._tokenizer.decode(tokens).strip()
         # A short window reads silence as a lone "." where the full one reads nothing.
         return (text if any(c.isalnum() for c in text) else ""), unsure
-
-
-def unlooped(text: str) -> str:
-    """A transcript that ran away in a loop ("What do I need to bring? What do I need to
-    bring? What do I need to bring? What do I need to") cut back to its first pass.
-
-    A loop is the same sentence three times or more in a row, or twice and then the start of
-    it again, unfinished: a caller's "No. No." stays as said.
-    """
-    pieces = _SENTENCE.findall(text)
-    words = [_plain_words(piece) for piece in pieces]
-    kept: list[str] = []
-    index = 0
-    while index < len(pieces):
-        run = 1
-        while index + run < len(pieces) and words[index + run] == words[index] and words[index]:
-            run += 1
-        after = index + run
-        trails = (
-            after == len(pieces) - 1
-            and pieces[after].rstrip()[-1:] not in ".?!"
-            and words[index][: len(words[after])] == words[after]
-        )
-        kept.append(pieces[index])
-        if run >= 3 or (run == 2 and trails):
-            index = after + 1 if trails else after
-        else:
-            kept.extend(pieces[index + 1 : after])
-            index = after
-    return "".join(kept).strip()
-
-
-def _plain_words(text: str) -> list[str]:
-    return re.sub(r"[^a-z0-9' ]", " ", text.lower()).split()
 
 
 def _bundled_model() -> Path:

@@ -23,6 +23,16 @@ class TurnClose(enum.StrEnum):
     GIVEN = ""  # a line given whole (a caller script's in a simulated call): nothing closed it
 
 
+class TranscriptMend(enum.StrEnum):
+    """How a turn's transcript was brought back to what its clip could hold before it became
+    the turn (a report's ``turn_mends``; see :mod:`sandbox.audio.plausible`)."""
+
+    LOOPED = "looped"  # a sentence three times or more, cut back to its first pass
+    DOUBLED = "doubled"  # the whole turn twice where the voice held it once
+    OVERLONG = "overlong"  # more words than the voice's length allows, read again
+    TAIL = "tail"  # words placed after the voice ended, dropped
+
+
 #: How the endpointer closes a spoken turn.
 Reason = Literal[TurnClose.FINAL, TurnClose.CONFIDENT, TurnClose.SILENCE]
 
@@ -87,6 +97,8 @@ class TurnCommitted:
     t_end_of_speech: int
     t_window_closed: int
     t_committed: int
+    #: How its transcript was mended (None: as Whisper wrote it).
+    mend: TranscriptMend | None = None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from sandbox.call.caller_events import (
     CallerSpeaking,
     DroppedEmpty,
     OverBot,
+    TranscriptMend,
     TurnClose,
     TurnCommitted,
 )
@@ -273,9 +274,9 @@ class CallCore:
                 return self._barge_in(now)
             case Backchannel(text=text, resumed=resumed):
                 return self._backchannel(text, now, resumed=resumed)
-            case TurnCommitted(text=text, reason=reason):
+            case TurnCommitted(text=text, reason=reason, mend=mend):
                 timing = HeardTiming(fed.t_end_of_speech, fed.t_window_closed, fed.t_committed)
-                return self._caller_turn(text, now, closed_by=reason, heard=timing)
+                return self._caller_turn(text, now, closed_by=reason, heard=timing, mend=mend)
             case DroppedEmpty():
                 return self._caller_quiet(now)
             case LineGiven(text=text, typed=typed):
@@ -676,15 +677,17 @@ class CallCore:
         typed: bool = False,
         closed_by: TurnClose = TurnClose.GIVEN,
         heard: HeardTiming | None = None,
+        mend: TranscriptMend | None = None,
     ) -> list[Effect]:
         """A committed caller turn (spoken, or typed as the app's send-text).
 
         ``closed_by`` records how endpointing closed a spoken turn ("final", "confident"
-        or "silence"), and ``heard`` when the listener heard it end: its waterfall starts
-        there (see :mod:`sandbox.call.waterfall`). Its text reaches the brain once,
-        verbatim: a caller who resumes after a commit starts a new turn, and the
-        Interruption it raises kills the old one, so the brain answers only the latest and
-        never sees one message repeated in another.
+        or "silence"), ``heard`` when the listener heard it end: its waterfall starts
+        there (see :mod:`sandbox.call.waterfall`), and ``mend`` how its transcript was
+        brought back to what the caller could have said (the report counts them). Its
+        text reaches the brain once, verbatim: a caller who resumes after a commit starts a
+        new turn, and the Interruption it raises kills the old one, so the brain answers
+        only the latest and never sees one message repeated in another.
         """
         if self._over:
             return []
@@ -698,7 +701,7 @@ class CallCore:
         self.turn += 1
         sent = TurnSent(self.turn, TurnKind.CALLER, text)
         self._ledger.apply(now, sent)
-        self._ledger.close_turn(self.turn, TurnClose.TYPED if typed else closed_by)
+        self._ledger.close_turn(self.turn, TurnClose.TYPED if typed else closed_by, mend)
         marks = on_the_line(heard.marks(), self.line_ms) if heard is not None else {}
         self._ledger.open_timeline(self.turn, {**marks, USER_MESSAGE: now})
         self._pending = _Pending(self.turn, now, self.stall_ms)

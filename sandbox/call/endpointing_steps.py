@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sandbox.call.caller_events import TurnClose
+from sandbox.call.caller_events import TranscriptMend, TurnClose
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,16 @@ class TurnModel:
     probability: float
 
 
+@dataclass(frozen=True)
+class Mended:
+    """Whisper's reading of the turn so far (``first``) held more than its clip could, and
+    was mended as ``how`` before it became the guess (:mod:`sandbox.audio.plausible`)."""
+
+    how: TranscriptMend
+    first: str
+
+
 EndpointingStep = (
-    VoicePaused | Fall | Rise | VoiceResumed | TurnClosed | BurstRead | Guess | TurnModel
+    VoicePaused | Fall | Rise | VoiceResumed | TurnClosed | BurstRead | Guess | TurnModel | Mended
 )
 """What the listener decided along the way to closing a turn."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol
 
-from sandbox.call.caller_events import TurnClose
+from sandbox.call.caller_events import TranscriptMend, TurnClose
 from sandbox.call.effects import SpeakText
 from sandbox.call.ledger_records import (
     BackchannelRecord,
@@ -51,6 +51,11 @@ class LedgerView(Protocol):
     @property
     def caller_closes(self) -> Mapping[int, TurnClose]:
         """How each caller turn (by its turn id) was closed: "typed", "confident", ..."""
+
+    @property
+    def caller_mends(self) -> Mapping[int, TranscriptMend]:
+        """How each caller turn whose transcript was mended (by its turn id) was: "doubled",
+        "looped", ... (turns as Whisper wrote them are not in it)."""
 
     @property
     def backchannels(self) -> Sequence[BackchannelRecord]:
@@ -92,6 +97,7 @@ class Ledger:
     _errors: list[WireErrorRecord] = field(default_factory=list)
     _caller_lines: list[str] = field(default_factory=list)
     _caller_closes: dict[int, TurnClose] = field(default_factory=dict)
+    _caller_mends: dict[int, TranscriptMend] = field(default_factory=dict)
     _backchannels: list[BackchannelRecord] = field(default_factory=list)
     _stalls: list[StallRecord] = field(default_factory=list)
     _dead_air: list[DeadAirRecord] = field(default_factory=list)
@@ -134,10 +140,14 @@ class Ledger:
         """How many TurnSteps crossed for turn ``turn_id`` (0: for turns never minted)."""
         return self._steps_by_turn.get(turn_id, 0)
 
-    def close_turn(self, turn_id: int, closed_by: TurnClose) -> None:
-        """Caller turn ``turn_id`` was closed as ``closed_by`` (its text comes with its
-        :class:`TurnSent`)."""
+    def close_turn(
+        self, turn_id: int, closed_by: TurnClose, mend: TranscriptMend | None = None
+    ) -> None:
+        """Caller turn ``turn_id`` was closed as ``closed_by``, its transcript mended as
+        ``mend`` (None: as Whisper wrote it); its text comes with its :class:`TurnSent`."""
         self._caller_closes[turn_id] = closed_by
+        if mend is not None:
+            self._caller_mends[turn_id] = mend
 
     def add_backchannel(self, backchannel: BackchannelRecord) -> None:
         """A backchannel was heard over the bot."""
@@ -216,6 +226,11 @@ class Ledger:
     def caller_closes(self) -> Mapping[int, TurnClose]:
         """See :class:`LedgerView`."""
         return MappingProxyType(dict(self._caller_closes))
+
+    @property
+    def caller_mends(self) -> Mapping[int, TranscriptMend]:
+        """See :class:`LedgerView`."""
+        return MappingProxyType(dict(self._caller_mends))
 
     @property
     def backchannels(self) -> Sequence[BackchannelRecord]:

@@ -111,8 +111,9 @@ _SUMMARY_STAGES = (COMMITTED, FIRST_CHUNK)
 def summary(turn_id: int, timeline: Mapping[str, int]) -> str:
     """The turn's waterfall in one line, for a status bar, in the figures its full waterfall
     shows (:func:`from_start`): ``turn 2 · first audio 1400 ms after voice end (committed
-    470, first chunk 610)``; the caller's ear on a line, else the speaker's stage when
-    measured, else the first sample."""
+    470, first chunk 610) · slowest: first clause synthesized +650``; the caller's ear on a
+    line, else the speaker's stage when measured, else the first sample; and the stage it
+    waited longest for (:func:`slowest_stage`)."""
     marks = from_start(timeline)
     start = "voice end" if VOICE_END in marks else "its first stage (typed)"
     if CALLER_VOICE_END in marks:
@@ -123,7 +124,17 @@ def summary(turn_id: int, timeline: Mapping[str, int]) -> str:
     heard = marks.get(FIRST_AT_EAR, marks.get(FIRST_SPEAKER, marks.get(FIRST_SAMPLE)))
     if heard is None:
         return f"turn {turn_id} · no audio yet · ms after {start}{detail}"
-    return f"turn {turn_id} · first audio {heard} ms after {start}{detail}"
+    slowest = slowest_stage(timeline)
+    spent = "" if slowest is None else f" · slowest: {STAGES[slowest[0]]} +{slowest[1]}"
+    return f"turn {turn_id} · first audio {heard} ms after {start}{detail}{spent}"
+
+
+def slowest_stage(timeline: Mapping[str, int]) -> tuple[str, int] | None:
+    """The stage the turn waited longest for, and how long (ms since the stage before it),
+    so a slow turn says where its time went; None with fewer than two stages."""
+    ordered = list(in_order(timeline).items())
+    steps = [(stage, at - ordered[i][1]) for i, (stage, at) in enumerate(ordered[1:])]
+    return max(steps, key=lambda step: step[1], default=None)
 
 
 def _words(stage: str) -> str:

@@ -131,6 +131,7 @@ def call_report(
         watermark=core.watermark,
         caller_turns=tuple(ledger.caller_lines),
         turn_closes={str(turn): how for turn, how in ledger.caller_closes.items()},
+        turn_mends={str(turn): how for turn, how in ledger.caller_mends.items()},
         turns=tuple(TurnReport(t, Timeline.of(marks)) for t, marks in ledger.timelines.items()),
         conversation=tuple(conversation),
         units=tuple(unit_report(u) for u in units),

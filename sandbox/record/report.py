@@ -22,7 +22,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 from msgspec.structs import force_setattr
 
-from sandbox.call.caller_events import TurnClose
+from sandbox.call.caller_events import TranscriptMend, TurnClose
 from sandbox.call.effects import EndedBy
 from sandbox.call.ledger_records import StepRecord, WireErrorRecord
 from sandbox.call.outcome import Outcome
@@ -416,6 +416,9 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     caller_turns: tuple[str, ...]
     #: How each caller turn closed, by its turn id as a string ("confident", "typed"...).
     turn_closes: Mapping[str, TurnClose] | UnsetType = UNSET
+    #: How each caller turn whose transcript was mended was, by its turn id as a string
+    #: ("doubled", "looped", "overlong", "tail"; see :mod:`sandbox.audio.plausible`).
+    turn_mends: Mapping[str, TranscriptMend] | UnsetType = UNSET
     #: Each caller turn's latency waterfall, in turn order.
     turns: tuple[TurnReport, ...] | UnsetType = UNSET
     #: The conversation as the core recorded it, in its order: each turn it sent, each unit
