@@ -7,9 +7,9 @@ import asyncio
 import time
 from pathlib import Path
 
-from sandbox.commands.options import BRAIN_HELP
+from sandbox.commands.options import BRAIN_HELP, brain_spec
 from sandbox.commands.written import clear_the_way
-from sandbox.harness.builtin import brain_choice
+from sandbox.option_values import checked, path
 from sandbox.testing.reports import shown_path, write_reports
 from sandbox.testing.script_tests import PASSED, ScriptResult, find_scripts, run_scripts
 
@@ -22,12 +22,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "paths",
         nargs="*",
-        type=Path,
+        type=path,
         default=[Path()],
         metavar="PATH",
         help="scripts, or folders searched for test_*.toml (default: the current folder)",
     )
-    parser.add_argument("--brain", metavar="URL|NAME", help=f"{BRAIN_HELP} (default: builtin)")
+    parser.add_argument(
+        "--brain",
+        type=checked(brain_spec),
+        metavar="URL|NAME",
+        help=f"{BRAIN_HELP} (default: builtin)",
+    )
     parser.add_argument(
         "--audio",
         choices=("sim", "real"),
@@ -35,15 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sim: text turns, simulated playout, three scripts at once (default); real: "
         "each line spoken into the microphone path, one script at a time",
     )
-    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML for CI")
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
+    parser.add_argument("--junit", type=path, metavar="FILE", help="write JUnit XML for CI")
+    parser.add_argument("--json", type=path, metavar="FILE", help="write the results as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run every script; exit 0 all passed, 1 an expectation failed, 2 the brain could not
     be reached or broke a rule of the wire, or a path named holds no script (a usage
     error)."""
-    brain_choice(args.brain)  # a wrong name is refused before anything runs
     scripts = find_scripts(args.paths)
     # A CI writes its files afresh each run: overwritten, but a folder named is refused now.
     clear_the_way([p for p in (args.junit, args.json) if p is not None], force=True)
