@@ -7,8 +7,8 @@ import asyncio
 import textwrap
 
 from sandbox.check import ScenarioResult, Status, check_brain
-from sandbox.commands.options import BRAIN_HELP, RELAY_HELP, brain_spec
-from sandbox.harness.builtin import brain_choice, brain_url_for
+from sandbox.commands.options import BRAIN_HELP, RELAY_HELP
+from sandbox.harness.builtin import brain_choice, brain_spec, brain_url_for
 from sandbox.host.launch import CallOptions, check_relay_url
 from sandbox.option_values import checked
 from sandbox.record.plain_text import json_text, visible

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 from sandbox.audio.audio_options import phone_line
 from sandbox.call.units import ShownUnit
-from sandbox.commands.options import BRAIN_HELP, brain_spec
+from sandbox.commands.options import BRAIN_HELP
 from sandbox.demo.headless import scene_options
 from sandbox.demo.scene import SHIPPED, Scene, load_scene
-from sandbox.harness.builtin import brain_choice
+from sandbox.harness.builtin import brain_choice, brain_spec
 from sandbox.line.profile import PROFILES
 from sandbox.option_values import checked, name
 from sandbox.record.session_kinds import CallMode

@@ -12,10 +12,10 @@ from dataclasses import replace
 import uvloop
 
 from sandbox.caller.script import load_script
-from sandbox.commands.options import BRAIN_HELP, RELAY_HELP, brain_spec
+from sandbox.commands.options import BRAIN_HELP, RELAY_HELP
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
-from sandbox.harness.builtin import brain_choice
+from sandbox.harness.builtin import brain_choice, brain_spec
 from sandbox.host.launch import CallOptions, check_relay_url
 from sandbox.load.cost import RuntimeCost
 from sandbox.load.echo_process import brain_process

@@ -7,7 +7,7 @@ import argparse
 from sandbox.audio.audio_options import AudioOptions
 from sandbox.call.settings import DEFAULT_IDLE_MS, MAX_IDLE_MS, Settings, idle_error
 from sandbox.errors import UsageError
-from sandbox.harness.builtin import BRAIN_NAMES, brain_choice, brain_problem
+from sandbox.harness.builtin import BRAIN_NAMES, brain_choice, brain_spec
 from sandbox.host.launch import BUILTIN_BRAIN, CallOptions, check_init, check_relay_url
 from sandbox.line.profile import DEFAULT_LINE, PROFILES, line_profile
 from sandbox.option_values import checked, name, whole
@@ -23,15 +23,6 @@ BRAIN_HELP = (
     f"the brain to dial: a WebSocket URL, or a built-in brain by name ({', '.join(BRAIN_NAMES)}; "
     f"builtin is the {BUILTIN_BRAIN})"
 )
-
-
-def brain_spec(spec: str) -> str:
-    """--brain's value: a built-in brain's name or a WebSocket URL, refused in words if
-    neither (``brain_choice`` then reads it)."""
-    problem = brain_problem(spec)
-    if problem is not None:
-        raise UsageError(problem)
-    return spec
 
 
 def language(code: str) -> int:

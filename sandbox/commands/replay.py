@@ -9,11 +9,11 @@ import time
 from typing import TYPE_CHECKING
 
 from sandbox.audio.sinks import DeviceSink
-from sandbox.commands.options import BRAIN_HELP, brain_spec
+from sandbox.commands.options import BRAIN_HELP
 from sandbox.commands.sessions import OUTCOME_HELP, OUTCOMES, SPAN
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
-from sandbox.harness.builtin import brain_choice
+from sandbox.harness.builtin import brain_choice, brain_spec
 from sandbox.host.launch import CallNotPlaced
 from sandbox.line.profile import DEFAULT_LINE, line_profile
 from sandbox.option_values import checked, name, path

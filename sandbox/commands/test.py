@@ -7,8 +7,9 @@ import asyncio
 import time
 from pathlib import Path
 
-from sandbox.commands.options import BRAIN_HELP, brain_spec
+from sandbox.commands.options import BRAIN_HELP
 from sandbox.commands.written import clear_the_way
+from sandbox.harness.builtin import brain_spec
 from sandbox.option_values import checked, path
 from sandbox.testing.reports import shown_path, write_reports
 from sandbox.testing.script_tests import PASSED, ScriptResult, find_scripts, run_scripts

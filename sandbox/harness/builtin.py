@@ -33,6 +33,15 @@ def brain_choice(spec: str | None, option: str = "--brain") -> tuple[str | None,
     return spec, BUILTIN_BRAIN
 
 
+def brain_spec(spec: str) -> str:
+    """A ``--brain``'s value: a built-in brain's name or a WebSocket URL, refused in words
+    (a UsageError) if neither; :func:`brain_choice` then reads it."""
+    problem = brain_problem(spec)
+    if problem is not None:
+        raise UsageError(problem)
+    return spec
+
+
 def brain_problem(spec: str) -> str | None:
     """Why ``spec`` names no brain (neither a built-in's name nor a WebSocket URL), or None."""
     if spec in BRAIN_NAMES:
