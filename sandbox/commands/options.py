@@ -10,7 +10,7 @@ from sandbox.errors import UsageError
 from sandbox.harness.builtin import BRAIN_NAMES, brain_choice, brain_spec
 from sandbox.host.launch import BUILTIN_BRAIN, CallOptions, check_init, check_relay_url
 from sandbox.line.profile import DEFAULT_LINE, PROFILES, line_profile
-from sandbox.option_values import checked, name, whole
+from sandbox.option_values import checked, name, shown, whole
 from sandbox.record.session_kinds import CallMode
 from sandbox.wire import pb
 from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_by_name
@@ -30,7 +30,7 @@ def language(code: str) -> int:
     found = LANGUAGE_BY_ISO.get(code.strip().lower())
     if found is None:
         codes = ", ".join(sorted(LANGUAGE_BY_ISO))
-        raise UsageError(f"unknown language {code!r}; use one of: {codes}")
+        raise UsageError(f"unknown language {shown(code)}; use one of: {codes}")
     return found
 
 
@@ -134,12 +134,11 @@ def audio_options(args: argparse.Namespace) -> AudioOptions:
 
 
 def call_options(args: argparse.Namespace, recording: CallMode) -> CallOptions:
-    """The call's options from the values parsed (each checked there); a relay leg's URL
-    that is not the relay's is a UserError.
+    """The call's options from the values parsed (each checked there: what is left is how
+    they go together); a relay leg's URL that is not the relay's is a UserError.
 
     ``recording`` is what the call carries ("sim", "typed", "audio"), as the session store
-    keeps it. Each value was checked where it was parsed; what is left is how they go
-    together."""
+    keeps it."""
     brain_url, builtin = brain_choice(args.brain)
     if args.relay and brain_url:
         check_relay_url(brain_url)
