@@ -25,8 +25,10 @@ T = TypeVar("T")
 #: Characters of a refused value quoted back: enough to recognise it, never a screenful.
 QUOTED_CHARS = 60
 
-#: The longest file name a command takes (Linux's PATH_MAX).
+#: The longest file name a command takes (Linux's PATH_MAX), and the longest of its parts
+#: (NAME_MAX: longer, the system refuses it when it is opened).
 MAX_PATH_CHARS = 4096
+MAX_PART_CHARS = 255
 #: The longest name (a device, a session id, a filter) a command takes.
 MAX_NAME_CHARS = 1000
 
@@ -43,7 +45,9 @@ def whole(low: int, high: int, unit: str = "", zero: str = "") -> Callable[[str]
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be {wanted}, not {shown(text)}") from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be {wanted} (got {value:,})")
+            # A number of thousands of digits is quoted short, as any other text is.
+            got = f"{value:,}" if len(text) <= QUOTED_CHARS else shown(text)
+            raise argparse.ArgumentTypeError(f"must be {wanted} (got {got})")
         return value
 
     return whole_number
@@ -74,28 +78,34 @@ def port(*, any_free: bool) -> Callable[[str], int]:
 
 def name(text: str) -> str:
     """A name (a device, a session id, a brain, a filter): some printable text."""
-    if not text:
-        raise argparse.ArgumentTypeError("must not be empty")
-    if not text.isprintable():
-        raise argparse.ArgumentTypeError(f"must have no control characters (got {shown(text)})")
-    if len(text) > MAX_NAME_CHARS:
-        raise argparse.ArgumentTypeError(
-            f"must be at most {MAX_NAME_CHARS:,} characters (got {len(text):,})"
-        )
-    return text
+    return _printable(text, MAX_NAME_CHARS)
 
 
 def path(text: str) -> Path:
     """A file or folder's name: not empty, no control characters (it is printed back), no
     longer than the system takes."""
-    if len(text) > MAX_PATH_CHARS:
-        raise argparse.ArgumentTypeError(
-            f"a file name is at most {MAX_PATH_CHARS:,} characters (got {len(text):,})"
-        )
     try:
-        return Path(name(text))
+        named = Path(_printable(text, MAX_PATH_CHARS))
     except argparse.ArgumentTypeError as exc:
         raise argparse.ArgumentTypeError(f"a file name {exc}") from None
+    longest = max((len(part) for part in named.parts), default=0)  # "." has no parts
+    if longest > MAX_PART_CHARS:
+        raise argparse.ArgumentTypeError(
+            f"a file name's parts are at most {MAX_PART_CHARS} characters (got {longest:,})"
+        )
+    return named
+
+
+def _printable(text: str, most: int) -> str:
+    """``text`` when it is not empty, has no control characters and at most ``most``
+    characters."""
+    if not text:
+        raise argparse.ArgumentTypeError("must not be empty")
+    if len(text) > most:
+        raise argparse.ArgumentTypeError(f"must be at most {most:,} characters (got {len(text):,})")
+    if not text.isprintable():
+        raise argparse.ArgumentTypeError(f"must have no control characters (got {shown(text)})")
+    return text
 
 
 def checked(check: Callable[[str], T], *, named: bool = True) -> Callable[[str], T]:

@@ -23,6 +23,7 @@ from sandbox.option_values import name, path
 HOSTILE = {
     "negative": "-1",
     "huge": "9" * 40,
+    "thousands of digits": "9" * 4000,
     "non-numeric": "abc",
     "empty": "",
     "control characters": "a\x1b[31mb\x07",
