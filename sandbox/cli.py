@@ -22,6 +22,7 @@ from typing import Any
 from sandbox.errors import UserError
 from sandbox.logs import log_path, logging_to_file
 from sandbox.malloc_tuning import tune_malloc
+from sandbox.option_values import shown
 from sandbox.paths import data_dir
 from sandbox.record.store import full_disk, is_full, store_path
 
@@ -67,8 +68,17 @@ class CommandParser(argparse.ArgumentParser):
         """Parse, refusing what is left over."""
         parsed, extras = super().parse_known_args(args, namespace)
         if extras:
-            self.error(f"unrecognized arguments: {' '.join(extras)}")
+            self.error(f"unrecognized arguments: {' '.join(map(shown, extras))}")
         return parsed, extras
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """A value that is none of the choices, quoted short and escaped, with the choices
+        as they are typed (argparse quotes it whole and lists their reprs)."""
+        if action.choices is not None and value not in action.choices:
+            choices = ", ".join(map(str, action.choices))
+            raise argparse.ArgumentError(
+                action, f"{shown(str(value))} is not one of the choices: {choices}"
+            )
 
 
 def _constant(module: str, name: str) -> str | None:

@@ -38,15 +38,22 @@ def test_help_lists_every_command(tmp_path: Path) -> None:
 def test_bad_values_are_words_not_tracebacks(tmp_path: Path) -> None:
     script = tmp_path / "s.toml"
     script.write_text('[[step]]\nsay = "hi"\n')
-    for args in (
-        ("call", "--script", str(script), "--patience", "11"),
-        ("call", "--script", str(script), "--idle-ms", "5"),
-        ("call", "--script", str(script), "--voice", "nobody"),
-        ("call", "--script", str(script), "--init", "[1, 2]"),
-        ("call", "--script", str(script), "--speaker", "none"),
-        ("call", "--script", str(tmp_path / "missing.toml")),
+    for option, value in (  # each refused where it is parsed: a usage error
+        ("--patience", "11"),
+        ("--idle-ms", "5"),
+        ("--voice", "nobody"),
+        ("--init", "[1, 2]"),
     ):
-        result = _run(tmp_path, *args)
+        result = _run(tmp_path, "call", "--script", str(script), option, value)
+        assert result.returncode == 2, (option, result.stderr)
+        assert "Traceback" not in result.stderr
+        last = result.stderr.splitlines()[-1]
+        assert last.startswith(f"sandbox call: error: argument {option}: ")
+    for args in (  # right alone, wrong together (no --speaker in sim) or not there
+        ("--script", str(script), "--speaker", "none"),
+        ("--script", str(tmp_path / "missing.toml")),
+    ):
+        result = _run(tmp_path, "call", *args)
         assert result.returncode == 1, (args, result.stderr)
         assert "Traceback" not in result.stderr and result.stderr.startswith("sandbox call: ")
 

@@ -95,8 +95,10 @@ def test_a_brain_that_is_neither_a_name_nor_a_url_stores_no_session(tmp_path: Pa
     script = tmp_path / "call.toml"
     script.write_text(SCRIPT)
     done = sandbox(tmp_path, "call", "--script", str(script), "--brain", "bogus")
-    assert done.returncode == 1
-    assert done.stderr.startswith("sandbox call: --brain: 'bogus' is neither")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].startswith(
+        "sandbox call: error: argument --brain: 'bogus' is neither"
+    )
     assert "concierge" in done.stderr and "ws://" in done.stderr
     assert _session_ids(tmp_path) == []
 
@@ -125,10 +127,16 @@ def test_a_brain_on_an_address_not_this_machines_says_so(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["--ramp", "inf"], "--ramp is a number of seconds from 0 to 3,600 (got inf)"),
-        (["--ramp", "nan"], "--ramp is a number of seconds from 0 to 3,600 (got nan)"),
-        (["--concurrency", "0"], "--concurrency is a whole number from 1 to 10,000 (got 0)"),
-        (["--concurrency", "-3"], "--concurrency is a whole number from 1 to 10,000 (got -3)"),
+        (["--ramp", "inf"], "--ramp: must be a number of seconds from 0 to 3,600 (got inf)"),
+        (["--ramp", "nan"], "--ramp: must be a number of seconds from 0 to 3,600 (got nan)"),
+        (
+            ["--concurrency", "0"],
+            "--concurrency: must be a whole number from 1 to 10,000 (got 0)",
+        ),
+        (
+            ["--concurrency", "-3"],
+            "--concurrency: must be a whole number from 1 to 10,000 (got -3)",
+        ),
     ],
 )
 def test_load_refuses_values_out_of_range(tmp_path: Path, args: list[str], words: str) -> None:
@@ -136,8 +144,8 @@ def test_load_refuses_values_out_of_range(tmp_path: Path, args: list[str], words
     script.write_text(SCRIPT)
     base = ["load", "--brain", "ws://127.0.0.1:9/brain", "--script", str(script), "--calls", "2"]
     done = sandbox(tmp_path, *base, *args, timeout=30)
-    assert done.returncode == 1
-    assert done.stderr == f"sandbox load: {words}\n"
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == f"sandbox load: error: argument {words}"
 
 
 def test_a_sub_command_has_its_own_description_and_usage(tmp_path: Path) -> None:
@@ -147,7 +155,7 @@ def test_a_sub_command_has_its_own_description_and_usage(tmp_path: Path) -> None
     wrong = sandbox(tmp_path, "sessions", "list", "--bogus")
     assert wrong.returncode == 2
     assert wrong.stderr.startswith("usage: sandbox sessions list")
-    assert "unrecognized arguments: --bogus" in wrong.stderr
+    assert "unrecognized arguments: '--bogus'" in wrong.stderr
 
 
 def test_the_guides_driver_example_installs_what_it_needs() -> None:

@@ -251,3 +251,16 @@ def test_scripts_are_found_where_pytest_would_look(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(UsageError, match="no caller scripts"):
         find_scripts([tmp_path / "empty"])
+
+
+def test_the_plugin_refuses_a_brain_that_is_no_url_as_it_parses_its_options(
+    pytester: pytest.Pytester,
+) -> None:
+    _example(pytester.path / "brain")
+    result = pytester.runpytest("-p", PLUGIN, "--voqalize-brain", "ws://127.0.0.1:99999/b", "brain")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*error: argument --voqalize-brain: 'ws://127.0.0.1:99999/b' is neither a built-in*"]
+    )
+    assert "its port is not from 1 to 65,535" in result.stderr.str()
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()

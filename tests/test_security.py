@@ -252,7 +252,7 @@ def test_init_json_is_bounded() -> None:
     at_limit = json.dumps({"note": "x" * (INIT_LIMIT - 12)})
     assert len(at_limit) == INIT_LIMIT
     assert check_init(at_limit) == at_limit
-    with pytest.raises(UserError, match=r"--init is 65537 bytes; the limit is 65536"):
+    with pytest.raises(UserError, match=r"the init data is 65537 bytes; the limit is 65536"):
         check_init(json.dumps({"note": "x" * (INIT_LIMIT - 11)}))
 
 

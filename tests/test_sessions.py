@@ -236,8 +236,8 @@ def test_an_ambiguous_prefix_names_the_candidates(home: Path) -> None:
         with pytest.raises(StoreError, match="no session '%'"):
             store.find("%")  # a LIKE wildcard is taken literally, not as "any"
         assert len(store.frames("aaaa1111-0000-4000-8000-000000000000")) == 1
-    result = _cli(home, "sessions", "show", "")
-    assert result.returncode == 1 and "name a session" in result.stderr
+    result = _cli(home, "sessions", "show", "")  # nothing named: refused as it is parsed
+    assert result.returncode == 2 and "argument id: must not be empty" in result.stderr
 
 
 # ------------------------------------------------------- the audio legs

@@ -20,19 +20,36 @@ from sandbox.errors import UserError
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
-        (["--ms-per-word", "0"], "--ms-per-word must be a positive whole number of ms up to"),
-        (["--ms-per-word", str(2**63 - 1)], "up to 10,000 (got 9,223,372,036,854,775,807)"),
-        (["--idle-ms", str(2**63)], "--idle-ms: idle.timeout_ms must be 0 (off) or at most"),
+        (["--ms-per-word", "0"], "--ms-per-word: must be a whole number of ms from 1 to"),
+        (["--ms-per-word", str(2**63 - 1)], "to 10,000 (got 9,223,372,036,854,775,807)"),
+        (["--idle-ms", str(2**63)], "--idle-ms: must be a whole number of ms from 0 to"),
+        (["--idle-ms", "5"], "--idle-ms: idle.timeout_ms must be 0 (off) or at least"),
         (["--voice", "nobody"], "unknown voice 'nobody'"),
-        (["--patience", "11"], "--patience: stt.patience must be between 0 and 10 (got 11)"),
-        (["--init", "[1]"], "--init must be a JSON object"),
+        (["--patience", "11"], "--patience: must be a whole number from 0 to 10 (got 11)"),
+        (["--init", "[1]"], "--init: the init data must be a JSON object"),
+        (["--mic", "x.wav", "--mic-delay", "-1"], "--mic-delay: must be a whole number of ms"),
+    ],
+)
+def test_bad_values_are_refused_where_they_are_parsed(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["run", *argv])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("sandbox run: error: argument ")
+    assert words in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
         (["--mic-delay", "500"], "--mic-delay goes with --mic FILE.wav"),
         (["--typed", "--mic", "x.wav", "--no-end-at-eof"], "--end-at-eof goes with --mic FILE"),
-        (["--mic", "x.wav", "--mic-delay", "-1"], "--mic-delay must be 0 or a positive number"),
         (["--mic", "no-such-file.wav"], "cannot read no-such-file.wav as a WAV microphone"),
     ],
 )
-def test_bad_options_are_words_not_tracebacks(
+def test_options_that_do_not_go_together_are_words_not_tracebacks(
     argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["run", *argv]) == 1

@@ -14,7 +14,9 @@ from dataclasses import asdict
 from typing import Any
 
 from sandbox.errors import UserError
+from sandbox.option_values import checked, number, shown, whole
 from sandbox.record.plain_text import json_text
+from sandbox.wire.patience import PATIENCE_MAX, PATIENCE_MIN
 from sandbox_bench.device_report import device_lines, device_result, device_targets
 from sandbox_bench.figures import target_lines, targets_json
 from sandbox_bench.hostile import hostile_table, measure_hostile
@@ -44,6 +46,12 @@ from sandbox_bench.runner import (
 from sandbox_bench.sessions import measure_sessions, sessions_table
 from sandbox_bench.soak import measure_soak, soak_table
 
+#: Repeats of a measurement (--runs, --cuts, --replies, --turns): past these a bench runs
+#: for days.
+REPEATS = whole(1, 10_000)
+#: A call's length in minutes (--soak, --minutes): up to a day.
+MINUTES = number(0.01, 24 * 60, "minutes")
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """--json, --quick, --runs, --cuts, --replies."""
@@ -57,14 +65,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "under 2 minutes on 2 cores",
     )
     parser.add_argument(
-        "--runs", type=int, help=f"repeats of each latency measurement (default {FULL[0]})"
+        "--runs", type=REPEATS, help=f"repeats of each latency measurement (default {FULL[0]})"
     )
     parser.add_argument(
-        "--cuts", type=int, help=f"random cuts to check heard text on (default {FULL[1]})"
+        "--cuts", type=REPEATS, help=f"random cuts to check heard text on (default {FULL[1]})"
     )
     parser.add_argument(
         "--replies",
-        type=int,
+        type=REPEATS,
         help=f"bot replies through the simulated echo path (default {FULL[2]})",
     )
     parser.add_argument(
@@ -84,12 +92,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--patience",
+        type=checked(_patiences),
         help="the app's patiences to time at the devices, comma-separated "
         f"(default {','.join(map(str, DEVICE_PATIENCES))}; --quick: {QUICK_DEVICE[0][0]})",
     )
     parser.add_argument(
         "--turns",
-        type=int,
+        type=REPEATS,
         help=f"measured turns per system at the devices, drawn from the set of callers, at the "
         f"default patience and each of the peer's configurations (default {DEVICE_TURNS}; "
         f"--quick: {QUICK_DEVICE[1]}); the other patiences take a quarter as many",
@@ -131,7 +140,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--soak",
-        type=float,
+        type=MINUTES,
         metavar="MINUTES",
         help="a call of MINUTES watched for leaks: memory, frames in flight, latency drift",
     )
@@ -144,19 +153,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--minutes",
-        type=float,
+        type=MINUTES,
         help="--sessions / --redrive: the call's length (default 30 / 5)",
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the bench; progress on stderr, the figures on stdout. Figures never fail it."""
-    for name in ("runs", "cuts", "replies"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise UserError(f"--{name} must be at least 1")
-    if args.turns is not None and args.turns < 1:
-        raise UserError("--turns must be at least 1")
     if args.peer:
         peer_dir()  # a missing peer is refused before the stages run, not half an hour in
     config = BenchConfig.from_flags(
@@ -164,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
         runs=args.runs,
         cuts=args.cuts,
         replies=args.replies,
-        patiences=_patiences(args.patience),
+        patiences=args.patience,
         turns=args.turns,
         peer=args.peer,
     )
@@ -172,11 +175,7 @@ def run(args: argparse.Namespace) -> int:
     def progress(words: str) -> None:
         print(words, file=sys.stderr, flush=True)
 
-    if args.minutes is not None and args.minutes <= 0:
-        raise UserError("--minutes must be positive")
     if args.soak is not None:
-        if args.soak <= 0:
-            raise UserError("--soak takes a call's length in minutes, more than 0")
         with _stdout_to_stderr():
             soaked = asyncio.run(measure_soak(args.soak, args.audio, progress))
         return _print_family(args, soaked.as_json(), SOAK_MODE.bounds(), soak_table)
@@ -230,18 +229,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _patiences(given: str | None) -> tuple[int, ...] | None:
+def _patiences(given: str) -> tuple[int, ...]:
     """``--patience 7,6``: each 0..10."""
-    if given is None:
-        return None
     try:
         values = tuple(int(p) for p in given.split(","))
     except ValueError:
         raise UserError(
-            f"--patience takes numbers 0..10 separated by commas, not {given!r}"
+            f"takes numbers {PATIENCE_MIN}..{PATIENCE_MAX} separated by commas, not {shown(given)}"
         ) from None
-    if not values or any(not 0 <= p <= 10 for p in values):
-        raise UserError(f"--patience values must be 0..10, not {given!r}")
+    if any(not PATIENCE_MIN <= p <= PATIENCE_MAX for p in values):
+        raise UserError(f"values must be {PATIENCE_MIN}..{PATIENCE_MAX}, not {shown(given)}")
     return values
 
 

@@ -11,6 +11,7 @@ import sys
 from dataclasses import asdict
 
 from sandbox.audio.stt import Transcriber
+from sandbox.option_values import name
 from sandbox.record.plain_text import json_text, quoted, visible
 from sandbox.record.store import SessionStore
 from sandbox.replay.audit import audit_session, keep_audit, refusal
@@ -20,7 +21,7 @@ HELP = "check a real-audio session's heard text against what its speaker leg say
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The session, and ``--json``."""
-    parser.add_argument("id", help="a session id or a unique prefix of one")
+    parser.add_argument("id", type=name, help="a session id or a unique prefix of one")
     parser.add_argument("--json", action="store_true", help="print the audit as JSON")
 
 

@@ -7,7 +7,9 @@ import asyncio
 import contextlib
 import errno
 import gc
+import ipaddress
 import logging
+import re
 import signal
 from collections.abc import Callable
 
@@ -17,8 +19,9 @@ from sandbox.brains import authored
 from sandbox.brains.registry import BRAINS, make_brain
 from sandbox.brains.their_code import TheirTracebacks
 from sandbox.commands.brain_reload import Reloader
-from sandbox.errors import UserError
+from sandbox.errors import UsageError, UserError
 from sandbox.logs import Redacted
+from sandbox.option_values import checked, name, port, shown
 from sandbox.sdk import Brain, serve
 from sandbox.sdk.server import NOT_LOOPBACK, is_loopback
 
@@ -35,14 +38,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sandbox brain``."""
     parser.add_argument(
         "brain",
+        type=name,
         metavar="NAME|module:Class|file.py[:Class]",
         help=f"a built-in brain ({', '.join(BRAINS)}) or your own Brain subclass: a module "
         "in the current directory (mymodule:Greeter), or a file (./mymodule.py:Greeter, or "
         "./mymodule.py when it defines one Brain)",
     )
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (default %(default)s)")
+    parser.add_argument(
+        "--port",
+        type=port(any_free=True),
+        default=DEFAULT_PORT,
+        help="port, 1 to 65535, or 0 for any free one (the URL printed names it; "
+        "default %(default)s)",
+    )
     parser.add_argument(
         "--host",
+        type=checked(interface),
         default="127.0.0.1",
         help="interface (default %(default)s: this machine only; 0.0.0.0 is every one)",
     )
@@ -52,6 +63,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="load your brain's file again whenever it changes: the call in progress "
         "goes on with the new code",
     )
+
+
+#: A host name as a resolver takes one: dot-separated labels of letters, digits and hyphens.
+_HOST_NAME = re.compile(
+    r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
+)
+
+
+def interface(host: str) -> str:
+    """--host: an IP address or a host name (whether it is this machine's is found out
+    when the server binds, and said there)."""
+    with contextlib.suppress(ValueError):
+        return str(ipaddress.ip_address(host))
+    if _HOST_NAME.fullmatch(host) is None:
+        raise UsageError(
+            f"{shown(host)} is neither an IP address nor a host name (127.0.0.1: this machine "
+            "only; 0.0.0.0: every interface)"
+        )
+    return host
 
 
 def run(args: argparse.Namespace) -> int:

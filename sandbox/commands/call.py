@@ -33,7 +33,6 @@ from sandbox.commands.options import (
     add_ms_per_word,
     audio_options,
     call_options,
-    check_ms_per_word,
 )
 from sandbox.commands.written import FORCE_HELP, clear_the_way
 from sandbox.errors import UserError
@@ -41,6 +40,7 @@ from sandbox.harness.builtin import brain_url_for
 from sandbox.host.launch import CallNotPlaced, open_call
 from sandbox.host.session import CallHost
 from sandbox.line.profile import DEFAULT_LINE, LineProfile, line_profile
+from sandbox.option_values import path
 from sandbox.record.plain_text import visible
 from sandbox.record.record_text import record_lines
 from sandbox.record.recorder import Recorder, default_report_path
@@ -77,8 +77,8 @@ HANG_UP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sandbox call``."""
     add_call_options(parser)
-    parser.add_argument("--script", required=True, type=Path, help="caller script (TOML)")
-    parser.add_argument("--report", type=Path, help="where to write the report JSON")
+    parser.add_argument("--script", required=True, type=path, help="caller script (TOML)")
+    parser.add_argument("--report", type=path, help="where to write the report JSON")
     parser.add_argument("--force", action="store_true", help=f"--report: {FORCE_HELP}")
     parser.add_argument(
         "--audio",
@@ -103,7 +103,6 @@ def run(args: argparse.Namespace) -> int:
     """Run the call, printing what was said and what was heard as it goes; then how it ended
     and its record. A hang-up signal ends the call as the caller hanging up."""
     script = load_script(args.script)
-    check_ms_per_word(args)
     if args.report is not None:  # refused now, not after the call
         clear_the_way([args.report], force=args.force)
     if args.audio == "sim" and (args.speaker or args.no_aec or args.stt_model or args.echo_path):
@@ -238,8 +237,11 @@ async def _sim_call(
 
 def _line(args: argparse.Namespace, script: Script) -> LineProfile:
     """The line the call is on: --line's, else the script's (a profile file beside it)."""
-    spec = args.line or script.line or DEFAULT_LINE
-    if args.line is None and script.line is not None and spec.endswith(".toml"):
+    given: LineProfile | None = args.line  # parsed by --line's type
+    if given is not None:
+        return given
+    spec = script.line or DEFAULT_LINE
+    if spec.endswith(".toml"):
         spec = str(Path(args.script).parent / spec)
     return line_profile(spec)
 

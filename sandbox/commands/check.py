@@ -8,8 +8,9 @@ import textwrap
 
 from sandbox.check import ScenarioResult, Status, check_brain
 from sandbox.commands.options import BRAIN_HELP, RELAY_HELP
-from sandbox.harness.builtin import brain_choice, brain_url_for
+from sandbox.harness.builtin import brain_choice, brain_spec, brain_url_for
 from sandbox.host.launch import CallOptions, check_relay_url
+from sandbox.option_values import checked
 from sandbox.record.plain_text import json_text, visible
 
 HELP = "run the conformance suite against a running brain and print what it breaks"
@@ -18,7 +19,10 @@ HELP = "run the conformance suite against a running brain and print what it brea
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sandbox check``."""
     parser.add_argument(
-        "url", metavar="URL|NAME", help=f"{BRAIN_HELP}, e.g. ws://127.0.0.1:8765/brain"
+        "url",
+        type=checked(brain_spec),
+        metavar="URL|NAME",
+        help=f"{BRAIN_HELP}, e.g. ws://127.0.0.1:8765/brain",
     )
     parser.add_argument("--relay", action="store_true", help=RELAY_HELP)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")

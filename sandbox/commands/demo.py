@@ -13,8 +13,9 @@ from sandbox.call.units import ShownUnit
 from sandbox.commands.options import BRAIN_HELP
 from sandbox.demo.headless import scene_options
 from sandbox.demo.scene import SHIPPED, Scene, load_scene
-from sandbox.harness.builtin import brain_choice
+from sandbox.harness.builtin import brain_choice, brain_spec
 from sandbox.line.profile import PROFILES
+from sandbox.option_values import checked, name
 from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import short_id
 
@@ -38,16 +39,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """--brain, --scene, --speaker, --silent, --auto, --list."""
     parser.add_argument(
         "--brain",
+        type=checked(brain_spec),
         metavar="URL|NAME",
         help=f"play the scenes against this brain instead of theirs: {BRAIN_HELP}",
     )
     parser.add_argument(
         "--scene",
         action="append",
+        type=checked(load_scene),  # every mistake before anything starts
         metavar="NAME|FILE",
         help=f"play this scene only (repeatable): {', '.join(SHIPPED)}, or a scene .toml",
     )
-    parser.add_argument("--speaker", help="the speaker both voices play through (index or name)")
+    parser.add_argument(
+        "--speaker", type=name, help="the speaker both voices play through (index or name)"
+    )
     parser.add_argument(
         "--silent", action="store_true", help="no sound: play on the clock, typed-mode style"
     )
@@ -77,8 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from sandbox.ui.demo_app import DemoApp
     from sandbox.ui.runner import CallSetup
 
-    names = args.scene or list(SHIPPED)
-    scenes = [load_scene(name) for name in names]  # every mistake before anything starts
+    scenes: list[Scene] = args.scene or [load_scene(shipped) for shipped in SHIPPED]
     url, builtin = brain_choice(args.brain) if args.brain else (None, None)
     if args.list:
         for scene in scenes:

@@ -8,7 +8,6 @@ import contextlib
 import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import uvloop
 
@@ -16,21 +15,16 @@ from sandbox.caller.script import load_script
 from sandbox.commands.options import BRAIN_HELP, RELAY_HELP
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
-from sandbox.harness.builtin import brain_choice
+from sandbox.harness.builtin import brain_choice, brain_spec
 from sandbox.host.launch import CallOptions, check_relay_url
 from sandbox.load.cost import RuntimeCost
 from sandbox.load.echo_process import brain_process
-from sandbox.load.limits import (
-    MAX_CALLS,
-    MAX_CONCURRENCY,
-    open_files_for,
-    ramp_seconds,
-    whole_in,
-)
+from sandbox.load.limits import MAX_CALLS, MAX_CONCURRENCY, MAX_RAMP_S, open_files_for
 from sandbox.load.one_call import Target
 from sandbox.load.run import KEEP_CHOICES, LoadPlan, LoadRun, run_load
 from sandbox.load.scale import SCALE_COUNTS, scale_table
 from sandbox.load.table import progress_line, summary_lines
+from sandbox.option_values import checked, number, path, whole
 from sandbox.record.plain_text import json_text
 from sandbox.wire.relay import RELAY_PATH
 
@@ -44,21 +38,29 @@ _LOG_EVERY_S = 5.0
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sandbox load``."""
-    parser.add_argument("--brain", metavar="URL|NAME", help=BRAIN_HELP)
+    parser.add_argument("--brain", type=checked(brain_spec), metavar="URL|NAME", help=BRAIN_HELP)
     parser.add_argument(
-        "--script", type=Path, metavar="FILE.toml", help="caller script (TOML) every call plays"
+        "--script", type=path, metavar="FILE.toml", help="caller script (TOML) every call plays"
     )
     parser.add_argument(
-        "--calls", type=int, default=20, metavar="N", help="calls to place (default 20)"
+        "--calls",
+        type=whole(1, MAX_CALLS),
+        default=20,
+        metavar="N",
+        help="calls to place (default 20)",
     )
     parser.add_argument(
         "--concurrency",
-        type=int,
+        type=whole(1, MAX_CONCURRENCY),
         metavar="C",
         help="calls at once (default: all of them, up to 200)",
     )
     parser.add_argument(
-        "--ramp", type=float, default=0.0, metavar="S", help="reach full concurrency over S s"
+        "--ramp",
+        type=number(0, MAX_RAMP_S, "seconds"),
+        default=0.0,
+        metavar="S",
+        help="reach full concurrency over S s",
     )
     parser.add_argument("--relay", action="store_true", help=RELAY_HELP)
     parser.add_argument(
@@ -67,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="play each call on the wall clock (default: each on its own clock that skips "
         "the waits for words and silences, so calls run back to back)",
     )
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the run as JSON")
+    parser.add_argument("--json", type=path, metavar="FILE", help="write the run as JSON")
     parser.add_argument("--force", action="store_true", help=f"--json: {FORCE_HELP}")
     parser.add_argument(
         "--keep",
@@ -76,7 +78,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "calls, failed above)",
     )
     parser.add_argument(
-        "--max-failures", type=int, metavar="N", help="stop placing calls once N have failed"
+        "--max-failures",
+        type=whole(1, MAX_CALLS),
+        metavar="N",
+        help="stop placing calls once N have failed",
     )
     parser.add_argument(
         "--scale",
@@ -136,16 +141,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> LoadPlan:
-    """The run asked for, every number in its range (:mod:`sandbox.load.limits`)."""
-    calls = whole_in(args.calls, "--calls", 1, MAX_CALLS)
+    """The run asked for (every number was held to its range where it was parsed)."""
     concurrency = min(args.calls, 200) if args.concurrency is None else args.concurrency
-    concurrency = whole_in(concurrency, "--concurrency", 1, MAX_CONCURRENCY)
-    ramp = ramp_seconds(args.ramp)
-    failures = args.max_failures
-    if failures is not None:
-        whole_in(failures, "--max-failures", 1, MAX_CALLS)
-    keep = args.keep or ("all" if calls <= KEEP_ALL_UP_TO else "failed")
-    return LoadPlan(calls, min(concurrency, calls), ramp, failures, keep)
+    keep = args.keep or ("all" if args.calls <= KEEP_ALL_UP_TO else "failed")
+    return LoadPlan(args.calls, min(concurrency, args.calls), args.ramp, args.max_failures, keep)
 
 
 async def _run(plan: LoadPlan, target: Target, brain: CallOptions, load: LoadRun) -> None:

@@ -5,16 +5,17 @@ from __future__ import annotations
 import argparse
 
 from sandbox.audio.audio_options import AudioOptions
-from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, idle_error
+from sandbox.call.settings import DEFAULT_IDLE_MS, MAX_IDLE_MS, Settings, idle_error
 from sandbox.caller.script_limits import MS_PER_WORD
-from sandbox.errors import UserError
-from sandbox.harness.builtin import BRAIN_NAMES, brain_choice
+from sandbox.errors import UsageError
+from sandbox.harness.builtin import BRAIN_NAMES, brain_choice, brain_spec
 from sandbox.host.launch import BUILTIN_BRAIN, CallOptions, check_init, check_relay_url
 from sandbox.line.profile import DEFAULT_LINE, PROFILES, line_profile
+from sandbox.option_values import checked, name, shown, whole
 from sandbox.record.session_kinds import CallMode
 from sandbox.wire import pb
 from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_by_name
-from sandbox.wire.patience import patience_error
+from sandbox.wire.patience import PATIENCE_MAX, PATIENCE_MIN
 
 #: --relay's help, for every command that dials a brain.
 RELAY_HELP = "dial as the Cortex relay leg, one socket for many calls (the URL must end in /agent)"
@@ -25,30 +26,74 @@ BRAIN_HELP = (
 )
 
 
+def language(code: str) -> int:
+    """A language of the catalog by its code (``de``), refused naming the codes there are."""
+    found = LANGUAGE_BY_ISO.get(code.strip().lower())
+    if found is None:
+        codes = ", ".join(sorted(LANGUAGE_BY_ISO))
+        raise UsageError(f"unknown language {shown(code)}; use one of: {codes}")
+    return found
+
+
+_idle_range = whole(0, MAX_IDLE_MS, "ms", zero="off")
+
+
+def idle_ms(text: str) -> int:
+    """--idle-ms: 0 (off), or a timeout the wire serves (:func:`idle_error`'s words)."""
+    value = _idle_range(text)
+    problem = idle_error(value)
+    if problem is not None:
+        raise UsageError(problem)
+    return value
+
+
 def add_call_options(parser: argparse.ArgumentParser) -> None:
     """--brain, --relay, --voice, --patience, --idle-ms, --init."""
-    parser.add_argument("--brain", metavar="URL|NAME", help=f"{BRAIN_HELP} (default: builtin)")
+    parser.add_argument(
+        "--brain",
+        type=checked(brain_spec),
+        metavar="URL|NAME",
+        help=f"{BRAIN_HELP} (default: builtin)",
+    )
     parser.add_argument("--relay", action="store_true", help=RELAY_HELP)
-    parser.add_argument("--voice", default="joe", help="starting voice (default: joe)")
+    parser.add_argument(
+        "--voice", type=checked(voice_by_name), default="joe", help="starting voice (default: joe)"
+    )
     parser.add_argument(
         "--language",
+        type=checked(language),
         metavar="CODE",
         help="the language the call is heard and spoken in, e.g. de (default: en)",
     )
     parser.add_argument(
-        "--speak-language", metavar="CODE", help="the voice's language, when it differs"
+        "--speak-language",
+        type=checked(language),
+        metavar="CODE",
+        help="the voice's language, when it differs",
     )
     parser.add_argument(
-        "--hear-language", metavar="CODE", help="the recognizer's language, when it differs"
+        "--hear-language",
+        type=checked(language),
+        metavar="CODE",
+        help="the recognizer's language, when it differs",
     )
-    parser.add_argument("--patience", type=int, help="stt patience 0..10 (default: unset = 7)")
+    parser.add_argument(
+        "--patience",
+        type=whole(PATIENCE_MIN, PATIENCE_MAX),
+        help=f"stt patience {PATIENCE_MIN}..{PATIENCE_MAX} (default: unset = 7)",
+    )
     parser.add_argument(
         "--idle-ms",
-        type=int,
+        type=checked(idle_ms),
         default=DEFAULT_IDLE_MS,
         help=f"silence before an idle turn, 0 disables (default: {DEFAULT_IDLE_MS})",
     )
-    parser.add_argument("--init", default="{}", help="the session's init data, a JSON object")
+    parser.add_argument(
+        "--init",
+        type=checked(check_init, named=False),
+        default="{}",
+        help="the session's init data, a JSON object",
+    )
 
 
 def add_ms_per_word(
@@ -58,7 +103,7 @@ def add_ms_per_word(
     replies on it takes it (``run``'s typed mode, ``call``'s simulated audio)."""
     parser.add_argument(
         "--ms-per-word",
-        type=int,
+        type=whole(MS_PER_WORD.low, MS_PER_WORD.high, MS_PER_WORD.unit),
         default=default,
         metavar="MS",
         help="the simulated clock's speaking rate (typed mode, simulated audio): how long "
@@ -66,28 +111,27 @@ def add_ms_per_word(
     )
 
 
-def check_ms_per_word(args: argparse.Namespace) -> None:
-    """A UserError naming the range when ``--ms-per-word`` is given outside it."""
-    if args.ms_per_word is not None and not MS_PER_WORD.holds(args.ms_per_word):
-        raise UserError(MS_PER_WORD.refusal("--ms-per-word", args.ms_per_word))
-
-
 def add_audio_options(parser: argparse.ArgumentParser, *, mic: bool = True) -> None:
     """--mic (unless ``mic`` is False: a scripted caller is the microphone), --speaker,
     --no-aec, --stt-model."""
     if mic:
-        parser.add_argument("--mic", help="microphone: a device (index or name) or a WAV file")
+        parser.add_argument(
+            "--mic", type=name, help="microphone: a device (index or name) or a WAV file"
+        )
     parser.add_argument(
-        "--speaker", help="speaker: a device (index or name), a WAV file to write, or none"
+        "--speaker",
+        type=name,
+        help="speaker: a device (index or name), a WAV file to write, or none",
     )
     parser.add_argument(
         "--no-aec", action="store_true", help="turn echo cancellation off (use headphones)"
     )
     parser.add_argument(
-        "--stt-model", metavar="PATH", help="another CTranslate2 Whisper model directory"
+        "--stt-model", type=name, metavar="PATH", help="another CTranslate2 Whisper model directory"
     )
     parser.add_argument(
         "--line",
+        type=checked(line_profile),
         metavar="NAME|FILE.toml",
         help=f"the phone line the caller is on, both ways: {', '.join(PROFILES)} (default "
         f"{DEFAULT_LINE}: none), or a profile file; see docs/lines.md",
@@ -101,33 +145,23 @@ def audio_options(args: argparse.Namespace) -> AudioOptions:
         speaker=args.speaker,
         aec=not args.no_aec,
         stt_model=args.stt_model,
-        line=line_profile(args.line or DEFAULT_LINE),
+        line=args.line or line_profile(DEFAULT_LINE),
     )
 
 
 def call_options(args: argparse.Namespace, recording: CallMode) -> CallOptions:
-    """Validate the shared options; a bad value is a UserError saying what is allowed.
+    """The call's options from the values parsed (each checked there: what is left is how
+    they go together); a relay leg's URL that is not the relay's is a UserError.
 
     ``recording`` is what the call carries ("sim", "typed", "audio"), as the session store
     keeps it."""
-    try:
-        voice = voice_by_name(args.voice)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
-    problem = None if args.patience is None else patience_error(args.patience)
-    if problem:
-        raise UserError(f"--patience: {problem}")
     brain_url, builtin = brain_choice(args.brain)
     if args.relay and brain_url:
         check_relay_url(brain_url)
-    if args.idle_ms < 0:
-        raise UserError("--idle-ms must be 0 (off) or a positive number of milliseconds")
-    if idle_error(args.idle_ms):
-        raise UserError(f"--idle-ms: {idle_error(args.idle_ms)}")
     settings = Settings(
-        voice=voice,
-        tts_language=_language(args, "speak_language"),
-        stt_language=_language(args, "hear_language"),
+        voice=args.voice,
+        tts_language=args.speak_language or args.language or pb.LANGUAGE_EN,
+        stt_language=args.hear_language or args.language or pb.LANGUAGE_EN,
         patience=args.patience,
         idle_ms=args.idle_ms,
     )
@@ -135,21 +169,7 @@ def call_options(args: argparse.Namespace, recording: CallMode) -> CallOptions:
         brain_url=brain_url,
         builtin=builtin,
         relay=args.relay,
-        init=check_init(args.init),
+        init=args.init,
         settings=settings,
         recording=recording,
     )
-
-
-def _language(args: argparse.Namespace, leg: str) -> int:
-    """One leg's language: its own option, else --language, else English; checked against
-    the catalog."""
-    option, code = (leg, getattr(args, leg)) if getattr(args, leg) else ("language", args.language)
-    if code is None:
-        return pb.LANGUAGE_EN
-    found = LANGUAGE_BY_ISO.get(code.strip().lower())
-    if found is None:
-        codes = ", ".join(sorted(LANGUAGE_BY_ISO))
-        flag = "--" + option.replace("_", "-")
-        raise UserError(f"{flag}: unknown language {code!r}; use one of: {codes}")
-    return found

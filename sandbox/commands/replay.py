@@ -6,17 +6,17 @@ import argparse
 import asyncio
 import sys
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sandbox.audio.sinks import DeviceSink
 from sandbox.commands.options import BRAIN_HELP
-from sandbox.commands.sessions import OUTCOME_HELP, OUTCOMES, span_seconds
+from sandbox.commands.sessions import OUTCOME_HELP, OUTCOMES, SPAN
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
-from sandbox.harness.builtin import brain_choice
+from sandbox.harness.builtin import brain_choice, brain_spec
 from sandbox.host.launch import CallNotPlaced
 from sandbox.line.profile import DEFAULT_LINE, line_profile
+from sandbox.option_values import checked, name, path
 from sandbox.record.plain_text import json_text
 from sandbox.record.store import SessionStore, short_id
 from sandbox.replay.diff import side_by_side
@@ -43,20 +43,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sandbox replay``."""
     parser.add_argument(
         "ids",
+        type=name,
         nargs="*",
         metavar="ID",
         help="a session id or unique prefix (`sandbox sessions list`)",
     )
-    parser.add_argument("--speaker", help="play through this output device (index or name)")
+    parser.add_argument(
+        "--speaker", type=name, help="play through this output device (index or name)"
+    )
     parser.add_argument("--silent", action="store_true", help="replay without sound")
     parser.add_argument(
         "--brain",
+        type=checked(brain_spec),
         metavar="URL|NAME",
         help="re-drive: play the session's caller side against this brain and print the diff; "
         f"exit 0 same, 1 changed, 2 a wire rule broken, {NOT_PLACED} not re-driven (the brain "
         f"could not be reached; a batch exits with its highest status). {BRAIN_HELP}",
     )
-    parser.add_argument("--json", type=Path, metavar="FILE", help="re-drive: the diff as JSON")
+    parser.add_argument("--json", type=path, metavar="FILE", help="re-drive: the diff as JSON")
     parser.add_argument("--force", action="store_true", help=f"--json: {FORCE_HELP}")
     parser.add_argument(
         "--ignore-text", action="store_true", help="re-drive: compare units and cuts, not words"
@@ -70,6 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--line",
+        type=checked(line_profile),
         metavar="NAME|FILE.toml",
         help="re-drive with --audio real: the phone line the recorded caller audio crosses "
         "(pstn, mobile, voip-lossy, or a profile file; default: none)",
@@ -82,7 +87,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--all", action="store_true", help="re-drive every saved call (not the re-drives)"
     )
-    parser.add_argument("--since", metavar="SPAN", help="--all: only the last SPAN (7d, 12h)")
+    parser.add_argument(
+        "--since", type=SPAN, metavar="SPAN", help="--all: only the last SPAN (7d, 12h)"
+    )
     parser.add_argument(
         "--outcome", choices=OUTCOMES, metavar="OUTCOME", help=f"--all: {OUTCOME_HELP}"
     )
@@ -94,10 +101,8 @@ def run(args: argparse.Namespace) -> int:
     many = args.all or len(args.ids) > 1
     if args.brain:  # a brain that is neither a name nor a URL is refused before anything runs
         args.dialed = brain_choice(args.brain)
-    if args.line is not None:  # a bad profile is refused before anything runs too
-        if not args.brain or args.audio != "real":
-            raise UserError("--line shapes a re-drive's sound: give --brain URL and --audio real")
-        line_profile(args.line)
+    if args.line is not None and (not args.brain or args.audio != "real"):
+        raise UserError("--line shapes a re-drive's sound: give --brain URL and --audio real")
     if args.json is not None:
         if not args.brain or many:
             raise UserError("--json writes one re-drive's diff: name one session and --brain URL")
@@ -158,7 +163,7 @@ async def _redrive_many(args: argparse.Namespace) -> int:
     """Re-drive several sessions, a few at once; one summary line each; the worst status."""
     with SessionStore() as store:
         if args.all:
-            since = time.time() - span_seconds(args.since, "--since") if args.since else None
+            since = time.time() - args.since if args.since is not None else None
             rows = [
                 row
                 for row in store.sessions(outcome=args.outcome, since=since)
@@ -206,7 +211,7 @@ async def _redrive_one(args: argparse.Namespace, session_id: str) -> Redrive:
             builtin=builtin,
             ignore_text=args.ignore_text,
             progress=progress,
-            line=line_profile(args.line or DEFAULT_LINE),
+            line=args.line or line_profile(DEFAULT_LINE),
         )
     return await redrive(
         session_id,

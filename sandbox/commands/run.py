@@ -5,21 +5,21 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 from sandbox.audio.audio_options import phone_line
 from sandbox.audio.device_choice import is_file
 from sandbox.caller.script import DEFAULT_MS_PER_WORD
+from sandbox.caller.script_limits import SILENCE_MS
 from sandbox.commands.options import (
     add_audio_options,
     add_call_options,
     add_ms_per_word,
     audio_options,
     call_options,
-    check_ms_per_word,
 )
 from sandbox.commands.written import FORCE_HELP, clear_the_way
 from sandbox.errors import UserError
+from sandbox.option_values import path, whole
 from sandbox.record.plain_text import visible
 from sandbox.record.session_kinds import CallMode
 
@@ -38,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_ms_per_word(parser, default=DEFAULT_MS_PER_WORD, default_words=str(DEFAULT_MS_PER_WORD))
     parser.add_argument(
         "--mic-delay",
-        type=int,
+        # As long as a caller's silence may be: the file's first word is its caller's.
+        type=whole(SILENCE_MS.low, SILENCE_MS.high, SILENCE_MS.unit),
         metavar="MS",
         help="with --mic FILE.wav: start the file MS after the call starts "
         "(default: once the greeting has played)",
@@ -49,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --mic FILE.wav: end the call once the file's last turn is answered "
         "(default: on)",
     )
-    parser.add_argument("--report", type=Path, help="where to write the report JSON")
+    parser.add_argument("--report", type=path, help="where to write the report JSON")
     parser.add_argument("--force", action="store_true", help=f"--report: {FORCE_HELP}")
 
 
@@ -59,7 +60,6 @@ def run(args: argparse.Namespace) -> int:
     from sandbox.ui.choose import choose_audio
     from sandbox.ui.runner import CallSetup
 
-    check_ms_per_word(args)
     if args.report is not None:  # refused now, not after the call
         clear_the_way([args.report], force=args.force)
     _check_file_mic(args)
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_file_mic(args: argparse.Namespace) -> None:
-    """--mic-delay and --end-at-eof say when a file speaks: they need one, and a time ≥ 0."""
+    """--mic-delay and --end-at-eof say when a file speaks: they need one."""
     asked = [
         name
         for name, value in (("--mic-delay", args.mic_delay), ("--end-at-eof", args.end_at_eof))
@@ -97,5 +97,3 @@ def _check_file_mic(args: argparse.Namespace) -> None:
     if asked and (args.typed or not is_file(args.mic)):
         verb = "go" if len(asked) > 1 else "goes"
         raise UserError(f"{' and '.join(asked)} {verb} with --mic FILE.wav (a caller's audio)")
-    if args.mic_delay is not None and args.mic_delay < 0:
-        raise UserError("--mic-delay must be 0 or a positive number of milliseconds")

@@ -15,6 +15,7 @@ from typing import Any
 from sandbox.call.outcome import Outcome
 from sandbox.commands.written import FORCE_HELP, clear_the_way, write_text
 from sandbox.errors import UserError
+from sandbox.option_values import checked, name, path
 from sandbox.record.latency_text import latency_lines
 from sandbox.record.markdown import session_markdown
 from sandbox.record.plain_text import json_text, visible
@@ -42,15 +43,19 @@ OUTCOME_HELP = f"only sessions with this outcome ({', '.join(OUTCOMES)})"
 
 _SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+#: The longest span: a century (longer reaches before any session, or past a float).
+MAX_SPAN_S = 36_500 * 86400
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Sub-verbs of ``sandbox sessions``."""
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     listing = _verb(verbs, "list", "sessions, newest first")
-    listing.add_argument("--brain", help="only sessions whose brain URL contains this")
+    listing.add_argument("--brain", type=name, help="only sessions whose brain URL contains this")
     listing.add_argument("--outcome", choices=OUTCOMES, metavar="OUTCOME", help=OUTCOME_HELP)
-    listing.add_argument("--since", metavar="SPAN", help="only the last SPAN (30m, 12h, 7d)")
+    listing.add_argument(
+        "--since", type=SPAN, metavar="SPAN", help="only the last SPAN (30m, 12h, 7d)"
+    )
     listing.add_argument("--json", action="store_true", help="one JSON object per session")
     runs = listing.add_mutually_exclusive_group()
     runs.add_argument(
@@ -61,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     runs.add_argument("--tests", action="store_true", help="only the sessions test runs recorded")
     show = _verb(verbs, "show", "one session: its index, transcript and errors")
-    show.add_argument("id", help="a session id or a unique prefix of one")
+    show.add_argument("id", type=name, help="a session id or a unique prefix of one")
     show.add_argument("--json", action="store_true", help="print the session's report JSON")
     show.add_argument(
         "--latency",
@@ -70,7 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     export_arguments(_verb(verbs, "export", EXPORT_HELP))
     script = _verb(verbs, "script", "print the session's caller side as a caller script (TOML)")
-    script.add_argument("id", help="a session id or a unique prefix of one")
+    script.add_argument("id", type=name, help="a session id or a unique prefix of one")
     script.add_argument(
         "--expect",
         action="store_true",
@@ -78,9 +83,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "reply within the time it took plus a margin, whether an error crossed",
     )
     remove = _verb(verbs, "rm", "remove one session")
-    remove.add_argument("id", help="a session id or a unique prefix of one")
+    remove.add_argument("id", type=name, help="a session id or a unique prefix of one")
     prune = _verb(verbs, "prune", "remove sessions older than a span")
-    prune.add_argument("--older-than", required=True, metavar="SPAN", help="e.g. 30d, 12h")
+    prune.add_argument(
+        "--older-than", type=SPAN, required=True, metavar="SPAN", help="e.g. 30d, 12h"
+    )
     _verb(verbs, "repair", REPAIR_HELP)
 
 
@@ -103,19 +110,19 @@ EXPORT_HELP = (
 
 def export_arguments(parser: argparse.ArgumentParser) -> None:
     """The session to export and what to write."""
-    parser.add_argument("id", help="a session id or a unique prefix of one")
+    parser.add_argument("id", type=name, help="a session id or a unique prefix of one")
     parser.add_argument(
         "--html",
-        type=Path,
+        type=path,
         metavar="FILE",
         help="one self-contained page: audio, waveforms, heard words lit as it plays, frames",
     )
     parser.add_argument(
-        "--md", type=Path, metavar="FILE", help="a short Markdown summary ('-': print it)"
+        "--md", type=path, metavar="FILE", help="a short Markdown summary ('-': print it)"
     )
-    parser.add_argument("--json", type=Path, metavar="FILE", help="the report JSON")
+    parser.add_argument("--json", type=path, metavar="FILE", help="the report JSON")
     parser.add_argument(
-        "--wav", type=Path, metavar="DIR", help="mic.wav, speaker.wav and mix.wav in DIR"
+        "--wav", type=path, metavar="DIR", help="mic.wav, speaker.wav and mix.wav in DIR"
     )
     parser.add_argument("--force", action="store_true", help=FORCE_HELP)
 
@@ -129,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         if args.verb == "list":
             return _list(store, args)
         if args.verb == "prune":
-            removed = store.prune(span_seconds(args.older_than, "--older-than"))
+            removed = store.prune(args.older_than)
             count = len(removed.ids)
             print(f"removed {count} session{'s' if count != 1 else ''}{_freed(removed)}")
             for session_id in removed.in_progress:
@@ -216,16 +223,23 @@ def _freed(removed: Removed) -> str:
     return f": {audio}; {removed.stored_bytes:,} bytes of frames and events freed in the store"
 
 
-def span_seconds(text: str, option: str) -> float:
-    """``30d``, ``12h``, ``45m``, ``90s`` as seconds; a UserError naming the option otherwise."""
+def span_seconds(text: str) -> float:
+    """``30d``, ``12h``, ``45m``, ``90s`` as seconds, up to a century; a UserError otherwise."""
     match = _SPAN.match(text)
     if match is None:
-        raise UserError(f"{option}: {text!r} is not a span; write a number and s, m, h or d (30d)")
-    return float(match.group(1)) * _SECONDS[match.group(2)]
+        raise UserError(f"{text!r} is not a span; write a number and s, m, h or d (30d)")
+    seconds = float(match.group(1)) * _SECONDS[match.group(2)]
+    if seconds > MAX_SPAN_S:
+        raise UserError(f"{text!r} is longer than a century (36500d)")
+    return seconds
+
+
+#: ``type=`` of every option that takes a span (``--since``, ``--older-than``).
+SPAN = checked(span_seconds)
 
 
 def _list(store: SessionStore, args: argparse.Namespace) -> int:
-    since = time.time() - span_seconds(args.since, "--since") if args.since else None
+    since = time.time() - args.since if args.since is not None else None
     tests = None if args.all else bool(args.tests)
 
     def chosen(tests: bool | None) -> list[SessionRow]:

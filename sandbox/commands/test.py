@@ -11,8 +11,8 @@ from rich.table import Table
 
 from sandbox.commands.options import BRAIN_HELP
 from sandbox.commands.written import clear_the_way
-from sandbox.errors import UsageError
-from sandbox.harness.builtin import brain_choice
+from sandbox.harness.builtin import brain_spec
+from sandbox.option_values import checked, path, whole
 from sandbox.record.table_text import table_lines
 from sandbox.testing.reports import shown_path, write_reports
 from sandbox.testing.script_results import (
@@ -37,12 +37,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "paths",
         nargs="*",
-        type=Path,
+        type=path,
         default=[Path()],
         metavar="PATH",
         help="scripts, or folders searched for test_*.toml (default: the current folder)",
     )
-    parser.add_argument("--brain", metavar="URL|NAME", help=f"{BRAIN_HELP} (default: builtin)")
+    parser.add_argument(
+        "--brain",
+        type=checked(brain_spec),
+        metavar="URL|NAME",
+        help=f"{BRAIN_HELP} (default: builtin)",
+    )
     parser.add_argument(
         "--audio",
         choices=("sim", "real"),
@@ -52,23 +57,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--repeat",
-        type=int,
+        type=whole(1, MAX_REPEAT),
         default=1,
         metavar="N",
         help="run each script N times and report its pass rate and reply times; a script "
         "that passes some runs and not others is flaky, not passed (default: 1)",
     )
-    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML for CI")
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
+    parser.add_argument("--junit", type=path, metavar="FILE", help="write JUnit XML for CI")
+    parser.add_argument("--json", type=path, metavar="FILE", help="write the results as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run every script; exit 0 all passed, 1 an expectation failed (in any run: a flaky
     script is not passed), 2 the brain could not be reached or broke a rule of the wire,
     or a path named holds no script (a usage error)."""
-    if not 1 <= args.repeat <= MAX_REPEAT:
-        raise UsageError(f"--repeat is a number of runs from 1 to {MAX_REPEAT} (got {args.repeat})")
-    brain_choice(args.brain)  # a wrong name is refused before anything runs
     scripts = find_scripts(args.paths)
     # A CI writes its files afresh each run: overwritten, but a folder named is refused now.
     clear_the_way([p for p in (args.junit, args.json) if p is not None], force=True)

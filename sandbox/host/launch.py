@@ -76,15 +76,17 @@ def check_init(init: str) -> str:
     size = len(init.encode("utf-8", errors="surrogatepass"))
     if size > INIT_LIMIT:
         raise UserError(
-            f"--init is {size} bytes; the limit is {INIT_LIMIT} (64 KiB). Pass what the "
+            f"the init data is {size} bytes; the limit is {INIT_LIMIT} (64 KiB). Pass what the "
             "brain needs to look the rest up (an id), not the data itself"
         )
     try:
         value = json.loads(init)
     except json.JSONDecodeError as exc:
-        raise UserError(f"--init is not valid JSON ({exc.msg} at column {exc.colno})") from None
+        raise UserError(
+            f"the init data is not valid JSON ({exc.msg} at column {exc.colno})"
+        ) from None
     if not isinstance(value, dict):
-        raise UserError('--init must be a JSON object, e.g. \'{"customer": "ada"}\'')
+        raise UserError('the init data must be a JSON object, e.g. \'{"customer": "ada"}\'')
     return init
 
 

@@ -1,5 +1,5 @@
-"""How much ``sandbox load`` takes: each number's range, said in words beyond it, and the
-open files its calls need on this machine.
+"""How much ``sandbox load`` takes: each number's range (held where it is parsed:
+:mod:`sandbox.option_values`), and the open files its calls need on this machine.
 
 A number past its range is a mistake or a test of the tool itself (``--ramp 1e308`` would
 start its second call in 10^300 years); a run the machine cannot hold is refused before it
@@ -9,7 +9,6 @@ as the brain's failures.
 
 from __future__ import annotations
 
-import math
 import resource
 
 from sandbox.errors import UserError
@@ -25,22 +24,6 @@ FILES_PER_CALL = 5
 #: Files the process holds besides its calls: the store, the log, libraries, the brain's
 #: listening socket.
 FILES_BESIDES = 64
-
-
-def whole_in(value: int, option: str, low: int, high: int) -> int:
-    """``value`` when it lies in ``low``..``high``; a UserError naming ``option`` if not."""
-    if not low <= value <= high:
-        raise UserError(f"{option} is a whole number from {low:,} to {high:,} (got {value:,})")
-    return value
-
-
-def ramp_seconds(value: float) -> float:
-    """``--ramp`` when it is a number of seconds in range (inf and nan are not)."""
-    if not math.isfinite(value) or not 0 <= value <= MAX_RAMP_S:
-        raise UserError(
-            f"--ramp is a number of seconds from 0 to {MAX_RAMP_S:,.0f} (got {value:g})"
-        )
-    return value
 
 
 def open_files_for(concurrency: int) -> None:

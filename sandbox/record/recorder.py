@@ -17,7 +17,7 @@ from sandbox.call.inputs import BrainMalformed, CoreInput, FromBrain
 from sandbox.call.surplus import SurplusFrame
 from sandbox.call.units import MAX_CHUNK_CHARS
 from sandbox.line.profile import LineProfile
-from sandbox.private_files import PRIVATE_MODE, private_folder, write_file
+from sandbox.private_files import private_folder, write_file
 from sandbox.record.call_record import RecordTracker
 from sandbox.record.call_report import ReportHead, Unkept, call_report
 from sandbox.record.conversation_log import ConversationLog
@@ -390,7 +390,7 @@ class Recorder:
         mid-write leaves the previous file whole)."""
         report = self.finish(core, duration_ms, script_notes)
         private_folder(path.parent)
-        write_file(path, report_text(report), mode=PRIVATE_MODE)  # what the caller said
+        write_file(path, report_text(report))  # private: what the caller said
         return path
 
 

@@ -36,6 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("voqalize", "Voqalize caller scripts (test_*.toml)")
     group.addoption(
         "--voqalize-brain",
+        type=_brain,
         metavar="URL|NAME",
         help="the brain the caller scripts call: a WebSocket URL or a built-in brain's name "
         "(default: the voqalize_brain fixture's, the built-in brain)",
@@ -55,6 +56,15 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         found: pytest.Collector = ScriptFile.from_parent(parent, path=file_path)
         return found
     return None
+
+
+def _brain(spec: str) -> str:
+    """--voqalize-brain's value, refused in words as ``sandbox test --brain``'s is (imported
+    only when the option is given: the plugin imports nothing of the sandbox before)."""
+    from sandbox.harness.builtin import brain_spec
+    from sandbox.option_values import checked
+
+    return checked(brain_spec)(spec)
 
 
 @pytest.fixture

@@ -2,6 +2,10 @@
 
 Everything the sandbox keeps in its data folder is created private (folders 0700, files
 0600) from the first byte, never tightened afterwards, so no other user can ever read it.
+So is every file a command writes where it is told (a call's report, an export of it as
+JSON, Markdown, a page or WAV, a test run's JUnit and JSON, a speaker's WAV): each holds
+what a caller said, so it is 0600 whatever the umask; the user shares one by widening it
+(``chmod a+r page.html``). The public key is the one file written to be shared (0644).
 
 A file is written whole or not at all (:class:`NewFile`): into a temporary created
 exclusively, under a random name, in the target's own folder (``O_CREAT | O_EXCL |
@@ -21,8 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-#: What a file is created as when it is not private (the umask still applies).
-SHARED_MODE = 0o666
+#: What every file is created as, unless its writer says otherwise (the public key).
 PRIVATE_MODE = 0o600
 #: Names tried for a temporary before giving up: a clash of 48 random bits is someone
 #: planting names, not chance.
@@ -54,7 +57,7 @@ class NewFile:
     error, dropped otherwise), or hold it open and :meth:`publish` or :meth:`drop` it (a
     file written while a call runs)."""
 
-    def __init__(self, target: Path, *, mode: int = SHARED_MODE) -> None:
+    def __init__(self, target: Path, *, mode: int = PRIVATE_MODE) -> None:
         """Create the temporary beside ``target`` (its folder must exist) with ``mode``."""
         self.target = target
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_BINARY", 0)
@@ -112,7 +115,7 @@ class NewFile:
             self.drop()
 
 
-def write_file(target: Path, data: bytes | str, *, mode: int = SHARED_MODE) -> None:
+def write_file(target: Path, data: bytes | str, *, mode: int = PRIVATE_MODE) -> None:
     """Write ``data`` (text as UTF-8) to ``target`` whole or not at all (:class:`NewFile`)."""
     with NewFile(target, mode=mode) as out:
         out.write(data.encode("utf-8") if isinstance(data, str) else data)

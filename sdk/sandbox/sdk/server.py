@@ -28,7 +28,9 @@ from websockets.http11 import Request, Response
 
 from sandbox.sdk.brain import Brain
 from sandbox.sdk.connection import BrainConnection
+from sandbox.sdk.errors import ConfigError
 from sandbox.wire import WireError, decode, encode, pb
+from sandbox.wire.addresses import port_problem, ws_url
 from sandbox.wire.relay import RELAY_PATH, frame_relay, unframe_relay
 from sandbox.wire.tokens import (
     RELAY_SUBJECT,
@@ -66,7 +68,7 @@ class BrainServer:
 
     def url(self, path: str = "/brain") -> str:
         """The inbound-leg brain_url (any path serves; Voqalize adds ``?session_id=``)."""
-        return f"ws://{self.host}:{self.port}{path}"
+        return ws_url(self.host, self.port, path)
 
     @property
     def relay_url(self) -> str:
@@ -104,8 +106,12 @@ async def serve(
     """Start serving ``brain_factory()`` brains; port 0 picks a free port (see ``.port``).
 
     Tokens are verified against ``public_key_pem``, by default the sandbox's own key
-    (``load_or_create_keys().public_pem``, what ``sandbox keys`` prints).
+    (``load_or_create_keys().public_pem``, what ``sandbox keys`` prints). A port outside
+    0..65535 is a :class:`ConfigError` before anything is bound.
     """
+    problem = port_problem(port, any_free=True)
+    if problem is not None:
+        raise ConfigError(f"serve(port={port}): {problem}")
     pem = public_key_pem if public_key_pem is not None else load_or_create_keys().public_pem
     host_of = _Host(brain_factory, pem)
     server = await ws_serve(
