@@ -62,7 +62,10 @@ def add_audio_options(parser: argparse.ArgumentParser, *, mic: bool = True) -> N
         "--no-aec", action="store_true", help="turn echo cancellation off (use headphones)"
     )
     parser.add_argument(
-        "--stt-model", metavar="PATH", help="another CTranslate2 Whisper model directory"
+        "--stt-model",
+        metavar="PATH|MODULE:CLASS",
+        help="another CTranslate2 Whisper model directory, or your own recognizer class "
+        "(see docs/languages.md)",
     )
     parser.add_argument(
         "--line",
