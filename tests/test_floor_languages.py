@@ -20,6 +20,8 @@ from sandbox.call.caller_events import BargeIn, BotResumes
         ("hi", "ठीक है।"),
         ("hi", "अच्छा, अच्छा।"),
         ("hi", "Haan, theek hai."),
+        ("hi", "ہاں، ٹھیک ہے"),  # how Whisper base often writes a Hindi caller
+        ("ur", "اچھا"),
         ("de", "Ja."),
         ("de", "Genau."),
         ("de", "Mhm."),
@@ -34,7 +36,13 @@ def test_a_backchannel_of_the_callers_language_is_one(language: str, said: str) 
 
 @pytest.mark.parametrize(
     ("language", "said"),
-    [("hi", "रुको!"), ("hi", "नहीं, सुनिए।"), ("de", "Stopp!"), ("de", "Nein, warte mal.")],
+    [
+        ("hi", "रुको!"),
+        ("hi", "नहीं, सुनिए।"),
+        ("hi", "نہیں، سنیے"),
+        ("de", "Stopp!"),
+        ("de", "Nein, warte mal."),
+    ],
 )
 def test_a_floor_word_of_the_callers_language_takes_the_floor(language: str, said: str) -> None:
     assert classify(said, language) is Burst.FLOOR

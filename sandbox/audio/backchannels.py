@@ -44,6 +44,10 @@ FLOOR_WORDS = frozenset(
 ANY_LANGUAGE_BACKCHANNELS = frozenset(
     {"m", "mm", "mmm", "mhm", "mmhmm", "hmm", "hm", "uh", "um", "ah", "aha", "oh", "okay", "ok"}
 )
+#: Hindustani's words in the Urdu script: Urdu's own, and how Whisper base writes much of a
+#: Hindi caller's speech ("haan", "ji", "theek hai", "accha"; "ruko", "nahin", "suniye").
+_URDU_BACKCHANNELS = frozenset({"ہاں", "ہان", "جی", "ٹھیک", "ہے", "اچھا", "صحیح", "بالکل"})
+_URDU_FLOOR_WORDS = frozenset({"رکو", "رکیے", "نہیں", "سنو", "سنیے", "لیکن", "کیا", "معاف"})
 #: Each language's own acknowledgements and floor words, as Whisper base writes them in
 #: that language (German in Latin letters; Hindi in Devanagari, the script Whisper base
 #: writes it in, and romanised, as a caller types it in a script). English is above.
@@ -59,9 +63,10 @@ _OWN_BACKCHANNELS: Mapping[str, frozenset[str]] = {
         {
             "हाँ", "हां", "हा", "जी", "ठीक", "है", "अच्छा", "अच्छे", "हम्म", "हूँ", "हूं", "सही",
             "बिल्कुल", "ओके", "haan", "han", "haa", "ji", "theek", "thik", "hai", "accha",
-            "acha", "achha", "sahi", "bilkul",
+            "acha", "achha", "sahi", "bilkul", *_URDU_BACKCHANNELS,
         }
     ),
+    "ur": _URDU_BACKCHANNELS,
     "fr": frozenset(
         {"oui", "ouais", "daccord", "voilà", "bien", "sûr", "exactement", "bon"}
     ),
@@ -80,8 +85,10 @@ _OWN_FLOOR_WORDS: Mapping[str, frozenset[str]] = {
             "रुको", "रुकिए", "रुकिये", "रुकें", "नहीं", "नही", "सुनो", "सुनिए", "सुनिये", "लेकिन",
             "मिनट", "क्या", "माफ़", "माफ", "हेलो", "ruko", "rukiye", "nahin", "nahi", "suno",
             "suniye", "lekin", "minute", "kya", "maaf", "hello", "sorry", "stop",
+            *_URDU_FLOOR_WORDS,
         }
     ),
+    "ur": _URDU_FLOOR_WORDS,
     "fr": frozenset({"non", "attendez", "attends", "arrêtez", "stop", "pardon", "mais", "allô"}),
     "es": frozenset({"no", "espere", "espera", "para", "pare", "perdón", "pero", "oiga"}),
 }  # fmt: skip
