@@ -323,7 +323,7 @@ class AudioEngine:
         """The call's recognizer settings changed (the core's ListenWith): a language's
         recognizer not loaded yet is loaded now, on Whisper's worker, ahead of the first turn
         heard in it."""
-        if isinstance(self.transcriber, Recognizers):
+        if isinstance(self.transcriber, Recognizers) and not self._halt.is_set():
             self._stt_pool.submit(self._prepare, self.transcriber, language)
         if self._listener is not None:
             self._listener.set_patience(patience)
@@ -332,7 +332,7 @@ class AudioEngine:
     def _prepare(self, recognizers: Recognizers, language: str) -> None:
         try:
             recognizers.for_language(language)
-        except UserError as exc:  # the turn heard in it then says so too; the log keeps why
+        except UserError as exc:  # a damaged model: logged here, met again by the first read
             log.warning("the recognizer for %s did not load: %s", language, exc)
 
     def _decided(self, t_ms: int, step: EndpointingStep) -> None:
