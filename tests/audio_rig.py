@@ -14,8 +14,8 @@ from caller_audio import espeak, join, silence, write_wav
 from sandbox.audio.audio_options import AudioOptions, phone_line
 from sandbox.audio.engine import AudioEngine, EngineHooks
 from sandbox.audio.mic import MicSource
+from sandbox.audio.recognizer import Recognizer
 from sandbox.audio.script_mic import ScriptMic
-from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
 from sandbox.audio.voices import default_voice
 from sandbox.call.effects import CallState, Effect, SendFrame
@@ -29,17 +29,18 @@ from sandbox.line.profile import DEFAULT_LINE, PROFILES, LineProfile
 @contextlib.asynccontextmanager
 async def audio_call(
     brain: str,
-    transcriber: Transcriber,
+    transcriber: Recognizer,
     synthesizer: Synthesizer,
     *,
+    settings: Settings | None = None,
     speaker: str | None = None,
     mic: MicSource | None = None,
     aec: bool = True,
     hooks: EngineHooks | None = None,
     line: LineProfile = PROFILES[DEFAULT_LINE],
 ) -> AsyncIterator[tuple[CallHost, AudioEngine, list[Effect]]]:
-    """A call with the real audio engine on ``line``, ``hooks`` given; the host runs in the
-    background."""
+    """A call with the real audio engine on ``line``, ``hooks`` given, starting with
+    ``settings`` (by default idle off); the host runs in the background."""
     engine = AudioEngine(
         AudioOptions(speaker=speaker, aec=aec, line=line),
         transcriber=transcriber,
@@ -47,7 +48,8 @@ async def audio_call(
         mic_source=mic,
         speaker_sink=mic.speaker if isinstance(mic, ScriptMic) else None,
     )
-    options = CallOptions(settings=Settings(idle_ms=0), builtin=brain, line=phone_line(line))
+    settings = settings or Settings(idle_ms=0)
+    options = CallOptions(settings=settings, builtin=brain, line=phone_line(line))
     effects: list[Effect] = []
     async with brain_url_for(options) as url:
         host = await open_call(

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine
+import threading
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +66,9 @@ class WireBrain:
     async def on_message(self, turn: int, text: str) -> None:
         await self.say(turn, f"You said {text} and that is all I can say about it today.")
 
+    def on_response(self, response: pb.Response) -> None:
+        """The answer to a Request this brain sent (most send none)."""
+
     async def run(self) -> None:
         try:
             async for message in self.ws:
@@ -76,6 +80,8 @@ class WireBrain:
                     self._spawn(self.on_message(env.user_message.turn_id, env.user_message.text))
                 elif arm == "interruption":
                     self.watermark = max(self.watermark, env.interruption.through_turn)
+                elif arm == "response":
+                    self.on_response(env.response)
                 elif arm == "end":
                     break
         except ConnectionClosed:
@@ -191,3 +197,29 @@ async def serve_wire_brain(brain: type[WireBrain]) -> WireServer:
 
     server = await serve(handler, "127.0.0.1", 0)
     return WireServer(server, server.sockets[0].getsockname()[1])
+
+
+@contextlib.contextmanager
+def served_in_thread(brain: type[WireBrain]) -> Iterator[str]:
+    """Serve ``brain`` from a thread of its own (for a ``sandbox`` process to dial); yields
+    its URL."""
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    servers: list[WireServer] = []
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        servers.append(loop.run_until_complete(serve_wire_brain(brain)))
+        ready.set()
+        loop.run_forever()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert ready.wait(10), f"{brain.__name__} did not start"
+    try:
+        yield f"ws://127.0.0.1:{servers[0].port}/brain"
+    finally:
+        asyncio.run_coroutine_threadsafe(servers[0].close(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()

@@ -10,11 +10,9 @@ the session with a fatal ``Error{message: "[/x]"}``, the message that once crash
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
-from fixtures_bad_brains import WireBrain, WireServer, serve_wire_brain
+from fixtures_bad_brains import WireBrain, served_in_thread
 
 from sandbox.wire import pb
 
@@ -49,26 +47,8 @@ class SaysHostileText(WireBrain):
         await self.send(pb.Error(code=pb.ERROR_CODE_INTERNAL, message=self.fatal, fatal=True))
 
 
-@contextmanager
-def hostile_text_brain(brain: type[SaysHostileText] = SaysHostileText) -> Iterator[str]:
+def hostile_text_brain(
+    brain: type[SaysHostileText] = SaysHostileText,
+) -> AbstractContextManager[str]:
     """Serve ``brain`` from a thread of its own; yields its URL."""
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    servers: list[WireServer] = []
-
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-        servers.append(loop.run_until_complete(serve_wire_brain(brain)))
-        ready.set()
-        loop.run_forever()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    assert ready.wait(10), "the hostile-text brain did not start"
-    try:
-        yield f"ws://127.0.0.1:{servers[0].port}/brain"
-    finally:
-        asyncio.run_coroutine_threadsafe(servers[0].close(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
+    return served_in_thread(brain)

@@ -87,6 +87,8 @@ def test_the_page_opens_offline_and_its_audio_is_the_call(
     assert row.duration_ms is not None
     assert abs(audio_state(browser)["duration"] - row.duration_ms / 1000) <= 0.1
     assert row.id[:12] in browser.title
+    # Which language each leg was in: the settings the call ended with.
+    assert "voice joe · speak en · hear en" in browser.find_element(By.ID, "meta").text
     # Nothing but the file itself and data: URIs (the audio, the player's own icons).
     outside = [u for u in requested(browser) if u != page.as_uri() and not u.startswith("data:")]
     assert outside == []

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.engine import AudioEngine
+from sandbox.audio.recognizer import Recognizer
 from sandbox.audio.resample import resample
-from sandbox.audio.stt import SAMPLE_RATE, Transcriber
+from sandbox.audio.stt import SAMPLE_RATE
 from sandbox.audio.tts import Synthesizer
 from sandbox.audio.voices import default_voice
 from sandbox.caller.espeak_voice import speak
@@ -21,7 +22,7 @@ from sandbox_bench.texts import BOT_REPLIES, STT_UTTERANCES
 class Models:
     """Whisper and the default Piper voice, loaded and warmed up."""
 
-    transcriber: Transcriber
+    transcriber: Recognizer
     synthesizer: Synthesizer
 
     def engine_options(self) -> AudioOptions:

@@ -35,8 +35,9 @@ from typing import Any, TypeVar
 
 from sandbox.audio.endpointer import looks_complete
 from sandbox.audio.listener import Listener
+from sandbox.audio.recognizer import Recognizer
 from sandbox.audio.resample import Float32
-from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
+from sandbox.audio.stt import SAMPLE_RATE, Transcript
 from sandbox.audio.turn_model import TurnModel
 from sandbox.call.caller_events import TurnCommitted
 from sandbox.call.endpointing_steps import EndpointingStep, Guess, TurnClosed
@@ -68,7 +69,7 @@ class InlineModels:
     (utterance, audio length): patiences share them, so each clip is transcribed and judged
     once."""
 
-    transcriber: Transcriber
+    transcriber: Recognizer
     model: TurnModel | None
     transcripts: dict[tuple[int, int], Transcript] = field(default_factory=dict)
     verdicts: dict[tuple[int, int], float] = field(default_factory=dict)
@@ -156,7 +157,7 @@ def fraction(flags: list[bool]) -> float | None:
 
 
 def measure_pauses(
-    transcriber: Transcriber, progress: Progress, *, quick: bool = False
+    transcriber: Recognizer, progress: Progress, *, quick: bool = False
 ) -> dict[str, Any]:
     """The stage's figures (see the module docstring)."""
     started = time.monotonic()

@@ -112,6 +112,9 @@ class FloorJudge:
         self._long_ask: int | None = None  # when a long burst's transcript was asked for
         self._acknowledged = False  # the bot went on because the burst was heard as such
         self._late = False  # the full read wanted was asked for as the bot went on
+        #: The caller's language (stt.language, an ISO code): whose backchannels and floor
+        #: words a burst is judged by.
+        self.language = "en"
 
     @property
     def paused(self) -> bool:
@@ -159,7 +162,7 @@ class FloorJudge:
         not think it probably no speech (only a quick read keeps such text)."""
         if self.wants is None:
             return []  # decided meanwhile, or stale: the voice went on after the ask
-        burst = classify(text)
+        burst = classify(text, self.language)
         if self._late:
             self.wants, self._late = None, False
             if burst is Burst.FLOOR and sure:

@@ -36,10 +36,11 @@ from sandbox.audio.line_path import DOWNLINK_SEED, UPLINK_SEED, LinePath
 from sandbox.audio.listener import Listener, in_executor, judged_in
 from sandbox.audio.mic import DeviceMic, MicSource
 from sandbox.audio.playout import PlayoutClock
+from sandbox.audio.recognizer import Recognizer, load_recognizer
+from sandbox.audio.recognizers import Recognizers
 from sandbox.audio.resample import Float32
 from sandbox.audio.sinks import AudioSink, Block, ClockedSink, DeviceSink, NullSink, WavSink
 from sandbox.audio.speech_out import SpeechOut
-from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
 from sandbox.audio.turn_model import TurnModel
 from sandbox.audio.voices import catalog, default_voice, voice_languages
@@ -140,7 +141,9 @@ class AudioEngine:
     built with it as its ``listening`` port, given everything the call needs of it."""
 
     options: AudioOptions = field(default_factory=AudioOptions)
-    transcriber: Transcriber | None = None
+    #: The recognizer the call listens with: by default :class:`Recognizers` around the
+    #: one ``options.stt_model`` names, which moves with stt.language.
+    transcriber: Recognizer | None = None
     #: The audio turn model (Smart Turn, shipped in the package); loaded with Whisper.
     turn_model: TurnModel | None = None
     synthesizers: dict[int, Synthesizer] = field(default_factory=dict)
@@ -187,7 +190,7 @@ class AudioEngine:
         a worker thread)."""
         say = progress or (lambda _m: None)
         if self.transcriber is None:  # an engine built with a loaded one keeps it
-            self.transcriber = Transcriber.load(self.options.stt_model, progress=say)
+            self.transcriber = Recognizers(load_recognizer(self.options.stt_model, say), say)
         if self.turn_model is None:
             self.turn_model = TurnModel.load()
         warm_listening(self.transcriber, say)  # paid here, not on the first turn
@@ -210,7 +213,8 @@ class AudioEngine:
         """What this engine serves, for the core's Config checks: a snapshot taken now."""
         heard = self.transcriber.languages if self.transcriber else frozenset({"en"})
         langs = frozenset(LANGUAGE_BY_ISO[code] for code in heard if code in LANGUAGE_BY_ISO)
-        return Capabilities(voices=voice_languages(), stt_languages=langs)
+        missing = self.transcriber.missing if isinstance(self.transcriber, Recognizers) else ""
+        return Capabilities(voices=voice_languages(), stt_languages=langs, stt_missing=missing)
 
     # ------------------------------------------------------------ building
 
@@ -320,10 +324,20 @@ class AudioEngine:
         return self.blocks_heard >= through and self._caller_settled
 
     def listen_with(self, language: str, patience: int) -> None:
-        """The call's recognizer settings changed (the core's ListenWith)."""
+        """The call's recognizer settings changed (the core's ListenWith): a language's
+        recognizer not loaded yet is loaded now, on Whisper's worker, ahead of the first turn
+        heard in it."""
+        if isinstance(self.transcriber, Recognizers) and not self._halt.is_set():
+            self._stt_pool.submit(self._prepare, self.transcriber, language)
         if self._listener is not None:
             self._listener.set_patience(patience)
             self._listener.set_language(language)
+
+    def _prepare(self, recognizers: Recognizers, language: str) -> None:
+        try:
+            recognizers.for_language(language)
+        except UserError as exc:  # a damaged model: logged here, met again by the first read
+            log.warning("the recognizer for %s did not load: %s", language, exc)
 
     def _decided(self, t_ms: int, step: EndpointingStep) -> None:
         for hook in self._hooks.decided:

@@ -76,9 +76,10 @@ from sandbox.audio.endpointer import (
     text_shape,
 )
 from sandbox.audio.prosody import final_fall, final_rise
+from sandbox.audio.recognizer import Recognizer
 from sandbox.audio.resample import Float32, as_int16
-from sandbox.audio.stt import SAMPLE_RATE, Transcriber, Transcript
-from sandbox.audio.turn_model import TurnModel
+from sandbox.audio.stt import SAMPLE_RATE, Transcript
+from sandbox.audio.turn_model import TurnModel, turn_model_hears
 from sandbox.audio.vad import FRAME_MS, FrameVad
 from sandbox.call import endpointing_steps as steps
 from sandbox.call.caller_events import (
@@ -111,14 +112,14 @@ BURST_LEAD_FRAMES = 2
 
 
 def in_executor(
-    transcriber: Transcriber,
+    transcriber: Recognizer,
     executor: Executor,
     *,
     brief: bool = False,
     on_done: Callable[[], None] | None = None,
 ) -> TranscribeFn:
     """The usual hook: run ``transcriber`` on ``executor`` (give it a single worker);
-    ``brief``: its quick read of a burst (see :meth:`Transcriber.transcribe`); ``on_done``:
+    ``brief``: its quick read of a burst (see :meth:`Recognizer.transcribe`); ``on_done``:
     told, on the worker's thread, as each finishes (the host then calls :meth:`Listener.poll`)."""
 
     def submit(pcm: Float32, language: str) -> Future[Transcript]:
@@ -197,6 +198,7 @@ class Listener:
         self._doubletalk = DoubleTalk()
         self._endpointer = Endpointer(patience, narrowband=narrowband)
         self._floor = floor if floor is not None else FloorJudge()
+        self._floor.language = language
         self._burst: list[Float32] | None = None  # the voice over the bot, while it is judged
         self._judging: Future[Transcript] | None = None
         self._judging_asked = 0  # when the read in flight was asked for (ms)
@@ -230,8 +232,10 @@ class Listener:
         self._endpointer.set_patience(patience)
 
     def set_language(self, language: str) -> None:
-        """stt.language: the turn already open keeps the language it started in."""
+        """stt.language: the turn already open keeps the language it started in; a burst
+        over the bot is judged by the new language's backchannels from now."""
         self._language = language
+        self._floor.language = language
 
     def feed(
         self,
@@ -415,7 +419,11 @@ class Listener:
                 self._decided(self._now, steps.Guess(guess, shape == "finished"))
                 if turn is self._turn and turn.paused and turn.has_current_guess():
                     self._endpointer.hint_text(shape, question=asks_question(guess))
-                    if shape == "open" and self._judge_turn is not None:
+                    if (
+                        shape == "open"
+                        and self._judge_turn is not None
+                        and turn_model_hears(turn.language)
+                    ):
                         # Only unpunctuated words leave the verdict to the model.
                         heard = np.concatenate(turn.audio[: turn.paused_frames])
                         turn.judged = (epoch, self._judge_turn(heard))

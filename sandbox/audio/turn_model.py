@@ -58,6 +58,15 @@ SOURCE_WHEEL = "pipecat_ai-1.14.0-py3-none-any.whl"
 PATH_IN_WHEEL = f"pipecat/audio/turn/smart_turn/data/{MODEL_FILE}"
 #: The shipped file's sha256 (equal to the file inside :data:`SOURCE_WHEEL`).
 MODEL_SHA256 = "2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f"
+#: The 23 languages Smart Turn v3.2 was trained and benchmarked on (its model card's list),
+#: as ISO codes. In a call heard in another (Tamil, Telugu, Swedish, ...) its verdict is
+#: not asked for: the end of turn goes by the silence and the transcript's punctuation.
+TRAINED_LANGUAGES = frozenset(
+    {
+        "ar", "bn", "da", "de", "en", "fi", "fr", "hi", "id", "it", "ja", "ko", "mr", "nl",
+        "no", "pl", "pt", "ru", "es", "tr", "uk", "vi", "zh",
+    }
+)  # fmt: skip
 _NORMALIZE_EPS = 1e-7
 _MEL_FLOOR = 1e-10
 _DYNAMIC_RANGE = 8.0
@@ -149,3 +158,9 @@ class TurnModel:
         (logits,) = self._session.run(["logits"], {"input_features": features})
         self.last_ms = (time.perf_counter() - started) * 1000
         return float(np.asarray(logits).reshape(-1)[0])
+
+
+def turn_model_hears(language: str) -> bool:
+    """Whether Smart Turn was trained on ``language`` (an ISO code), so its verdict on a
+    pause is worth weighing there (:data:`TRAINED_LANGUAGES`)."""
+    return language in TRAINED_LANGUAGES

@@ -18,8 +18,9 @@ from collections.abc import Callable
 import numpy as np
 
 from sandbox.audio.prosody import final_fall, final_rise
+from sandbox.audio.recognizer import Recognizer
 from sandbox.audio.resample import Float32
-from sandbox.audio.stt import SAMPLE_RATE, Transcriber
+from sandbox.audio.stt import SAMPLE_RATE
 
 #: A short turn (Whisper's first decode), and a turn long enough for the pitch track's
 #: whole context.
@@ -35,7 +36,7 @@ def voiced_clip(seconds: float) -> Float32:
     return np.asarray(0.05 * tone * syllables, dtype=np.float32)
 
 
-def warm_listening(transcriber: Transcriber, progress: Callable[[str], None]) -> float:
+def warm_listening(transcriber: Recognizer, progress: Callable[[str], None]) -> float:
     """Run Whisper and the pitch track once, as a call's first turn would; the seconds it
     took."""
     progress("warming up the listening path (Whisper, the pitch track)")

@@ -63,6 +63,8 @@ class Capabilities:
 
     voices: Mapping[int, Collection[int]]
     stt_languages: Collection[int] | None = None  # None: the recognizer takes any language
+    #: Said after a recognizer refusal when an install would hear more (how to install it).
+    stt_missing: str = ""
 
     def languages_spoken(self, voice: int) -> Collection[int]:
         """The languages ``voice`` speaks; empty for a voice the speech tier does not have."""
@@ -119,9 +121,10 @@ def validate(config: pb.Config, current: Settings, caps: Capabilities) -> str | 
         heard = caps.stt_languages
         if heard is not None and config.stt.language not in heard:
             names = ", ".join(sorted(language_name(lang) for lang in heard))
+            more = f"; {caps.stt_missing}" if caps.stt_missing else ""
             return (
                 f"the recognizer cannot transcribe {language_name(config.stt.language)}; "
-                f"it serves: {names}"
+                f"it serves: {names}{more}"
             )
     return None
 

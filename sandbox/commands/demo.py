@@ -21,7 +21,7 @@ from sandbox.record.store import short_id
 
 if TYPE_CHECKING:
     from sandbox.audio.engine import AudioEngine
-    from sandbox.audio.stt import Transcriber
+    from sandbox.audio.recognizer import Recognizer
     from sandbox.audio.tts import Synthesizer
     from sandbox.caller.script_runner import Caller
     from sandbox.ui.audio import AudioFrontend
@@ -67,7 +67,7 @@ class _Models:
     engine: AudioEngine | None = None
 
     @property
-    def transcriber(self) -> Transcriber | None:
+    def transcriber(self) -> Recognizer | None:
         """The loaded Whisper, if a scene loaded it."""
         return self.engine.transcriber if self.engine is not None else None
 

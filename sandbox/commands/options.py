@@ -127,7 +127,11 @@ def add_audio_options(parser: argparse.ArgumentParser, *, mic: bool = True) -> N
         "--no-aec", action="store_true", help="turn echo cancellation off (use headphones)"
     )
     parser.add_argument(
-        "--stt-model", type=name, metavar="PATH", help="another CTranslate2 Whisper model directory"
+        "--stt-model",
+        type=name,
+        metavar="PATH|MODULE:CLASS",
+        help="another CTranslate2 Whisper model directory, or your own recognizer class "
+        "(see docs/languages.md)",
     )
     parser.add_argument(
         "--line",

@@ -72,6 +72,8 @@ class CoreBegun:
     capabilities: tuple[int, ...]
     stall_ms: int
     line_ms: int
+    #: The recognizer refusal's install hint (:attr:`Capabilities.stt_missing`).
+    stt_missing: str = ""
 
     @classmethod
     def of(cls, core: CallCore) -> CoreBegun:
@@ -85,13 +87,14 @@ class CoreBegun:
             capabilities=tuple(core.capabilities),
             stall_ms=core.stall_ms,
             line_ms=core.line_ms,
+            stt_missing=core.caps.stt_missing,
         )
 
     def core(self, session_id: str) -> CallCore:
         """A fresh core set up as the stored call's was."""
         return CallCore(
             session_id,
-            caps=Capabilities(dict(self.voices), self.stt_languages),
+            caps=Capabilities(dict(self.voices), self.stt_languages, self.stt_missing),
             init=self.init,
             settings=self.settings,
             capabilities=self.capabilities,

@@ -97,6 +97,8 @@ def page_data(call: StoredCall) -> dict[str, Any]:
             "id": row.id,
             "brain": shown_brain(row, report),
             "line": report.line or "",
+            # The settings in force as the call ended: its voice, each leg's language.
+            "settings": report.settings,
             "mode": row.mode,
             "leg": row.leg,
             "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(row.started_at)),
