@@ -28,7 +28,6 @@ from sandbox.call.turn_records import RequestAnswered
 from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, MAX_UNIT_CHUNKS, Fate
 from sandbox.record.recorder import (
     KIND_KEPT,
-    OVERSIZED,
     SAMPLE_KEPT,
     UNKEPT_NOTE_MS,
     Recorder,
@@ -37,6 +36,7 @@ from sandbox.record.report import Report
 from sandbox.record.session_kinds import CallMode, Leg
 from sandbox.record.store import SessionStore
 from sandbox.record.stored_call import StoredCall
+from sandbox.record.unkept_kinds import OVERSIZED, UnkeptKind
 from sandbox.record.writer import BATCH_S, SessionWriter
 from sandbox.wire import pb
 from sandbox.wire.catalog import VOQALIZE_ARMS
@@ -245,7 +245,10 @@ def test_a_floods_frames_read_back_each_as_it_crossed() -> None:
 def test_the_record_is_bounded_by_design_not_by_the_floods_length() -> None:
     short, long = barged_flood(2 * SAMPLE_KEPT), barged_flood(40 * SAMPLE_KEPT)
     assert len(long.recorder.frames) == len(short.recorder.frames)
-    assert long.recorder.frames_unkept["dead_unit"] > short.recorder.frames_unkept["dead_unit"]
+    assert (
+        long.recorder.frames_unkept[UnkeptKind(Surplus.DEAD_UNIT)]
+        > short.recorder.frames_unkept[UnkeptKind(Surplus.DEAD_UNIT)]
+    )
 
 
 def test_after_the_end_a_sample_is_kept_and_the_rest_counted_unread() -> None:
@@ -331,7 +334,7 @@ def test_a_call_that_dies_mid_flood_reads_back_its_counts_so_far(tmp_path: Path)
     assert counted == {"dead_unit": 5 * 400 - SAMPLE_KEPT}
     # Written at the first frame counted, then at the first frame of each second after: the
     # last at the fifth second's first frame (a call killed loses at most a second's counts).
-    assert report.frames_unkept == {"dead_unit": counted["dead_unit"] - 399}
+    assert report.frames_unkept == {"dead_unit": counted[UnkeptKind(Surplus.DEAD_UNIT)] - 399}
 
 
 def test_a_flood_naming_a_new_unit_each_frame_keeps_a_sample_of_the_kind() -> None:

@@ -38,6 +38,7 @@ from sandbox.record.report import (
     step_report,
     unit_report,
 )
+from sandbox.record.unkept_kinds import UnkeptKind
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class Unkept:
     sample by kind (see :mod:`sandbox.record.recorder`)."""
 
     malformed: int = 0
-    frames: tuple[tuple[str, int], ...] = ()
+    frames: tuple[tuple[UnkeptKind, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from sandbox.record.stored_events import (
     Recorded,
     event_row,
 )
+from sandbox.record.unkept_kinds import OVERSIZED, UnkeptKind
 from sandbox.record.writer import SessionEnd, SessionWriter
 from sandbox.wire import pb
 from sandbox.wire.direction import Direction
@@ -73,9 +74,6 @@ SAMPLE_KEPT = 100
 KIND_KEPT = 10 * SAMPLE_KEPT
 #: How often, at most, the counts of frames not kept are written to the store as they grow.
 UNKEPT_NOTE_MS = 1000
-#: The kind of a frame cut for its size, past the sample (the core's kinds are
-#: :class:`sandbox.call.surplus.Surplus`).
-OVERSIZED = "oversized"
 
 
 @dataclass(frozen=True)
@@ -125,7 +123,7 @@ class Recorder:
     malformed_unkept: int = 0
     _malformed_kept: int = 0
     #: Frames only counted, past SAMPLE_KEPT, by kind.
-    frames_unkept: dict[str, int] = field(default_factory=dict)
+    frames_unkept: dict[UnkeptKind, int] = field(default_factory=dict)
     _sampled: dict[tuple[str, int], int] = field(default_factory=dict)  # kept, by kind and unit
     _kind_kept: dict[str, int] = field(default_factory=dict)  # kept, by kind, all units
     _stored: int = 0  # frames handed to the writer: the next one's place in the store
@@ -252,7 +250,7 @@ class Recorder:
         naming a new unit each frame is no smaller for it); later ones are counted, and the
         first of them marks in the store where counting began (``speech_id`` -1: for every
         unit of the kind). Not ``capped``: only the unit's own sample holds it."""
-        key = (kind, speech_id)
+        key, counted = (kind, speech_id), UnkeptKind(kind)
         seen = self._sampled.get(key, 0)
         of_kind = self._kind_kept.get(kind, 0)
         if seen < SAMPLE_KEPT and (of_kind < KIND_KEPT or not capped):
@@ -262,11 +260,11 @@ class Recorder:
             return True
         if seen == SAMPLE_KEPT:  # this unit's sample is full: noted once
             self._sampled[key] = seen + 1
-            self.event(t_ms, FramesUnkeptFrom(kind, self._stored, speech_id, SAMPLE_KEPT))
+            self.event(t_ms, FramesUnkeptFrom(counted, self._stored, speech_id, SAMPLE_KEPT))
         elif of_kind == KIND_KEPT:  # the kind's is: noted once, no entry per unit from now
             self._kind_kept[kind] = of_kind + 1
-            self.event(t_ms, FramesUnkeptFrom(kind, self._stored, -1, KIND_KEPT))
-        self.frames_unkept[kind] = self.frames_unkept.get(kind, 0) + 1
+            self.event(t_ms, FramesUnkeptFrom(counted, self._stored, -1, KIND_KEPT))
+        self.frames_unkept[counted] = self.frames_unkept.get(counted, 0) + 1
         self._note_unkept(t_ms)
         return False
 

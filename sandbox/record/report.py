@@ -35,6 +35,7 @@ from sandbox.line.profile import LineProfile
 from sandbox.record.frame_report import FrameReport, decoded, frame_schema_struct
 from sandbox.record.plain_text import escaped_json
 from sandbox.record.reload_notice import ReloadNotice
+from sandbox.record.unkept_kinds import UnkeptKind
 from sandbox.wire import pb
 from sandbox.wire.direction import Direction
 
@@ -437,7 +438,7 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     malformed_unkept: int | UnsetType = UNSET
     #: Frames the call had no more use for, past the sample kept, counted by kind
     #: (``sandbox.record.recorder.SAMPLE_KEPT``).
-    frames_unkept: Mapping[str, int] | UnsetType = UNSET
+    frames_unkept: Mapping[UnkeptKind, int] | UnsetType = UNSET
     record: CallRecord | UnsetType = UNSET  # none for a call cut short
     frames: tuple[FrameReport, ...]
     script_notes: tuple[str, ...] | UnsetType = UNSET  # a scripted caller's notes

@@ -36,6 +36,7 @@ from sandbox.record.stored_events import (
     SessionOpened,
 )
 from sandbox.record.unit_log import with_unit_records
+from sandbox.record.unkept_kinds import UnkeptKind
 from sandbox.wire.codec import WireError, decode
 from sandbox.wire.direction import direction
 from sandbox.wire.plain import describe
@@ -218,7 +219,7 @@ class StoredCall:
         """What the call only counted, as last written to the store (the recorder writes the
         counts as they grow, so a call that died keeps them up to about its last second)."""
         malformed = 0
-        frames: tuple[tuple[str, int], ...] = ()
+        frames: tuple[tuple[UnkeptKind, int], ...] = ()
         for event in self.events:
             if isinstance(event.value, MalformedUnkept):
                 malformed = event.value.count

@@ -45,6 +45,7 @@ from sandbox.line.profile import LineProfile
 from sandbox.record.input_log import CoreBegun, InputsUnkept, StoredInput
 from sandbox.record.plain_text import visible
 from sandbox.record.report import Finding, ValueHeard, ValueReadBack
+from sandbox.record.unkept_kinds import UnkeptKind
 
 #: The kind the store gives a row whose data is not a JSON object at all (its data then
 #: names the kind it was stored under, and says so).
@@ -56,7 +57,7 @@ class FramesUnkeptFrom:
     """From the store's frame ``seq`` on, frames of ``kind`` were only counted: ``kept``
     were kept of unit ``speech_id`` (-1: of every unit of the kind, its cap reached)."""
 
-    kind: str
+    kind: UnkeptKind
     seq: int
     speech_id: int
     kept: int
@@ -74,7 +75,7 @@ class MalformedUnkept:
 class FramesUnkept:
     """The frames only counted so far, by kind, past the ``kept`` of each."""
 
-    counts: Mapping[str, int]
+    counts: Mapping[UnkeptKind, int]
     kept: int
 
 
