@@ -45,7 +45,7 @@ def only_session() -> tuple[SessionRow, dict[str, Any], list[str]]:
     the type of each frame it kept."""
     with SessionStore() as store:
         (row,) = store.sessions()
-        frames = [frame_record(f).type for f in store.frames(row.id)]
+        frames = [str(frame_record(f).type) for f in store.frames(row.id)]
         return row, session_report_json(store, row), frames
 
 

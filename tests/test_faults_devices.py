@@ -70,7 +70,7 @@ def session_kept_everything(lost: str) -> None:
     with SessionStore() as store:
         (row,) = store.sessions()
         report = session_report_json(store, row)
-        frames = [frame_record(f).type for f in store.frames(row.id)]
+        frames = [str(frame_record(f).type) for f in store.frames(row.id)]
         losses = [e.data for e in store.events(row.id) if e.kind == "device_lost"]
     assert row.status == "completed" and report["ended_by"] == "caller"
     assert [u["fate"] for u in report["units"]] == ["played"] * len(report["units"])

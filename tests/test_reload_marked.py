@@ -105,7 +105,7 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def _crossed(direction: str, rtvi_type: int, data: str) -> dict[str, object]:
     """An RTVI frame as the report keeps it."""
     arm, fields = describe(envelope(pb.RTVIFrame(type=rtvi_type, data=data)))  # type: ignore[arg-type]
-    return FrameRecord(1200, direction, arm, fields).as_json()
+    return FrameRecord.of(1200, direction, arm, fields).as_json()
 
 
 def test_the_notice_is_read_back_from_the_frame_it_crosses_as() -> None:

@@ -58,7 +58,7 @@ async def test_greeting_plays_and_a_typed_turn_is_answered() -> None:
         assert any(
             "brain → app ui-command" in s and "pricing" in s for s in app.app_pane.lines_shown
         )
-        types = [(r.dir, r.type) for r in app.wire.records]
+        types = [(str(r.dir), str(r.type)) for r in app.wire.records]
         assert types[0] == ("out", "session_start")
         assert ("out", "user_message") in types and ("in", "rtvi") in types
         assert types.count(("out", "finalize")) == 2

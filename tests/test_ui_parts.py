@@ -58,7 +58,7 @@ from sandbox.wire import pb
 
 
 def rec(t: int, direction: str, kind: str, **fields: object) -> FrameRecord:
-    return FrameRecord(t, direction, kind, dict(fields))
+    return FrameRecord.of(t, direction, kind, dict(fields))
 
 
 # ------------------------------------------------------------------ latency

@@ -62,7 +62,7 @@ def _must_refuse_text(text: str) -> None:
 
 def _check_decoded(env: pb.Envelope) -> None:
     arm, fields = describe(env)
-    json.dumps(FrameRecord(0, "in", arm, fields).as_json())  # records are JSON
+    json.dumps(FrameRecord.of(0, "in", arm, fields).as_json())  # records are JSON
     if env.WhichOneof("body") is None:
         return  # an arm this build does not know: recorded and skipped, never re-sent
     again = decode(encode(env))

@@ -22,7 +22,7 @@ from sandbox.record.call_record import RecordTracker
 from sandbox.record.call_report import ReportHead, Unkept, call_report
 from sandbox.record.conversation_log import ConversationLog
 from sandbox.record.frame_log import FrameLog
-from sandbox.record.frame_report import HEAD, FrameReport
+from sandbox.record.frame_report import HEAD, FrameArm, FrameReport
 from sandbox.record.input_log import InputsUnkept, stored_input
 from sandbox.record.report import (
     Report,
@@ -78,12 +78,19 @@ UNKEPT_NOTE_MS = 1000
 
 @dataclass(frozen=True)
 class FrameRecord:
-    """One frame as it crossed. ``dir`` is from the runtime's side: "in" from the brain."""
+    """One frame as it crossed. ``dir`` is from the runtime's side: "in" from the brain;
+    ``type`` its arm (or why it has none); ``fields`` its body's, which depend on the arm."""
 
     t_ms: int
-    dir: str
-    type: str
+    dir: Direction
+    type: FrameArm
     fields: dict[str, Any]
+
+    @classmethod
+    def of(cls, t_ms: int, direction: str, arm: str, fields: dict[str, Any]) -> FrameRecord:
+        """A frame as the wire's words name its side and arm (a ValueError for a word that
+        is neither: a damaged store's row)."""
+        return cls(t_ms, Direction(direction), FrameArm(arm), fields)
 
     def as_json(self) -> dict[str, Any]:
         """The report's shape: t_ms, dir, type, then the body's fields (an RTVI frame's own
@@ -94,11 +101,9 @@ class FrameRecord:
         return head
 
     def as_report(self) -> FrameReport:
-        """The frame as the report keeps it (:class:`FrameReport`: the same shape, typed); a
-        ValueError when its direction is no :class:`~sandbox.wire.direction.Direction` (a
-        damaged store's row)."""
+        """The frame as the report keeps it (:class:`FrameReport`: the same shape, typed)."""
         body = {k: v for k, v in self.as_json().items() if k not in HEAD}
-        return FrameReport(self.t_ms, Direction(self.dir), self.type, body)
+        return FrameReport(self.t_ms, self.dir, self.type, body)
 
 
 @dataclass
@@ -153,7 +158,7 @@ class Recorder:
             t_ms, direction, raw = entry
             if last is None or last[0] != raw:
                 last = (raw, *_described(pb.Envelope.FromString(raw)))
-            out.append(FrameRecord(t_ms, direction, last[1], last[2]))
+            out.append(FrameRecord.of(t_ms, direction, last[1], last[2]))
         return out
 
     def frame(
@@ -173,7 +178,7 @@ class Recorder:
         if isinstance(kept, FrameRecord):  # cut: its record is already made
             return kept
         arm, shown = _described(env)
-        return FrameRecord(t_ms, direction, arm, shown)
+        return FrameRecord.of(t_ms, direction, arm, shown)
 
     def keep_frame(
         self,
@@ -232,7 +237,7 @@ class Recorder:
             return None
         self._malformed_kept += 1
         fields = {"detail": detail, "bytes": len(raw)}
-        record = FrameRecord(t_ms, direction, "undecodable", fields)
+        record = FrameRecord.of(t_ms, direction, "undecodable", fields)
         self._crossed.add_other(record)
         self._keep(t_ms, direction, raw, cut=len(raw) > CUT_OVER_BYTES)
         return record
@@ -406,7 +411,7 @@ def _shortened(value: Any, chars: int) -> Any:
 def _cut_record(t_ms: int, direction: str, env: pb.Envelope, raw: bytes) -> FrameRecord:
     """A cut frame as the record keeps it: its start described, and its length."""
     arm, shown = _described(env, CUT_KEPT_BYTES)
-    return FrameRecord(t_ms, direction, arm, {**shown, "bytes": len(raw)})
+    return FrameRecord.of(t_ms, direction, arm, {**shown, "bytes": len(raw)})
 
 
 def _is_cut(env: pb.Envelope, raw: bytes) -> bool:

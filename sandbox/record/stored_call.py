@@ -50,10 +50,10 @@ def frame_record(frame: StoredFrame) -> FrameRecord:
     try:
         arm, fields = describe(decode(frame.raw))
     except WireError as exc:
-        return FrameRecord(
+        return FrameRecord.of(
             frame.t_ms, frame.dir, UNDECODABLE, {"detail": str(exc), "bytes": len(frame.raw)}
         )
-    return FrameRecord(frame.t_ms, frame.dir, arm, fields)
+    return FrameRecord.of(frame.t_ms, frame.dir, arm, fields)
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,9 @@ class StoredCall:
 
     @cached_property
     def frames(self) -> list[FrameRecord]:
-        """Its frames as this build decodes them (an undecodable one says why)."""
-        return [frame_record(f) for f in self.stored_frames]
+        """Its frames as this build decodes them (an undecodable one says why); a row of a
+        damaged store whose side is neither way is left out, as the report leaves it."""
+        return [frame_record(f) for f in self.stored_frames if direction(f.dir) is not None]
 
     @cached_property
     def records(self) -> list[StoredEvent]:
@@ -136,7 +137,7 @@ class StoredCall:
         session an older build stored, which kept no inputs, from the core's records it kept
         (:func:`~sandbox.record.legacy_report.older_build_report`)."""
         # A damaged store's frame whose direction is no word of the wire's is not reported.
-        frames = [f.as_report() for f in self.frames if direction(f.dir) is not None]
+        frames = [f.as_report() for f in self.frames]
         fed = self.fed_again
         if isinstance(fed, str):
             return older_build_report(
