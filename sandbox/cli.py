@@ -42,6 +42,7 @@ COMMANDS = (
     "keys",
     "schema",
     "devices",
+    "voices",
     "bench",
     "docs",
 )

@@ -10,7 +10,7 @@ from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.engine import AudioEngine
 from sandbox.audio.resample import resample
 from sandbox.audio.stt import SAMPLE_RATE, Transcriber
-from sandbox.audio.tts import Synthesizer
+from sandbox.audio.voice_engine import VoiceEngine
 from sandbox.audio.voices import default_voice
 from sandbox.caller.espeak_voice import speak
 from sandbox_bench.figures import Progress
@@ -22,13 +22,13 @@ class Models:
     """Whisper and the default Piper voice, loaded and warmed up."""
 
     transcriber: Transcriber
-    synthesizer: Synthesizer
+    synthesizer: VoiceEngine
 
     def engine_options(self) -> AudioOptions:
         """A bench call's audio: no speaker (silent, paced in real time), echo canceller on."""
         return AudioOptions(speaker="none", aec=True)
 
-    def synthesizers(self) -> dict[int, Synthesizer]:
+    def synthesizers(self) -> dict[int, VoiceEngine]:
         """The engine's voice table, already holding the loaded default voice."""
         return {default_voice(): self.synthesizer}
 
