@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from typing import NoReturn
 
 from sandbox.audio.audio_options import AudioOptions
+from sandbox.audio.voice_plugin import is_plugin, plugged_voice
+from sandbox.audio.voices import catalog, default_voice, voice_languages
 from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, idle_error
 from sandbox.errors import UserError
 from sandbox.harness.builtin import BRAIN_NAMES, brain_choice
@@ -12,7 +15,7 @@ from sandbox.host.launch import BUILTIN_BRAIN, CallOptions, check_init, check_re
 from sandbox.line.profile import DEFAULT_LINE, PROFILES, line_profile
 from sandbox.record.session_kinds import CallMode
 from sandbox.wire import pb
-from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_by_name
+from sandbox.wire.catalog import LANGUAGE_BY_ISO, language_name, voice_by_name, voice_name
 from sandbox.wire.patience import patience_error
 
 #: --relay's help, for every command that dials a brain.
@@ -28,7 +31,13 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
     """--brain, --relay, --voice, --patience, --idle-ms, --init."""
     parser.add_argument("--brain", metavar="URL|NAME", help=f"{BRAIN_HELP} (default: builtin)")
     parser.add_argument("--relay", action="store_true", help=RELAY_HELP)
-    parser.add_argument("--voice", default="joe", help="starting voice (default: joe)")
+    parser.add_argument(
+        "--voice",
+        metavar="NAME|module:Class",
+        help="starting voice: a catalog voice (see `sandbox voices`) or a class of your own "
+        "implementing sandbox.audio.voice_engine.VoiceEngine (default: joe, or the first "
+        "installed voice that speaks the language asked for)",
+    )
     parser.add_argument(
         "--language",
         metavar="CODE",
@@ -73,8 +82,11 @@ def add_audio_options(parser: argparse.ArgumentParser, *, mic: bool = True) -> N
 
 
 def audio_options(args: argparse.Namespace) -> AudioOptions:
-    """The audio engine's options from --mic, --speaker, --no-aec, --stt-model, --line."""
+    """The audio engine's options from --mic, --speaker, --no-aec, --stt-model, --line, and
+    --voice when it names a voice of your own."""
+    spec = getattr(args, "voice", None)
     return AudioOptions(
+        voice=plugged_voice(spec)[1] if spec and is_plugin(spec) else None,
         mic=getattr(args, "mic", None),
         speaker=args.speaker,
         aec=not args.no_aec,
@@ -88,10 +100,8 @@ def call_options(args: argparse.Namespace, recording: CallMode) -> CallOptions:
 
     ``recording`` is what the call carries ("sim", "typed", "audio"), as the session store
     keeps it."""
-    try:
-        voice = voice_by_name(args.voice)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
+    tts_language = _language(args, "speak_language")
+    voice = _voice(args, tts_language)
     problem = None if args.patience is None else patience_error(args.patience)
     if problem:
         raise UserError(f"--patience: {problem}")
@@ -104,7 +114,7 @@ def call_options(args: argparse.Namespace, recording: CallMode) -> CallOptions:
         raise UserError(f"--idle-ms: {idle_error(args.idle_ms)}")
     settings = Settings(
         voice=voice,
-        tts_language=_language(args, "speak_language"),
+        tts_language=tts_language,
         stt_language=_language(args, "hear_language"),
         patience=args.patience,
         idle_ms=args.idle_ms,
@@ -117,6 +127,38 @@ def call_options(args: argparse.Namespace, recording: CallMode) -> CallOptions:
         settings=settings,
         recording=recording,
     )
+
+
+def _voice(args: argparse.Namespace, language: int) -> int:
+    """The starting voice: --voice (a catalog voice, or the one a class of your own speaks
+    as), else joe, else the first installed voice that speaks ``language``."""
+    if args.voice and is_plugin(args.voice):
+        return plugged_voice(args.voice)[0]
+    if args.voice:
+        try:
+            return voice_by_name(args.voice)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    installed = voice_languages()
+    if language in installed.get(default_voice(), ()):
+        return default_voice()
+    speakers = sorted(v for v, spoken in installed.items() if language in spoken)
+    if speakers:
+        return speakers[0]
+    flag = "--speak-language" if args.speak_language else "--language"
+    _no_voice(flag, language)
+
+
+def _no_voice(flag: str, language: int) -> NoReturn:
+    """Refuse a language no installed voice speaks, naming the voices that would."""
+    known = {v: e for v, e in catalog().items() if language in e.languages}
+    code = language_name(language)
+    if known:
+        names = ", ".join(sorted(voice_name(v) for v in known))
+        raise UserError(
+            f"{flag} {code}: no installed voice speaks it; {names} would (see `sandbox voices`)"
+        )
+    raise UserError(f"{flag} {code}: no voice of the sandbox speaks {code} (see `sandbox voices`)")
 
 
 def _language(args: argparse.Namespace, leg: str) -> int:
