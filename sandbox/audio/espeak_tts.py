@@ -45,6 +45,9 @@ _INITIALIZE_DONT_EXIT = 0x8000  # report a missing data folder rather than exit 
 _POS_CHARACTER = 1
 _CHARS_UTF8 = 1
 _EVENT_LIST_TERMINATED = 0
+_RATE = 1  # espeakRATE, in words per minute
+#: espeak-ng's own default rate, which the catalog voices speak at.
+DEFAULT_WPM = 175
 
 
 class _Event(ctypes.Structure):
@@ -80,6 +83,7 @@ class EspeakLibrary:
         lib.espeak_Initialize.restype = ctypes.c_int
         lib.espeak_Initialize.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int)
         lib.espeak_SetVoiceByName.argtypes = (ctypes.c_char_p,)
+        lib.espeak_SetParameter.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_int)
         lib.espeak_Synth.argtypes = (
             ctypes.c_char_p,
             ctypes.c_size_t,
@@ -123,11 +127,17 @@ class EspeakLibrary:
         with self._lock:
             return self._set_voice(voice) == 0
 
-    def synthesize(self, voice: str, text: str) -> tuple[NDArray[np.int16], list[SynthEvent]]:
-        """``text`` said by espeak-ng's ``voice``: the samples and the events, in order."""
+    def synthesize(
+        self, voice: str, text: str, wpm: int = DEFAULT_WPM
+    ) -> tuple[NDArray[np.int16], list[SynthEvent]]:
+        """``text`` said by espeak-ng's ``voice`` at ``wpm`` words a minute: the samples and
+        the events, in order."""
         with self._lock:
             if code := self._set_voice(voice):
                 raise EspeakError(f"espeak-ng has no voice {voice!r} (error {code})")
+            # Set at every synthesis: the library keeps the last caller's rate.
+            if code := self._lib.espeak_SetParameter(_RATE, wpm, 0):
+                raise EspeakError(f"espeak-ng refused the rate {wpm} (error {code})")
             self._chunks, self._events = [], []
             data = text.encode("utf-8")
             code = self._lib.espeak_Synth(

@@ -34,29 +34,39 @@ class SynthEvent:
     sample: int
 
 
+def token_starts(text: str, events: list[SynthEvent]) -> list[int | None]:
+    """Per whitespace-separated token of ``text``, the sample its first word event is at;
+    None for a token espeak did not say as a word."""
+    tokens = split_words(text)
+    begins = [t.start for t in tokens]
+    starts: list[int | None] = [None] * len(tokens)
+    for event in events:
+        if event.kind is EventKind.WORD:
+            index = bisect_right(begins, event.text_position - 1) - 1
+            if index >= 0 and event.text_position - 1 < tokens[index].end and starts[index] is None:
+                starts[index] = event.sample
+    return starts
+
+
 def word_spans(text: str, events: list[SynthEvent], total: int) -> tuple[WordSpan, ...]:
     """The words of ``text`` espeak said, each on its samples, in order.
 
     ``total`` is how many samples the synthesis made: the last word's end when no clause
     end follows it.
     """
-    tokens = split_words(text)
-    starts = [t.start for t in tokens]
-    first: dict[int, int] = {}  # token index -> sample its first word event is at
-    for event in events:
-        if event.kind is EventKind.WORD:
-            index = bisect_right(starts, event.text_position - 1) - 1
-            if index >= 0 and event.text_position - 1 < tokens[index].end:
-                first.setdefault(index, event.sample)
+    said = [
+        (token.text, start)
+        for token, start in zip(split_words(text), token_starts(text, events), strict=True)
+        if start is not None
+    ]
     ends = sorted(e.sample for e in events if e.kind is EventKind.END)
-    said = sorted(first)
     spans: list[WordSpan] = []
     done = 0  # where the previous word ended: words never overlap, nor go back
-    for at, index in enumerate(said):
-        start = min(max(first[index], done), total)
-        following = first[said[at + 1]] if at + 1 < len(said) else total
+    for at, (word, first) in enumerate(said):
+        start = min(max(first, done), total)
+        following = said[at + 1][1] if at + 1 < len(said) else total
         later_ends = ends[bisect_right(ends, start) :]
         end = max(start, min(following, later_ends[0] if later_ends else total, total))
-        spans.append(WordSpan(tokens[index].text, start, end))
+        spans.append(WordSpan(word, start, end))
         done = end
     return tuple(spans)
