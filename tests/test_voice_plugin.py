@@ -84,6 +84,16 @@ def test_the_voice_written_here_is_a_voice() -> None:
     assert isinstance(Toned(), VoiceEngine) and not isinstance(Mute(), VoiceEngine)
 
 
+def test_a_voice_of_your_own_needs_a_call_that_speaks(tmp_path: Path) -> None:
+    call = ("call", "--script", str(script(tmp_path)), "--voice", "test_voice_plugin:Toned")
+    done = sandbox(tmp_path, *call)
+    assert done.returncode == 1
+    assert done.stderr == (
+        "sandbox call: --voice test_voice_plugin:Toned: a voice of your own speaks: add "
+        "--audio real\n"
+    )
+
+
 @pytest.mark.audio
 def test_a_voice_of_your_own_speaks_a_real_audio_call_word_by_word(tmp_path: Path) -> None:
     report, speaker = tmp_path / "r.json", tmp_path / "speaker.wav"
@@ -127,7 +137,8 @@ def test_a_voice_of_your_own_speaks_a_real_audio_call_word_by_word(tmp_path: Pat
 def test_a_class_that_is_no_voice_is_refused_in_one_line(
     tmp_path: Path, spec: str, words: str
 ) -> None:
-    done = sandbox(tmp_path, "call", "--script", str(script(tmp_path)), "--voice", spec)
+    call = ("call", "--audio", "real", "--speaker", "none", "--script", str(script(tmp_path)))
+    done = sandbox(tmp_path, *call, "--voice", spec)
     assert done.returncode == 1
     assert done.stderr.startswith(f"sandbox call: --voice {spec}: ") and words in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -10,9 +10,10 @@ sample is released, so the spans are what makes Finalize's heard text exact.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from sandbox.audio.tts import Clip, TroubleSink
+if TYPE_CHECKING:  # the seam loads no part of the speech stack: a simulated call names it
+    from sandbox.audio.tts import Clip, TroubleSink
 
 
 @runtime_checkable
