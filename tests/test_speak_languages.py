@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from cli_rig import sandbox_cli
 
+from sandbox.audio import voices
 from sandbox.call.settings import Settings
+from sandbox.cli import main
 from sandbox.harness import VoqalizeDriver
 from sandbox.paths import HOME_ENV
 from sandbox.sdk import Brain, Config, RequestRejected, Session, SttConfig, TtsConfig
@@ -91,3 +93,15 @@ async def test_a_config_for_a_language_the_voice_lacks_is_rejected_naming_who_sp
         assert accepted == "accepted"
         assert driver.ended is None
         assert "voice espeak_female · speak de · hear de" in driver.report()["settings"]
+
+
+def test_without_espeak_ng_a_language_only_it_speaks_names_the_voices_that_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(voices, "espeak_library", lambda: None)
+    assert main(["call", "--script", str(script(tmp_path)), "--speak-language", "de"]) == 1
+    assert capsys.readouterr().err == (
+        "sandbox call: --speak-language de: no installed voice speaks it; espeak_female, "
+        "espeak_male, thorsten would (espeak-ng is a system package, not a Python one: "
+        "install it (Debian/Ubuntu: sudo apt install espeak-ng) to use the espeak voices)\n"
+    )

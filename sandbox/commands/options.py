@@ -7,7 +7,7 @@ from typing import NoReturn
 
 from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.voice_plugin import is_plugin, plugged_voice
-from sandbox.audio.voices import catalog, default_voice, voice_languages
+from sandbox.audio.voices import ESPEAK_MISSING, catalog, default_voice, voice_languages
 from sandbox.call.settings import DEFAULT_IDLE_MS, Settings, idle_error
 from sandbox.errors import UserError
 from sandbox.harness.builtin import BRAIN_NAMES, brain_choice
@@ -155,9 +155,9 @@ def _no_voice(flag: str, language: int) -> NoReturn:
     code = language_name(language)
     if known:
         names = ", ".join(sorted(voice_name(v) for v in known))
-        raise UserError(
-            f"{flag} {code}: no installed voice speaks it; {names} would (see `sandbox voices`)"
-        )
+        espeak = any(e.kind == "espeak" for e in known.values())
+        how = ESPEAK_MISSING if espeak else "see `sandbox voices`"
+        raise UserError(f"{flag} {code}: no installed voice speaks it; {names} would ({how})")
     raise UserError(f"{flag} {code}: no voice of the sandbox speaks {code} (see `sandbox voices`)")
 
 
