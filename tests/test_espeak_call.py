@@ -1,7 +1,7 @@
-"""A real-audio call spoken in German by an espeak-ng voice: PortAudio on PulseAudio's virtual
-devices, webrtcvad, Whisper, libespeak-ng, the playout clock and the echo canceller, against
-a brain over a real socket. The caller barges in, and Finalize's heard text is exactly the
-words whose audio reached the speaker leg."""
+"""Real-audio calls spoken in German and in Hindi by an espeak-ng voice: PortAudio on
+PulseAudio's virtual devices, webrtcvad, Whisper, libespeak-ng, the playout clock and the
+echo canceller, against a brain over a real socket. The caller barges in, and Finalize's
+heard text is exactly the words whose audio reached the speaker leg."""
 
 from __future__ import annotations
 
@@ -30,12 +30,18 @@ from sandbox.wire import pb
 
 pytestmark = pytest.mark.audio
 
-#: Long enough that the caller's objection lands well inside it.
-GERMAN = (
-    "Guten Tag und herzlich willkommen im Studio am Hafen. Wir haben montags bis freitags "
-    "von sieben bis zwanzig Uhr geöffnet, samstags von neun bis vierzehn Uhr, und sonntags "
-    "bleibt das Studio geschlossen, außer an den Tagen vor den Feiertagen."
-)
+#: Greetings long enough that the caller's objection lands well inside them.
+GREETINGS: dict[int, str] = {
+    pb.LANGUAGE_DE: (
+        "Guten Tag und herzlich willkommen im Studio am Hafen. Wir haben montags bis freitags "
+        "von sieben bis zwanzig Uhr geöffnet, samstags von neun bis vierzehn Uhr, und sonntags "
+        "bleibt das Studio geschlossen, außer an den Tagen vor den Feiertagen."
+    ),
+    pb.LANGUAGE_HI: (
+        "नमस्ते और हमारे स्टूडियो में आपका स्वागत है। हम सोमवार से शुक्रवार सुबह सात बजे से "
+        "रात आठ बजे तक खुले रहते हैं, और शनिवार को सुबह नौ बजे से दोपहर दो बजे तक।"
+    ),
+}
 
 
 class Kept(EspeakVoice):
@@ -55,11 +61,14 @@ class Kept(EspeakVoice):
             yield clip
 
 
-class German(Brain):
-    """Greets in German, and has nothing more to say."""
+class Greeter(Brain):
+    """Greets in the call's language, and has nothing more to say."""
+
+    def __init__(self, greeting: str) -> None:
+        self.greeting = greeting
 
     async def greet(self, session: Session) -> str:
-        return GERMAN
+        return self.greeting
 
 
 def released_prefix(leg: np.ndarray, clip: np.ndarray, after: int) -> tuple[int, int]:
@@ -77,23 +86,29 @@ def released_prefix(leg: np.ndarray, clip: np.ndarray, after: int) -> tuple[int,
 
 
 @pytest.mark.slow  # its kind in CI: test_audio_call's barge-in through the virtual devices
-async def test_a_german_espeak_reply_cut_by_the_caller_reports_exactly_what_was_played(
-    pulse: ModuleType, transcriber: Transcriber, synthesizer: Synthesizer, tmp_path: Path
+@pytest.mark.parametrize("language", list(GREETINGS), ids=["de", "hi"])
+async def test_an_espeak_reply_cut_by_the_caller_reports_exactly_what_was_played(
+    pulse: ModuleType,
+    transcriber: Transcriber,
+    synthesizer: Synthesizer,
+    tmp_path: Path,
+    language: int,
 ) -> None:
+    text = GREETINGS[language]
     voice = Kept()
     leg: list[Block] = []  # every block released to the speaker, silence included
     hooks = EngineHooks(released=(lambda block, _rate: leg.append(block.copy()),))
     objection = write_wav(tmp_path / "objection.wav", espeak("Sorry, do you have parking nearby?"))
-    # Heard in English (tiny.en), spoken in German: the legs may differ (seed 001).
+    # Heard in English (tiny.en), spoken in German or Hindi: the legs may differ (seed 001).
     settings = Settings(
         voice=pb.VOICE_ESPEAK_FEMALE,
-        tts_language=pb.LANGUAGE_DE,
+        tts_language=language,
         stt_language=pb.LANGUAGE_EN,
         idle_ms=0,
     )
     recording = tmp_path / "speaker.wav"
     async with (
-        serving(German) as url,
+        serving(lambda: Greeter(text)) as url,
         audio_call(
             url,
             transcriber,
@@ -112,7 +127,7 @@ async def test_a_german_espeak_reply_cut_by_the_caller_reports_exactly_what_was_
     assert greeting.fate is Fate.BARGED
     (finalize,) = [f for f in sent(effects, "finalize") if f.speech_id == greeting.speech_id]  # type: ignore[attr-defined]
     heard = finalize.heard_text  # type: ignore[attr-defined]
-    assert heard == greeting.heard and GERMAN.startswith(heard) and heard != GERMAN
+    assert heard == greeting.heard and text.startswith(heard) and heard != text
     # The speaker leg against the clips the voice made, in order: the words whose first
     # sample reached the speaker, and none after, are the heard text.
     played = np.concatenate(leg)
@@ -124,7 +139,7 @@ async def test_a_german_espeak_reply_cut_by_the_caller_reports_exactly_what_was_
         if count < len(clip.samples):
             break
         at += count
-    assert 0 < len(words) < len(GERMAN.split())
+    assert 0 < len(words) < len(text.split())
     assert " ".join(words) == " ".join(heard.split()), (words, heard)
     samples, _rate = pulse.read_wav(recording)
-    assert np.any(np.abs(samples) > 1000)  # the German reply reached the virtual speaker
+    assert np.any(np.abs(samples) > 1000)  # the reply reached the virtual speaker

@@ -21,7 +21,6 @@ from __future__ import annotations
 import ctypes
 import threading
 from collections.abc import Callable, Iterator
-from functools import cache
 from typing import Self
 
 import numpy as np
@@ -158,13 +157,20 @@ class EspeakLibrary:
         return code
 
 
-@cache
+_started: list[EspeakLibrary] = []
+_starting = threading.Lock()
+
+
 def library() -> EspeakLibrary:
-    """The process's espeak-ng, started on first use; UserError saying how to install it."""
-    lib = espeak_library()
-    if lib is None:
-        raise UserError(f"cannot open {ESPEAK_LIBRARY}: {ESPEAK_MISSING}")
-    return EspeakLibrary(lib)
+    """The process's espeak-ng, started on first use (once: two starts would each take the
+    one synthesis callback); UserError saying how to install it."""
+    with _starting:
+        if not _started:
+            lib = espeak_library()
+            if lib is None:
+                raise UserError(f"cannot open {ESPEAK_LIBRARY}: {ESPEAK_MISSING}")
+            _started.append(EspeakLibrary(lib))
+        return _started[0]
 
 
 class EspeakVoice:
