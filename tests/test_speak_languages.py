@@ -98,7 +98,7 @@ async def test_a_config_for_a_language_the_voice_lacks_is_rejected_naming_who_sp
 def test_without_espeak_ng_a_language_only_it_speaks_names_the_voices_that_would(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(voices, "espeak_library", lambda: None)
+    monkeypatch.setattr(voices, "espeak_installed", lambda: False)
     assert main(["call", "--script", str(script(tmp_path)), "--speak-language", "de"]) == 1
     assert capsys.readouterr().err == (
         "sandbox call: --speak-language de: no installed voice speaks it; espeak_female, "

@@ -153,7 +153,7 @@ def test_sandbox_voices_lists_each_voice_its_languages_and_whether_installed(
 def test_without_espeak_ng_its_voices_are_not_installed_and_say_why(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(voices, "espeak_library", lambda: None)
+    monkeypatch.setattr(voices, "espeak_installed", lambda: False)
     assert not catalog()[pb.VOICE_ESPEAK_MALE].installed
     assert pb.VOICE_ESPEAK_MALE not in voice_languages()
     assert main(["voices"]) == 0

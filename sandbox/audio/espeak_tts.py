@@ -28,16 +28,11 @@ from numpy.typing import NDArray
 
 from sandbox.audio.espeak_words import EventKind, SynthEvent, word_spans
 from sandbox.audio.tts import Clip, Trouble, TroubleSink, log_trouble, pieces
-from sandbox.audio.voices import (
-    ESPEAK_LIBRARY,
-    ESPEAK_MISSING,
-    ESPEAK_VARIANTS,
-    VoiceEntry,
-    espeak_library,
-)
+from sandbox.audio.voices import ESPEAK_MISSING, ESPEAK_VARIANTS, VoiceEntry
 from sandbox.errors import UserError
 from sandbox.wire.catalog import ISO_BY_LANGUAGE, language_name
 
+LIBRARY = "libespeak-ng.so.1"
 # speak_lib.h
 _AUDIO_OUTPUT_SYNCHRONOUS = 2
 _INITIALIZE_DONT_EXIT = 0x8000  # report a missing data folder rather than exit the process
@@ -166,9 +161,10 @@ def library() -> EspeakLibrary:
     one synthesis callback); UserError saying how to install it."""
     with _starting:
         if not _started:
-            lib = espeak_library()
-            if lib is None:
-                raise UserError(f"cannot open {ESPEAK_LIBRARY}: {ESPEAK_MISSING}")
+            try:
+                lib = ctypes.CDLL(LIBRARY)
+            except OSError:
+                raise UserError(f"cannot open {LIBRARY}: {ESPEAK_MISSING}") from None
             _started.append(EspeakLibrary(lib))
         return _started[0]
 

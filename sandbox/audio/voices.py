@@ -22,6 +22,7 @@ checkout's ``voices/`` folder still has every voice whose model it can find.
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import importlib
 import json
 import tomllib
@@ -52,7 +53,6 @@ ESPEAK_LANGUAGES: tuple[str, ...] = (
     *("en", "de", "fr", "es", "it", "pt", "nl", "pl", "sv"),
     *("hi", "bn", "ta", "te", "mr", "gu", "kn", "ml", "pa", "or", "as", "ur", "ne", "kok"),
 )
-ESPEAK_LIBRARY = "libespeak-ng.so.1"
 #: Why an espeak voice is not installed, in the words a user can act on.
 ESPEAK_MISSING = (
     "espeak-ng is a system package, not a Python one: install it (Debian/Ubuntu: "
@@ -118,7 +118,7 @@ def catalog(dirs: Sequence[Path] | None = None) -> dict[int, VoiceEntry]:
         found = _entry_from_config(model_path, config_path)
         if found is not None and not _installed(entries.get(found.voice)):
             entries[found.voice] = found
-    espeak = espeak_library() is not None
+    espeak = espeak_installed()
     languages = tuple(LANGUAGE_BY_ISO[code] for code in ESPEAK_LANGUAGES)
     for voice in ESPEAK_VARIANTS:
         entries[voice] = VoiceEntry(
@@ -128,12 +128,10 @@ def catalog(dirs: Sequence[Path] | None = None) -> dict[int, VoiceEntry]:
 
 
 @cache
-def espeak_library() -> ctypes.CDLL | None:
-    """The system's espeak-ng library, opened (not started); None when it is not installed."""
-    try:
-        return ctypes.CDLL(ESPEAK_LIBRARY)
-    except OSError:
-        return None
+def espeak_installed() -> bool:
+    """Whether the system's espeak-ng library is on this machine: found, not opened (opening
+    it maps ~3 MB that a call never speaking with espeak would carry for nothing)."""
+    return ctypes.util.find_library("espeak-ng") is not None
 
 
 def voice_languages() -> dict[int, tuple[int, ...]]:
