@@ -43,6 +43,7 @@ COMMANDS = (
     "keys",
     "schema",
     "devices",
+    "voices",
     "bench",
     "docs",
 )

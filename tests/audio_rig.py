@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 
 from caller_audio import espeak, join, silence, write_wav
@@ -17,11 +17,12 @@ from sandbox.audio.mic import MicSource
 from sandbox.audio.recognizer import Recognizer
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.tts import Synthesizer
+from sandbox.audio.voice_engine import VoiceEngine
 from sandbox.audio.voices import default_voice
 from sandbox.call.effects import CallState, Effect, SendFrame
 from sandbox.call.settings import Settings
 from sandbox.harness.builtin import brain_url_for
-from sandbox.host.launch import CallOptions, open_call
+from sandbox.host.launch import BUILTIN_BRAIN, CallOptions, open_call
 from sandbox.host.session import CallHost
 from sandbox.line.profile import DEFAULT_LINE, PROFILES, LineProfile
 
@@ -38,18 +39,26 @@ async def audio_call(
     aec: bool = True,
     hooks: EngineHooks | None = None,
     line: LineProfile = PROFILES[DEFAULT_LINE],
+    voices: Mapping[int, VoiceEngine] | None = None,
 ) -> AsyncIterator[tuple[CallHost, AudioEngine, list[Effect]]]:
     """A call with the real audio engine on ``line``, ``hooks`` given, starting with
-    ``settings`` (by default idle off); the host runs in the background."""
+    ``settings`` (default: joe in English, idle off); the host runs in the background.
+    ``brain`` is a built-in brain's name or a URL to dial; ``voices``: loaded voices beside
+    the default one."""
     engine = AudioEngine(
         AudioOptions(speaker=speaker, aec=aec, line=line),
         transcriber=transcriber,
-        synthesizers={default_voice(): synthesizer},
+        synthesizers={default_voice(): synthesizer, **(voices or {})},
         mic_source=mic,
         speaker_sink=mic.speaker if isinstance(mic, ScriptMic) else None,
     )
-    settings = settings or Settings(idle_ms=0)
-    options = CallOptions(settings=settings, builtin=brain, line=phone_line(line))
+    url = brain if brain.startswith("ws://") else None
+    options = CallOptions(
+        settings=settings or Settings(idle_ms=0),
+        builtin=BUILTIN_BRAIN if url else brain,
+        brain_url=url,
+        line=phone_line(line),
+    )
     effects: list[Effect] = []
     async with brain_url_for(options) as url:
         host = await open_call(

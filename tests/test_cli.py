@@ -72,9 +72,9 @@ def test_starting_settings_meet_the_mid_call_checks_in_the_same_words(tmp_path: 
     never starts, refused in the words a Request would get."""
     script = tmp_path / "s.toml"
     script.write_text('[[step]]\nsay = "hi"\n')
-    result = _run(tmp_path, "call", "--script", str(script), "--language", "de")
+    result = _run(tmp_path, "call", "--script", str(script), "--voice", "joe", "--language", "de")
     assert result.returncode == 1
-    assert "voice joe does not speak de; it speaks: en" in result.stderr
+    assert "voice joe does not speak de; it speaks: en; de is spoken by:" in result.stderr
     result = _run(tmp_path, "call", "--script", str(script), "--voice", "thorsten")
     assert "voice thorsten is not installed here" in result.stderr
     result = _run(tmp_path, "call", "--script", str(script), "--hear-language", "xx")

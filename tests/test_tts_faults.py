@@ -193,10 +193,10 @@ def test_the_synthesis_thread_survives_any_exception_one_clause_raises(
     """A bug the synthesizer's own guard does not catch (here: it raises outright)."""
     synthesize = synthesizer.synthesize
 
-    def buggy(text: str, trouble: Any = None) -> Iterator[Clip]:
+    def buggy(text: str, trouble: Any = None, *, language: int | None = None) -> Iterator[Clip]:
         if "boom" in text:
             raise RuntimeError("a bug met by one clause")
-        return synthesize(text, trouble)
+        return synthesize(text, trouble, language=language)
 
     monkeypatch.setattr(synthesizer, "synthesize", buggy)
     speak_units(speech_out, "Fine, boom goes this one.", "Later unit.")

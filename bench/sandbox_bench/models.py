@@ -11,7 +11,7 @@ from sandbox.audio.engine import AudioEngine
 from sandbox.audio.recognizer import Recognizer
 from sandbox.audio.resample import resample
 from sandbox.audio.stt import SAMPLE_RATE
-from sandbox.audio.tts import Synthesizer
+from sandbox.audio.voice_engine import VoiceEngine
 from sandbox.audio.voices import default_voice
 from sandbox.caller.espeak_voice import speak
 from sandbox_bench.figures import Progress
@@ -23,13 +23,13 @@ class Models:
     """Whisper and the default Piper voice, loaded and warmed up."""
 
     transcriber: Recognizer
-    synthesizer: Synthesizer
+    synthesizer: VoiceEngine
 
     def engine_options(self) -> AudioOptions:
         """A bench call's audio: no speaker (silent, paced in real time), echo canceller on."""
         return AudioOptions(speaker="none", aec=True)
 
-    def synthesizers(self) -> dict[int, Synthesizer]:
+    def synthesizers(self) -> dict[int, VoiceEngine]:
         """The engine's voice table, already holding the loaded default voice."""
         return {default_voice(): self.synthesizer}
 

@@ -173,7 +173,9 @@ class _Watched(Synthesizer):
         super().__init__(voice, piper_voice)
         self.calls: list[tuple[str, list[Clip], list[Trouble]]] = []
 
-    def synthesize(self, text: str, trouble: TroubleSink | None = None) -> Iterator[Clip]:
+    def synthesize(
+        self, text: str, trouble: TroubleSink | None = None, *, language: int | None = None
+    ) -> Iterator[Clip]:
         clips: list[Clip] = []
         troubles: list[Trouble] = []
         self.calls.append((text, clips, troubles))
@@ -183,7 +185,7 @@ class _Watched(Synthesizer):
             if trouble is not None:
                 trouble(found)
 
-        for clip in super().synthesize(text, note):
+        for clip in super().synthesize(text, note, language=language):
             clips.append(clip)
             yield clip
 

@@ -6,8 +6,12 @@ speaker, echo cancellation, which recognizer. Apart from the engine, so that cho
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sandbox.line.profile import DEFAULT_LINE, PROFILES, LineProfile
+
+if TYPE_CHECKING:
+    from sandbox.audio.voice_engine import VoiceEngine
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,9 @@ class AudioOptions:
     stt_model: str | None = None
     #: The phone line between the caller and the call, both ways (``wideband``: none).
     line: LineProfile = field(default_factory=lambda: PROFILES[DEFAULT_LINE])
+    #: A voice of your own (``--voice module:Class``), speaking in place of the catalog
+    #: voice its ``name`` names.
+    voice: VoiceEngine | None = None
 
 
 def phone_line(profile: LineProfile) -> LineProfile | None:

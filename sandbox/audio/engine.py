@@ -32,6 +32,7 @@ import numpy as np
 from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.caller_aloud import CallerAloud
 from sandbox.audio.echo_canceller import EchoCanceller
+from sandbox.audio.espeak_tts import EspeakVoice
 from sandbox.audio.line_path import DOWNLINK_SEED, UPLINK_SEED, LinePath
 from sandbox.audio.listener import Listener, in_executor, judged_in
 from sandbox.audio.mic import DeviceMic, MicSource
@@ -43,6 +44,7 @@ from sandbox.audio.sinks import AudioSink, Block, ClockedSink, DeviceSink, NullS
 from sandbox.audio.speech_out import SpeechOut
 from sandbox.audio.tts import Synthesizer
 from sandbox.audio.turn_model import TurnModel
+from sandbox.audio.voice_engine import VoiceEngine
 from sandbox.audio.voices import catalog, default_voice, voice_languages
 from sandbox.audio.warm_up import warm_listening
 from sandbox.call.caller_events import ListenerEvent
@@ -50,7 +52,7 @@ from sandbox.call.endpointing_steps import EndpointingStep
 from sandbox.call.settings import Capabilities
 from sandbox.errors import UserError
 from sandbox.malloc_tuning import give_back_free_memory
-from sandbox.wire.catalog import LANGUAGE_BY_ISO
+from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_by_name
 
 Progress = Callable[[str], None]
 log = logging.getLogger(__name__)
@@ -146,7 +148,7 @@ class AudioEngine:
     transcriber: Recognizer | None = None
     #: The audio turn model (Smart Turn, shipped in the package); loaded with Whisper.
     turn_model: TurnModel | None = None
-    synthesizers: dict[int, Synthesizer] = field(default_factory=dict)
+    synthesizers: dict[int, VoiceEngine] = field(default_factory=dict)
     speech: SpeechOut | None = None
     muted: bool = False
     mic_source: MicSource | None = None  # overrides options.mic (a WAV file, a scripted caller)
@@ -197,15 +199,19 @@ class AudioEngine:
         self.synthesizer_for(default_voice(), say)
         say("models ready")
 
-    def synthesizer_for(self, voice: int, progress: Progress | None = None) -> Synthesizer:
+    def synthesizer_for(self, voice: int, progress: Progress | None = None) -> VoiceEngine:
         """The loaded voice, loading it on first use (a voice change mid-call)."""
         with self._voice_lock:
             found = self.synthesizers.get(voice)
+            plugged = self.options.voice
+            if found is None and plugged is not None and voice_by_name(plugged.name) == voice:
+                found = self.synthesizers[voice] = plugged
             if found is None:
                 entry = catalog().get(voice)
                 if entry is None:
                     raise UserError(f"voice {voice} is not in the catalog")
-                found = Synthesizer.load(entry, progress=progress)
+                load = EspeakVoice.load if entry.kind == "espeak" else Synthesizer.load
+                found = load(entry, progress=progress)
                 self.synthesizers[voice] = found
             return found
 
@@ -214,7 +220,11 @@ class AudioEngine:
         heard = self.transcriber.languages if self.transcriber else frozenset({"en"})
         langs = frozenset(LANGUAGE_BY_ISO[code] for code in heard if code in LANGUAGE_BY_ISO)
         missing = self.transcriber.missing if isinstance(self.transcriber, Recognizers) else ""
-        return Capabilities(voices=voice_languages(), stt_languages=langs, stt_missing=missing)
+        voices = voice_languages()
+        plugged = self.options.voice
+        if plugged is not None:
+            voices[voice_by_name(plugged.name)] = plugged.languages
+        return Capabilities(voices=voices, stt_languages=langs, stt_missing=missing)
 
     # ------------------------------------------------------------ building
 

@@ -25,9 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sandbox.audio.clauses import take_ready
+from sandbox.audio.clip_rate import at_rate
 from sandbox.audio.playout import PlayoutClock
 from sandbox.audio.sinks import Block
-from sandbox.audio.tts import Synthesizer, Trouble
+from sandbox.audio.tts import Trouble
+from sandbox.audio.voice_engine import VoiceEngine
 from sandbox.call.played import (
     AudioMark,
     ClauseUnsaid,
@@ -39,7 +41,7 @@ from sandbox.call.played import (
 from sandbox.call.waterfall import FIRST_CLAUSE, FIRST_SAMPLE, FIRST_SPEAKER
 from sandbox.errors import UserError
 
-SynthesizerFor = Callable[[int], Synthesizer]
+SynthesizerFor = Callable[[int], VoiceEngine]
 #: How much of an unsaid clause its report quotes.
 QUOTE_CHARS = 80
 
@@ -51,6 +53,7 @@ class _Pending:
     """Text of a unit not yet handed to the synthesizer."""
 
     voice: int
+    language: int
     text: str = ""
     sent_any: bool = False
 
@@ -60,6 +63,7 @@ class _Job:
     generation: int
     speech_id: int
     voice: int
+    language: int
     text: str | None  # None: the unit is closed, no more text
 
 
@@ -154,7 +158,7 @@ class SpeechOut:
         """A unit opened: its clips queue behind every older unit's."""
         with self._cut_lock:
             with self._lock:
-                self._pending[speech_id] = _Pending(voice)
+                self._pending[speech_id] = _Pending(voice, language)
                 self._in_play.append(speech_id)
             self.clock.open_unit(speech_id)
 
@@ -168,7 +172,10 @@ class SpeechOut:
             pending.text += text
             pieces, pending.text = take_ready(pending.text, first=not pending.sent_any)
             pending.sent_any = pending.sent_any or bool(pieces)
-            jobs = [_Job(self._generation, speech_id, pending.voice, p) for p in pieces]
+            jobs = [
+                _Job(self._generation, speech_id, pending.voice, pending.language, p)
+                for p in pieces
+            ]
         for job in jobs:
             self._jobs.put(job)
 
@@ -178,9 +185,14 @@ class SpeechOut:
             pending = self._pending.pop(speech_id, None)
             if pending is None:
                 return
-            jobs = [_Job(self._generation, speech_id, pending.voice, None)]
+            jobs = [_Job(self._generation, speech_id, pending.voice, pending.language, None)]
             if pending.text.strip():
-                jobs.insert(0, _Job(self._generation, speech_id, pending.voice, pending.text))
+                jobs.insert(
+                    0,
+                    _Job(
+                        self._generation, speech_id, pending.voice, pending.language, pending.text
+                    ),
+                )
         for job in jobs:
             self._jobs.put(job)
 
@@ -250,7 +262,8 @@ class SpeechOut:
             else:
                 self._unsaid(job.speech_id, found.text, found.reason)
 
-        for clip in synthesizer.synthesize(job.text, trouble):
+        for made in synthesizer.synthesize(job.text, trouble, language=job.language):
+            clip = at_rate(made, self.clock.sample_rate)
             with self._cut_lock:
                 if job.generation != self._generation:
                     break  # a clip of a cut unit must never start a new one

@@ -180,6 +180,16 @@ class Synthesizer:
         self._piper = piper_voice
         self.sample_rate: int = piper_voice.config.sample_rate
 
+    @property
+    def name(self) -> str:
+        """The catalog name, e.g. ``joe``."""
+        return self.voice.name
+
+    @property
+    def languages(self) -> tuple[int, ...]:
+        """The languages the catalog says this voice speaks."""
+        return self.voice.languages
+
     @classmethod
     def load(
         cls, voice: VoiceEntry | None = None, progress: Callable[[str], None] | None = None
@@ -215,16 +225,21 @@ class Synthesizer:
         self._piper.phonemize("")
         return self._piper.phonemize(text)
 
-    def synthesize(self, text: str, trouble: TroubleSink | None = None) -> Iterator[Clip]:
+    def synthesize(
+        self, text: str, trouble: TroubleSink | None = None, *, language: int | None = None
+    ) -> Iterator[Clip]:
         """One clip per sentence, each yielded as soon as it is synthesized. Never raises.
+
+        ``language`` is not read: a Piper model speaks the one language it was trained on,
+        and a Config asking this voice for another is refused before any text arrives.
 
         Text that cannot be said as written is normalized (:func:`normalized`) and tried
         again; text that cannot be said even so is not said, nor anything after it, so the
         clips' words stay a prefix of the text. ``trouble`` hears of both (by default they
         are logged). No clip and no trouble means the text has nothing to say (``"…"``).
         """
-        report = trouble if trouble is not None else _log_trouble
-        for start, end in _pieces(text):
+        report = trouble if trouble is not None else log_trouble
+        for start, end in pieces(text):
             piece = text[start:end]
             if not piece.strip():
                 continue
@@ -318,7 +333,8 @@ class Synthesizer:
         return samples, durations
 
 
-def _log_trouble(trouble: Trouble) -> None:
+def log_trouble(trouble: Trouble) -> None:
+    """Where trouble goes when nobody asked to hear of it: the log."""
     log.warning("%s", trouble.describe())
 
 
@@ -334,7 +350,7 @@ def normalized(word: str) -> str:
     return _PUNCTUATION_RUN.sub(r"\1", unicodedata.normalize("NFKC", plain))
 
 
-def _pieces(text: str) -> list[tuple[int, int]]:
+def pieces(text: str) -> list[tuple[int, int]]:
     """``text`` cut between words into spans of at most about MAX_PIECE_CHARS (a longer
     word is a span of its own); the spans run together make the text."""
     bounds = [0]

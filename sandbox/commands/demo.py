@@ -22,7 +22,7 @@ from sandbox.record.store import short_id
 if TYPE_CHECKING:
     from sandbox.audio.engine import AudioEngine
     from sandbox.audio.recognizer import Recognizer
-    from sandbox.audio.tts import Synthesizer
+    from sandbox.audio.voice_engine import VoiceEngine
     from sandbox.caller.script_runner import Caller
     from sandbox.ui.audio import AudioFrontend
 
@@ -72,7 +72,7 @@ class _Models:
         return self.engine.transcriber if self.engine is not None else None
 
     @property
-    def synthesizers(self) -> dict[int, Synthesizer]:
+    def synthesizers(self) -> dict[int, VoiceEngine]:
         """The loaded voices."""
         return self.engine.synthesizers if self.engine is not None else {}
 

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import argparse
+from typing import NoReturn
 
 from sandbox.audio.audio_options import AudioOptions
+from sandbox.audio.voice_plugin import is_plugin, plugged_voice
+from sandbox.audio.voices import ESPEAK_MISSING, catalog, default_voice, voice_languages
 from sandbox.call.settings import DEFAULT_IDLE_MS, MAX_IDLE_MS, Settings, idle_error
 from sandbox.caller.script_limits import MS_PER_WORD
-from sandbox.errors import UsageError
+from sandbox.errors import UsageError, UserError
 from sandbox.harness.builtin import BRAIN_NAMES, brain_choice, brain_spec
 from sandbox.host.launch import BUILTIN_BRAIN, CallOptions, check_init, check_relay_url
 from sandbox.line.profile import DEFAULT_LINE, PROFILES, line_profile
 from sandbox.option_values import checked, name, shown, whole
 from sandbox.record.session_kinds import CallMode
 from sandbox.wire import pb
-from sandbox.wire.catalog import LANGUAGE_BY_ISO, voice_by_name
+from sandbox.wire.catalog import LANGUAGE_BY_ISO, language_name, voice_by_name, voice_name
 from sandbox.wire.patience import PATIENCE_MAX, PATIENCE_MIN
 
 #: --relay's help, for every command that dials a brain.
@@ -24,6 +27,14 @@ BRAIN_HELP = (
     f"the brain to dial: a WebSocket URL, or a built-in brain by name ({', '.join(BRAIN_NAMES)}; "
     f"builtin is the {BUILTIN_BRAIN})"
 )
+
+
+def voice_spec(text: str) -> str:
+    """--voice: a class of your own (``module:Class``, loaded when the call is set up) or a
+    catalog voice's name (refused naming the voices there are)."""
+    if not is_plugin(text):
+        voice_by_name(text)
+    return text
 
 
 def language(code: str) -> int:
@@ -57,7 +68,12 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--relay", action="store_true", help=RELAY_HELP)
     parser.add_argument(
-        "--voice", type=checked(voice_by_name), default="joe", help="starting voice (default: joe)"
+        "--voice",
+        type=checked(voice_spec),
+        metavar="NAME|module:Class",
+        help="starting voice: a catalog voice (see `sandbox voices`) or a class of your own "
+        "implementing sandbox.audio.voice_engine.VoiceEngine (default: joe, or the first "
+        "installed voice that speaks the language asked for)",
     )
     parser.add_argument(
         "--language",
@@ -143,8 +159,11 @@ def add_audio_options(parser: argparse.ArgumentParser, *, mic: bool = True) -> N
 
 
 def audio_options(args: argparse.Namespace) -> AudioOptions:
-    """The audio engine's options from --mic, --speaker, --no-aec, --stt-model, --line."""
+    """The audio engine's options from --mic, --speaker, --no-aec, --stt-model, --line, and
+    --voice when it names a voice of your own."""
+    spec = getattr(args, "voice", None)
     return AudioOptions(
+        voice=plugged_voice(spec)[1] if spec and is_plugin(spec) else None,
         mic=getattr(args, "mic", None),
         speaker=args.speaker,
         aec=not args.no_aec,
@@ -159,12 +178,14 @@ def call_options(args: argparse.Namespace, recording: CallMode) -> CallOptions:
 
     ``recording`` is what the call carries ("sim", "typed", "audio"), as the session store
     keeps it."""
+    tts_language = args.speak_language or args.language or pb.LANGUAGE_EN
+    voice = _voice(args, tts_language)
     brain_url, builtin = brain_choice(args.brain)
     if args.relay and brain_url:
         check_relay_url(brain_url)
     settings = Settings(
-        voice=args.voice,
-        tts_language=args.speak_language or args.language or pb.LANGUAGE_EN,
+        voice=voice,
+        tts_language=tts_language,
         stt_language=args.hear_language or args.language or pb.LANGUAGE_EN,
         patience=args.patience,
         idle_ms=args.idle_ms,
@@ -177,3 +198,32 @@ def call_options(args: argparse.Namespace, recording: CallMode) -> CallOptions:
         settings=settings,
         recording=recording,
     )
+
+
+def _voice(args: argparse.Namespace, language: int) -> int:
+    """The starting voice: --voice (a catalog voice, or the one a class of your own speaks
+    as), else joe, else the first installed voice that speaks ``language``."""
+    if args.voice and is_plugin(args.voice):
+        return plugged_voice(args.voice)[0]
+    if args.voice:
+        return voice_by_name(args.voice)  # checked as it was parsed
+    installed = voice_languages()
+    if language in installed.get(default_voice(), ()):
+        return default_voice()
+    speakers = sorted(v for v, spoken in installed.items() if language in spoken)
+    if speakers:
+        return speakers[0]
+    flag = "--speak-language" if args.speak_language else "--language"
+    _no_voice(flag, language)
+
+
+def _no_voice(flag: str, language: int) -> NoReturn:
+    """Refuse a language no installed voice speaks, naming the voices that would."""
+    known = {v: e for v, e in catalog().items() if language in e.languages}
+    code = language_name(language)
+    if known:
+        names = ", ".join(sorted(voice_name(v) for v in known))
+        espeak = any(e.kind == "espeak" for e in known.values())
+        how = ESPEAK_MISSING if espeak else "see `sandbox voices`"
+        raise UserError(f"{flag} {code}: no installed voice speaks it; {names} would ({how})")
+    raise UserError(f"{flag} {code}: no voice of the sandbox speaks {code} (see `sandbox voices`)")

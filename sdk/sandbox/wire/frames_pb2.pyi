@@ -66,6 +66,8 @@ class Voice(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     VOICE_SIWIS: _ClassVar[Voice]
     VOICE_PRATHAM: _ClassVar[Voice]
     VOICE_PRIYAMVADA: _ClassVar[Voice]
+    VOICE_ESPEAK_MALE: _ClassVar[Voice]
+    VOICE_ESPEAK_FEMALE: _ClassVar[Voice]
 
 class Language(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -139,6 +141,8 @@ VOICE_THORSTEN: Voice
 VOICE_SIWIS: Voice
 VOICE_PRATHAM: Voice
 VOICE_PRIYAMVADA: Voice
+VOICE_ESPEAK_MALE: Voice
+VOICE_ESPEAK_FEMALE: Voice
 LANGUAGE_UNSPECIFIED: Language
 LANGUAGE_EN: Language
 LANGUAGE_DE: Language
