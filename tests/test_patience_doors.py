@@ -57,10 +57,11 @@ async def _cli_words(home: Path, tmp_path: Path, patience: int) -> str:
     script.write_text('[[step]]\nsay = "hello"\n')
     args = ("call", "--script", str(script), "--patience", str(patience))
     done = await asyncio.to_thread(sandbox_cli, home, *args)
-    assert done.returncode == 1 and done.stdout == "", done.stdout + done.stderr
-    prefix = "sandbox call: --patience: "
-    assert done.stderr.startswith(prefix), done.stderr
-    return done.stderr.removeprefix(prefix).rstrip("\n")
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
+    *_, line = done.stderr.strip().splitlines()  # argparse's usage, then one line
+    prefix = "sandbox call: error: argument --patience: "
+    assert line.startswith(prefix), done.stderr
+    return line.removeprefix(prefix)
 
 
 def _sdk_words(patience: int) -> str:

@@ -100,10 +100,16 @@ def test_the_bench_counts_a_dead_synthesis_thread_and_goes_on(
     monkeypatch.setattr(tts_fuzz, "hostile_text", lambda _rng: next(texts))
     synthesize = Synthesizer.synthesize
 
-    def deadly(self: Synthesizer, text: str, trouble: TroubleSink | None = None) -> Iterator[Clip]:
+    def deadly(
+        self: Synthesizer,
+        text: str,
+        trouble: TroubleSink | None = None,
+        *,
+        language: int | None = None,
+    ) -> Iterator[Clip]:
         if "dies" in text:
             raise _ThreadKiller
-        return synthesize(self, text, trouble)
+        return synthesize(self, text, trouble, language=language)
 
     monkeypatch.setattr(Synthesizer, "synthesize", deadly)
     figures = tts_fuzz.tts_fuzz(examples=3)

@@ -18,7 +18,7 @@ from sandbox.option_values import checked, name, shown, whole
 from sandbox.record.session_kinds import CallMode
 from sandbox.wire import pb
 from sandbox.wire.catalog import LANGUAGE_BY_ISO, language_name, voice_by_name, voice_name
-from sandbox.wire.patience import PATIENCE_MAX, PATIENCE_MIN
+from sandbox.wire.patience import PATIENCE_MAX, PATIENCE_MIN, patience_error
 
 #: --relay's help, for every command that dials a brain.
 RELAY_HELP = "dial as the Cortex relay leg, one socket for many calls (the URL must end in /agent)"
@@ -35,6 +35,19 @@ def voice_spec(text: str) -> str:
     if not is_plugin(text):
         voice_by_name(text)
     return text
+
+
+def patience(text: str) -> int:
+    """--patience: a step of the scale, refused in the words every door uses (001: "in the
+    same words")."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise UsageError(f"must be a whole number, not {shown(text)}") from None
+    problem = patience_error(value)
+    if problem:
+        raise UsageError(problem)
+    return value
 
 
 def language(code: str) -> int:
@@ -95,7 +108,7 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--patience",
-        type=whole(PATIENCE_MIN, PATIENCE_MAX),
+        type=checked(patience),
         help=f"stt patience {PATIENCE_MIN}..{PATIENCE_MAX} (default: unset = 7)",
     )
     parser.add_argument(
