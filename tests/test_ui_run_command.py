@@ -25,7 +25,7 @@ from sandbox.errors import UserError
         (["--idle-ms", str(2**63)], "--idle-ms: must be a whole number of ms from 0 to"),
         (["--idle-ms", "5"], "--idle-ms: idle.timeout_ms must be 0 (off) or at least"),
         (["--voice", "nobody"], "unknown voice 'nobody'"),
-        (["--patience", "11"], "--patience: must be a whole number from 0 to 10 (got 11)"),
+        (["--patience", "11"], "--patience: stt.patience must be between 0 and 10 (got 11)"),
         (["--init", "[1]"], "--init: the init data must be a JSON object"),
         (["--mic", "x.wav", "--mic-delay", "-1"], "--mic-delay: must be a whole number of ms"),
     ],
