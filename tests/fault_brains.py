@@ -37,7 +37,7 @@ async def _read_on(ws: ServerConnection) -> None:
 async def greets_then_ignores_idle(ws: ServerConnection) -> None:
     """Greets, then never answers anything: every UserIdle (and any line) goes unanswered."""
     start = decode(await ws.recv()).session_start
-    await _say(ws, 1, start.turn_id, GREETING)
+    await say(ws, 1, start.turn_id, GREETING)
     await _read_on(ws)
 
 
@@ -64,17 +64,18 @@ async def never_speaks(ws: ServerConnection) -> None:
 async def greets_unsayably(ws: ServerConnection) -> None:
     """Greets with a word no synthesizer will say, then answers each line sayably."""
     await ws.recv()
-    await _say(ws, 1, 1, UNSAYABLE)
+    await say(ws, 1, 1, UNSAYABLE)
     sid = 1
     with contextlib.suppress(Exception):
         async for message in ws:
             env = decode(message)
             if env.HasField("user_message"):
                 sid += 1
-                await _say(ws, sid, env.user_message.turn_id, ANSWER)
+                await say(ws, sid, env.user_message.turn_id, ANSWER)
 
 
-async def _say(ws: ServerConnection, sid: int, turn: int, text: str) -> None:
+async def say(ws: ServerConnection, sid: int, turn: int, text: str) -> None:
+    """One whole unit on the wire: SpeechStart, its text in one chunk, SpeechEnd."""
     for body in (
         pb.SpeechStart(speech_id=sid, turn_id=turn),
         pb.SpeechChunk(speech_id=sid, text=text),

@@ -13,6 +13,7 @@ from test_sdk_harness import Voqalize, eventually
 
 from sandbox.sdk import (
     Brain,
+    BrainConnection,
     CapabilityMissing,
     Chunk,
     Config,
@@ -32,6 +33,7 @@ from sandbox.sdk import (
     UserMessage,
 )
 from sandbox.wire import pb
+from sandbox.wire.codec import envelope
 
 Action = Callable[[Session], Awaitable[object]]
 
@@ -361,6 +363,10 @@ async def test_rtvi_that_must_not_reach_a_brain_is_a_protocol_error() -> None:
 class HangsUp(Brain):
     def __init__(self) -> None:
         self.after: list[object] = []
+        self.heard: list[str] = []
+
+    async def on_finalize(self, session: Session, fin: Finalize) -> None:
+        self.heard.append(fin.heard)
 
     async def on_user_message(self, session: Session, msg: UserMessage) -> AsyncIterator[Speech]:
         yield SpeechStart()
@@ -383,6 +389,32 @@ async def test_session_end_sends_end_after_what_was_said() -> None:
     v = Voqalize(brain)
     await v.start()
     await v.say("bye")
-    await asyncio.wait_for(v.conn.wait_closed(), 2)
+    await eventually(lambda: v.log()[-1:] == ["end"])
     assert v.log() == ["start 1 turn 2", "chunk 1 'Goodbye!'", "end 1", "end"]
     assert len(brain.after) == 1
+    # End is a graceful close: the session stays open for the Finalize it is owed.
+    assert not v.conn.closed
+    await v.finalize(1, "Goodbye!")
+    await v.conn.close()  # Voqalize closes the socket at the call's end
+    assert brain.heard == ["Goodbye!"]  # handled before the close, which came after it
+    assert v.log()[-1] == "end"  # nothing went out after End
+
+
+class EndsAtOnce(Brain):
+    async def on_session_start(self, session: Session) -> None:
+        session.end()
+
+
+async def test_after_its_end_a_session_waits_for_the_close_no_longer_than_end_wait_s() -> None:
+    sent: list[pb.Envelope] = []
+
+    async def send(env: pb.Envelope) -> None:
+        sent.append(env)
+
+    conn = BrainConnection(EndsAtOnce(), send, session_id="s-1", end_wait_s=0.2)
+    start = pb.SessionStart(turn_id=1, session_id="s-1", wire_version=3)
+    await conn.feed(envelope(start))
+    await eventually(lambda: [e.WhichOneof("body") for e in sent] == ["end"])
+    assert not conn.closed
+    await asyncio.wait_for(conn.wait_closed(), 5)  # no close came: the wait ran out
+    assert [e.WhichOneof("body") for e in sent] == ["end"]

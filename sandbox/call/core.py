@@ -236,6 +236,9 @@ class CallCore:
     _gap_since: int = 0
     _state: CallState | None = None
     _idle: IdleTimer = field(init=False)
+    #: The brain closed its socket after its End: the close the End began. What it relayed
+    #: still plays out and is finalized, but nothing more can be sent to it.
+    _brain_gone: bool = False
 
     def __post_init__(self) -> None:
         self._idle = IdleTimer(self.settings.idle_ms)
@@ -247,6 +250,12 @@ class CallCore:
         out, in order. The one way anything enters the core: the host, the tests' rig, the
         fuzz target and a stored call fed again all come through here, and the match is
         exhaustive, so a new kind of input that is not handled fails the type check."""
+        out = self._take(fed, now)
+        if self._brain_gone:  # its socket is closed: no frame can reach it any more
+            return [e for e in out if not isinstance(e, SendFrame)]
+        return out
+
+    def _take(self, fed: CoreInput, now: int) -> list[Effect]:
         match fed:
             case FromBrain(env=env):
                 return self._from_brain(env, now)
@@ -468,9 +477,15 @@ class CallCore:
         return self._error_out(now, pb.ERROR_CODE_MALFORMED, detail)
 
     def _brain_closed(self, detail: str, now: int) -> list[Effect]:
-        """The brain's socket closed. The socket is the session: the call ends."""
+        """The brain's socket closed. The socket is the session: the call ends. After the
+        brain's End it is the close that End began, not a failure: the call is already
+        ending as the brain's End, so what it relayed plays out as the End promised, its
+        Finalizes recorded as undelivered, and the call ends as ended by the brain."""
         if self._over:
             return []
+        if self._phase.state is Phase.BRAIN_ENDING:
+            self._brain_gone = True
+            return self._maybe_finish(now)
         return self._end(now, ended_by=EndedBy.BRAIN_CLOSED, detail=detail)
 
     def _on_speech_start(self, msg: pb.SpeechStart, now: int) -> list[Effect]:
@@ -1005,11 +1020,10 @@ class CallCore:
         for fin in self._book.flush():
             sid = fin.speech_id
             past = SurplusFrame(Surplus.UNIT_PAST_CAP, sid) if sid in self._unsampled else None
-            out += [
-                SendFrame(envelope(fin), past),
-                FinalizeSent(fin.speech_id),
-                UnitChanged(fin.speech_id),
-            ]
+            if self._brain_gone:  # recorded with its heard text; nothing left to carry it
+                out += [FinalizeSent(sid, delivered=False), UnitChanged(sid)]
+                continue
+            out += [SendFrame(envelope(fin), past), FinalizeSent(sid), UnitChanged(sid)]
         return out
 
     def _interrupt(self, now: int, *, taken: bool = False) -> list[Effect]:

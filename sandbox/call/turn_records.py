@@ -56,9 +56,11 @@ class BracketClosed:
 
 @dataclass(frozen=True)
 class FinalizeSent:
-    """The unit's one Finalize went to the brain."""
+    """The unit's one Finalize was given: it went to the brain (``delivered``), or the brain
+    had closed its socket after its End, so it was recorded and could not be sent."""
 
     speech_id: int
+    delivered: bool = True
 
 
 @dataclass(frozen=True)

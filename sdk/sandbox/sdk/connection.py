@@ -21,6 +21,12 @@ from Voqalize to :meth:`BrainConnection.feed` and gives the connection an async
   session.configure(...)`` inside a callback never waits on the consumer it blocks.
   ``on_finalize`` itself is dispatched in order with everything else.
 
+* **The brain's End is a graceful close.** ``session.end()`` sends End and nothing more
+  goes out, but the session stays open: Voqalize plays out what the brain relayed and
+  sends the Finalizes it owes, which reach ``on_finalize`` in order, until Voqalize
+  closes the socket at the call's end (or END_WAIT_S passes: a Voqalize that vanished
+  never holds a brain process).
+
 Malformed or unexpected input is logged and, once the session is established,
 answered with a non-fatal Error (MALFORMED or PROTOCOL); nothing from the peer raises
 out of :meth:`feed`.
@@ -48,15 +54,21 @@ from sandbox.sdk.turns import Turns
 from sandbox.sdk.units import Units
 from sandbox.wire import WIRE_VERSION, catalog, pb
 from sandbox.wire.codec import body_name, unknown_arms
+from sandbox.wire.dial import PING_INTERVAL_S, PING_TIMEOUT_S
 
 _LOG = logging.getLogger("sandbox.sdk")
 
 #: How long teardown waits for the brain's tasks (their ``finally``) and the writer.
 STOP_GRACE_S = 5.0
+#: How long, after the brain's End, the session waits for Voqalize to close it (which it
+#: does once what was relayed has played out and every unit has its Finalize): the
+#: keepalive's bound, by which a Voqalize that stopped answering has been given up anyway.
+END_WAIT_S = PING_INTERVAL_S + PING_TIMEOUT_S
 
 
 class _Mark(enum.Enum):
     FINALIZES = "finalizes"  # a unit's report is in: deliver what is deliverable, in order
+    CLOSED = "closed"  # the transport closed after the brain's End: stop, after what came first
 
 
 _Item = pb.Envelope | Error | _Mark
@@ -75,8 +87,9 @@ class BrainConnection:
     Construct it inside a running event loop with the brain and an async ``send``;
     call :meth:`feed` with each envelope from Voqalize, :meth:`report_malformed` for a
     message the transport could not decode, and :meth:`close` when the transport is
-    gone. :meth:`wait_closed` returns once the session is over (End or Cancel from
-    either side, a fatal Error, a refused version) and everything queued was written.
+    gone. :meth:`wait_closed` returns once the session is over (Voqalize's End or Cancel,
+    a fatal Error, a refused version; after the brain's End, the close that follows it or
+    ``end_wait_s``) and everything queued was written.
     """
 
     def __init__(
@@ -86,9 +99,11 @@ class BrainConnection:
         *,
         session_id: str | None = None,
         logger: logging.Logger | None = None,
+        end_wait_s: float = END_WAIT_S,
     ) -> None:
         """``session_id``: the session the transport expects (from the dial URL or relay
-        prefix); a SessionStart naming another is refused."""
+        prefix); a SessionStart naming another is refused. ``end_wait_s``: how long after
+        the brain's End the session waits for Voqalize to close it."""
         self._brain = brain
         self._expected_session_id = session_id
         self._log = _SessionLog(logger or _LOG, {"session": session_id or "?"})
@@ -102,6 +117,9 @@ class BrainConnection:
         self._established = False  # ... and was accepted: frames may flow back
         self._tasks: dict[asyncio.Task[None], int] = {}
         self._stopping: asyncio.Task[None] | None = None
+        self._end_wait_s = end_wait_s
+        #: Set once the brain's End went out: the wait for Voqalize's close, bounded.
+        self._ending: asyncio.Task[None] | None = None
         self._closed = asyncio.Event()
         self._writer = asyncio.create_task(self._outbox.run())
         self._consumer = asyncio.create_task(self._consume())
@@ -166,8 +184,13 @@ class BrainConnection:
         self._complain(pb.ERROR_CODE_MALFORMED, f"malformed frame dropped: {reason}")
 
     async def close(self) -> None:
-        """The transport is gone: stop everything (the brain's ``finally`` blocks run)."""
-        self._shut_down(flush=False)
+        """The transport is gone: stop everything (the brain's ``finally`` blocks run). After
+        the brain's End it is the close that End asked for: what arrived before it (the
+        Finalizes Voqalize sent) is handled first."""
+        if self._ending is not None and self._stopping is None:
+            self._lanes.put(_Mark.CLOSED)
+        else:
+            self._shut_down(flush=False)
         await self.wait_closed()
 
     async def wait_closed(self) -> None:
@@ -213,6 +236,8 @@ class BrainConnection:
         if item is _Mark.FINALIZES:
             for fin in self._units.pop_ready():
                 await self._call("on_finalize", self._brain.on_finalize(self._require(), fin))
+        elif item is _Mark.CLOSED:
+            self._shut_down(flush=False)
         elif isinstance(item, Error):
             await self._call_on_error(item)
         elif isinstance(item, pb.Envelope):
@@ -460,10 +485,23 @@ class BrainConnection:
         self._shut_down(flush=True)
 
     def _hang_up(self) -> None:
-        if self._stopping is None:
-            self._log.info("the brain ended the session")
+        """The brain's End: it goes out and nothing after it; the speaking callbacks stop
+        (nothing they say could be sent), and the session waits for Voqalize's close."""
+        if self._stopping is None and self._ending is None:
+            self._log.info("the brain ended the session: waiting for Voqalize to close it")
             self._outbox.put(pb.End())
-            self._shut_down(flush=True)
+            self._outbox.close(flush=True)
+            for task in self._tasks:
+                task.cancel()
+            self._ending = asyncio.create_task(self._wait_for_close())
+
+    async def _wait_for_close(self) -> None:
+        await asyncio.sleep(self._end_wait_s)
+        self._log.warning(
+            "Voqalize did not close the session within %g s of the brain's End: closing it",
+            self._end_wait_s,
+        )
+        self._shut_down(flush=True)
 
     def _on_broken(self, exc: BaseException) -> None:
         self._log.warning("cannot send to Voqalize (%s): the session is over", exc)
@@ -471,7 +509,9 @@ class BrainConnection:
 
     def _shut_down(self, *, flush: bool) -> None:
         if self._stopping is None:
-            self._outbox.close(flush=flush)
+            self._outbox.close(flush=flush)  # after the brain's End it is closed, End queued
+            if self._ending is not None and self._ending is not asyncio.current_task():
+                self._ending.cancel()
             self._stopping = asyncio.create_task(self._wind_down())
 
     async def _wind_down(self) -> None:

@@ -168,7 +168,12 @@ class Session:
         self._put(step.to_pb(turn_id), f"TurnStep {step.kind} {step.name}")
 
     def end(self) -> None:
-        """Hang up: send End and close the session. A second call does nothing."""
+        """Hang up: send End; nothing more is sent, and the speaking callbacks stop.
+
+        End is a graceful close: what the brain already relayed still plays out, and its
+        Finalizes still reach ``on_finalize`` until Voqalize closes the session at the
+        call's end (at most ``END_WAIT_S`` later). A second call does nothing.
+        """
         self._hang_up()
 
     def _put(self, body: pb.RTVIFrame | pb.TurnStep, what: str) -> None:
