@@ -22,7 +22,14 @@ from textual import events
 from textual.widgets import Input
 from ui_rig import SIZE, greeted, host_of, make_app, say, use_home
 
-from sandbox.brains.hostile import ANSWER, GREETING, Hostility, hostile_process, serve_hostile
+from sandbox.brains.hostile import (
+    ANSWER,
+    GREETING,
+    Hostility,
+    hostile_process,
+    main,
+    serve_hostile,
+)
 from sandbox.call import units as units_module
 from sandbox.call.heard import HeardCursor
 from sandbox.call.sim_playout import SimPlayout
@@ -366,3 +373,17 @@ async def test_a_message_over_16_mib_ends_the_call_saying_why(tmp_path: Path) ->
     assert call.report["end_detail"].startswith("the brain sent a message over the 16 MiB limit")
     assert "(code 1009)" in call.report["end_detail"]
     assert call.unit(2).fate is Fate.ABANDONED
+
+
+@pytest.mark.parametrize("bad", ["99999", "-1", "http", "\x1b[31m1"])
+def test_a_bad_port_for_a_hostile_brain_is_refused_in_one_line(
+    bad: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--port`` takes what every listener's does (0 to 65535, 0 any free port): a port
+    out of range or not a number is argparse's usage then one line, exit 2."""
+    with pytest.raises(SystemExit) as exited:
+        main(["flood", "--port", bad])
+    assert exited.value.code == 2
+    said = capsys.readouterr().err.strip().splitlines()[-1]
+    assert said.startswith("python -m sandbox.brains.hostile: error: argument --port: must be")
+    assert "\x1b" not in said

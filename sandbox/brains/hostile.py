@@ -27,6 +27,7 @@ from google.protobuf.message import Message
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
+from sandbox.option_values import port
 from sandbox.wire import decode, encode, pb
 
 GREETING = "Hello, I am a brain that misbehaves on purpose."
@@ -341,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     """Serve one misbehaving brain until Ctrl-C."""
     parser = argparse.ArgumentParser(prog="python -m sandbox.brains.hostile")
     parser.add_argument("behaviour", nargs="?", choices=list(BEHAVIOURS))
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--port", type=port(any_free=True), default=8765, help="0: any free port")
     parser.add_argument("--chunks", type=int, default=Hostility.chunks, help="flood's chunks")
     parser.add_argument(
         "--per-second", type=int, default=Hostility.per_second, help="flood's rate (0: flat out)"

@@ -9,6 +9,7 @@ prints the same lines as the call goes, from the same records.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from sandbox.call.ledger_records import WireErrorRecord
 from sandbox.call.units import Fate
@@ -132,6 +133,19 @@ class BrainReloaded:
     t_ms: int
 
 
+class NumberedUnit(Protocol):
+    """What a run of empty units reads of each: a printed :class:`BotUnit`, or a unit the
+    app's conversation pane draws."""
+
+    @property
+    def speech_id(self) -> int:
+        """Its brain-minted id."""
+
+    @property
+    def turn_id(self) -> int:
+        """The turn it answers."""
+
+
 @dataclass(frozen=True)
 class EmptyUnits:
     """A run of bot units one after another with no text in them at all, from unit
@@ -145,7 +159,7 @@ class EmptyUnits:
     first_turn: int
     last_turn: int
 
-    def add(self, unit: BotUnit) -> EmptyUnits:
+    def add(self, unit: NumberedUnit) -> EmptyUnits:
         """The run with ``unit`` after it."""
         return replace(self, last_id=unit.speech_id, count=self.count + 1, last_turn=unit.turn_id)
 
@@ -217,7 +231,7 @@ def is_empty(entry: Entry) -> bool:
     return isinstance(entry, BotUnit) and not entry.generated and not entry.cut
 
 
-def empty_run(unit: BotUnit) -> EmptyUnits:
+def empty_run(unit: NumberedUnit) -> EmptyUnits:
     """A run of empty units that starts with ``unit``."""
     return EmptyUnits(unit.speech_id, unit.speech_id, 1, unit.turn_id, unit.turn_id)
 
