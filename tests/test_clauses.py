@@ -32,3 +32,16 @@ def test_nothing_ready_without_a_boundary() -> None:
 def test_pieces_and_rest_rebuild_the_text_exactly(text: str, first: bool) -> None:
     ready, rest = take_ready(text, first)
     assert "".join(ready) + rest == text
+
+
+def test_the_catalog_languages_own_marks_end_clauses_and_sentences() -> None:
+    """A Hindi reply's first clause goes at its danda, an Urdu one's at its comma, so first
+    audio waits for a clause in every language, not for the unit's end."""
+    assert take_ready("जी हाँ। हम सुबह खुलते हैं। और ", True) == (
+        ["जी हाँ। ", "हम सुबह खुलते हैं। "],
+        "और ",
+    )
+    stop = "\u06d4"  # the Arabic full stop, which Urdu ends a sentence with
+    urdu = f"جی، ہم کھلتے ہیں{stop} کیا "
+    assert take_ready(urdu, True) == (["جی، ", f"ہم کھلتے ہیں{stop} "], "کیا ")
+    assert take_ready("क्या आप आएँगे? हाँ ", False) == (["क्या आप आएँगे? "], "हाँ ")

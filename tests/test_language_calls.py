@@ -174,3 +174,32 @@ def test_a_recognizer_written_here_hears_the_call(tmp_path: Path) -> None:
 
 def _with_path(folder: Path) -> str:
     return os.pathsep.join([str(folder), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
+def test_a_scripts_language_starts_the_call_in_it_unless_the_command_line_names_one(
+    tmp_path: Path,
+) -> None:
+    """Simulated: the script's caller speaks German, so the call is heard and spoken in it,
+    by a voice that speaks it; --hear-language on the command line wins over the script."""
+    script = 'language = "de"\n[[step]]\nsay = "Guten Tag"\n'
+    done, report = reported_call(tmp_path, tmp_path / "home", script, "--audio", "sim")
+    assert done.returncode == 0, done.stderr
+    assert "voice espeak_male · speak de · hear de" in report["settings"]
+    (tmp_path / "again").mkdir()
+    done, report = reported_call(
+        tmp_path / "again", tmp_path / "home", script, "--audio", "sim", "--hear-language", "hi"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "voice joe · speak en · hear hi" in report["settings"]
+
+
+@pytest.mark.slow  # its kind in CI: tests/test_language_audio_calls.py's Hindi call
+def test_a_scripted_caller_speaks_hindi_into_a_call_heard_in_hindi(tmp_path: Path) -> None:
+    """The script's language is the caller's: espeak-ng speaks its lines in Hindi, which
+    Whisper base hears in Hindi (in whichever script it writes it)."""
+    script = 'language = "hi"\n[[step]]\nsay = "नमस्ते मुझे एक क्लास बुक करनी है"\n'
+    done, report = reported_call(tmp_path, tmp_path / "home", script, *REAL)
+    assert done.returncode == 0, done.stderr
+    assert "speak hi · hear hi" in report["settings"]
+    (told,) = report["caller_turns"]
+    assert told.strip() and "Whisper base (multilingual)" in done.stderr

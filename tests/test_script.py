@@ -224,3 +224,17 @@ def test_a_script_file_is_read_no_further_than_a_script_can_be_long(tmp_path: Pa
     binary.write_bytes(b"\xff\xfe[[step]]")
     with pytest.raises(UserError, match="is not UTF-8 text"):
         load_script(binary)
+
+
+def test_a_script_names_the_language_its_caller_speaks() -> None:
+    from sandbox.wire import pb
+
+    said = parse_script('language = "hi"\n[[step]]\nsay = "नमस्ते"\n')
+    assert said.language == pb.LANGUAGE_HI
+    assert parse_script('[[step]]\nsay = "Hello"\n').language is None
+    for wrong, got in (('"mai"', "'mai'"), ('"xx"', "'xx'"), ("7", "int")):
+        with pytest.raises(ScriptProblems) as refused:
+            parse_script(f"language = {wrong}\n[[step]]\nsay = \"x\"\n")
+        (problem,) = refused.value.problems
+        assert problem.startswith("language must be one the caller can speak (espeak-ng): en, de")
+        assert problem.endswith(f"(got {got})")

@@ -134,6 +134,15 @@ def espeak_installed() -> bool:
     return ctypes.util.find_library("espeak-ng") is not None
 
 
+def voice_speaking(language: int) -> int | None:
+    """The voice a call in ``language`` starts with: joe if he speaks it, else the first
+    installed voice that does; None when no installed voice speaks it."""
+    installed = voice_languages()
+    if language in installed.get(default_voice(), ()):
+        return default_voice()
+    return min((v for v, spoken in installed.items() if language in spoken), default=None)
+
+
 def voice_languages() -> dict[int, tuple[int, ...]]:
     """Every installed voice with the languages it speaks, read from disk now: the snapshot
     a call's :class:`~sandbox.call.settings.Capabilities` is set up with (a voice whose model

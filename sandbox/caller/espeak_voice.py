@@ -14,12 +14,24 @@ import subprocess
 import numpy as np
 import soundfile
 
+from sandbox.audio.espeak_tts import espeak_language
 from sandbox.audio.sinks import Block
 from sandbox.errors import UserError
+from sandbox.wire import pb
 
 #: The espeak-ng voice and rate Whisper tiny.en transcribes most reliably among those tried.
 CALLER_VOICE = "en-us+m3"
 CALLER_WPM = 160
+#: The caller's variant in every language: a voice unlike the bot's espeak voices (the
+#: language's own, and its f2).
+CALLER_VARIANT = "m3"
+
+
+def caller_voice(language: int | None) -> str:
+    """The espeak-ng voice a scripted caller speaks ``language`` in (None: English)."""
+    if language is None or language == pb.LANGUAGE_EN:
+        return CALLER_VOICE
+    return f"{espeak_language(language)}+{CALLER_VARIANT}"
 
 
 def speak(text: str, *, voice: str = CALLER_VOICE, wpm: int = CALLER_WPM) -> tuple[Block, int]:
@@ -29,8 +41,10 @@ def speak(text: str, *, voice: str = CALLER_VOICE, wpm: int = CALLER_WPM) -> tup
             "a scripted caller with real audio needs espeak-ng (Debian: sudo apt install "
             "espeak-ng); or use --audio sim"
         )
+    # The line goes in on stdin: on the command line, a line starting "-" is an option.
     result = subprocess.run(
-        ["espeak-ng", "-v", voice, "-s", str(wpm), "--stdout", text],
+        ["espeak-ng", "-v", voice, "-s", str(wpm), "--stdout", "--stdin"],
+        input=text.encode(),
         capture_output=True,
         check=False,
     )

@@ -3,6 +3,7 @@
 ```toml
 ms_per_word = 250                 # optional: the simulated speaking rate
 line = "pstn"                     # optional, real audio: the phone line (or a profile.toml)
+language = "hi"                   # optional: the caller's language (default: en)
 
 [[step]]
 say = "What are your opening hours?"
@@ -41,6 +42,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from sandbox.audio.voices import ESPEAK_LANGUAGES
 from sandbox.call.core import shortened
 from sandbox.caller.expect import (
     EndExpect,
@@ -62,6 +64,7 @@ from sandbox.caller.script_limits import (
 from sandbox.errors import UserError
 from sandbox.line.profile import PROFILES
 from sandbox.record.plain_text import visible
+from sandbox.wire.catalog import LANGUAGE_BY_ISO
 
 #: The simulated speaking rate when the script does not set one (~170 words a minute).
 DEFAULT_MS_PER_WORD = 350
@@ -126,6 +129,9 @@ class Script:
     #: The phone line a real-audio call of the script is on: a profile's name, or a profile
     #: file (relative to the script's folder); None: the command line's, or none.
     line: str | None = None
+    #: The language the caller speaks (espeak-ng speaks a real-audio call's lines in it), and
+    #: the call starts in on both legs unless the command line names one; None: English.
+    language: int | None = None
 
     @property
     def expects(self) -> bool:
@@ -266,12 +272,28 @@ def parse_script(text: str, source: str = "script") -> Script:
         isinstance(line, str) and (line in PROFILES or line.endswith(".toml"))
     ):
         problems.append(f"line must be one of {', '.join(PROFILES)}, or a profile file (name.toml)")
+    language = _language(data.get("language"), problems)
     steps = [read_step(i, raw, problems) for i, raw in enumerate(raw_steps)]
     raw_expect = data.get("expect")
     expect = None if raw_expect is None else parse_end_expect(raw_expect, problems)
     if problems:
         raise ScriptProblems(source, problems)
-    return Script(tuple(s for s in steps if s is not None), rate, expect, line)
+    return Script(tuple(s for s in steps if s is not None), rate, expect, line, language)
+
+
+def _language(raw: object, problems: list[str]) -> int | None:
+    """The script's ``language``: a catalog code espeak-ng has a caller's voice for."""
+    if raw is None:
+        return None
+    found = LANGUAGE_BY_ISO.get(raw) if isinstance(raw, str) else None
+    if found is None or raw not in ESPEAK_LANGUAGES:
+        codes = ", ".join(ESPEAK_LANGUAGES)
+        got = repr(raw) if isinstance(raw, str) else type(raw).__name__
+        problems.append(
+            f"language must be one the caller can speak (espeak-ng): {codes} (got {got})"
+        )
+        return None
+    return found
 
 
 def load_script(path: Path) -> Script:

@@ -13,7 +13,7 @@ import numpy as np
 from sandbox.audio.caller_aloud import CallerAloud
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.sinks import Block
-from sandbox.caller.espeak_voice import speak
+from sandbox.caller.espeak_voice import CALLER_VOICE, speak
 
 #: Longest a single line may take to be spoken before the script moves on.
 LINE_TIMEOUT_S = 60.0
@@ -27,20 +27,23 @@ async def _into(mic: ScriptMic, samples: Block, rate: int) -> None:
 
 @dataclass
 class InjectedVoice:
-    """Speaks each line's text with espeak-ng; with ``aloud``, also through the speaker."""
+    """Speaks each line's text with espeak-ng in ``voice`` (see
+    :func:`~sandbox.caller.espeak_voice.caller_voice`); with ``aloud``, also through the
+    speaker."""
 
     mic: ScriptMic
     aloud: CallerAloud | None = None
+    voice: str = CALLER_VOICE
 
     async def say(self, text: str) -> None:
         """Speak a line and wait until it has all been captured."""
-        samples, rate = await asyncio.to_thread(speak, text)
+        samples, rate = await asyncio.to_thread(speak, text, voice=self.voice)
         await self._voiced(samples, rate)
 
     async def resume(self, text: str, pause_ms: int, then: str) -> None:
         """Speak the first part, fall silent for ``pause_ms``, speak the rest: one clip."""
-        first, rate = await asyncio.to_thread(speak, text)
-        rest, _rate = await asyncio.to_thread(speak, then)
+        first, rate = await asyncio.to_thread(speak, text, voice=self.voice)
+        rest, _rate = await asyncio.to_thread(speak, then, voice=self.voice)
         gap = np.zeros(rate * pause_ms // 1000, dtype=np.int16)
         await self._voiced(np.concatenate([first, gap, rest]), rate)
 

@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the call, printing what was said and what was heard as it goes; then how it ended
     and its record. A hang-up signal ends the call as the caller hanging up."""
     script = load_script(args.script)
+    args = _in_script_language(args, script)
     if args.report is not None:  # refused now, not after the call
         clear_the_way([args.report], force=args.force)
     if args.audio == "sim" and (args.speaker or args.no_aec or args.stt_model or args.echo_path):
@@ -238,6 +239,15 @@ async def _sim_call(
         return await _play(args, host, ScriptRunner(host, script), hang_up)
 
 
+def _in_script_language(args: argparse.Namespace, script: Script) -> argparse.Namespace:
+    """The call starts in the script's language on both legs when the command line names
+    no language."""
+    named = args.language or args.speak_language or args.hear_language
+    if script.language is None or named:
+        return args
+    return argparse.Namespace(**{**vars(args), "language": script.language})
+
+
 def _line(args: argparse.Namespace, script: Script) -> LineProfile:
     """The line the call is on: --line's, else the script's (a profile file beside it)."""
     given: LineProfile | None = args.line  # parsed by --line's type
@@ -256,6 +266,7 @@ async def _real_call(
     from sandbox.audio.echo_path import LaptopEchoPath
     from sandbox.audio.engine import AudioEngine
     from sandbox.audio.script_mic import ScriptMic
+    from sandbox.caller.espeak_voice import caller_voice
     from sandbox.caller.voice_caller import InjectedVoice
     from sandbox.host.audio_call import audio_call
 
@@ -272,7 +283,8 @@ async def _real_call(
         hang_up.listen()
         try:
             async with audio_call(options, url, engine) as host:
-                runner = ScriptRunner(host, script, caller=InjectedVoice(mic))
+                caller = InjectedVoice(mic, voice=caller_voice(script.language))
+                runner = ScriptRunner(host, script, caller=caller)
                 return await _play(args, host, runner, hang_up)
         except CallNotPlaced as failed:
             return _written(args, failed.core, failed.recorder)

@@ -7,7 +7,7 @@ from typing import NoReturn
 
 from sandbox.audio.audio_options import AudioOptions
 from sandbox.audio.voice_plugin import is_plugin, plugged_voice
-from sandbox.audio.voices import ESPEAK_MISSING, catalog, default_voice, voice_languages
+from sandbox.audio.voices import ESPEAK_MISSING, catalog, voice_speaking
 from sandbox.call.settings import DEFAULT_IDLE_MS, MAX_IDLE_MS, Settings, idle_error
 from sandbox.caller.script_limits import MS_PER_WORD
 from sandbox.errors import UsageError, UserError
@@ -220,12 +220,9 @@ def _voice(args: argparse.Namespace, language: int) -> int:
         return plugged_voice(args.voice)[0]
     if args.voice:
         return voice_by_name(args.voice)  # checked as it was parsed
-    installed = voice_languages()
-    if language in installed.get(default_voice(), ()):
-        return default_voice()
-    speakers = sorted(v for v, spoken in installed.items() if language in spoken)
-    if speakers:
-        return speakers[0]
+    speaker = voice_speaking(language)
+    if speaker is not None:
+        return speaker
     flag = "--speak-language" if args.speak_language else "--language"
     _no_voice(flag, language)
 

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sandbox.audio.voices import voice_speaking
 from sandbox.brains import make_brain
 from sandbox.call.sim_playout import SimPlayout
 from sandbox.caller.expect import Answer, Failure, answer, check_end, check_step
@@ -38,6 +39,7 @@ from sandbox.record.session_kinds import CallMode
 from sandbox.record.store import TEST_ORIGIN
 from sandbox.sdk import Brain
 from sandbox.testing.script_results import Run, ScriptResult, ScriptRuns
+from sandbox.wire.catalog import language_name
 
 if TYPE_CHECKING:  # the speech stack loads only for a run with real audio
     from sandbox.audio.engine import AudioEngine
@@ -134,6 +136,19 @@ async def run_script(path: Path, url: str, models: AudioEngine | None = None) ->
         return ScriptResult(path, time.monotonic() - started, bounded(failures))
     recording = CallMode.SIM if models is None else CallMode.AUDIO
     options = CallOptions(brain_url=url, recording=recording, origin=TEST_ORIGIN)
+    if script.language is not None:
+        voice = voice_speaking(script.language)
+        if voice is None:
+            code = language_name(script.language)
+            failure = Failure("script", "a voice that speaks its language", f"none speaks {code}")
+            return ScriptResult(path, time.monotonic() - started, (failure,))
+        settings = replace(
+            options.settings,
+            voice=voice,
+            tts_language=script.language,
+            stt_language=script.language,
+        )
+        options = replace(options, settings=settings)
     try:
         line = line_profile(
             str(path.parent / script.line) if script.line and script.line.endswith(".toml")
@@ -157,6 +172,7 @@ async def run_script(path: Path, url: str, models: AudioEngine | None = None) ->
         from sandbox.audio.audio_options import AudioOptions, phone_line
         from sandbox.audio.engine import AudioEngine
         from sandbox.audio.script_mic import ScriptMic
+        from sandbox.caller.espeak_voice import caller_voice
         from sandbox.caller.voice_caller import InjectedVoice
         from sandbox.host.audio_call import audio_call
 
@@ -169,7 +185,8 @@ async def run_script(path: Path, url: str, models: AudioEngine | None = None) ->
             mic_source=mic,
         )
         async with audio_call(options, url, engine) as host:
-            runner = ScriptRunner(host, script, caller=InjectedVoice(mic))
+            caller = InjectedVoice(mic, voice=caller_voice(script.language))
+            runner = ScriptRunner(host, script, caller=caller)
             return await _played(path, started, script, host, runner)
     except CallNotPlaced as failed:
         return ScriptResult(path, time.monotonic() - started, unreachable=str(failed))
