@@ -234,7 +234,7 @@ def test_a_script_names_the_language_its_caller_speaks() -> None:
     assert parse_script('[[step]]\nsay = "Hello"\n').language is None
     for wrong, got in (('"mai"', "'mai'"), ('"xx"', "'xx'"), ("7", "int")):
         with pytest.raises(ScriptProblems) as refused:
-            parse_script(f"language = {wrong}\n[[step]]\nsay = \"x\"\n")
+            parse_script(f'language = {wrong}\n[[step]]\nsay = "x"\n')
         (problem,) = refused.value.problems
         assert problem.startswith("language must be one the caller can speak (espeak-ng): en, de")
         assert problem.endswith(f"(got {got})")
