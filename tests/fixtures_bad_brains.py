@@ -66,6 +66,9 @@ class WireBrain:
     async def on_message(self, turn: int, text: str) -> None:
         await self.say(turn, f"You said {text} and that is all I can say about it today.")
 
+    async def on_interruption(self, through_turn: int) -> None:
+        """The caller cut in (most brains only mark the watermark)."""
+
     def on_response(self, response: pb.Response) -> None:
         """The answer to a Request this brain sent (most send none)."""
 
@@ -80,6 +83,7 @@ class WireBrain:
                     self._spawn(self.on_message(env.user_message.turn_id, env.user_message.text))
                 elif arm == "interruption":
                     self.watermark = max(self.watermark, env.interruption.through_turn)
+                    self._spawn(self.on_interruption(env.interruption.through_turn))
                 elif arm == "response":
                     self.on_response(env.response)
                 elif arm == "end":

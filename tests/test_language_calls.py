@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -203,3 +204,116 @@ def test_a_scripted_caller_speaks_hindi_into_a_call_heard_in_hindi(tmp_path: Pat
     assert "speak hi · hear hi" in report["settings"]
     (told,) = report["caller_turns"]
     assert told.strip() and "Whisper base (multilingual)" in done.stderr
+    assert {(u["voice"], u["language"]) for u in report["units"]} == {
+        ("VOICE_ESPEAK_MALE", "LANGUAGE_HI")
+    }
+
+
+SPY = '''\
+"""The call's own recognizers, noting each clip's language, time and text in a file."""
+
+import json
+import os
+import time
+
+from sandbox.audio.recognizers import Recognizers
+from sandbox.audio.stt import Transcriber
+
+
+class Spy:
+    name = "spy"
+    languages = frozenset({"en", "de"})
+
+    def __init__(self):
+        self._heard = Recognizers(Transcriber.load())
+        self._log = os.environ["SPY_LOG"]
+
+    def transcribe(self, pcm16k, *, language="en", word_timestamps=False, brief=False):
+        said = self._heard.transcribe(
+            pcm16k, language=language, word_timestamps=word_timestamps, brief=brief
+        )
+        if not brief:
+            with open(self._log, "a") as log:
+                note = {"language": language, "t": time.monotonic(), "text": said.text}
+                log.write(json.dumps(note) + "\\n")
+        return said
+'''
+
+
+class MovesTheLegsMidCall(WireBrain):
+    """Moves tts to German in the middle of streaming its first unit (the next unit speaks
+    it), and stt to German the moment the caller cuts in (the open turn is heard as spoken);
+    notes when each move was accepted (this process's monotonic clock, the machine's)."""
+
+    accepted: ClassVar[dict[int, float]] = {}
+    greeting = ""
+
+    async def on_start(self) -> None:
+        pass
+
+    async def on_message(self, turn: int, text: str) -> None:
+        if self.accepted:
+            await self.say(turn, "Gut.")
+            return
+        sid = self.mint()
+        await self.send(pb.SpeechStart(speech_id=sid, turn_id=turn))
+        await self.send(pb.SpeechChunk(speech_id=sid, text="Sure, "))
+        german = _config(tts=pb.LANGUAGE_DE, stt=pb.LANGUAGE_EN)
+        german.tts.voice = pb.VOICE_ESPEAK_MALE
+        await self.send(pb.Request(request_id=1, configure=german))
+        await self.send(pb.SpeechChunk(speech_id=sid, text="one moment. "))
+        await self.send(pb.SpeechEnd(speech_id=sid))
+        await self.say(
+            turn,
+            "Unser Studio ist am Sonntag geschlossen und am Montag wieder offen, von sieben "
+            "Uhr morgens bis neun Uhr abends.",
+        )
+
+    async def on_interruption(self, through_turn: int) -> None:
+        if 2 not in self.accepted:
+            both = _config(tts=pb.LANGUAGE_DE, stt=pb.LANGUAGE_DE)
+            await self.send(pb.Request(request_id=2, configure=both))
+
+    def on_response(self, response: pb.Response) -> None:
+        assert response.status == pb.STATUS_ACCEPTED, response.detail
+        self.accepted[response.request_id] = time.monotonic()
+
+
+@pytest.mark.slow  # its kind in CI: the rules' call above
+def test_tts_moves_from_the_next_unit_and_stt_once_the_open_turn_commits(tmp_path: Path) -> None:
+    """001's timing of a Config: a unit streaming when tts moves keeps its voice, the next
+    one speaks the new; a caller turn open when stt moves is transcribed as it was spoken
+    (in English, after the move was accepted), and the turn after it in German."""
+    (tmp_path / "spy.py").write_text(SPY)
+    log = tmp_path / "heard.jsonl"
+    script = (
+        '[[step]]\nsay = "What are your opening hours?"\n'
+        '[[step]]\nbarge_in = "Sorry, what about Sunday?"\nafter_words = 6\n'
+        '[[step]]\nsay = "Thank you, goodbye."\n'
+    )
+    env = {**sandbox_env(tmp_path / "home"), "PYTHONPATH": _with_path(tmp_path)}
+    MovesTheLegsMidCall.accepted = {}
+    (tmp_path / "call.toml").write_text(script)
+    with served_in_thread(MovesTheLegsMidCall) as url:
+        done = subprocess.run(
+            sandbox_command(
+                *("call", "--script", str(tmp_path / "call.toml"), "--brain", url),
+                *("--report", str(tmp_path / "report.json"), "--stt-model", "spy:Spy", *REAL),
+            ),
+            capture_output=True,
+            text=True,
+            env={**env, "SPY_LOG": str(log)},
+            timeout=300,
+        )
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    spoken = [(u["voice"], u["language"]) for u in report["units"] if u["turn_id"] == 2]
+    assert spoken[:2] == [("VOICE_JOE", "LANGUAGE_EN"), ("VOICE_ESPEAK_MALE", "LANGUAGE_DE")]
+    moved = MovesTheLegsMidCall.accepted[2]
+    heard = [json.loads(line) for line in log.read_text().splitlines()]
+    languages = [h["language"] for h in heard]
+    assert languages == sorted(languages, key=["en", "de"].index), heard  # en, then de
+    cut_in = [h for h in heard if "sunday" in h["text"].lower()]
+    assert cut_in and all(h["language"] == "en" for h in cut_in), heard
+    assert any(h["t"] > moved for h in cut_in), (moved, heard)  # open when stt moved
+    assert languages[-1] == "de", heard

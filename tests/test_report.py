@@ -92,6 +92,8 @@ UNIT_KEYS = [
     "words_total",
     "discarded",
     "dropped_chars",
+    "voice",
+    "language",
 ]
 #: Keys a report written before they existed lacks.
 LATER_KEYS = ["brain_name", "turn_closes", "backchannels", "stalls", "errors_uncounted"]

@@ -259,6 +259,24 @@ async def test_mute_in_typed_mode_says_there_is_no_microphone() -> None:
         assert "Typed mode, no sound" in str(app.query_one("#banner").render())
 
 
+
+async def test_the_banner_says_each_legs_language_when_a_leg_is_not_english() -> None:
+    hindi = make_app(
+        ms_per_word=20,
+        voice=pb.VOICE_ESPEAK_MALE,
+        tts_language=pb.LANGUAGE_HI,
+        stt_language=pb.LANGUAGE_HI,
+    )
+    async with hindi.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        shown = str(hindi.query_one("#banner").render())
+        assert "Typed mode, no sound" in shown
+        assert "starts spoken in hi (voice espeak_male) and heard in hi" in shown
+    english = make_app(ms_per_word=20)
+    async with english.run_test(size=SIZE) as pilot:
+        await connected(pilot)
+        assert "starts spoken in" not in str(english.query_one("#banner").render())
+
 async def test_help_screen_lists_the_keys() -> None:
     app = make_app(ms_per_word=20)
     async with app.run_test(size=SIZE) as pilot:

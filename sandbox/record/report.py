@@ -43,9 +43,16 @@ from sandbox.wire.direction import Direction
 REPORT_VERSION = 1
 
 
+#: A voice by the wire's name for it (``VOICE_JOE``).
+VoiceName = Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(pb.Voice.keys())})]
+#: A language by the wire's name for it (``LANGUAGE_HI``).
+LanguageName = Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(pb.Language.keys())})]
+
+
 class UnitReport(msgspec.Struct, frozen=True):
     """One unit of the bot's speech: what the brain generated, what was relayed to the
-    playout and what the caller heard of it."""
+    playout and what the caller heard of it; the voice and language it was spoken in (tts
+    moves from the next unit: 001), absent from an older build's report."""
 
     speech_id: int
     turn_id: int
@@ -58,6 +65,8 @@ class UnitReport(msgspec.Struct, frozen=True):
     words_total: int
     discarded: tuple[str, ...]
     dropped_chars: int | UnsetType = UNSET  # absent: rebuilt, or an older build's
+    voice: VoiceName | UnsetType = UNSET
+    language: LanguageName | UnsetType = UNSET
 
 
 def unit_report(unit: Unit, *, rebuilt: bool = False) -> UnitReport:
@@ -75,6 +84,8 @@ def unit_report(unit: Unit, *, rebuilt: bool = False) -> UnitReport:
         words_total=unit.cursor.words_total,
         discarded=tuple(unit.discarded),
         dropped_chars=UNSET if rebuilt else unit.dropped_chars,
+        voice=pb.Voice.Name(unit.voice),
+        language=pb.Language.Name(unit.language),
     )
 
 
@@ -154,12 +165,6 @@ ErrorCodeText = Annotated[
         }
     ),
 ]
-
-
-#: A voice by the wire's name for it (``VOICE_JOE``).
-VoiceName = Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(pb.Voice.keys())})]
-#: A language by the wire's name for it (``LANGUAGE_HI``).
-LanguageName = Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(pb.Language.keys())})]
 
 
 class SettingsReport(msgspec.Struct, frozen=True):

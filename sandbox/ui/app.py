@@ -50,7 +50,7 @@ from sandbox.record.store import short_id
 from sandbox.record.transcript import dead_air_words
 from sandbox.ui import panes
 from sandbox.ui.keys import HELP_ROWS, KEYS
-from sandbox.ui.lines import notice_text, record_card, reload_text, shown_text
+from sandbox.ui.lines import legs_banner, notice_text, record_card, reload_text, shown_text
 from sandbox.ui.messages import (
     CallEffect,
     CallFinished,
@@ -127,7 +127,8 @@ class SandboxApp(PlainApp[Path | None]):
     def on_mount(self) -> None:
         """Show the audio situation and start the call beside the UI."""
         audio = self.setup.audio
-        self.banner.say(audio.banner, warn=not audio.real)
+        told = "\n".join(filter(None, [audio.banner, legs_banner(self.setup.options.settings)]))
+        self.banner.say(told, warn=not audio.real)
         self.panes.titled()
         self.status.show(state="starting", meter=self._meter())
         if audio.real:

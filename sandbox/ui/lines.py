@@ -32,10 +32,13 @@ from sandbox.call.effects import (
     ProtocolViolation,
     StepForUnknownTurn,
 )
+from sandbox.call.settings import Settings
 from sandbox.call.units import Fate, ShownUnit
 from sandbox.record.plain_text import visible
 from sandbox.record.reload_notice import RELOAD_MARK, ReloadNotice
 from sandbox.record.transcript import CRASHED_WORDS, dead_air_words, stall_words
+from sandbox.wire import pb
+from sandbox.wire.catalog import language_name, voice_name
 
 #: Fates whose unheard remainder was cut off rather than merely not played yet.
 _CUT = frozenset(
@@ -244,3 +247,17 @@ def _record_style(line: str) -> str:
     if any(mark in line for mark in _FLAGGED) or "called_the_caller" in line:
         return "yellow"
     return "green" if "[confirmed]" in line else ""
+
+
+def legs_banner(settings: Settings) -> str:
+    """The banner's word on a call a leg of which starts in another language than English:
+    each leg's language and the voice (empty for an English call, which the status line
+    names as every call's settings)."""
+    speak, hear = settings.tts_language, settings.stt_language
+    if speak == hear == pb.LANGUAGE_EN:
+        return ""
+    voice = voice_name(settings.voice)
+    return (
+        f"this call starts spoken in {language_name(speak)} (voice {voice}) and heard in "
+        f"{language_name(hear)}; the brain may move either leg with a Config"
+    )
