@@ -259,7 +259,6 @@ async def test_mute_in_typed_mode_says_there_is_no_microphone() -> None:
         assert "Typed mode, no sound" in str(app.query_one("#banner").render())
 
 
-
 async def test_the_banner_says_each_legs_language_when_a_leg_is_not_english() -> None:
     hindi = make_app(
         ms_per_word=20,
@@ -276,6 +275,7 @@ async def test_the_banner_says_each_legs_language_when_a_leg_is_not_english() ->
     async with english.run_test(size=SIZE) as pilot:
         await connected(pilot)
         assert "starts spoken in" not in str(english.query_one("#banner").render())
+
 
 async def test_help_screen_lists_the_keys() -> None:
     app = make_app(ms_per_word=20)
