@@ -10,6 +10,7 @@ import argparse
 import sys
 from dataclasses import asdict
 
+from sandbox.audio.recognizers import Recognizers
 from sandbox.audio.stt import Transcriber
 from sandbox.option_values import name
 from sandbox.record.plain_text import json_text, quoted, visible
@@ -37,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
         if reason is not None:
             print(f"sandbox audit: {reason}", file=sys.stderr)
             return 1
-        audit = audit_session(store, row, Transcriber.load(progress=progress), progress)
+        heard = Recognizers(Transcriber.load(progress=progress), progress)
+        audit = audit_session(store, row, heard, progress)
         keep_audit(store, row, audit)
     if args.json:
         units = [

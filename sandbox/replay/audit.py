@@ -8,9 +8,10 @@ once its audio is out, or at its cut), and never into the next unit that played;
 unit opened and was finalized is read from the core's records of the call. The clip
 then ends where the leg goes silent for good (:func:`until_silent`): fed the silence after a
 unit's last word, Whisper writes words into it ("Okay.", "Thank you."). Whisper transcribes
-each clip (a second time in pieces when it holds a long silence, see :data:`PIECE_GAP_MS`),
-and :func:`~sandbox.judges.heard_truth.words_off` compares the transcript with the unit's
-heard text. The result is kept with the session as its one ``audit`` event, which the
+each clip in the language the unit was spoken in (Whisper base beyond English), a second
+time in pieces when it holds a long silence (see :data:`PIECE_GAP_MS`), and
+:func:`~sandbox.judges.heard_truth.words_off` compares the transcript with the unit's heard
+text. The result is kept with the session as its one ``audit`` event, which the
 exported page reads to mark the units the audit doubted.
 """
 
@@ -22,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from sandbox.audio.stt import SAMPLE_RATE, Transcriber
+from sandbox.audio.recognizer import Recognizer
+from sandbox.audio.stt import SAMPLE_RATE
 from sandbox.call.played import WordPlayed
 from sandbox.call.turn_records import FinalizeSent
 from sandbox.call.unit_records import UnitOpened
@@ -33,6 +35,7 @@ from sandbox.record.legs import SPEAKER, at_rate, read_leg
 from sandbox.record.store import SessionRow, SessionStore
 from sandbox.record.stored_call import StoredCall
 from sandbox.record.stored_events import Audited, UnitAudit
+from sandbox.wire.catalog import language_name
 
 #: Audio kept past a unit's end: the last word's tail, and a faded cut, heard out.
 TAIL_MS = 500
@@ -87,10 +90,11 @@ def refusal(row: SessionRow) -> str | None:
 def audit_session(
     store: SessionStore,
     row: SessionRow,
-    transcriber: Transcriber,
+    transcriber: Recognizer,
     progress: Callable[[str], None] | None = None,
 ) -> Audit:
-    """Transcribe the speaker leg around each unit of ``row`` and compare (module doc)."""
+    """Transcribe the speaker leg around each unit of ``row``, in the language the unit was
+    spoken in, and compare (module doc)."""
     reason = refusal(row)
     if reason is not None:
         raise UserError(reason)
@@ -99,12 +103,14 @@ def audit_session(
     samples, rate = read_leg(leg_path(row.id, SPEAKER))
     audio = at_rate(samples, rate, SAMPLE_RATE)
     opened: dict[int, int] = {}
+    spoken_in: dict[int, str] = {}
     finalized: dict[int, int] = {}
     played: dict[int, list[int]] = {}
     for t_ms, value in call.timed_records:
         match value:
-            case UnitOpened(speech_id=sid):
+            case UnitOpened(speech_id=sid, language=language):
                 opened.setdefault(sid, t_ms)
+                spoken_in.setdefault(sid, language_name(language))
             case FinalizeSent(speech_id=sid):
                 finalized.setdefault(sid, t_ms)
             case WordPlayed(speech_id=sid):
@@ -126,22 +132,24 @@ def audit_session(
         end = start + len(clip) * 1000 // SAMPLE_RATE
         off, said = min(
             (words_off(unit.heard, unit.generated, said), said)
-            for said in readings(transcriber, clip)
+            for said in readings(transcriber, clip, spoken_in.get(unit.speech_id, "en"))
         )
         audited.append(UnitAudit(unit.speech_id, unit.heard, said, off, verdict(off), start, end))
     return Audit(row.id, tuple(audited))
 
 
-def readings(transcriber: Transcriber, clip: npt.NDArray[np.float32]) -> list[str]:
-    """What Whisper hears in ``clip`` (16 kHz): read whole, and also piece by piece when it
-    holds a long silence (:data:`PIECE_GAP_MS`, :func:`pieces`)."""
+def readings(
+    transcriber: Recognizer, clip: npt.NDArray[np.float32], language: str = "en"
+) -> list[str]:
+    """What Whisper hears in ``clip`` (16 kHz) in ``language``: read whole, and also piece
+    by piece when it holds a long silence (:data:`PIECE_GAP_MS`, :func:`pieces`)."""
     parts = pieces(clip, SAMPLE_RATE)
     if not parts:
         return [""]
-    whole = transcriber.transcribe(clip).text
+    whole = transcriber.transcribe(clip, language=language).text
     if len(parts) == 1:
         return [whole]
-    texts = (transcriber.transcribe(clip[part]).text for part in parts)
+    texts = (transcriber.transcribe(clip[part], language=language).text for part in parts)
     return [whole, " ".join(text for text in texts if text)]
 
 
