@@ -32,6 +32,7 @@ from sandbox.audio.stt import Transcriber
 from sandbox.errors import UserError
 from sandbox.judges.word_errors import edit_distance
 from sandbox.record.store import SessionStore
+from sandbox.record.stored_call import StoredCall
 from sandbox.replay.audit import audit_session
 from sandbox_bench import pulse
 from sandbox_bench.caller_set import CallerTurn, CallerVoice
@@ -123,9 +124,11 @@ def _cuts(before: set[str], lines: LanguageLines, progress: Progress) -> dict[st
             return {"cuts": None, "cuts_exact_fraction": None, "cuts_max_words_off": None}
         (row,) = rows[:1]
         if lines.code == ENGLISH:  # joe (Piper) speaks English: the Whisper audit's check
+            units = StoredCall.load(store, row).report.units
+            cut = {u.speech_id for u in units if u.words_heard < u.words_total}
             audit = audit_session(store, row, Transcriber.load())
-            offs = [u.words_off for u in audit.units if u.heard != ""]
-            how = "Whisper tiny.en audit of every unit (one word either way free at a cut)"
+            offs = [u.words_off for u in audit.units if u.speech_id in cut]
+            how = "Whisper tiny.en audit of each cut unit (one word either way free at a cut)"
         else:
             checks = check_cuts(store, row, lines.espeak)
             offs = [c.words_off for c in checks]
