@@ -137,5 +137,6 @@ def test_a_cut_leg_shows_the_words_that_had_started_however_the_clauses_were_cut
     leg = np.concatenate(audio)
     for words in range(1, len(starts), 3):
         cut = starts[words] - SAMPLE_RATE // 100  # 10 ms before the next word starts
-        assert played_words(leg[:cut], text, code) == words, words
-    assert played_words(leg[:0], text, code) == 0
+        low, high = played_words(leg[:cut], text, code)
+        assert low <= words <= high and high - low <= 1, (words, low, high)
+    assert played_words(leg[:0], text, code) == (0, 0)

@@ -7,7 +7,8 @@ to its last: the cut, less the fade (:data:`~sandbox.audio.playout.FADE_MS`) tha
 the next samples without playing a word. espeak-ng renders the unit's whole text in the
 call's voice (the bot's own engine and voice, at its rate), and an open-ended warp of the
 leg onto the rendering (:func:`~sandbox_bench.espeak_align.open_end`) finds where in the text
-the audio stopped; the words of the rendering that start before it are the played prefix.
+the audio stopped; the words of the rendering that start before it are the played prefix, a
+word starting within :data:`BOUNDARY_MS` of the stop counted either way (the warp's reach).
 Nothing of the app's own word timing is used, only where each unit's first word played, to
 find its audio in the leg.
 """
@@ -28,39 +29,51 @@ from sandbox.record.legs import SPEAKER, at_rate, read_leg
 from sandbox.record.store import SessionRow, SessionStore
 from sandbox.record.stored_call import StoredCall
 from sandbox.replay.audit import SILENT_LEVEL
-from sandbox_bench.espeak_align import HOP, cepstra, espeak_reference, open_end
+from sandbox_bench.espeak_align import FRAME, HOP, cepstra, espeak_reference, open_end
 from sandbox_bench.espeak_align import RATE as ALIGN_RATE
 
 #: How far before its first word's play time a unit's audio is looked for (ms).
 LEAD_MS = 200
+#: The warp places the cut to within this (ms): a word starting this near it is counted
+#: either way (a word's first 10-20 ms, often a soft onset, barely move the warp).
+BOUNDARY_MS = 25
 
 
 @dataclass(frozen=True)
 class CutCheck:
     """One cut unit: its recorded heard text, how many of its words that is, and how many
-    the speaker leg shows played."""
+    the speaker leg shows played (a range: a word starting within :data:`BOUNDARY_MS` of
+    where the audio stops may or may not have begun)."""
 
     speech_id: int
     heard: str
     heard_words: int
-    played_words: int
+    played_words: tuple[int, int]
 
     @property
     def words_off(self) -> int:
-        """How far the record is from the audio, in words."""
-        return abs(self.heard_words - self.played_words)
+        """How far the record is from the audio, in words (0 inside the range)."""
+        low, high = self.played_words
+        return max(low - self.heard_words, self.heard_words - high, 0)
 
 
-def played_words(audio: npt.NDArray[np.float32], text: str, voice: str) -> int:
+def played_words(audio: npt.NDArray[np.float32], text: str, voice: str) -> tuple[int, int]:
     """How many words of ``text`` start in ``audio`` (16 kHz, the first words of ``text``
-    spoken by espeak-ng's ``voice``, cut at its end)."""
+    spoken by espeak-ng's ``voice``, cut at its end): the least and the most, a word
+    starting within :data:`BOUNDARY_MS` of the cut counted either way."""
     if not len(audio):
-        return 0
+        return 0, 0
     reference = espeak_reference(text, voice, DEFAULT_WPM)
     stop = open_end(cepstra(audio, SAMPLE_RATE), cepstra(reference.samples, reference.sample_rate))
-    # The frame's start in the rendering's samples: a word starting after it is unplayed.
-    stop_at = stop * HOP * reference.sample_rate // ALIGN_RATE
-    return sum(1 for start in reference.starts if start is not None and start <= stop_at)
+    # Where that frame ends, in the rendering's samples (the recording's last frame ends at
+    # its cut): a word starting after it is unplayed.
+    stop_at = (stop * HOP + FRAME) * reference.sample_rate // ALIGN_RATE
+    slack = BOUNDARY_MS * reference.sample_rate // 1000
+    starts = [start for start in reference.starts if start is not None]
+    return (
+        sum(1 for start in starts if start <= stop_at - slack),
+        sum(1 for start in starts if start <= stop_at + slack),
+    )
 
 
 def check_cuts(store: SessionStore, row: SessionRow, voice: str) -> list[CutCheck]:
@@ -77,7 +90,7 @@ def check_cuts(store: SessionStore, row: SessionRow, voice: str) -> list[CutChec
     for unit in call.report.units:
         if unit.words_heard >= unit.words_total:
             continue
-        played = 0
+        played = (0, 0)
         if unit.speech_id in first_played:
             begin = first_played[unit.speech_id]
             later = [t for t in starts if t > begin]
