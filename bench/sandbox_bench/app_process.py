@@ -1,8 +1,9 @@
 """``sandbox run`` as its user runs it, in a terminal of its own, for timing from outside.
 
 The app runs in a pseudo-terminal (the UI draws and redraws as it would on screen; its
-output is read and dropped), on the virtual microphone and speaker, dialling the fixed-reply
-brain served by this process, which notes when each UserMessage arrives.
+output is read and dropped), on the virtual microphone and speaker, dialling a brain served
+by this process (the fixed-reply brain unless told), which notes when each UserMessage
+arrives.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ import sys
 import termios
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox.brains.fixed import FixedReply
 from sandbox.errors import UserError
 from sandbox.line.profile import DEFAULT_LINE
-from sandbox.sdk import serve
+from sandbox.sdk import Brain, serve
 from sandbox_bench import pulse
 from sandbox_bench.child_memory import PeakWatch, reap
 
@@ -72,14 +73,23 @@ def _drain(fd: int) -> None:
             pass
 
 
+#: A brain to serve, built per call with the hook that notes its arrivals.
+BrainFactory = Callable[[Callable[[str, str], None]], Brain]
+
+
 @contextlib.asynccontextmanager
 async def running_app(
-    patience: int, report: Path, line: str = DEFAULT_LINE
+    patience: int,
+    report: Path,
+    line: str = DEFAULT_LINE,
+    *,
+    brain: BrainFactory = FixedReply,
+    options: Sequence[str] = (),
 ) -> AsyncIterator[Arrivals]:
-    """The fixed-reply brain served here and ``sandbox run`` dialling it at ``patience``, the
-    caller on ``line``."""
+    """``brain`` (the fixed-reply brain) served here and ``sandbox run`` dialling it at
+    ``patience``, the caller on ``line``, with ``options`` more (``--language de``)."""
     arrivals = Arrivals()
-    server = await serve(lambda: FixedReply(arrivals.notify))
+    server = await serve(lambda: brain(arrivals.notify))
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
     env = {
@@ -93,7 +103,7 @@ async def running_app(
         sys.executable, "-m", "sandbox.cli", "run",
         "--brain", f"ws://127.0.0.1:{server.port}/brain",
         "--patience", str(patience), "--idle-ms", "0", "--report", str(report),
-        "--line", line,
+        "--line", line, *options,
     ]  # fmt: skip
     app = subprocess.Popen(
         command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True

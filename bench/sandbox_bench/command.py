@@ -20,9 +20,12 @@ from sandbox.wire.patience import PATIENCE_MAX, PATIENCE_MIN
 from sandbox_bench.device_report import device_lines, device_result, device_targets
 from sandbox_bench.figures import target_lines, targets_json
 from sandbox_bench.hostile import hostile_table, measure_hostile
+from sandbox_bench.language_set import chosen
+from sandbox_bench.languages import DEFAULT_LANGUAGES, languages_table, measure_languages
 from sandbox_bench.lines import lines_table, measure_lines
 from sandbox_bench.mode_keys import (
     HOSTILE_MODE,
+    LANGUAGES_MODE,
     LINES_MODE,
     REDRIVE_MODE,
     SESSIONS_MODE,
@@ -139,6 +142,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "12; --quick: 3, and 3 paused callers of each kind)",
     )
     parser.add_argument(
+        "--languages",
+        nargs="?",
+        action="append",
+        const="",
+        metavar="CODES",
+        help="measure each language the sandbox serves instead, beside English: sandbox run "
+        "--language CODE through the virtual devices, an espeak-ng caller of that language "
+        "(12 turns, two voices), a brain answering in it: word error rate, end of speech → "
+        "first audio, barge-in onset → silent, its own backchannels, heard text at every cut, "
+        "the recognizer's load time and memory. CODES: comma-separated or repeated, `all` "
+        f"for every served language (default {','.join(DEFAULT_LANGUAGES)}: ~2.5 minutes a "
+        "language; --quick: 3 turns, one backchannel and one barge-in)",
+    )
+    parser.add_argument(
         "--soak",
         type=MINUTES,
         metavar="MINUTES",
@@ -175,6 +192,11 @@ def run(args: argparse.Namespace) -> int:
     def progress(words: str) -> None:
         print(words, file=sys.stderr, flush=True)
 
+    if args.languages is not None:
+        codes = chosen(args.languages, DEFAULT_LANGUAGES)  # refused before any call starts
+        with _stdout_to_stderr():
+            spoken = asyncio.run(measure_languages(codes, progress, quick=args.quick))
+        return _print_family(args, spoken, LANGUAGES_MODE.bounds(), languages_table)
     if args.soak is not None:
         with _stdout_to_stderr():
             soaked = asyncio.run(measure_soak(args.soak, args.audio, progress))

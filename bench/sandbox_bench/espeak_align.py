@@ -102,10 +102,11 @@ def _dct() -> npt.NDArray[np.float64]:
     return basis
 
 
-def warp(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
-    """Dynamic time warping of frame sequences ``a`` and ``b`` (Euclidean distance, steps
-    (1,0), (0,1), (1,1)): for each frame of ``a``, the frame of ``b`` it is matched to (of
-    several, the closest; of equally close ones, the first)."""
+def _accumulated(
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Each pair of frames' distance, and the least total distance of a warp from both
+    starts to that pair (steps (1,0), (0,1), (1,1))."""
     squared = (a**2).sum(1)[:, None] + (b**2).sum(1)[None, :] - 2 * a @ b.T
     cost = np.sqrt(np.maximum(squared, 0.0))
     total = np.empty_like(cost)
@@ -119,6 +120,22 @@ def warp(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[
         best = np.minimum(above, diagonal)
         running = np.cumsum(cost[i])
         total[i] = running + np.minimum.accumulate(best - running)
+    return cost, total
+
+
+def open_end(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> int:
+    """The frame of ``b`` where a warp of the whole of ``a`` onto a prefix of ``b`` ends at
+    least cost: where a recording of a text's first words (``a``) stops in a rendering of
+    the whole text (``b``)."""
+    _cost, total = _accumulated(a, b)
+    return int(np.argmin(total[-1]))
+
+
+def warp(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """Dynamic time warping of frame sequences ``a`` and ``b`` (Euclidean distance, steps
+    (1,0), (0,1), (1,1)): for each frame of ``a``, the frame of ``b`` it is matched to (of
+    several, the closest; of equally close ones, the first)."""
+    cost, total = _accumulated(a, b)
     matched = np.zeros(len(a), np.int64)
     closest = np.full(len(a), np.inf)
     i, j = len(a) - 1, len(b) - 1

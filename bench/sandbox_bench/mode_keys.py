@@ -1,7 +1,8 @@
 """Every key of the bench's modes run on their own, declared once, stage by stage as the full
 run's are (:mod:`sandbox_bench.run_keys`): ``--sessions`` and ``--redrive`` here, ``--soak``
 in :mod:`sandbox_bench.soak_keys`, ``--hostile`` in :mod:`sandbox_bench.hostile_keys`,
-``--lines`` in :mod:`sandbox_bench.line_keys`. Each
+``--lines`` in :mod:`sandbox_bench.line_keys`, ``--languages`` in
+:mod:`sandbox_bench.language_keys`. Each
 mode's targets come from its own stages, and ``sandbox schema bench-MODE`` is built from
 them. Targets from the issues, on the project's 2-core machine; reported, never enforced.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 from sandbox_bench.bench_key import BenchKey, Mode, Stage, Target
 from sandbox_bench.device_keys import AUDIT
 from sandbox_bench.hostile_keys import HOSTILE_CALLS, PRINTERS, TTS_FUZZ
+from sandbox_bench.language_keys import LANGUAGES
 from sandbox_bench.line_keys import LINES
 from sandbox_bench.soak_keys import SOAK
 
@@ -139,5 +141,6 @@ HOSTILE_MODE = Mode(
     "hostile", "--hostile [--quick]", (TTS_FUZZ, PRINTERS, HOSTILE_CALLS), (MODE_TARGETS,)
 )
 LINES_MODE = Mode("lines", "--lines [--turns N] [--quick]", (LINES,), (MODE_TARGETS,))
+LANGUAGES_MODE = Mode("languages", "--languages [CODES] [--quick]", (LANGUAGES,), (MODE_TARGETS,))
 #: The modes run on their own, as ``sandbox schema`` lists them.
-MODES = (SESSIONS_MODE, REDRIVE_MODE, SOAK_MODE, HOSTILE_MODE, LINES_MODE)
+MODES = (SESSIONS_MODE, REDRIVE_MODE, SOAK_MODE, HOSTILE_MODE, LINES_MODE, LANGUAGES_MODE)

@@ -28,16 +28,17 @@ from pathlib import Path
 from typing import NamedTuple
 
 from sandbox.audio.endpointer import PATIENCE_DEFAULT
+from sandbox.brains.fixed import FixedReply
 from sandbox.errors import UserError
 from sandbox.line.profile import DEFAULT_LINE
 from sandbox.record.report import ReportError, report_from_json
 from sandbox_bench import pulse
-from sandbox_bench.app_process import running_app, wait_started
+from sandbox_bench.app_process import BrainFactory, running_app, wait_started
 from sandbox_bench.audit import audit_stored_sessions
 from sandbox_bench.caller_set import CallerSet, draw, load_caller_set
 from sandbox_bench.caller_voices import SpokenTurn, render
 from sandbox_bench.figures import Progress, fmt_ms, median
-from sandbox_bench.outside_floor import FloorRun, measure_floor
+from sandbox_bench.outside_floor import ENGLISH_FLOOR, FloorLines, FloorRun, measure_floor
 from sandbox_bench.own_home import own_home
 from sandbox_bench.peer_process import BEST, DEFAULT, ensure_peer, running_peer
 from sandbox_bench.probe import RATE, DeviceProbe, loop_latency_s, wait_quiet
@@ -217,15 +218,22 @@ async def measure_app(
     progress: Progress,
     floor: tuple[int, int] = (0, 0),
     line: str = DEFAULT_LINE,
+    *,
+    who: str | None = None,
+    brain: BrainFactory = FixedReply,
+    options: Sequence[str] = (),
+    floor_lines: FloorLines = ENGLISH_FLOOR,
+    on_floor: Callable[[], None] | None = None,
 ) -> tuple[DeviceRun, FloorRun | None]:
-    """``sandbox run`` at ``patience``, the caller on ``line``: the ``warmup`` turns,
-    ``lines`` measured, then ``floor`` = (backchannels, barge-ins) over its replies when
-    any."""
-    who = f"app (patience {patience})" if line == DEFAULT_LINE else f"app on {line}"
+    """``sandbox run`` at ``patience``, the caller on ``line``, with ``options`` more, dialling
+    ``brain``: the ``warmup`` turns, ``lines`` measured, then ``floor`` = (backchannels,
+    barge-ins) of ``floor_lines`` over its replies when any (``on_floor`` called first)."""
+    if who is None:
+        who = f"app (patience {patience})" if line == DEFAULT_LINE else f"app on {line}"
     floor_run = None
     with tempfile.TemporaryDirectory(prefix="sandbox-bench-") as folder:
         report = Path(folder) / "report.json"
-        async with running_app(patience, report, line) as arrivals:
+        async with running_app(patience, report, line, brain=brain, options=options) as arrivals:
             await wait_started(arrivals, who, FIRST_REPLY_S)
 
             def at_brain(after: float) -> AtBrain | None:
@@ -239,7 +247,11 @@ async def measure_app(
                 probe, loop_s, lines, warmup, at_brain, progress, who
             )
             if any(floor):
-                floor_run = await measure_floor(probe, loop_s, arrivals, *floor, progress)
+                if on_floor is not None:
+                    on_floor()
+                floor_run = await measure_floor(
+                    probe, loop_s, arrivals, *floor, progress, floor_lines
+                )
         closes = turn_closes(report)  # written as the app quit
     if not closes:
         progress(f"  {who}: no close reasons (its report was not written)")

@@ -49,6 +49,25 @@ WPM = 175
 #: "Sure," and inside its first sentence, then at the next moment the bot is sounding (on a
 #: loaded machine a reply can stall between clauses: a line there would be over nothing).
 LEADS_S = (1.0, 1.4, 1.8)
+
+
+@dataclass(frozen=True)
+class FloorLines:
+    """What the caller says in the floor's trials, in which espeak-ng voices: the question
+    that starts a reply (its voice and rate), the backchannels and the objections spoken
+    over the reply (in ``voices`` in turn, at ``wpm``)."""
+
+    question: str
+    question_voice: str
+    question_wpm: int
+    backchannels: tuple[str, ...]
+    objections: tuple[str, ...]
+    voices: tuple[str, ...]
+    wpm: int
+
+
+#: The English callers' (the device stage's).
+ENGLISH_FLOOR = FloorLines(QUESTION, "en-us", 170, BACKCHANNELS, OBJECTIONS, VOICES, WPM)
 #: The speaker is sounding when its last sound is this recent.
 SOUNDING_S = 0.02
 #: A 10 ms window of the speaker's recording is silent when no sample is above the level.
@@ -109,6 +128,9 @@ class FloorTrial:
     gap_ms: float | None  # backchannels: the silence around it
     onset_to_silence_ms: float | None  # objections: onset -> the bot stopped
     sound_after_silence_ms: float | None  # objections: bot audio after that, to its end
+    #: backchannels: the bot sounded again after the line ended (its reply went on, or, if
+    #: the line was answered, a new one began)
+    went_on: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -134,6 +156,12 @@ class FloorRun:
         """Share of backchannels that reached the brain as a turn."""
         backs = self._backchannels()
         return round(sum(t.answered for t in backs) / len(backs), 3) if backs else None
+
+    @property
+    def backchannel_went_on_fraction(self) -> float | None:
+        """Share of backchannels after which the bot sounded again within the trial."""
+        backs = [t.went_on for t in self._backchannels() if t.went_on is not None]
+        return round(sum(backs) / len(backs), 3) if backs else None
 
     @property
     def onset_to_silence_ms(self) -> float | None:
@@ -172,19 +200,20 @@ class _Mark:
     arrived_after: int  # ... and by the end of its trial (before the next question)
 
 
-def _lines(backchannels: int, barge_ins: int) -> list[_Line]:
-    """Objections and backchannels in turn, each objection followed by a backchannel over
-    the reply it gets (call off the event loop: espeak-ng runs as a subprocess)."""
-    backs = itertools.cycle(BACKCHANNELS)
-    voices = itertools.cycle(VOICES)
-    objections = itertools.cycle(OBJECTIONS)
+def _lines(backchannels: int, barge_ins: int, said: FloorLines = ENGLISH_FLOOR) -> list[_Line]:
+    """Objections and backchannels of ``said`` in turn, each objection followed by a
+    backchannel over the reply it gets (call off the event loop: espeak-ng runs as a
+    subprocess)."""
+    backs = itertools.cycle(said.backchannels)
+    voices = itertools.cycle(said.voices)
+    objections = itertools.cycle(said.objections)
     out: list[_Line] = []
     for index in range(max(backchannels, barge_ins) * 2):
         barge_in = index % 2 == 0
         if index // 2 >= (barge_ins if barge_in else backchannels):
             continue
         text, voice = (next(objections) if barge_in else next(backs)), next(voices)
-        out.append(_Line(text, voice, barge_in, *spoken_line(text, voice, WPM)))
+        out.append(_Line(text, voice, barge_in, *spoken_line(text, voice, said.wpm)))
     return out
 
 
@@ -204,10 +233,16 @@ async def _until_recorded(probe: DeviceProbe, index: int) -> None:
 
 
 async def _trials(
-    probe: DeviceProbe, arrivals: Arrivals, lines: list[_Line], progress: Progress
+    probe: DeviceProbe,
+    arrivals: Arrivals,
+    lines: list[_Line],
+    progress: Progress,
+    said: FloorLines = ENGLISH_FLOOR,
 ) -> tuple[list[_Mark], int]:
     """Play each line over a reply; returns where each went, and how many found no reply."""
-    question, _start, question_end = await asyncio.to_thread(spoken_line, QUESTION, "en-us", 170)
+    question, _start, question_end = await asyncio.to_thread(
+        spoken_line, said.question, said.question_voice, said.question_wpm
+    )
     marks: list[_Mark] = []
     missed = 0
     listening: int | None = None  # a reply is on its way from here (an objection's)
@@ -268,7 +303,8 @@ def _judge(probe: DeviceProbe, loop_s: float, arrivals: Arrivals, mark: _Mark) -
     answered = mark.arrived_after > mark.arrived
     if not line.barge_in:
         gap = silence_around(recording, onset - base, end - base)
-        return FloorTrial(line.text, line.voice, False, answered, gap, None, None)
+        went_on = sound_ms(recording, end - base, len(recording)) > 0
+        return FloorTrial(line.text, line.voice, False, answered, gap, None, None, went_on)
     quiet = silence_from(recording, onset - base)
     to_silence = None if quiet is None else (quiet - (onset - base)) * 1000 / RATE
     after = None if quiet is None else sound_ms(recording, quiet, end - base)
@@ -282,12 +318,13 @@ async def measure_floor(
     backchannels: int,
     barge_ins: int,
     progress: Progress,
+    said: FloorLines = ENGLISH_FLOOR,
 ) -> FloorRun:
-    """``backchannels`` backchannels and ``barge_ins`` objections over the replies of the
-    app already running (and warmed up) on the probe's devices, whose brain notes into
-    ``arrivals``."""
-    lines = await asyncio.to_thread(_lines, backchannels, barge_ins)
-    marks, missed = await _trials(probe, arrivals, lines, progress)
+    """``backchannels`` backchannels and ``barge_ins`` objections of ``said`` over the
+    replies of the app already running (and warmed up) on the probe's devices, whose brain
+    notes into ``arrivals``."""
+    lines = await asyncio.to_thread(_lines, backchannels, barge_ins, said)
+    marks, missed = await _trials(probe, arrivals, lines, progress, said)
     trials = tuple(_judge(probe, loop_s, arrivals, mark) for mark in marks)
     for trial in trials:
         if trial.barge_in:
