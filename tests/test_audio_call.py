@@ -19,6 +19,7 @@ from sandbox.audio.engine import EngineHooks
 from sandbox.audio.script_mic import ScriptMic
 from sandbox.audio.stt import Transcriber
 from sandbox.audio.tts import Synthesizer
+from sandbox.call.caller_events import TurnClose
 from sandbox.call.effects import CallState, PausePlayout, ResumePlayout, SendFrame
 from sandbox.call.units import Fate
 from sandbox.call.waterfall import VOICE_END, WINDOW_CLOSED, stages_named
@@ -227,6 +228,28 @@ async def test_a_spoken_yes_no_question_that_rises_closes_at_the_final_window(
     windows = windows_for(PATIENCE_DEFAULT)
     # The two marks are on the call's clock, each rounded to the millisecond.
     assert abs(timeline[WINDOW_CLOSED] - timeline[VOICE_END] - windows.final_ms) <= 2
+
+
+@pytest.mark.slow  # the rising question's kind: its listener test runs in CI
+async def test_a_spoken_question_that_ends_level_closes_at_the_final_window(
+    pulse: ModuleType, transcriber: Transcriber, synthesizer: Synthesizer, tmp_path: Path
+) -> None:
+    """A question espeak-ng ends level, on an unstressed "me" ("Could you spell that for
+    me?": its last syllable lifts short of a rise, its end above the turn's median), through
+    the virtual microphone: the words are a question and the voice lifted, so it closes at
+    the final window, not after the confident window's thinking-pause margin."""
+    wav = caller_wav(tmp_path, "Could you spell that for me?")
+    async with audio_call("echo", transcriber, synthesizer) as (host, _engine, _effects):
+        await until(quiet(host))  # the greeting played out
+        await asyncio.to_thread(pulse.play_into_mic, wav)
+        await until(lambda: len(host.core.units) == 2 and host.core.units[1].fate is not None)
+    assert list(host.core.ledger.caller_closes.values()) == [TurnClose.FINAL]
+    (timeline,) = host.core.ledger.timelines.values()
+    windows = windows_for(PATIENCE_DEFAULT)
+    # At the final window, or as the guess lands when a loaded machine's Whisper takes
+    # longer: either way well before the confident window a level voice waits.
+    waited = timeline[WINDOW_CLOSED] - timeline[VOICE_END]
+    assert windows.final_ms - 2 <= waited < windows.confident_ms - 300
 
 
 async def test_a_spoken_turn_keeps_its_latency_waterfall_in_stage_order(

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from sandbox.audio.endpointer import (
     FALL_SEMITONES,
+    HIGH_END_SEMITONES,
+    LIFT_SEMITONES,
     NARROWBAND_RISE_SEMITONES,
     RISE_SEMITONES,
     Endpointer,
@@ -240,7 +242,7 @@ def test_the_final_window_needs_a_fall_on_words_that_are_no_fragment(
     [
         # "Can I pay by bank transfer?": a finished question whose voice rose on its end.
         (RISE_SEMITONES, "finished", True, "final"),
-        (RISE_SEMITONES - 0.1, "finished", True, "confident"),  # level: maybe thinking
+        (LIFT_SEMITONES - 0.1, "finished", True, "confident"),  # level: maybe thinking
         (None, "finished", True, "confident"),
         # The same rise on words that are no question ("The heating has not worked."): a
         # continuation rise as often as not.
@@ -297,6 +299,79 @@ def test_on_a_narrowband_line_a_rise_must_clear_the_pitch_tracks_noise(
     end = script.until(TurnEnded)
     assert end.reason == window
     assert end.t - 20 * F == (w.final_ms if window == "final" else w.confident_ms)
+
+
+@pytest.mark.parametrize(
+    ("lift", "fall", "shape", "question", "window"),
+    [
+        # "Can my sister collect the parcel for me?" said level: its last syllable lifts
+        # short of a rise, its end above the turn's median: the question's high end.
+        (LIFT_SEMITONES, 1.1, "finished", True, "final"),
+        (LIFT_SEMITONES, HIGH_END_SEMITONES, "finished", True, "final"),  # both at the edge
+        # Ending barely above the median ("What time does the last train leave …" lifts
+        # 0.8 and ends 0.6 up): a caller pausing inside the question.
+        (1.0, HIGH_END_SEMITONES - 0.2, "finished", True, "confident"),
+        # Unpunctuated ("can my sister collect the parcel for me"), the model doubting it.
+        (1.0, 1.1, "open+doubt", True, "final"),
+        # The same lift after a dip below the median is no high end: "Can I pay for this …"
+        (1.0, -0.5, "finished", True, "confident"),
+        (LIFT_SEMITONES - 0.1, 1.1, "finished", True, "confident"),  # level: maybe thinking
+        (1.0, None, "finished", True, "confident"),  # too little voice for the median
+        # A lift on words that are no question is no verdict ("I'd like to book …").
+        (1.0, 1.1, "finished", False, "confident"),
+        (1.0, 1.1, "open+doubt", False, "silence"),
+        (1.0, 1.1, "fragment", False, "silence"),
+    ],
+)
+def test_a_finished_question_whose_voice_lifts_at_its_end_closes_at_the_final_window(
+    lift: float, fall: float | None, shape: str, question: bool, window: str
+) -> None:
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    script.until(PauseStarted)
+    script.ep.hint_fall(fall)
+    script.ep.hint_rise(lift)
+    # A lift, like a rise, has the guess started at once: it may end at the final window.
+    lifted = fall is not None and fall >= HIGH_END_SEMITONES and lift >= LIFT_SEMITONES
+    assert script.ep.guess_due is lifted
+    script.ep.hint_text(
+        "open" if shape.startswith("open") else cast(TextShape, shape), question=question
+    )
+    if shape == "open+doubt":
+        script.ep.hint_turn(w.threshold - 0.2)
+    end = script.until(TurnEnded)
+    assert end.reason == window
+    assert (
+        end.t - 20 * F
+        == {"final": w.final_ms, "confident": w.confident_ms, "silence": w.silence_ms}[window]
+    )
+
+
+def test_on_a_narrowband_line_a_lift_is_no_verdict() -> None:
+    """Through a narrowband uplink a level syllable's pitch reads up to 2.4 semitones off:
+    a lift is inside that noise."""
+    w = windows_for(7)
+    script = spoken(Endpointer(7, narrowband=True))
+    script.until(PauseStarted)
+    script.ep.hint_fall(1.1)
+    script.ep.hint_rise(1.0)
+    script.ep.hint_text("finished", question=True)
+    assert script.until(TurnEnded).t - 20 * F == w.confident_ms
+
+
+def test_a_resume_forgets_the_lift() -> None:
+    """ "Can I book … a table": a lift that the caller went on from was not the end."""
+    w = windows_for(7)
+    script = spoken(Endpointer(7))
+    script.until(PauseStarted)
+    script.ep.hint_fall(1.0)
+    script.ep.hint_rise(1.0)
+    script.play("####")
+    resumed_end = script.t
+    script.until(PauseStarted)
+    script.ep.hint_rise(1.0)  # no fall handed over for this pause: its median is unknown
+    script.ep.hint_text("finished", question=True)
+    assert script.until(TurnEnded).t == resumed_end + w.confident_ms
 
 
 def test_a_rising_pause_is_transcribed_at_once_and_a_resume_forgets_the_rise() -> None:

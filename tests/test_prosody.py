@@ -8,10 +8,15 @@ import pytest
 from caller_audio import espeak, join
 from caller_audio import silence as quiet
 
-from sandbox.audio.endpointer import FALL_SEMITONES, RISE_SEMITONES
+from sandbox.audio.endpointer import (
+    FALL_SEMITONES,
+    HIGH_END_SEMITONES,
+    LIFT_SEMITONES,
+    RISE_SEMITONES,
+)
 from sandbox.audio.prosody import SAMPLE_RATE, final_fall, final_rise, mend_octaves, pitch_track
 from sandbox.audio.resample import Float32
-from sandbox_bench.pause_set import complete_utterance, paused_utterance
+from sandbox_bench.pause_set import complete_utterance, paused_set, paused_utterance
 
 
 def voice(hz: list[float], seconds: float) -> Float32:
@@ -125,6 +130,30 @@ def test_espeak_rises_at_a_yes_no_questions_end_and_not_where_a_caller_stops_to_
         assert paused.asked and paused.pause is not None
         head = final_rise(paused.audio[: (paused.pause[0] + 90) * 16])
         assert head is None or head < RISE_SEMITONES - 0.5, paused.text
+
+
+def _lifted(pcm: Float32) -> bool:
+    rise, fall = final_rise(pcm), final_fall(pcm)
+    if rise is None or fall is None:
+        return False
+    return rise >= LIFT_SEMITONES and fall >= HIGH_END_SEMITONES
+
+
+def test_espeak_lifts_a_level_questions_end_and_no_paused_caller_lifts_that_high() -> None:
+    """Real espeak-ng ends "Could you spell that for me?" on an unstressed "me" that lifts
+    short of a rise and ends well above the turn's median; the first half of no paused
+    utterance in the pause set does both, read from two starts a few milliseconds apart (the
+    pitch track's frames fall differently on the voice)."""
+    for question in ("Could you spell that for me?", "Can you hold the line for me?"):
+        pcm = join(espeak(question), quiet(90))
+        rise = final_rise(pcm)
+        assert rise is not None and rise < RISE_SEMITONES, question  # no full rise
+        assert _lifted(pcm), question
+    for paused in paused_set():
+        assert paused.pause is not None
+        head = paused.audio[: (paused.pause[0] + 90) * 16]
+        for start in (0, 80):
+            assert not _lifted(head[start:]), (paused.text, paused.voice, start)
 
 
 def _track(*semitones: float) -> np.ndarray:

@@ -70,7 +70,7 @@ PAUSABLE: tuple[tuple[str, tuple[int, int]], ...] = (
 )
 
 #: Questions a caller may pause inside, written as questions so espeak-ng says them with a
-#: question's intonation, and the words after which they pause: two places each, so 2 x 12
+#: question's intonation, and the words after which they pause: two places each, so 2 x 14
 #: paused questions ("Can I book a table for … four on Saturday night?"). A faster end of
 #: turn for questions is charged for every one it cuts off.
 PAUSABLE_QUESTIONS: tuple[tuple[str, tuple[int, int]], ...] = (
@@ -86,6 +86,11 @@ PAUSABLE_QUESTIONS: tuple[tuple[str, tuple[int, int]], ...] = (
     ("Which documents should I bring to the first appointment?", (2, 5)),
     ("Can you check whether my payment went through last night?", (2, 5)),
     ("Why was I charged twice for the same delivery?", (3, 6)),
+    # Questions espeak-ng ends level, on an unstressed "me" (a lift of ~0.5-1.6 semitones,
+    # no full rise), paused where the words before already make a whole question ("Could
+    # you post the form … to me?"): what a rule for level questions may cut off.
+    ("Could you post the form to me?", (2, 4)),
+    ("Can you send the invoice to me?", (1, 4)),
 )
 
 #: Complete utterances: requests and questions, about half with no punctuation at all.
@@ -142,6 +147,8 @@ COMPLETE = (
     "can someone call me back this evening",
     "where is the nearest cash machine",
     "has my prescription been sent to the pharmacy",
+    "Would you read the address back to me?",
+    "can my brother pick up the keys for me",
 )
 
 
@@ -254,7 +261,7 @@ def afterthought_set(limit: int | None = None) -> list[Utterance]:
 
 
 def paused_set(limit: int | None = None) -> list[Utterance]:
-    """The paused utterances: all 72 (48 sentences said as still going, then 24 questions),
+    """The paused utterances: all 76 (48 sentences said as still going, then 28 questions),
     or the first ``limit`` of each kind."""
     sentences, questions = 2 * len(PAUSABLE), 2 * len(PAUSABLE_QUESTIONS)
     if limit is None:
@@ -264,6 +271,6 @@ def paused_set(limit: int | None = None) -> list[Utterance]:
 
 
 def complete_set(limit: int | None = None) -> list[Utterance]:
-    """The complete utterances (all 50, or the first ``limit``)."""
+    """The complete utterances (all 52, or the first ``limit``)."""
     count = len(COMPLETE) if limit is None else min(limit, len(COMPLETE))
     return [complete_utterance(i) for i in range(count)]

@@ -29,7 +29,7 @@ as :meth:`Endpointer.hint_turn`. The turn is *finished* when
 * the transcript reads like a finished thought on its own (``"finished"``: terminal
   punctuation, or a wh-question punctuated with "?" though it ends on its preposition),
   or the model's probability reaches the patience's ``threshold``, or the voice fell as it
-  stopped, or it rose on words that are a question.
+  stopped, or it rose or lifted (see below) on words that are a question.
 
 A turn whose voice fell on words that are no fragment (punctuated or not: "Yes", "It's 3 8 1
 7 7 2"), or rose on a question's words (punctuated with "?" or opening with a question word
@@ -40,10 +40,13 @@ finished words) closes as ``"confident"`` once it reaches ``confident_ms``; anyt
 as ``"silence"`` when the silence reaches ``silence_ms``, the maximum wait: the
 silence-forced close. So "I would like to check the status of my order, please." said with a
 falling voice is answered ~300 ms after it ends, and so is "Do you take credit cards?" said
-with a rising one; a complete question whose voice stays level closes at the confident
-window, punctuated or not (the model decides an unpunctuated one); a statement Whisper
-garbles past punctuation ("My flight lens at her best eyes") closes at the final window when
-the voice fell; and a caller's "I'd like to book the" waits whatever any signal says.
+with a rising one; so is a question said level whose last syllable *lifts*
+(:data:`LIFT_SEMITONES`, short of a rise) with its end well above the turn's median pitch,
+the question's high end ("Could you spell that for me?" on an unstressed "me"); a complete
+question whose voice stays level otherwise closes at the confident window, punctuated or
+not (the model decides an unpunctuated one); a statement Whisper garbles past punctuation
+("My flight lens at her best eyes") closes at the final window when the voice fell; and a
+caller's "I'd like to book the" waits whatever any signal says.
 
 A word (see below) during the pause emits :class:`Resumed`: the verdicts are stale, the
 silence counter restarts, and the next pause makes new ones.
@@ -96,6 +99,17 @@ lines were answered before their "please"). (The larger continuation rises once 
 :func:`~sandbox.audio.prosody.mend_octaves`.) With both cues, the confident window now
 waits only for turns whose voice stayed level, and it is 900 ms, the longest pause in the
 set (870 ms cut off two of its 72 paused utterances).
+
+A question said level still has a last movement: espeak-ng ends "Can my sister collect the
+parcel for me?" on an unstressed "me" that lifts 0.7-1.0 semitones and ends 1.0-1.2 above the
+turn's median, where the first halves of the set's paused questions ("Could you tell me?",
+"What time does the last train leave?") lift less or end lower, most below their median. A
+lift of :data:`LIFT_SEMITONES` that ends :data:`HIGH_END_SEMITONES` above the median, on a
+question's words, closes at the final window too (not on a narrowband line, whose noise is
+larger). Neither
+the turn model (it scores the set's paused questions' first halves as high as the finished
+ones) nor the speaker's own pitch movement elsewhere in the turn (a per-caller scale for the
+lift: it did not part the two any better) is part of the rule.
 10 keeps every window at 1.4 s: no fall or rise hurries it.
 
 ``speculate_ms`` is 90 ms: the pause is measured for a fall and a rise as soon as three
@@ -163,6 +177,18 @@ RISE_SEMITONES = 1.5
 #: semitones, against 1.2 at most on the laptop's path, and its complete questions by
 #: -2.8 to 4.5 (1.0 to 4.6 on the laptop's). A rise must clear that noise to count.
 NARROWBAND_RISE_SEMITONES = 2.0
+#: A question's last syllable rising this many semitones or more, short of a full rise, with
+#: its end :data:`HIGH_END_SEMITONES` or more above the turn's median pitch, is a *lifted*
+#: end: the high end of a question said level (espeak-ng's "Can my sister collect the parcel
+#: for me?": 0.7-1.0 semitones over the syllable, its end 1.0-1.2 above the median). The
+#: pitch track reads a syllable's movement 0.3-0.5 semitones apart as the audio's start
+#: moves by a few milliseconds, so both must hold: over 15 such offsets no first half of the
+#: pause set's 76 lifts with its end that high (its questions' first halves lift by 0.81 at
+#: most, "What time does the last train leave …", ending 0.55-0.67 above their median; the
+#: ones that end 0.8 above lift by 0.3 at most). Not read on a narrowband line, whose pitch
+#: track's noise on a level syllable is larger than the lift.
+LIFT_SEMITONES = 0.7
+HIGH_END_SEMITONES = 0.8
 
 _LEVEL_GUESS_MS = (90, 150, 150, 150, 150, 150, 240, 300, 300, 300, 300)
 _FINAL_MS = (150, 150, 180, 180, 210, 240, 270, 300, 540, 780, 1410)
@@ -387,6 +413,7 @@ class Endpointer:
         :data:`NARROWBAND_RISE_SEMITONES` to count."""
         self._frame_ms = frame_ms
         self._rise_semitones = NARROWBAND_RISE_SEMITONES if narrowband else RISE_SEMITONES
+        self._narrowband = narrowband
         self._windows = windows_for(patience)
         self._recent: deque[tuple[bool, int]] = deque(maxlen=ONSET_WINDOW)
         self._state: Literal["idle", "speaking", "paused"] = "idle"
@@ -395,6 +422,8 @@ class Endpointer:
         self._probability: float | None = None
         self._fell = False
         self._rose = False
+        self._lifted = False
+        self._fall: float | None = None
         self._question = False
         self._silent_ms = 0
 
@@ -434,15 +463,26 @@ class Endpointer:
         the voice fell as it stopped (None: too little voicing to say). Same rule as
         :meth:`hint_text` for stale verdicts."""
         if self._state == "paused":
+            self._fall = semitones
             self._fell = semitones is not None and semitones <= -FALL_SEMITONES
 
     def hint_rise(self, semitones: float | None) -> None:
         """:func:`sandbox.audio.prosody.final_rise` of the turn at the current pause: how far
         the voice rose on its last syllable (None: too little voicing to say). Same rule as
         :meth:`hint_text` for stale verdicts. It counts from :data:`RISE_SEMITONES` (on a
-        narrowband line, :data:`NARROWBAND_RISE_SEMITONES`)."""
+        narrowband line, :data:`NARROWBAND_RISE_SEMITONES`); a lift of
+        :data:`LIFT_SEMITONES`, with the end :meth:`hint_fall` gave :data:`HIGH_END_SEMITONES`
+        above the median, counts for a question's words as a rise does (not on a narrowband
+        line). Hand the fall over first."""
         if self._state == "paused":
             self._rose = semitones is not None and semitones >= self._rise_semitones
+            ends_high = self._fall is not None and self._fall >= HIGH_END_SEMITONES
+            self._lifted = (
+                not self._narrowband
+                and ends_high
+                and semitones is not None
+                and semitones >= LIFT_SEMITONES
+            )
 
     @property
     def guess_due(self) -> bool:
@@ -452,13 +492,13 @@ class Endpointer:
         order, please") do not each hold Whisper when the end comes."""
         if self._state != "paused":
             return False
-        return self._fell or self._rose or self._silent_ms >= self._windows.level_guess_ms
+        rose = self._rose or self._lifted
+        return self._fell or rose or self._silent_ms >= self._windows.level_guess_ms
 
     @property
     def finished(self) -> bool:
         """Whether the verdicts so far say the turn is finished (see the module docstring)."""
-        asked = self._rose and self._question
-        return self._agreed or (self._fell and self._shape == "open") or asked
+        return self._agreed or (self._fell and self._shape == "open") or self._asked
 
     @property
     def _agreed(self) -> bool:
@@ -521,7 +561,12 @@ class Endpointer:
         words that are a question (a rise on anything else, "I'd like to book", "The heating
         has not worked", is a continuation rise as often as not)."""
         fell = self._fell and self._shape in ("finished", "open")
-        return fell or (self._rose and self._question)
+        return fell or self._asked
+
+    @property
+    def _asked(self) -> bool:
+        """The words are a question and the voice rose, or lifted, on its end."""
+        return (self._rose or self._lifted) and self._question
 
     def _window(self) -> int:
         """The window in force: the final one when the voice ended the turn, else the
@@ -533,4 +578,6 @@ class Endpointer:
         self._probability = None
         self._fell = False
         self._rose = False
+        self._lifted = False
+        self._fall = None
         self._question = False
