@@ -92,7 +92,8 @@ def test_unknown_and_unserved_codes_are_refused_in_one_line_before_any_call() ->
     for code, why in (("xx", "is no catalog language"), ("or", "is not served here")):
         done = _bench("--languages", f"de,{code}", "--quick")
         assert done.returncode == 2, done.stderr
-        (line,) = done.stderr.strip().splitlines()
+        line = done.stderr.strip().splitlines()[-1]
+        assert line.startswith("sandbox bench: error: argument --languages: "), line
         assert f"'{code}' {why}; the bench measures: en, de" in line
         assert "language 1/" not in done.stderr
 

@@ -20,7 +20,7 @@ from sandbox.wire.patience import PATIENCE_MAX, PATIENCE_MIN
 from sandbox_bench.device_report import device_lines, device_result, device_targets
 from sandbox_bench.figures import target_lines, targets_json
 from sandbox_bench.hostile import hostile_table, measure_hostile
-from sandbox_bench.language_set import chosen
+from sandbox_bench.language_set import chosen, language_codes
 from sandbox_bench.languages import DEFAULT_LANGUAGES, languages_table, measure_languages
 from sandbox_bench.lines import lines_table, measure_lines
 from sandbox_bench.mode_keys import (
@@ -146,6 +146,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="?",
         action="append",
         const="",
+        type=checked(language_codes),
         metavar="CODES",
         help="measure each language the sandbox serves instead, beside English: sandbox run "
         "--language CODE through the virtual devices, an espeak-ng caller of that language "

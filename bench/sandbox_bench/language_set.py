@@ -124,3 +124,10 @@ def chosen(given: list[str], default: tuple[str, ...]) -> tuple[str, ...]:
                 extra = f" (more with {multilingual_model.INSTALL})"
             raise UsageError(f"{code!r} {why}; the bench measures: {', '.join(serves)}{extra}")
     return tuple(code for code in serves if code in codes)
+
+
+def language_codes(text: str) -> str:
+    """``--languages``' value as its ``type=``: each code refused as :func:`chosen` refuses
+    it, while the command line is parsed."""
+    chosen([text], ())
+    return text
