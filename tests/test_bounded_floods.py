@@ -69,9 +69,7 @@ def _hung_up_mid_flood(tmp_path: Path, behaviour: str) -> HungUp:
     with SessionStore(tmp_path / "sessions.db") as store:
         stored = StoredCall.load(store, store.find(report["session_id"]))
     size = report_path.stat().st_size
-    return HungUp(
-        call.returncode, call.exited_s, call.stdout, call.stderr, report, size, stored
-    )
+    return HungUp(call.returncode, call.exited_s, call.stdout, call.stderr, report, size, stored)
 
 
 def _reads_back(call: HungUp) -> None:

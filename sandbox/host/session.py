@@ -444,7 +444,6 @@ class CallHost:
         if effects and not self.core.awaiting_brain:
             self.recorder.follow(self.core, now)
 
-
     def _recorded(self, effect: Effect) -> bool:
         """Whether an effect is kept as an event of the stored call: not an RTVI frame past
         the call's cap (it crossed to the app, and is counted), nor playout's work on a unit
