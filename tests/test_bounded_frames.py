@@ -20,11 +20,12 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from waiting import until
 
-from sandbox.call.core import MAX_REQUESTS_KEPT, MAX_RTVI_KEPT, MAX_TURN_STEPS, MAX_UNITS_KEPT
+from sandbox.call.core import MAX_REQUESTS_KEPT, MAX_RTVI_KEPT, MAX_TURN_STEPS
 from sandbox.call.effects import DeadAir, Effect, SendFrame, ToApp
 from sandbox.call.inputs import FromBrain, HangUp, UnitCounted
 from sandbox.call.surplus import Surplus, SurplusFrame
 from sandbox.call.turn_records import RequestAnswered
+from sandbox.call.unit_sample import MAX_UNITS_KEPT
 from sandbox.call.units import MAX_CHUNK_CHARS, MAX_UNIT_CHARS, MAX_UNIT_CHUNKS, Fate
 from sandbox.record.recorder import (
     KIND_KEPT,
@@ -301,7 +302,7 @@ def test_the_store_keeps_the_sample_and_says_where_counting_began(tmp_path: Path
     ]
     assert max(dead) < began["seq"] and len(dead) == 1 + SAMPLE_KEPT
     counts = [e.data for e in events if e.kind == "frames_unkept"][-1]
-    assert counts == {"counts": dict(report.frames_unkept or {}), "kept": SAMPLE_KEPT}
+    assert counts == {"counts": dict(report.frames_unkept or {}), "kept": SAMPLE_KEPT, "units": 0}
     assert counts["counts"] == {"dead_unit": sent + 1 - SAMPLE_KEPT}
 
 

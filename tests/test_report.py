@@ -68,6 +68,7 @@ KEYS = [
     "turns",
     "conversation",
     "units",
+    "units_unkept",
     "steps",
     "errors",
     "backchannels",
@@ -98,7 +99,7 @@ UNIT_KEYS = [
 #: Keys a report written before they existed lacks.
 LATER_KEYS = ["brain_name", "turn_closes", "backchannels", "stalls", "errors_uncounted"]
 LATER_KEYS += ["malformed_unkept", "record", "turns", "dead_air", "frames_unkept"]
-LATER_KEYS += ["conversation", "config", "turn_mends"]
+LATER_KEYS += ["conversation", "config", "turn_mends", "units_unkept"]
 
 
 async def test_a_saved_call_report_validates_and_reads_back_as_the_same_value(home: Path) -> None:
@@ -189,6 +190,7 @@ def test_no_module_outside_the_call_core_reads_more_of_it_than_its_record() -> N
     through its read-only surface — the ledger, values and read-only queries — and fed
     events through its public methods; nothing assigns to it."""
     read_only = {"ledger", "units", "unit", "in_play", "started", "ended", "state"}
+    read_only |= {"units_unkept", "unit_kept"}
     read_only |= {"outcome", "verdict", "awaiting_brain", "next_deadline", "session_id"}
     read_only |= {"settings", "capabilities", "caps", "watermark", "turn", "init", "stall_ms"}
     read_only |= {"line_ms"}  # how it was set up, as a stored call sets a fresh one up

@@ -106,8 +106,8 @@ class BrainCall:
     report_kb: float  # the report it wrote (0: none)
     store_kb: float  # its session store, write-ahead log included
     outcome: str  # the report's outcome ("" without a report)
-    #: What the report says was only counted, by kind (``frames_unkept``, and
-    #: ``malformed`` for ``malformed_unkept``), where any was.
+    #: What the report says was only counted, by kind (``frames_unkept``, ``malformed``
+    #: for ``malformed_unkept`` and ``units`` for ``units_unkept``), where any was.
     unkept: dict[str, int]
 
     def as_json(self) -> dict[str, Any]:
@@ -282,8 +282,13 @@ def _report(path: Path) -> dict[str, Any]:
 
 
 def _unkept(report: dict[str, Any]) -> dict[str, int]:
-    """What the report counted and did not keep, by kind, where any was."""
-    counts = {"malformed": report.get("malformed_unkept", 0), **report.get("frames_unkept", {})}
+    """What the report counted and did not keep, by kind (``units``: units only counted),
+    where any was."""
+    counts = {
+        "malformed": report.get("malformed_unkept", 0),
+        "units": report.get("units_unkept", 0),
+    }
+    counts |= report.get("frames_unkept", {})
     return {kind: int(count) for kind, count in counts.items() if count}
 
 

@@ -117,6 +117,7 @@ from sandbox.call.turn_records import (
     TurnSent,
 )
 from sandbox.call.unit_records import TextKept, UnitOpened, UnitSealed, WatermarkRaised
+from sandbox.call.unit_sample import MAX_UNITS_KEPT, UnitSample
 from sandbox.call.units import Bracket, Fate, Unit, UnitBook, WireRuleBroken
 from sandbox.call.waterfall import (
     FIRST_CHUNK,
@@ -161,10 +162,6 @@ MAX_RTVI_KEPT = 1000
 #: answered as 001 requires, and the record keeps a sample and counts the rest
 #: (``Surplus.REQUEST_PAST_CAP``): 200,000 Requests kept whole made a 59 MB report.
 MAX_REQUESTS_KEPT = 1000
-#: A call's units whose frames the record keeps (a long call opens a few hundred); the
-#: contract sets no limit on units, so each later one is still opened, spoken and
-#: Finalized, and the record keeps a sample of their frames (``Surplus.UNIT_PAST_CAP``).
-MAX_UNITS_KEPT = 1000
 #: The most of a brain's Error message the call keeps (its record, the screen, the end's
 #: detail), the rest counted in words: the wire bounds it only by the message size, and
 #: thirty 15 MB messages kept whole made a 740 MB call and a 90 MB report.
@@ -226,6 +223,8 @@ class CallCore:
     _starts: int = 0  # SpeechStarts from the brain handled
     #: The units opened past MAX_UNITS_KEPT, by id: their frames are the record's surplus.
     _unsampled: set[int] = field(default_factory=set)
+    #: Which units the record keeps (see :mod:`sandbox.call.unit_sample`).
+    _sample: UnitSample = field(default_factory=UnitSample)
     #: When SessionStart went out, on the host's clock: the core's times are the host's, and
     #: the session's own waits count from here (the host may start it at any time).
     _started_ms: int | None = None
@@ -345,8 +344,20 @@ class CallCore:
 
     @property
     def units(self) -> list[Unit]:
-        """Every unit the brain opened, in the order they opened."""
-        return self._book.units
+        """The units the record keeps, in the order they opened: the first MAX_UNITS_KEPT
+        the brain opened, then a sample (see :mod:`sandbox.call.unit_sample`)."""
+        return self._book.kept
+
+    @property
+    def units_unkept(self) -> int:
+        """How many units were opened (and honoured) but not kept: only counted."""
+        return self._sample.unkept
+
+    def unit_kept(self, speech_id: int) -> bool:
+        """Whether what concerns unit ``speech_id`` is kept in the record: False only for a
+        unit opened and not kept (an id never opened names nothing to leave out)."""
+        unit = self._book.get(speech_id)
+        return unit is None or unit.kept
 
     @property
     def started(self) -> bool:
@@ -497,7 +508,14 @@ class CallCore:
                 WireBreach(BrokenRule.START_AFTER_END, sid, turn),
             )
         settings = self.settings
-        unit = self._book.open(sid, turn, settings.voice, settings.tts_language, minted=self.turn)
+        unit = self._book.open(
+            sid,
+            turn,
+            settings.voice,
+            settings.tts_language,
+            minted=self.turn,
+            kept=lambda: self._sample.keeps(now),
+        )
         if self._starts > MAX_UNITS_KEPT:
             self._unsampled.add(sid)
         unit.frame_at(now)
@@ -505,10 +523,12 @@ class CallCore:
             self._pending = None
         opened = UnitOpened(sid, turn, unit.voice, unit.language)
         self._ledger.apply(now, opened)
+        # A unit not kept is honoured with no record of its own (only counted).
+        recorded: list[Effect] = [opened] if unit.kept else []
         if turn <= self.watermark:
             # Opened for a dead turn: it is owed a Finalize and will never play.
-            return [opened, *self._seal(unit, Fate.DEAD_ON_ARRIVAL), *self._flush()]
-        return [opened, OpenUnit(sid, unit.voice, unit.language), UnitChanged(sid)]
+            return [*recorded, *self._seal(unit, Fate.DEAD_ON_ARRIVAL), *self._flush()]
+        return [*recorded, OpenUnit(sid, unit.voice, unit.language), *self._changed(unit)]
 
     def _on_end(self, now: int) -> list[Effect]:
         """The brain hangs up. What it already relayed plays out and is reported: an open
@@ -533,8 +553,8 @@ class CallCore:
             self._ledger.mark(unit.turn_id, FIRST_CHUNK, now)
             relayed = SpeakText(sid, msg.text)
             self._ledger.apply(now, relayed)
-            return [relayed, UnitChanged(sid)]
-        if unit is None:
+            return [relayed, *self._changed(unit)]
+        if unit is None or not unit.kept:
             return []
         if len(unit.discarded) > kept:  # kept for the record, never to be spoken
             return [TextKept(sid, msg.text), UnitChanged(sid)]
@@ -550,8 +570,8 @@ class CallCore:
     def _closed_by_brain(self, speech_id: int, *, cancelled: bool) -> list[Effect]:
         """The record that the brain closed a unit the core knows (see
         :class:`~sandbox.call.turn_records.BracketClosed`)."""
-        known = self._book.get(speech_id) is not None
-        return [BracketClosed(speech_id, cancelled)] if known else []
+        unit = self._book.get(speech_id)
+        return [BracketClosed(speech_id, cancelled)] if unit is not None and unit.kept else []
 
     def _on_closed(self, unit: Unit) -> list[Effect]:
         """A bracket closed on a unit still in play: it plays out, or is silent if empty."""
@@ -771,7 +791,7 @@ class CallCore:
         self._ledger.mark(unit.turn_id, FIRST_SAMPLE, now)
         # Settled like every other event (a word ends the dead air being shown), so a tick
         # before a timer is due has nothing to do and the host need not ask.
-        return [UnitChanged(speech_id), *self._settle(now)]
+        return [*self._changed(unit), *self._settle(now)]
 
     def _audio_mark(self, speech_id: int, stage: str, t_ms: int) -> list[Effect]:
         """The playout saw a moment of a unit's audio (one of ``PLAYOUT_STAGES``) at
@@ -1009,21 +1029,29 @@ class CallCore:
     def _seal(self, unit: Unit, fate: Fate) -> list[Effect]:
         """Seal the unit's fate, and so its heard text, and record both (see
         :mod:`sandbox.call.unit_records`)."""
-        if not self._book.seal(unit, fate):
+        if not self._book.seal(unit, fate) or not unit.kept:
             return []
         sealed = UnitSealed(unit.speech_id, fate, unit.heard, unit.unspoken)
         return [sealed, UnitChanged(unit.speech_id)]
+
+    def _changed(self, unit: Unit) -> list[Effect]:
+        """The screen's word that ``unit`` changed: none for a unit not kept (not shown)."""
+        return [UnitChanged(unit.speech_id)] if unit.kept else []
 
     def _flush(self) -> list[Effect]:
         """Send every Finalize the book says is due, in its order."""
         out: list[Effect] = []
         for fin in self._book.flush():
             sid = fin.speech_id
+            kept = self.unit_kept(sid)
             past = SurplusFrame(Surplus.UNIT_PAST_CAP, sid) if sid in self._unsampled else None
+            # A unit not kept has its Finalize and no record of it: the end of a call that
+            # opened 200,000 units writes no 200,000 records.
             if self._brain_gone:  # recorded with its heard text; nothing left to carry it
-                out += [FinalizeSent(sid, delivered=False), UnitChanged(sid)]
+                out += [FinalizeSent(sid, delivered=False), UnitChanged(sid)] if kept else []
                 continue
-            out += [SendFrame(envelope(fin), past), FinalizeSent(sid), UnitChanged(sid)]
+            sent: list[Effect] = [FinalizeSent(sid), UnitChanged(sid)] if kept else []
+            out += [SendFrame(envelope(fin), past), *sent]
         return out
 
     def _interrupt(self, now: int, *, taken: bool = False) -> list[Effect]:

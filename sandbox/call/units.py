@@ -9,7 +9,7 @@ a unit's fate is sealed; the book decides what goes out and in which order.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -93,6 +93,9 @@ class Unit:
     chunks: int = 0
     #: When the brain last sent a frame of this unit (the core's clock, ms).
     last_frame_ms: int = 0
+    #: The call's record keeps it (see :mod:`sandbox.call.unit_sample`); else it is honoured
+    #: all the same, but only counted.
+    kept: bool = True
     _discarded_chars: int = 0
 
     @property
@@ -279,6 +282,8 @@ class UnitBook:
     """Every unit of one session, in the order they opened, and their Finalizes."""
 
     units: list[Unit] = field(default_factory=list)
+    #: Those the call's record keeps (:attr:`Unit.kept`), in the same order.
+    kept: list[Unit] = field(default_factory=list)
     _by_id: dict[int, Unit] = field(default_factory=dict)
     _refused: set[int] = field(default_factory=set)
     _next_finalize: int = 0
@@ -293,10 +298,20 @@ class UnitBook:
 
     # ------------------------------------------------------------ the brackets
 
-    def open(self, speech_id: int, turn_id: int, voice: int, language: int, *, minted: int) -> Unit:
-        """A SpeechStart: a new unit, after every older one. Raises WireRuleBroken for an id
-        that is unset or already used (the frame is dropped), and for a turn beyond the
-        last ``minted`` one (the id is refused: the rest of its bracket drops quietly)."""
+    def open(
+        self,
+        speech_id: int,
+        turn_id: int,
+        voice: int,
+        language: int,
+        *,
+        minted: int,
+        kept: Callable[[], bool] = lambda: True,
+    ) -> Unit:
+        """A SpeechStart: a new unit, after every older one; ``kept`` says, once it opens,
+        whether the record keeps it. Raises WireRuleBroken for an id that is unset or
+        already used (the frame is dropped), and for a turn beyond the last ``minted`` one
+        (the id is refused: the rest of its bracket drops quietly)."""
         if speech_id == 0:
             raise WireRuleBroken(
                 "SpeechStart with speech_id 0 (unset); frame dropped",
@@ -314,8 +329,10 @@ class UnitBook:
                 "unit refused",
                 WireBreach(BrokenRule.TURN_NEVER_MINTED, speech_id, turn_id),
             )
-        unit = Unit(speech_id, turn_id, voice, language)
+        unit = Unit(speech_id, turn_id, voice, language, kept=kept())
         self.units.append(unit)
+        if unit.kept:
+            self.kept.append(unit)
         self._by_id[speech_id] = unit
         return unit
 

@@ -22,18 +22,36 @@ from sandbox.call.caller_events import Backchannel, BargeIn, ListenerEvent, Over
 from sandbox.call.core import CallCore
 from sandbox.call.effects import (
     CallEnded,
+    CloseUnit,
     Effect,
     ListenEffect,
+    OpenUnit,
     PlayoutEffect,
     RecordEffect,
     ScreenEffect,
+    SpeakText,
     ToApp,
     UnitChanged,
     WireEffect,
     config_answer,
 )
-from sandbox.call.inputs import AppFrame, Configure, CoreInput, HangUp, LineGiven, Start, Tick
-from sandbox.call.played import WordPlayed
+from sandbox.call.inputs import (
+    AppFrame,
+    Configure,
+    CoreInput,
+    HangUp,
+    LineGiven,
+    Start,
+    Tick,
+    UnitCounted,
+)
+from sandbox.call.played import (
+    AudioMark,
+    ClauseUnsaid,
+    UnitPlayed,
+    UnitUnspoken,
+    WordPlayed,
+)
 from sandbox.call.ports import Listening, Playout, listen, play
 from sandbox.call.snapshot import CallSnapshot
 from sandbox.call.units import UnitView
@@ -318,7 +336,7 @@ class CallHost:
         so the stored inputs fed through a fresh core make the same record."""
         for watch in self.on_input:
             watch(now, fed)
-        self.recorder.fed(now, fed)
+        self.recorder.fed(now, fed, kept=self.core.unit_kept(_unit_named(fed)))
         effects = self.core.handle(fed, now)
         for effect in effects:
             self.recorder.conversation.apply(now, effect)
@@ -400,7 +418,7 @@ class CallHost:
             # left the units that Interruption sealed sealed in its record. A frame is
             # recorded as it crosses; a redraw's reason is in the frames.
             for effect in effects:
-                if not isinstance(effect, WireEffect | UnitChanged) and _recorded(effect):
+                if not isinstance(effect, WireEffect | UnitChanged) and self._recorded(effect):
                     self.recorder.event(now, effect)
         for effect in effects:
             # Each effect to its one port, in the order the core returned them.
@@ -426,11 +444,24 @@ class CallHost:
         if effects and not self.core.awaiting_brain:
             self.recorder.follow(self.core, now)
 
+    def _recorded(self, effect: Effect) -> bool:
+        """Whether an effect is kept as an event of the stored call: not an RTVI frame past
+        the call's cap (it crossed to the app, and is counted), nor playout's work on a unit
+        the record does not keep (see :mod:`sandbox.call.unit_sample`)."""
+        if isinstance(effect, ToApp):
+            return effect.recorded
+        return not isinstance(effect, _UNIT_PLAYOUT) or self.core.unit_kept(effect.speech_id)
 
-def _recorded(effect: Effect) -> bool:
-    """Whether an effect is kept as an event of the stored call: not an RTVI frame past the
-    call's cap (it crossed to the app, and is counted)."""
-    return not isinstance(effect, ToApp) or effect.recorded
+
+#: Playout effects that name one unit.
+_UNIT_PLAYOUT = (OpenUnit, SpeakText, CloseUnit)
+#: Inputs that name one unit: playout's progress on it, its frames only counted.
+_UNIT_INPUTS = (WordPlayed, UnitPlayed, AudioMark, UnitUnspoken, ClauseUnsaid, UnitCounted)
+
+
+def _unit_named(fed: CoreInput) -> int:
+    """The unit an input names (0: none)."""
+    return fed.speech_id if isinstance(fed, _UNIT_INPUTS) else 0
 
 
 def _timed_out(wakeup: asyncio.Future[bool]) -> None:

@@ -57,11 +57,13 @@ class ReportHead:
 
 @dataclass(frozen=True)
 class Unkept:
-    """What the record only counted: messages that were no envelope, and frames past their
-    sample by kind (see :mod:`sandbox.record.recorder`)."""
+    """What the record only counted: messages that were no envelope, frames past their
+    sample by kind (see :mod:`sandbox.record.recorder`), and units past theirs (see
+    :mod:`sandbox.call.unit_sample`)."""
 
     malformed: int = 0
     frames: tuple[tuple[UnkeptKind, int], ...] = ()
+    units: int = 0
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,7 @@ def call_report(
         turns=tuple(TurnReport(t, Timeline.of(marks)) for t, marks in ledger.timelines.items()),
         conversation=tuple(conversation),
         units=tuple(unit_report(u) for u in units),
+        units_unkept=core.units_unkept,
         steps=tuple(step_report(s) for s in ledger.steps),
         errors=tuple(error_report(e) for e in ledger.errors),
         backchannels=tuple(

@@ -78,6 +78,7 @@ def older_build_report(
         frames=tuple(frames),
         malformed_unkept=unkept.malformed or UNSET,
         frames_unkept=dict(unkept.frames) or UNSET,
+        units_unkept=unkept.units or UNSET,
     )
 
 

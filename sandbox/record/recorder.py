@@ -129,6 +129,8 @@ class Recorder:
     _malformed_kept: int = 0
     #: Frames only counted, past SAMPLE_KEPT, by kind.
     frames_unkept: dict[UnkeptKind, int] = field(default_factory=dict)
+    #: Units only counted (the core's count, as of the call's end).
+    units_unkept: int = 0
     _sampled: dict[tuple[str, int], int] = field(default_factory=dict)  # kept, by kind and unit
     _kind_kept: dict[str, int] = field(default_factory=dict)  # kept, by kind, all units
     _stored: int = 0  # frames handed to the writer: the next one's place in the store
@@ -282,8 +284,9 @@ class Recorder:
         self._unkept_noted_ms = t_ms
         if self.malformed_unkept:
             self.event(t_ms, MalformedUnkept(self.malformed_unkept, MALFORMED_KEPT))
-        if self.frames_unkept:
-            self.event(t_ms, FramesUnkept(dict(self.frames_unkept), SAMPLE_KEPT))
+        if self.frames_unkept or self.units_unkept:
+            counts = dict(self.frames_unkept)
+            self.event(t_ms, FramesUnkept(counts, SAMPLE_KEPT, self.units_unkept))
 
     def event(self, t_ms: int, value: Recorded) -> None:
         """One of the runtime's own events, for the stored session (the report has none),
@@ -291,14 +294,18 @@ class Recorder:
         if self.writer is not None:
             self.writer.event(t_ms, *event_row(value))
 
-    def fed(self, t_ms: int, fed: CoreInput) -> None:
+    def fed(self, t_ms: int, fed: CoreInput, *, kept: bool = True) -> None:
         """The core is fed ``fed`` at ``t_ms``: stored as it is fed, so the stored call can be
         fed through a fresh core again (:mod:`sandbox.record.input_log`). A frame from the
         brain names its place among the stored frames, or is stored in the event when the
         store kept it cut. A frame or a message the record only counted (a flood past its
         sample) is not stored either: the first such input is noted (``InputsUnkept``), and
-        the stored call is then read from the core's records it kept, not fed again."""
+        the stored call is then read from the core's records it kept, not fed again. Not
+        ``kept``: the input names a unit the record does not keep, and is left out so."""
         if self.writer is None:
+            return
+        if not kept:
+            self._input_unkept(t_ms, "playout's work on a unit not kept, only counted")
             return
         frame = None
         if isinstance(fed, FromBrain):
@@ -332,6 +339,7 @@ class Recorder:
         """The call is over: its report, which the stored session keeps with its index.
         ``script_notes``: what a scripted caller noted, kept in the report."""
         self.follow(core, duration_ms)  # what only the end decides (a read-back never answered)
+        self.units_unkept = core.units_unkept
         self._note_unkept(duration_ms, final=True)
         report = self.report(core, script_notes)
         self.final_report = report
@@ -345,7 +353,7 @@ class Recorder:
                     end_detail=report.end_detail,
                     duration_ms=duration_ms if ended else 0,
                     caller_turns=len(report.caller_turns),
-                    units=len(core.units),
+                    units=len(core.units) + core.units_unkept,
                     cuts=len(cut),
                     errors=len(report.errors),
                     report=report_json(report),

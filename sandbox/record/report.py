@@ -432,6 +432,10 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
     #: the brain (:mod:`sandbox.record.conversation_log`); unset: an older build's report.
     conversation: tuple[ConversationRecord, ...] | UnsetType = UNSET
     units: tuple[UnitReport, ...]
+    #: Units opened (and honoured: each was Finalized) past those ``units`` keeps, only
+    #: counted: the first ``MAX_UNITS_KEPT`` and a sample are kept
+    #: (:mod:`sandbox.call.unit_sample`); unset: an older build's report.
+    units_unkept: int | UnsetType = UNSET
     steps: tuple[StepReport, ...]
     errors: tuple[ErrorReport, ...]
     backchannels: tuple[BackchannelReport, ...] | UnsetType = UNSET

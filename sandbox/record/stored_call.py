@@ -219,14 +219,14 @@ class StoredCall:
     def unkept(self) -> Unkept:
         """What the call only counted, as last written to the store (the recorder writes the
         counts as they grow, so a call that died keeps them up to about its last second)."""
-        malformed = 0
+        malformed = units = 0
         frames: tuple[tuple[UnkeptKind, int], ...] = ()
         for event in self.events:
             if isinstance(event.value, MalformedUnkept):
                 malformed = event.value.count
             elif isinstance(event.value, FramesUnkept):
-                frames = tuple(event.value.counts.items())
-        return Unkept(malformed, frames)
+                frames, units = tuple(event.value.counts.items()), event.value.units
+        return Unkept(malformed, frames, units)
 
     @property
     def script_notes(self) -> tuple[str, ...] | None:

@@ -73,10 +73,12 @@ class MalformedUnkept:
 
 @dataclass(frozen=True)
 class FramesUnkept:
-    """The frames only counted so far, by kind, past the ``kept`` of each."""
+    """The frames only counted so far, by kind, past the ``kept`` of each, and the units
+    only counted (``units``; 0 in an older build's)."""
 
     counts: Mapping[UnkeptKind, int]
     kept: int
+    units: int = 0
 
 
 @dataclass(frozen=True)
