@@ -145,7 +145,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--languages",
         nargs="?",
         action="append",
-        const="",
+        const=None,  # the flag alone: the default set (a string const would be type-checked)
         type=checked(language_codes),
         metavar="CODES",
         help="measure each language the sandbox serves instead, beside English: sandbox run "

@@ -106,11 +106,11 @@ def _spoken(language: int) -> bool:
     return any(language in languages for languages in voice_languages().values())
 
 
-def chosen(given: list[str], default: tuple[str, ...]) -> tuple[str, ...]:
-    """The languages ``--languages`` asked for (comma lists, repeated; empty: ``default``),
-    in the order served, each once; an unknown or unserved code is refused in one line (a
-    UsageError: exit 2)."""
-    codes = [c.strip() for words in given for c in words.split(",") if c.strip()]
+def chosen(given: list[str | None], default: tuple[str, ...]) -> tuple[str, ...]:
+    """The languages ``--languages`` asked for (comma lists, repeated; None, the flag alone,
+    or nothing: ``default``), in the order served, each once; an unknown or unserved code is
+    refused in one line (a UsageError: exit 2)."""
+    codes = [c.strip() for words in given if words for c in words.split(",") if c.strip()]
     if not codes:
         return default
     serves = served()
