@@ -15,15 +15,22 @@ from sandbox.call.turn_records import FinalizeSent
 from sandbox.wire import pb
 
 
-def goodbye_then_close(*, close: bool = True) -> Rig:
-    """A call in which the caller spoke, and the brain said goodbye, ended and (``close``)
-    closed its socket at once."""
+def goodbye_said(caller_line: str) -> Rig:
+    """A call greeted and heard through, the caller's ``caller_line``, and the brain's
+    goodbye in play."""
     rig = Rig()
     rig.start()
     rig.say(1, 1, "Hello there.")
     rig.advance(1000)
-    rig.caller("that is all, thanks")
+    rig.caller(caller_line)
     rig.say(2, 2, "Goodbye, take care.")
+    return rig
+
+
+def goodbye_then_close(*, close: bool = True) -> Rig:
+    """A call in which the caller spoke, and the brain said goodbye, ended and (``close``)
+    closed its socket at once."""
+    rig = goodbye_said("that is all, thanks")
     rig.brain(pb.End())
     if close:
         rig.feed(BrainClosed("the brain closed the connection"))
@@ -71,12 +78,7 @@ def test_the_caller_hanging_up_over_the_goodbye_still_sends_nothing() -> None:
 
 
 def test_a_close_without_end_is_still_the_brain_failing() -> None:
-    rig = Rig()
-    rig.start()
-    rig.say(1, 1, "Hello there.")
-    rig.advance(1000)
-    rig.caller("hi")
-    rig.say(2, 2, "Goodbye, take care.")
+    rig = goodbye_said("hi")
     rig.feed(BrainClosed("connection lost"))
     ended = rig.core.ended
     assert ended is not None and ended.ended_by is EndedBy.BRAIN_CLOSED

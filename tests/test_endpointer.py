@@ -66,6 +66,16 @@ def spoken(ep: Endpointer, frames: int = 20) -> Script:
     return script
 
 
+def assert_ended_at(script: Script, w: Windows, window: str) -> None:
+    """The turn of a ``spoken`` script (20 voiced frames) ends at ``window``, on time."""
+    end = script.until(TurnEnded)
+    assert end.reason == window
+    assert (
+        end.t - 20 * F
+        == {"final": w.final_ms, "confident": w.confident_ms, "silence": w.silence_ms}[window]
+    )
+
+
 def test_patience_scale_is_monotonic_with_seven_as_the_calibration() -> None:
     scale = [windows_for(p) for p in range(11)]
     assert scale[7] == Windows(
@@ -229,12 +239,7 @@ def test_the_final_window_needs_a_fall_on_words_that_are_no_fragment(
         script.ep.hint_turn(w.threshold)
     if shape == "open+doubt":
         script.ep.hint_turn(w.threshold - 0.2)
-    end = script.until(TurnEnded)
-    assert end.reason == window
-    assert (
-        end.t - 20 * F
-        == {"final": w.final_ms, "confident": w.confident_ms, "silence": w.silence_ms}[window]
-    )
+    assert_ended_at(script, w, window)
 
 
 @pytest.mark.parametrize(
@@ -271,12 +276,7 @@ def test_a_finished_question_whose_voice_rose_closes_at_the_final_window(
         script.ep.hint_turn(w.threshold)
     if shape == "open+doubt":
         script.ep.hint_turn(w.threshold - 0.2)
-    end = script.until(TurnEnded)
-    assert end.reason == window
-    assert (
-        end.t - 20 * F
-        == {"final": w.final_ms, "confident": w.confident_ms, "silence": w.silence_ms}[window]
-    )
+    assert_ended_at(script, w, window)
 
 
 @pytest.mark.parametrize(
@@ -339,12 +339,7 @@ def test_a_finished_question_whose_voice_lifts_at_its_end_closes_at_the_final_wi
     )
     if shape == "open+doubt":
         script.ep.hint_turn(w.threshold - 0.2)
-    end = script.until(TurnEnded)
-    assert end.reason == window
-    assert (
-        end.t - 20 * F
-        == {"final": w.final_ms, "confident": w.confident_ms, "silence": w.silence_ms}[window]
-    )
+    assert_ended_at(script, w, window)
 
 
 def test_on_a_narrowband_line_a_lift_is_no_verdict() -> None:
