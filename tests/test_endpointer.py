@@ -397,6 +397,8 @@ def test_a_rising_pause_is_transcribed_at_once_and_a_resume_forgets_the_rise() -
         ("Can I pay for the?", False),
         ("Do you have any...", False),
         ("", False),
+        ("اتوار کو کتب خانہ کتنے بجے کھلتا ہے؟", True),  # Urdu's question mark
+        ("اتوار کو کتب خانہ کتنے بجے کھلتا ہے\u06d4", False),
     ],
 )
 def test_a_whole_question_is_punctuated_or_opens_as_one_and_is_no_fragment(
@@ -639,6 +641,13 @@ def test_next_turn_starts_fresh() -> None:
         ("", False),
         ("   ", False),
         ("Mm-hmm.", True),
+        # Other scripts' full stops (Whisper's Hindi, Urdu and Chinese).
+        ("मैं अपनी मुलाकात शुक्रवार को करना चाहता हूँ।", True),
+        ("کیا میں اپنے کتے کو ہوٹل کے کمرے میں لا سکتا ہوں؟", True),
+        ("میں اپنی ملاقات جمعہ کو کرنا چاہتا ہوں\u06d4", True),
+        ("图书馆星期天几点开门\uff1f", True),
+        ("میں اپنی ملاقات جمعہ کو کرنا چاہتا ہوں", False),
+        ("I would like to book a table for—", False),
     ],
 )
 def test_looks_complete(text: str, complete: bool) -> None:

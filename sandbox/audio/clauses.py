@@ -6,18 +6,18 @@ waits for as little text and synthesis as possible: on two busy cores Piper take
 "Sure," and 570-800 ms for the sentence it opens. The rest is synthesized while the first
 clause plays. After that whole sentences go, which keeps Piper's prosody natural.
 
-The marks are every catalog language's: the danda (।, ॥) ends a sentence in Hindi, Bengali
-and the other Indic scripts; Urdu ends one with the Arabic full stop (U+06D4), asks with
-؟ and pauses at ،.
+The marks are every catalog language's (:mod:`sandbox.audio.sentence_marks`).
 """
 
 from __future__ import annotations
 
 import re
 
-_ENDS = ".!?…।॥\u06d4؟"
+from sandbox.audio.sentence_marks import CLAUSE_MARKS, FULL_STOPS
+
+_ENDS = re.escape(FULL_STOPS + "…")
 _SENTENCE_END = re.compile(rf"[{_ENDS}]+[\"')\]]*\s+")
-_CLAUSE_END = re.compile(rf"[,;:—،]\s+|[{_ENDS}]+[\"')\]]*\s+")
+_CLAUSE_END = re.compile(rf"[{re.escape(CLAUSE_MARKS)}]\s+|[{_ENDS}]+[\"')\]]*\s+")
 
 
 def take_ready(text: str, first: bool) -> tuple[list[str], str]:

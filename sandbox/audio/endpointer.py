@@ -137,6 +137,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Literal
 
+from sandbox.audio.sentence_marks import CLAUSE_MARKS, FULL_STOPS, QUESTION_MARKS
 from sandbox.audio.vad import FRAME_MS
 from sandbox.call.caller_events import Reason, TurnClose
 from sandbox.wire.patience import patience_error
@@ -292,7 +293,7 @@ def _ends_on_fragment(text: str) -> bool:
     stripped = text.strip()
     if stripped.endswith(("...", "…")):
         return True
-    tokens = stripped.rstrip(".?!,;:").split()
+    tokens = stripped.rstrip(FULL_STOPS + CLAUSE_MARKS).split()
     words = [w.strip(",;:\"'").lower() for w in tokens]
     if not words or not words[-1]:
         return False
@@ -347,7 +348,7 @@ def _stranded(text: str) -> bool:
     stopped after "What time does the train leave from", so neither finished nor a
     fragment: the other signals decide."""
     stripped = text.strip()
-    words = [w.strip(",;:\"'").lower() for w in stripped.rstrip(".?!").split()]
+    words = [w.strip(",;:\"'").lower() for w in stripped.rstrip(FULL_STOPS).split()]
     if not words or words[-1] not in _PREPOSITIONS:
         return False
     return stripped.endswith("?") or words[0] in _QUESTION_WORDS
@@ -377,26 +378,30 @@ _QUESTION_OPENERS = _QUESTION_WORDS | frozenset(
 
 def asks_question(text: str) -> bool:
     """Whether a transcript can be a whole question, for a final rise to end: punctuated
-    with "?" or opening as a question ("is the shop open on Sunday", "is breakfast included
-    in the price." - Whisper's words for a question it did not punctuate as one), and no
-    fragment ("Can I pay for the?")."""
+    with a question mark of its script or opening as a question ("is the shop open on
+    Sunday", "is breakfast included in the price." - Whisper's words for a question it did
+    not punctuate as one), and no fragment ("Can I pay for the?")."""
     stripped = text.strip()
     words = stripped.split()
     if not words:
         return False
     opens = words[0].strip(",;:\"'").lower() in _QUESTION_OPENERS
-    return (stripped.endswith("?") or opens) and text_shape(stripped) != "fragment"
+    return (stripped.endswith(tuple(QUESTION_MARKS)) or opens) and text_shape(
+        stripped
+    ) != "fragment"
 
 
 def looks_complete(text: str) -> bool:
     """Whether a transcript reads like a finished thought (the endpointer's confidence cue).
 
-    True for text ending in ``.``, ``?`` or ``!`` whose last word is not a conjunction,
-    article, preposition, filler or other word that cannot end a sentence. Whisper marks an
-    utterance it hears trailing off with ``...`` or no punctuation, which reads as unfinished.
+    True for text ending in a full stop of its script (``.``, ``?``, ``!``, the danda, Urdu's
+    full stop and question mark: :mod:`sandbox.audio.sentence_marks`) whose last word is not a
+    conjunction, article, preposition, filler or other word that cannot end a sentence.
+    Whisper marks an utterance it hears trailing off with ``...`` or no punctuation, which
+    reads as unfinished.
     """
     stripped = text.strip()
-    return bool(stripped) and stripped[-1] in ".?!" and not _ends_on_fragment(stripped)
+    return bool(stripped) and stripped[-1] in FULL_STOPS and not _ends_on_fragment(stripped)
 
 
 class Endpointer:
