@@ -33,6 +33,7 @@ ROW = {
     "word_error_rate": float,
     "first_audio_ms": float,
     "first_audio_max_ms": int,
+    "close_reasons": dict,
     "onset_to_silence_ms": float,
     "barge_ins_landed_fraction": float,
     "backchannels_answered_fraction": float,

@@ -114,7 +114,8 @@ def _languages() -> dict[str, Any]:
     row = {
         "recognizer": "Whisper tiny.en", "recognizer_load_s": 0.3, "recognizer_rss_mb": 81.5,
         "turns": 1, "unanswered": 0, "word_error_rate": 0.1, "first_audio_ms": 800.0,
-        "first_audio_max_ms": 900, "onset_to_silence_ms": 300.0,
+        "first_audio_max_ms": 900, "close_reasons": {"final": 1, "confident": 0, "silence": 0},
+        "onset_to_silence_ms": 300.0,
         "barge_ins_landed_fraction": 1.0, "backchannels_answered_fraction": 0.0,
         "backchannels_went_on_fraction": 1.0, "cuts": 2, "cuts_exact_fraction": 1.0,
         "cuts_max_words_off": 0, "cuts_checked_by": "by hand", "app_peak_rss_mb": 470.0,

@@ -37,6 +37,7 @@ from sandbox.replay.audit import audit_session
 from sandbox_bench import pulse
 from sandbox_bench.caller_set import CallerTurn, CallerVoice
 from sandbox_bench.caller_voices import render
+from sandbox_bench.device_report import close_reasons
 from sandbox_bench.figures import Progress, fmt_ms, target_lines
 from sandbox_bench.language_brain import LanguageReply, Replies
 from sandbox_bench.language_cuts import check_cuts
@@ -175,6 +176,7 @@ def _row(
         "word_error_rate": word_errors([(t.text, t.heard) for t in run.turns]),
         "first_audio_ms": run.first_audio_ms,
         "first_audio_max_ms": round(max(times)) if times else None,
+        "close_reasons": close_reasons(run),
         "onset_to_silence_ms": None if floor is None else floor.onset_to_silence_ms,
         "barge_ins_landed_fraction": None if floor is None else floor.landed_fraction,
         "backchannels_answered_fraction": (
@@ -216,7 +218,8 @@ def _said(code: str, row: dict[str, Any]) -> str:
     wer = row["word_error_rate"]
     return (
         f"  {code}: word errors {'—' if wer is None else f'{wer:.0%}'}, first audio "
-        f"{fmt_ms(row['first_audio_ms'])} (slowest {fmt_ms(row['first_audio_max_ms'])}), "
+        f"{fmt_ms(row['first_audio_ms'])} (slowest {fmt_ms(row['first_audio_max_ms'])}; "
+        f"closed {_closed(row['close_reasons'])}), "
         f"onset → silent {fmt_ms(row['onset_to_silence_ms'])}, backchannels answered "
         f"{_fraction(row['backchannels_answered_fraction'])} (bot went on "
         f"{_fraction(row['backchannels_went_on_fraction'])}), cuts exact "
@@ -238,3 +241,7 @@ def languages_table(figures: dict[str, Any]) -> str:
 
 def _fraction(value: float | None) -> str:
     return "—" if value is None else f"{value:.0%}"
+
+
+def _closed(reasons: dict[str, int]) -> str:
+    return ", ".join(f"{n} {how}" for how, n in reasons.items() if n) or "none"
