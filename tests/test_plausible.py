@@ -71,6 +71,7 @@ def test_a_runaway_loop_is_cut_back_to_its_first_pass(text: str, first_pass: str
         ("No. No.", "No."),
         ("Hi. Can I pay? Hi. Can I pay?", "Hi. Can I pay?"),  # a passage of two sentences
         ("how much is it? How much is it", "how much is it?"),  # case and marks aside
+        ("मुझे टिकट चाहिए? मुझे टिकट चाहिए?", "मुझे टिकट चाहिए?"),  # in any script
         ("No. No. No.", None),  # odd: a loop's, not a double's
         ("Hi. Hi there.", None),
         (QUESTION, None),
@@ -128,6 +129,18 @@ def test_an_overlong_reading_is_read_again_in_the_full_window() -> None:
     assert _check(overlong, (0.1, 1.4), reads) == Reading(
         "I lost my library card.", TranscriptMend.OVERLONG, overlong
     )
+
+
+def test_a_reading_in_another_script_is_counted_and_read_again() -> None:
+    """Whisper base loops in Devanagari on a short Hindi burst: its words count as words,
+    so the loop is read again, and a plausible full-window reading in Devanagari is taken
+    (not mistaken for a window that heard nothing)."""
+    looped = "आप " + "वो " * 30
+    reads = _Reads(full="आप रुकिए")
+    assert _check(looped, (0.1, 0.9), reads) == Reading(
+        "आप रुकिए", TranscriptMend.OVERLONG, looped
+    )
+    assert reads.asked == ["full"]
 
 
 def test_a_tail_after_the_voice_ended_is_dropped_by_its_timestamps() -> None:

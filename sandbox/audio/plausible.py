@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -42,6 +43,9 @@ FAST_WORDS_PER_S = 4.5
 SPARE_WORDS = 1
 #: Whisper's word timestamps drift by about a frame or two past a word's real edges.
 TAIL_MARGIN_S = 0.15
+#: Characters that are not letters but sit inside a word: the apostrophe ("don't") and the
+#: zero-width joiners of Indic and Persian script.
+_IN_WORDS = "'\u200c\u200d"
 #: A sentence with the punctuation and space after it, or an unfinished last one.
 _SENTENCE = re.compile(r"[^.?!]+[.?!]*\s*")
 
@@ -69,8 +73,11 @@ class Reading:
 
 
 def plain_words(text: str) -> list[str]:
-    """``text`` as lowercase words, punctuation dropped, for comparing passages."""
-    return re.sub(r"[^a-z0-9' ]", " ", text.lower()).split()
+    """``text`` as lowercase words in any script, punctuation dropped, for comparing
+    passages and counting words: a word is letters, digits, their combining marks (a
+    Devanagari vowel sign, an Arabic vowel mark) and the apostrophes and joiners inside it."""
+    kept = (c if unicodedata.category(c)[0] in "LMN" or c in _IN_WORDS else " " for c in text)
+    return "".join(kept).lower().split()
 
 
 def unlooped(text: str) -> str:

@@ -58,8 +58,12 @@ LONG_MIN_WINDOW_FRAMES = 800
 WINDOW_MARGIN_FRAMES = 100
 #: Text a clip may yield, per second and on top: 2.5x the most Whisper wrote on the corpus
 #: (8 tokens a second), so a decode that starts looping stops instead of running to 448.
-_TOKENS_PER_S = 20
-_TOKENS_EXTRA = 10
+TOKENS_PER_S = 20
+TOKENS_EXTRA = 10
+#: faster-whisper's own path reads a clip in chunks of Whisper's window (30 s), and a cap on
+#: new tokens must leave room in its 448 for the prompt (start, language, task, timestamps).
+_CHUNK_S = 30
+_PROMPT_TOKENS = 4
 #: faster-whisper's rule for a clip holding no speech: probably silent, and said unsurely.
 _NO_SPEECH_PROB = 0.6
 _LOG_PROB_FLOOR = -1.0
@@ -211,9 +215,14 @@ class Transcriber:
                     lambda: self.transcribe(audio, language=language, word_timestamps=True).words,
                 )
                 return Transcript(reading.text, mend=reading.mend, first=reading.first)
+        # Capped as the windowed decode is (per 30 s chunk, within Whisper's 448 tokens):
+        # Whisper base loops on a short Hindi burst here, and ran to 224 tokens, 8-18 s on a
+        # busy core, holding the one worker every other read of the call waits behind.
+        most = TOKENS_EXTRA + int(TOKENS_PER_S * min(len(audio) / SAMPLE_RATE, _CHUNK_S))
         segments, _info = self._model.transcribe(
             audio,
             language=language,
+            max_new_tokens=min(most, self._model.max_length - _PROMPT_TOKENS),
             beam_size=1,
             temperature=0.0,
             condition_on_previous_text=False,
@@ -257,7 +266,7 @@ class _Decoder:
         at most ``most_tokens`` tokens (by default as many as the clip's length allows), and
         whether it is probably not speech (faster-whisper's no-speech rule)."""
         if most_tokens is None:
-            most_tokens = _TOKENS_EXTRA + int(_TOKENS_PER_S * seconds)
+            most_tokens = TOKENS_EXTRA + int(TOKENS_PER_S * seconds)
         import ctranslate2
 
         padded = np.zeros((1, features.shape[0], window), dtype=np.float32)
