@@ -137,9 +137,7 @@ def test_a_reading_in_another_script_is_counted_and_read_again() -> None:
     (not mistaken for a window that heard nothing)."""
     looped = "आप " + "वो " * 30
     reads = _Reads(full="आप रुकिए")
-    assert _check(looped, (0.1, 0.9), reads) == Reading(
-        "आप रुकिए", TranscriptMend.OVERLONG, looped
-    )
+    assert _check(looped, (0.1, 0.9), reads) == Reading("आप रुकिए", TranscriptMend.OVERLONG, looped)
     assert reads.asked == ["full"]
 
 
