@@ -15,11 +15,18 @@ from sandbox.call.caller_events import BargeIn, BotResumes, FloorEvent, OverBot
 F = 30
 
 
-def play(judge: FloorJudge, pattern: str, *, t0: int = 0, bot: bool = True) -> list[FloorEvent]:
+def play(
+    judge: FloorJudge,
+    pattern: str,
+    *,
+    t0: int = 0,
+    bot: bool = True,
+    echo_free: bool = False,
+) -> list[FloorEvent]:
     """Feed '#' voiced / '.' silent frames from ``t0``; return what the judge decided."""
     out: list[FloorEvent] = []
     for i, ch in enumerate(pattern):
-        out += judge.feed(ch == "#", t0 + i * F, bot)
+        out += judge.feed(ch == "#", t0 + i * F, bot, echo_free=echo_free)
     return out
 
 
@@ -32,6 +39,28 @@ def test_voice_over_the_bot_pauses_it_within_three_frames_of_onset() -> None:
 def test_a_single_click_or_a_flicker_does_not_pause() -> None:
     assert play(FloorJudge(), "#...#...#.." * 20) == []
     assert play(FloorJudge(), "##..##..##.." * 10) == []
+
+
+def test_with_no_echo_at_the_microphone_two_voiced_frames_in_a_row_pause_the_bot() -> None:
+    judge = FloorJudge()
+    assert play(judge, "...." + "##", echo_free=True) == [OverBot(4 * F, 6 * F)]
+    assert judge.paused
+    echoing = FloorJudge()  # an echo's residue may flicker for two frames: three are needed
+    assert play(echoing, "...." + "##") == []
+    assert play(echoing, "#", t0=6 * F) == [OverBot(4 * F, 7 * F)]
+
+
+def test_with_no_echo_voiced_frames_that_are_not_in_a_row_do_not_pause() -> None:
+    assert play(FloorJudge(), "#.#...." * 20, echo_free=True) == []
+    assert play(FloorJudge(), "#..#..#...." * 10, echo_free=True) == []
+
+
+def test_with_no_echo_a_voice_coming_back_after_a_quick_resume_pauses_in_two_frames() -> None:
+    judge = FloorJudge()
+    play(judge, "#" * 12 + "." * 3, echo_free=True)  # "Okay," ...
+    judge.take_request()
+    assert [type(e) for e in judge.heard("Okay.", 470)] == [BotResumes]
+    assert play(judge, "." + "##", t0=16 * F, echo_free=True) == [OverBot(0, 19 * F)]
 
 
 def test_a_long_burst_is_asked_about_and_takes_the_floor_unless_it_was_acknowledgement() -> None:
@@ -346,6 +375,8 @@ def test_the_onset_and_gap_rules_are_checked() -> None:
     with pytest.raises(ValueError):
         FloorJudge(onset_frames=5, onset_window=4)
     with pytest.raises(ValueError):
+        FloorJudge(clear_onset_frames=5, onset_window=4)
+    with pytest.raises(ValueError):
         FloorJudge(ask_gap_ms=300, gap_ms=210)
 
 
@@ -376,12 +407,13 @@ def test_transcripts_are_read_as_backchannels_noises_or_words(text: str, burst: 
     assert classify(text) is burst
 
 
-def _decisions(pcm: Float32) -> list[FloorEvent]:
+def _decisions(pcm: Float32, *, echo_free: bool = False) -> list[FloorEvent]:
     vad, judge = FrameVad(), FloorJudge()
     audio = as_int16(pcm)
     out: list[FloorEvent] = []
     for i in range(len(audio) // 480):
-        out += judge.feed(vad.is_speech(audio[i * 480 : (i + 1) * 480]), i * F, True)
+        voiced = vad.is_speech(audio[i * 480 : (i + 1) * 480])
+        out += judge.feed(voiced, i * F, True, echo_free=echo_free)
     return out
 
 
@@ -390,10 +422,12 @@ def _decisions(pcm: Float32) -> list[FloorEvent]:
     # Natural backchannel pace: Switchboard's "mm-hmm" averages ~0.45 s, "yeah" ~0.25 s.
     [("mm hmm", 240), ("uh-huh", 200), ("okay", 200), ("yeah", 200), ("right", 200)],
 )
+@pytest.mark.parametrize("echo_free", [False, True])
 def test_spoken_backchannels_pause_the_bot_but_never_take_the_floor_by_length(
-    word: str, wpm: int
+    word: str, wpm: int, echo_free: bool
 ) -> None:
-    events = _decisions(join(silence(300), espeak(word, wpm=wpm), silence(1500)))
+    speech = join(silence(300), espeak(word, wpm=wpm), silence(1500))
+    events = _decisions(speech, echo_free=echo_free)
     assert [type(e) for e in events] == [OverBot, BotResumes]  # undecided without Whisper
 
 
@@ -406,3 +440,11 @@ def test_a_spoken_objection_pauses_the_bot_at_once_and_takes_the_floor_by_its_le
     assert 270 <= paused.t_onset <= 400 and paused.t - paused.t_onset <= 150
     # No Whisper here: its transcript would decide sooner; the length alone decides by 1.7 s.
     assert barge.t_decided - barge.t_onset <= 1700
+
+
+@pytest.mark.parametrize("text", ["Wait, can you tell me about parking?", "Hold on.", "Sorry,"])
+def test_with_no_echo_a_spoken_objection_pauses_the_bot_a_frame_sooner(text: str) -> None:
+    speech = join(silence(300), espeak(text), silence(300))
+    (echoing, *_), (clear, *_) = _decisions(speech), _decisions(speech, echo_free=True)
+    assert isinstance(echoing, OverBot) and isinstance(clear, OverBot)
+    assert clear.t_onset == echoing.t_onset and clear.t == echoing.t - F

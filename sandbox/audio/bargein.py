@@ -5,8 +5,13 @@ floor, and the speculative transcript of a burst when one was asked for. Times a
 frames' own (ms), so it runs the same on a fake clock.
 
 1. **Pause.** ``onset_frames`` voiced frames among the last ``onset_window`` while the bot
-   speaks: :class:`OverBot`. The host fades playout out and holds it, so the caller hears
-   the bot stop ~0.1 s after they start and no word counts as heard that they did not hear.
+   speaks: :class:`OverBot`. Where the microphone hears no echo of the bot (``echo_free``:
+   headphones, a virtual device; see :mod:`sandbox.audio.doubletalk`), ``clear_onset_frames``
+   voiced frames in a row are enough: the longer rule is there so that an echo's residue
+   flickering through the canceller does not pause the bot, and with no echo there is none
+   (a knock or a cough pauses the bot under either rule). The host fades playout out and
+   holds it, so the caller hears the bot stop ~0.1 s after they start and no word counts as
+   heard that they did not hear.
    From here on the microphone hears the caller alone (the bot is quiet), so voicing is a
    clean measure of them.
 2. **Decide**, cheapest evidence first:
@@ -73,6 +78,7 @@ class FloorJudge:
         *,
         onset_frames: int = 3,
         onset_window: int = 4,
+        clear_onset_frames: int = 2,
         sentence_ms: int = 720,
         certain_ms: int = 1500,
         noise_ms: int = 120,
@@ -83,9 +89,12 @@ class FloorJudge:
     ) -> None:
         if not 0 < onset_frames <= onset_window:
             raise ValueError("need 0 < onset_frames <= onset_window")
+        if not 0 < clear_onset_frames <= onset_window:
+            raise ValueError("need 0 < clear_onset_frames <= onset_window")
         if not 0 < ask_gap_ms <= gap_ms:
             raise ValueError("need 0 < ask_gap_ms <= gap_ms")
         self.onset_frames = onset_frames
+        self.clear_onset_frames = clear_onset_frames
         self.sentence_ms = sentence_ms
         self.certain_ms = certain_ms
         self.noise_ms = noise_ms
@@ -128,8 +137,11 @@ class FloorJudge:
         self._asked = True
         return True
 
-    def feed(self, voiced: bool, t_ms: int, bot_speaking: bool) -> list[FloorEvent]:
-        """One frame (``t_ms`` = its start)."""
+    def feed(
+        self, voiced: bool, t_ms: int, bot_speaking: bool, *, echo_free: bool = False
+    ) -> list[FloorEvent]:
+        """One frame (``t_ms`` = its start); ``echo_free``: the microphone hears no echo of
+        the bot, so a shorter onset pauses it (see the module docstring)."""
         end = t_ms + self._frame_ms
         if not bot_speaking:
             self._reset()
@@ -140,11 +152,11 @@ class FloorJudge:
         quiet_ms = end - self._last_voiced_end
         match self._state:
             case _State.IDLE:
-                return self._idle(voiced, t_ms, end)
+                return self._idle(voiced, t_ms, end, echo_free)
             case _State.PAUSED:
                 return self._paused(voiced, end, quiet_ms)
             case _State.QUICK:
-                return self._quick(voiced, t_ms, end, quiet_ms)
+                return self._quick(voiced, t_ms, end, quiet_ms, echo_free)
             case _State.KEPT:
                 # A burst heard as acknowledgement ("yeah... yeah") is a sentence only once
                 # it runs to certain_ms; one the bot went on from undecided, at sentence_ms.
@@ -217,13 +229,21 @@ class FloorJudge:
         self.wants = self._long_ask = None
         return [BargeIn(self._onset, t_ms, why)]
 
-    def _idle(self, voiced: bool, t_ms: int, end: int) -> list[FloorEvent]:
+    def _voice_begins(self, echo_free: bool) -> bool:
+        """Whether the frames just fed are a voice's onset (see the module docstring)."""
+        if echo_free:
+            run = list(self._recent)[-self.clear_onset_frames :]
+            if len(run) == self.clear_onset_frames and all(v for _t, v in run):
+                return True
+        return sum(v for _t, v in self._recent) >= self.onset_frames
+
+    def _idle(self, voiced: bool, t_ms: int, end: int, echo_free: bool) -> list[FloorEvent]:
         self._recent.append((t_ms, voiced))
         if not voiced:
             if not any(v for _t, v in self._recent):
                 self._voiced_ms = 0  # only a burst's own frames count
             return []
-        if sum(v for _t, v in self._recent) < self.onset_frames:
+        if not self._voice_begins(echo_free):
             return []
         self._onset = next(t for t, v in self._recent if v)
         self._voiced_ms = sum(v for _t, v in self._recent) * self._frame_ms
@@ -289,11 +309,13 @@ class FloorJudge:
         self.wants, self._asked, self._late = t_ms, False, True
         return events
 
-    def _quick(self, voiced: bool, t_ms: int, end: int, quiet_ms: int) -> list[FloorEvent]:
+    def _quick(
+        self, voiced: bool, t_ms: int, end: int, quiet_ms: int, echo_free: bool
+    ) -> list[FloorEvent]:
         """The bot went on on a quick read: the voice coming back ("Okay, so...") before
         ``gap_ms`` of quiet is the same burst going on, so the bot pauses again."""
         self._recent.append((t_ms, voiced))
-        if sum(v for _t, v in self._recent) >= self.onset_frames:
+        if voiced and self._voice_begins(echo_free):
             self._drop_late()  # the burst goes on: it is judged afresh
             self._state = _State.PAUSED
             self._paused_at = end

@@ -5,7 +5,8 @@ endpointer (turns) and the floor judge (pause, then decide). The floor judge als
 double-talk detector, which finds a voice over the bot on the raw microphone while the
 canceller is still learning the echo path (:mod:`sandbox.audio.doubletalk`). Where that
 detector finds no echo at all (headphones), the listener hears the raw microphone instead
-of the canceller's output, which would mute the start of each word said over the bot. Whisper runs
+of the canceller's output, which would mute the start of each word said over the bot, and
+the floor judge pauses the bot on a shorter onset (no echo's residue to tell it from). Whisper runs
 through a ``transcribe`` hook returning a :class:`concurrent.futures.Future`, so the host
 decides where it runs (one worker thread: Whisper already uses both cores); the listener polls
 the future on each frame.
@@ -268,7 +269,9 @@ class Listener:
             bot_level = float(level[start : start + _FRAME].max())
             over = bot_speaking and self._over_echo(cleaned_voiced, raw_voiced, bot_level)
             frame, voiced = (heard, raw_voiced) if echo_free else (cleaned, cleaned_voiced)
-            events += self._on_frame(frame, voiced, over, self._pending_t, bot_speaking)
+            events += self._on_frame(
+                frame, voiced, over, self._pending_t, bot_speaking, echo_free=echo_free
+            )
             self._pending_t += FRAME_MS
         self._pending = samples[whole:]
         self._pending_raw = raw[whole:]
@@ -291,7 +294,14 @@ class Listener:
         return self._doubletalk.feed(self._raw_vad.level, bot_level, raw_voiced, cleaned_voiced)
 
     def _on_frame(
-        self, frame: Float32, voiced: bool, over_echo: bool, t: int, bot_speaking: bool
+        self,
+        frame: Float32,
+        voiced: bool,
+        over_echo: bool,
+        t: int,
+        bot_speaking: bool,
+        *,
+        echo_free: bool,
     ) -> list[ListenerEvent]:
         self._preroll.append(frame)
         self._now = max(self._now, t + FRAME_MS)
@@ -306,7 +316,8 @@ class Listener:
             turn.audio.append(frame)
         if self._burst is not None:
             self._burst.append(frame)
-        for floor_event in self._floor.feed(voiced or over_echo, t, bot_speaking):
+        floor_events = self._floor.feed(voiced or over_echo, t, bot_speaking, echo_free=echo_free)
+        for floor_event in floor_events:
             events += self._on_floor(floor_event)
         if self._floor.take_request() and self._burst is not None:
             read = self._read_brief if self._floor.brief else self._transcribe
